@@ -1,0 +1,100 @@
+package protocol
+
+import (
+	"errors"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+)
+
+// Version is the protocol version this package reads and writes. A message
+// without "v" is read as version 1; a message with a higher version is
+// rejected, so that a newer client gets a clear error instead of a
+// half-understood message.
+const Version = 1
+
+// Limits on a message's contents. Names are span or metric names and keys
+// are attribute keys: 256 bytes is far beyond any sensible name and keeps a
+// single bad marker from producing an oversized span. 64 attributes matches
+// the OpenTelemetry SDK's default attribute count limit per span, so nothing
+// accepted here is silently dropped later.
+const (
+	MaxNameBytes = 256
+	MaxAttrs     = 64
+)
+
+// Type is the kind of a marker message.
+type Type string
+
+// The message types.
+const (
+	TypeBegin   Type = "begin"   // open a phase
+	TypeEnd     Type = "end"     // close a phase
+	TypeEvent   Type = "event"   // a point-in-time event in the current phase
+	TypeCounter Type = "counter" // add Value to a named counter
+	TypeAttr    Type = "attr"    // set attributes on a phase (or the job)
+)
+
+// Results of a phase, from the OpenTelemetry semantic conventions'
+// cicd.pipeline.task.run.result values. An empty Result means success.
+const (
+	ResultSuccess      = "success"
+	ResultFailure      = "failure"
+	ResultError        = "error"
+	ResultTimeout      = "timeout"
+	ResultCancellation = "cancellation"
+	ResultSkip         = "skip"
+)
+
+// Syntax values: which source produced a message.
+const (
+	SyntaxPhase     = "phase"
+	SyntaxGitHub    = "github"
+	SyntaxGitLab    = "gitlab"
+	SyntaxPattern   = "pattern"
+	SyntaxSocket    = "socket"
+	SyntaxMarkerDir = "markerdir"
+)
+
+// Msg is one marker message, from any source.
+type Msg struct {
+	V      int
+	Type   Type
+	Name   string               // phase, event or counter name; optional for attr and for a GitHub endgroup
+	Parent string               // begin only: name of the open phase to nest under
+	Result string               // end only: one of the Result* constants; "" means success
+	Time   time.Time            // zero means "now" (the receiver stamps it)
+	Attrs  []attribute.KeyValue // attributes of the phase, event or counter
+	Value  float64              // counter increment; Parse sets 1 when absent
+	Ack    bool                 // socket only: the sender waits for a Reply line
+	Syntax string               // not in JSON: the source, one of the Syntax* constants
+	Title  string               // not in JSON: display title (GitLab section header, GitHub group title)
+}
+
+// ErrParse is wrapped by every error Parse returns.
+var ErrParse = errors.New("marker")
+
+// Reply is the line the socket sends back for a message with "ack":true.
+type Reply struct {
+	OK          bool   `json:"ok"`
+	Error       string `json:"error,omitempty"`
+	Traceparent string `json:"traceparent,omitempty"`
+}
+
+// ValidResult reports whether r is a result value an end message may carry.
+func ValidResult(r string) bool {
+	switch r {
+	case "", ResultSuccess, ResultFailure, ResultError, ResultTimeout, ResultCancellation, ResultSkip:
+		return true
+	}
+	return false
+}
+
+// validType reports whether t is one of the known types.
+func validType(t Type) bool {
+	switch t {
+	case TypeBegin, TypeEnd, TypeEvent, TypeCounter, TypeAttr:
+		return true
+	}
+	return false
+}

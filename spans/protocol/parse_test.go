@@ -1,0 +1,274 @@
+package protocol
+
+import (
+	"errors"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+)
+
+func TestParse(t *testing.T) {
+	ts := time.Date(2025, 3, 1, 12, 0, 0, 500_000_000, time.UTC)
+	tests := []struct {
+		name string
+		in   string
+		want Msg
+	}{
+		{"minimal begin", `{"type":"begin","name":"compile"}`,
+			Msg{V: 1, Type: TypeBegin, Name: "compile"}},
+		{"explicit version and spaces", " {\"v\" : 1 , \"type\":\"end\", \"name\":\"compile\", \"result\":\"failure\"}\r\n",
+			Msg{V: 1, Type: TypeEnd, Name: "compile", Result: ResultFailure}},
+		{"parent and ack", `{"type":"begin","name":"unit","parent":"test","ack":true}`,
+			Msg{V: 1, Type: TypeBegin, Name: "unit", Parent: "test", Ack: true}},
+		{"rfc3339 ts", `{"type":"event","name":"e","ts":"2025-03-01T12:00:00.5Z"}`,
+			Msg{V: 1, Type: TypeEvent, Name: "e", Time: ts}},
+		{"counter default value", `{"type":"counter","name":"retries"}`,
+			Msg{V: 1, Type: TypeCounter, Name: "retries", Value: 1}},
+		{"counter value", `{"type":"counter","name":"bytes","value":2.5e3}`,
+			Msg{V: 1, Type: TypeCounter, Name: "bytes", Value: 2500}},
+		{"unknown fields skipped", `{"type":"event","x":{"a":[1,{"b":null}],"c":"}"},"name":"e","y":[true,false,-1.5e-3]}`,
+			Msg{V: 1, Type: TypeEvent, Name: "e"}},
+		{"null is absent", `{"type":"event","name":"e","ts":null,"attrs":null,"parent":null,"ack":null}`,
+			Msg{V: 1, Type: TypeEvent, Name: "e"}},
+		{"escapes", `{"type":"event","name":"a\"b\\c\/d\n\u00e9\ud83d\ude00"}`,
+			Msg{V: 1, Type: TypeEvent, Name: "a\"b\\c/d\né😀"}},
+		{"lone surrogate", `{"type":"event","name":"x\ud800y"}`,
+			Msg{V: 1, Type: TypeEvent, Name: "x\ufffdy"}},
+		{"attr without name", `{"type":"attr","attrs":{"k":"v"}}`,
+			Msg{V: 1, Type: TypeAttr, Attrs: []attribute.KeyValue{attribute.String("k", "v")}}},
+		{"attrs of every kind", `{"type":"begin","name":"p","attrs":{"s":"x","b":true,"i":42,"neg":-7,"f":1.5,"fi":3.0,"big":1e300,"ss":["a","b"],"bs":[true],"is":[1,2],"fs":[1,2.5],"empty":[],"skip":null}}`,
+			Msg{V: 1, Type: TypeBegin, Name: "p", Attrs: []attribute.KeyValue{
+				attribute.String("s", "x"), attribute.Bool("b", true), attribute.Int64("i", 42),
+				attribute.Int64("neg", -7), attribute.Float64("f", 1.5), attribute.Int64("fi", 3),
+				attribute.Float64("big", 1e300), attribute.StringSlice("ss", []string{"a", "b"}),
+				attribute.BoolSlice("bs", []bool{true}), attribute.Int64Slice("is", []int64{1, 2}),
+				attribute.Float64Slice("fs", []float64{1, 2.5}), attribute.StringSlice("empty", nil),
+			}}},
+		{"invalid utf-8 in attr value", "{\"type\":\"event\",\"name\":\"e\",\"attrs\":{\"k\":\"a\xffb\"}}",
+			Msg{V: 1, Type: TypeEvent, Name: "e", Attrs: []attribute.KeyValue{attribute.String("k", "a\ufffdb")}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Parse([]byte(tt.in))
+			if err != nil {
+				t.Fatalf("Parse(%s): %v", tt.in, err)
+			}
+			if !got.Time.Equal(tt.want.Time) {
+				t.Errorf("time = %v, want %v", got.Time, tt.want.Time)
+			}
+			got.Time, tt.want.Time = time.Time{}, time.Time{}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("Parse(%s)\n got %#v\nwant %#v", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseUnixTS(t *testing.T) {
+	for in, want := range map[string]time.Time{
+		`1700000000`:            time.Unix(1700000000, 0),
+		`1700000000.123456789`:  time.Unix(1700000000, 123456789),
+		`1700000000.5`:          time.Unix(1700000000, 500000000),
+		`1700000000.1234567891`: time.Unix(1700000000, 123456789),
+		`1.7e9`:                 time.Unix(1700000000, 0),
+		`-1.5`:                  time.Unix(-1, -500000000),
+	} {
+		m, err := Parse([]byte(`{"type":"event","name":"e","ts":` + in + `}`))
+		if err != nil {
+			t.Fatalf("ts %s: %v", in, err)
+		}
+		if !m.Time.Equal(want) {
+			t.Errorf("ts %s = %v, want %v", in, m.Time, want)
+		}
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	long := strings.Repeat("x", MaxNameBytes+1)
+	var many strings.Builder
+	for i := range MaxAttrs + 1 {
+		if i > 0 {
+			many.WriteString(",")
+		}
+		many.WriteString(`"k` + string(rune('A'+i%26)) + strings.Repeat("x", i) + `":1`)
+	}
+	tests := []struct{ in, reason string }{
+		{``, "not a JSON object"},
+		{`[]`, "not a JSON object"},
+		{`{"type":"begin","name":"x"`, "end of line"},
+		{`{"type":"begin","name":"x"} x`, "trailing data"},
+		{`{"type":"begin","name":"x",}`, "field name"},
+		{`{"type":"begin" "name":"x"}`, "want '}'"},
+		{`{"type":"begin","name":"x\q"}`, "bad escape"},
+		{"{\"type\":\"begin\",\"name\":\"x\ny\"}", "control character"},
+		{`{"type":"begin","name":"x\u12"}`, "\\u escape"},
+		{`{"type":"begin","name":"x`, "unterminated"},
+		{`{"v":2,"type":"begin","name":"x"}`, "unsupported version 2"},
+		{`{"v":0,"type":"begin","name":"x"}`, "bad version"},
+		{`{"v":1.5,"type":"begin","name":"x"}`, "bad version"},
+		{`{"name":"x"}`, "missing type"},
+		{`{"type":"start","name":"x"}`, `unknown type "start"`},
+		{`{"type":"begin"}`, "begin without name"},
+		{`{"type":"begin","name":""}`, "begin without name"},
+		{`{"type":"end","name":"x","result":"ok"}`, `unknown result "ok"`},
+		{`{"type":"begin","name":"` + long + `"}`, "name longer than 256"},
+		{"{\"type\":\"begin\",\"name\":\"\xff\"}", "not valid UTF-8"},
+		{`{"type":"begin","name":"x","parent":"` + long + `"}`, "parent longer"},
+		{`{"type":"attr","attrs":{}}`, "attr without attrs"},
+		{`{"type":"event","name":"e","attrs":{"":1}}`, "bad attribute key"},
+		{`{"type":"event","name":"e","attrs":{"` + long + `":1}}`, "bad attribute key"},
+		{`{"type":"event","name":"e","attrs":{` + many.String() + `}}`, "more than 64 attributes"},
+		{`{"type":"event","name":"e","attrs":{"k":{"a":1}}}`, "cannot be objects"},
+		{`{"type":"event","name":"e","attrs":{"k":[1,"a"]}}`, "only strings"},
+		{`{"type":"event","name":"e","attrs":{"k":[[1]]}}`, "only strings"},
+		{`{"type":"event","name":"e","attrs":[1]}`, "not an object"},
+		{`{"type":"event","name":"e","ts":"yesterday"}`, "not RFC 3339"},
+		{`{"type":"event","name":"e","ts":1e30}`, "out of range"},
+		{`{"type":"counter","name":"c","value":"1"}`, "want a number"},
+		{`{"type":"counter","name":"c","value":1e999}`, "bad value"},
+		{`{"type":"event","name":"e","ack":1}`, "true or false"},
+		{`{"type":"event","name":"e","x":01}`, "want '}'"},
+		{`{"type":"event","name":"e","x":-}`, "want a number"},
+		{`{"type":"event","name":"e","x":1.}`, "bad number"},
+		{`{"type":"event","name":"e","x":tru}`, "bad literal"},
+		{`{"type":"event","name":"e","x":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`, "nested too deeply"},
+	}
+	for _, tt := range tests {
+		_, err := Parse([]byte(tt.in))
+		if err == nil {
+			t.Errorf("Parse(%.80s): no error, want %q", tt.in, tt.reason)
+			continue
+		}
+		if !errors.Is(err, ErrParse) {
+			t.Errorf("Parse(%.80s): %v does not wrap ErrParse", tt.in, err)
+		}
+		if !strings.Contains(err.Error(), tt.reason) {
+			t.Errorf("Parse(%.80s): %v, want it to say %q", tt.in, err, tt.reason)
+		}
+	}
+}
+
+func TestParseErrorKeepsAck(t *testing.T) {
+	m, err := Parse([]byte(`{"type":"nope","name":"x","ack":true}`))
+	if err == nil || !m.Ack {
+		t.Fatalf("got ack=%v err=%v; want ack kept with an error", m.Ack, err)
+	}
+}
+
+func TestAppendJSONRoundTrip(t *testing.T) {
+	msgs := []Msg{
+		{V: 1, Type: TypeBegin, Name: "compile \"all\"\n\t\x01é\u2028", Parent: "build", Ack: true,
+			Time: time.Date(2025, 1, 2, 3, 4, 5, 6, time.UTC)},
+		{V: 1, Type: TypeEnd, Name: "compile", Result: ResultTimeout},
+		{V: 1, Type: TypeCounter, Name: "c", Value: 0.25},
+		{V: 1, Type: TypeEvent, Name: "e", Attrs: []attribute.KeyValue{
+			attribute.String("s", "v"), attribute.Bool("b", false), attribute.Int64("i", -3),
+			attribute.Float64("f", 0.5), attribute.StringSlice("ss", []string{"x", "y"}),
+			attribute.BoolSlice("bs", []bool{true, false}), attribute.Int64Slice("is", []int64{7}),
+			attribute.Float64Slice("fs", []float64{0.5, 1.5}),
+		}},
+		{V: 1, Type: TypeAttr, Attrs: []attribute.KeyValue{attribute.String("vcs.ref.head.name", "main")}},
+	}
+	for _, m := range msgs {
+		b := m.AppendJSON(nil)
+		if !strings.HasSuffix(string(b), "}\n") || strings.Count(string(b), "\n") != 1 {
+			t.Fatalf("AppendJSON = %q, want one line", b)
+		}
+		got, err := Parse(b)
+		if err != nil {
+			t.Fatalf("Parse(%s): %v", b, err)
+		}
+		if !got.Time.Equal(m.Time) {
+			t.Errorf("time %v != %v", got.Time, m.Time)
+		}
+		got.Time, m.Time = time.Time{}, time.Time{}
+		if !reflect.DeepEqual(got, m) {
+			t.Errorf("round trip of %s\n got %#v\nwant %#v", b, got, m)
+		}
+	}
+}
+
+func TestAppendJSONOddValues(t *testing.T) {
+	m := Msg{Type: TypeEvent, Name: "bad\xffname", Attrs: []attribute.KeyValue{
+		attribute.Float64("nan", math.NaN()), attribute.String("k", "v"),
+	}}
+	b := m.AppendJSON(nil)
+	want := `{"v":1,"type":"event","name":"bad\ufffdname","attrs":{"nan":null,"k":"v"}}` + "\n"
+	if string(b) != want {
+		t.Fatalf("AppendJSON = %s, want %s", b, want)
+	}
+	got, err := Parse(b)
+	if err != nil || len(got.Attrs) != 1 {
+		t.Fatalf("Parse = %#v, %v; want the null attribute skipped", got, err)
+	}
+}
+
+func TestWarner(t *testing.T) {
+	var out []string
+	w := NewWarner("socket: ", func(s string) { out = append(out, s) }, 2)
+	for range 12 {
+		w.Warnf("bad %d", 1)
+	}
+	w.Flush()
+	w.Flush()
+	want := []string{
+		"socket: bad 1", "socket: bad 1", "socket: further warnings are counted, not shown",
+		"socket: 10 warnings suppressed so far",
+	}
+	if !reflect.DeepEqual(out, want) {
+		t.Fatalf("warnings = %q, want %q", out, want)
+	}
+	if w.Count() != 12 {
+		t.Errorf("Count = %d", w.Count())
+	}
+	w.Warnf("again")
+	w.Flush()
+	if last := out[len(out)-1]; last != "socket: 11 warnings suppressed in total" {
+		t.Errorf("last = %q", last)
+	}
+	if got := Excerpt([]byte(strings.Repeat("a", 10)), 4); got != `"aaaa"… (10 bytes)` {
+		t.Errorf("Excerpt = %s", got)
+	}
+}
+
+var (
+	benchLine = []byte(`{"v":1,"type":"begin","name":"compile","parent":"build","ts":"2025-03-01T12:00:00.123456Z","attrs":{"target":"linux/amd64","jobs":8}}`)
+	benchSink Msg
+)
+
+func BenchmarkParse(b *testing.B) {
+	b.SetBytes(int64(len(benchLine)))
+	b.ReportAllocs()
+	for b.Loop() {
+		m, err := Parse(benchLine)
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchSink = m
+	}
+}
+
+func BenchmarkParseMinimal(b *testing.B) {
+	line := []byte(`{"type":"end","name":"compile"}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		m, err := Parse(line)
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchSink = m
+	}
+}
+
+func BenchmarkAppendJSON(b *testing.B) {
+	m, _ := Parse(benchLine)
+	buf := make([]byte, 0, 512)
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = m.AppendJSON(buf[:0])
+	}
+}
