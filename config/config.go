@@ -1,0 +1,455 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// ErrConfig is wrapped by every error of this package.
+var ErrConfig = errors.New("config")
+
+// Protocols and compressions the OTLP exporters accept.
+const (
+	ProtocolGRPC         = "grpc"
+	ProtocolHTTPProtobuf = "http/protobuf"
+
+	CompressionGzip = "gzip"
+	CompressionNone = "none"
+)
+
+// Marker syntaxes that can be named in JOBTRACE_MARKERS and --markers.
+const (
+	MarkerPhase  = "phase"
+	MarkerGitHub = "github"
+	MarkerGitLab = "gitlab"
+)
+
+// Config is jobtrace's effective configuration. The yaml tags are the keys of
+// jobtrace.yaml; docs/configuration.md documents each of them.
+type Config struct {
+	// ServiceName is service.name. Empty means that the caller picks one:
+	// from the CI system if it can tell, else "jobtrace".
+	ServiceName string `yaml:"service_name"`
+	// Out is the directory for local artifacts.
+	Out string `yaml:"out"`
+	// Log is the file for jobtrace's own messages; empty means stderr.
+	Log string `yaml:"log"`
+	// Name is the job's name; empty means that the caller derives one.
+	Name string `yaml:"name"`
+	// ExportTimeout is the most that a dead or slow collector may delay the
+	// end of a job.
+	ExportTimeout time.Duration `yaml:"export_timeout"`
+	// GracePeriod is the time between forwarding SIGTERM or SIGINT to the
+	// job's process group and sending it SIGKILL.
+	GracePeriod time.Duration `yaml:"grace_period"`
+	// RecordArgs records the job's full command line; otherwise only argv[0]
+	// is recorded, since arguments often carry secrets.
+	RecordArgs bool `yaml:"record_args"`
+	// HostType is the machine or instance type, such as "c5.xlarge".
+	HostType string `yaml:"host_type"`
+	// TraceIDFromCI derives the trace id from the CI run the way the
+	// Collector's GitHub receiver does, so both land in the same trace.
+	TraceIDFromCI bool `yaml:"trace_id_from_ci"`
+	// SDKDisabled turns OpenTelemetry export off; local artifacts are still
+	// written.
+	SDKDisabled bool `yaml:"sdk_disabled"`
+	// ResourceAttributes are added to the resource.
+	ResourceAttributes map[string]string `yaml:"resource_attributes"`
+
+	OTLP    OTLP    `yaml:"otlp"`
+	Markers Markers `yaml:"markers"`
+	Limits  Limits  `yaml:"limits"`
+
+	// origins says where each key's value came from; see Source.
+	origins map[string]origin
+}
+
+// OTLP mirrors the OTEL_EXPORTER_OTLP_* variables. The settings apply to
+// traces and metrics; Traces and Metrics hold the values of the
+// signal-specific variables, which win for their signal. Use ForTraces and
+// ForMetrics to get the settings in effect for one signal.
+type OTLP struct {
+	// Endpoint is the base endpoint for all signals. With http/protobuf the
+	// signal's path (/v1/traces, /v1/metrics) is appended to it.
+	Endpoint string `yaml:"endpoint"`
+	// TracesEndpoint and MetricsEndpoint are used as they are.
+	TracesEndpoint  string `yaml:"traces_endpoint"`
+	MetricsEndpoint string `yaml:"metrics_endpoint"`
+
+	OTLPSettings `yaml:",inline"`
+
+	Traces  OTLPOverrides `yaml:"traces,omitempty"`
+	Metrics OTLPOverrides `yaml:"metrics,omitempty"`
+}
+
+// OTLPSettings are the OTLP settings that apply to every signal.
+type OTLPSettings struct {
+	// Protocol is ProtocolGRPC or ProtocolHTTPProtobuf.
+	Protocol string `yaml:"protocol"`
+	// Headers are sent with every export request.
+	Headers map[string]string `yaml:"headers"`
+	// Insecure allows a gRPC connection without TLS when the endpoint has
+	// no scheme; an http:// or https:// scheme decides by itself.
+	Insecure bool `yaml:"insecure"`
+	// Certificate, ClientKey and ClientCertificate are PEM file paths: the
+	// CA to trust, and the client's key and certificate for mutual TLS.
+	Certificate       string `yaml:"certificate"`
+	ClientKey         string `yaml:"client_key"`
+	ClientCertificate string `yaml:"client_certificate"`
+	// Timeout bounds one export request.
+	Timeout time.Duration `yaml:"timeout"`
+	// Compression is CompressionGzip or CompressionNone.
+	Compression string `yaml:"compression"`
+}
+
+// OTLPOverrides are signal-specific OTLP settings; a zero field (nil for
+// Headers and Insecure) means "use the general setting".
+type OTLPOverrides struct {
+	Protocol          string            `yaml:"protocol,omitempty"`
+	Headers           map[string]string `yaml:"headers,omitempty"`
+	Insecure          *bool             `yaml:"insecure,omitempty"`
+	Certificate       string            `yaml:"certificate,omitempty"`
+	ClientKey         string            `yaml:"client_key,omitempty"`
+	ClientCertificate string            `yaml:"client_certificate,omitempty"`
+	Timeout           time.Duration     `yaml:"timeout,omitempty"`
+	Compression       string            `yaml:"compression,omitempty"`
+}
+
+// Markers selects the sources of phases and events.
+type Markers struct {
+	// Phase scans output for BEGIN_PHASE / END_PHASE lines.
+	Phase bool `yaml:"phase"`
+	// GitHub scans output for ::group:: / ::endgroup:: lines.
+	GitHub bool `yaml:"github"`
+	// GitLab scans output for section_start: / section_end: lines.
+	GitLab bool `yaml:"gitlab"`
+	// Socket serves JOBTRACE_SOCKET.
+	Socket bool `yaml:"socket"`
+	// MarkerDir reads JOBTRACE_MARKER_DIR.
+	MarkerDir bool `yaml:"marker_dir"`
+	// Patterns turn matching output lines into events and counters.
+	Patterns []Pattern `yaml:"patterns"`
+}
+
+// Pattern turns each output line that matches Regex into an event, and adds
+// one to Counter if it is set.
+type Pattern struct {
+	Regex string `yaml:"regex"`
+	// Event is the event's name; Load sets it to Regex when it is empty.
+	Event   string `yaml:"event"`
+	Counter string `yaml:"counter,omitempty"`
+}
+
+// Limits bound what jobtrace holds for untrusted input.
+type Limits struct {
+	// MaxLineBytes: longer output lines pass through but are not scanned.
+	MaxLineBytes int `yaml:"max_line_bytes"`
+	// MaxMessageBytes bounds one socket or marker-dir message.
+	MaxMessageBytes int `yaml:"max_message_bytes"`
+	// MaxMarkerFiles bounds the files read from the marker dir.
+	MaxMarkerFiles int `yaml:"max_marker_files"`
+	// MaxOpenPhases bounds the phases open at once.
+	MaxOpenPhases int `yaml:"max_open_phases"`
+	// MaxSocketConns bounds the socket's concurrent connections.
+	MaxSocketConns int `yaml:"max_socket_conns"`
+}
+
+// Default returns the first layer of the configuration.
+func Default() Config {
+	return Config{
+		Out:           "jobtrace-out",
+		ExportTimeout: 3 * time.Second,
+		GracePeriod:   10 * time.Second,
+		OTLP: OTLP{
+			OTLPSettings: OTLPSettings{
+				// The OTel specification says the default transport SHOULD
+				// be http/protobuf; it also crosses HTTP proxies and load
+				// balancers that gRPC does not.
+				Protocol: ProtocolHTTPProtobuf,
+				// The specification's default for OTEL_EXPORTER_OTLP_TIMEOUT.
+				Timeout:     10 * time.Second,
+				Compression: CompressionNone,
+			},
+		},
+		Markers: Markers{Phase: true, GitHub: true, GitLab: true, Socket: true, MarkerDir: true},
+		Limits: Limits{
+			// 64 KiB: far longer than any marker line, and the size up to
+			// which scanning a line costs about as much as copying it.
+			MaxLineBytes:    64 << 10,
+			MaxMessageBytes: 64 << 10,
+			MaxMarkerFiles:  1024,
+			MaxOpenPhases:   10000,
+			MaxSocketConns:  256,
+		},
+	}
+}
+
+// Signal is the OTLP configuration in effect for one signal.
+type Signal struct {
+	// Endpoint is a URL (http/protobuf: including the signal's path) or,
+	// for gRPC, possibly a bare host:port.
+	Endpoint          string
+	Protocol          string
+	Headers           map[string]string
+	Insecure          bool
+	Certificate       string
+	ClientKey         string
+	ClientCertificate string
+	Timeout           time.Duration
+	Compression       string
+}
+
+// ForTraces returns the settings for exporting traces.
+func (o OTLP) ForTraces() Signal { return o.forSignal(o.TracesEndpoint, o.Traces, "/v1/traces") }
+
+// ForMetrics returns the settings for exporting metrics.
+func (o OTLP) ForMetrics() Signal { return o.forSignal(o.MetricsEndpoint, o.Metrics, "/v1/metrics") }
+
+// forSignal resolves the endpoint as the OTLP exporter specification says:
+// a signal endpoint is used as it is; the general one gets the signal's path
+// appended with http/protobuf; without either, the local collector's
+// default port for the protocol.
+func (o OTLP) forSignal(endpoint string, ov OTLPOverrides, path string) Signal {
+	s := Signal{
+		Protocol:          firstNonEmpty(ov.Protocol, o.Protocol),
+		Headers:           o.Headers,
+		Insecure:          o.Insecure,
+		Certificate:       firstNonEmpty(ov.Certificate, o.Certificate),
+		ClientKey:         firstNonEmpty(ov.ClientKey, o.ClientKey),
+		ClientCertificate: firstNonEmpty(ov.ClientCertificate, o.ClientCertificate),
+		Timeout:           o.Timeout,
+		Compression:       firstNonEmpty(ov.Compression, o.Compression),
+	}
+	if ov.Headers != nil {
+		s.Headers = ov.Headers
+	}
+	if ov.Insecure != nil {
+		s.Insecure = *ov.Insecure
+	}
+	if ov.Timeout != 0 {
+		s.Timeout = ov.Timeout
+	}
+	http := s.Protocol == ProtocolHTTPProtobuf
+	switch {
+	case endpoint != "":
+		s.Endpoint = endpoint
+	case o.Endpoint != "" && http:
+		s.Endpoint = strings.TrimRight(o.Endpoint, "/") + path
+	case o.Endpoint != "":
+		s.Endpoint = o.Endpoint
+	case http:
+		s.Endpoint = "http://localhost:4318" + path
+	default:
+		s.Endpoint = "http://localhost:4317"
+	}
+	switch {
+	case strings.HasPrefix(s.Endpoint, "http://"):
+		s.Insecure = true
+	case strings.HasPrefix(s.Endpoint, "https://"):
+		s.Insecure = false
+	}
+	return s
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// Source says where the value of key (a dotted YAML key such as "out" or
+// "otlp.endpoint") came from: "default", "file", "env" or "flag". It returns
+// "" for a key that Config does not have.
+func (c Config) Source(key string) string {
+	if o, ok := c.origins[key]; ok {
+		return o.kind
+	}
+	if _, ok := yamlKeySet()[listIndex.ReplaceAllString(key, "")]; ok {
+		return "default"
+	}
+	return ""
+}
+
+// origin is where one value came from: kind is "file", "env" or "flag";
+// where is "path:line", the variable or the flag, for messages.
+type origin struct {
+	kind, where string
+}
+
+// Validate checks the configuration as a whole and returns the first
+// problem, naming its key.
+func (c Config) Validate() error {
+	if err := c.validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// fieldError is a bad value of one key; Load puts the value's origin in
+// front of it.
+type fieldError struct {
+	key, msg string
+}
+
+func (e *fieldError) Error() string { return e.key + ": " + e.msg }
+func (e *fieldError) Unwrap() error { return ErrConfig }
+
+func bad(key, format string, args ...any) *fieldError {
+	return &fieldError{key: key, msg: fmt.Sprintf(format, args...)}
+}
+
+// counterName is the OpenTelemetry instrument name syntax.
+var counterName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_./-]{0,254}$`)
+
+func (c Config) validate() *fieldError {
+	if c.Out == "" {
+		return bad("out", "must not be empty")
+	}
+	if c.ExportTimeout <= 0 {
+		return bad("export_timeout", "must be positive, not %v", c.ExportTimeout)
+	}
+	if c.GracePeriod < 0 {
+		return bad("grace_period", "must not be negative, not %v", c.GracePeriod)
+	}
+	for _, k := range sortedKeys(c.ResourceAttributes) {
+		if strings.TrimSpace(k) == "" {
+			return bad("resource_attributes", "has an empty key")
+		}
+	}
+	if err := validateOTLP(c.OTLP); err != nil {
+		return err
+	}
+	for i, p := range c.Markers.Patterns {
+		key := fmt.Sprintf("markers.patterns[%d]", i)
+		if p.Regex == "" {
+			return bad(key+".regex", "is missing")
+		}
+		if _, err := regexp.Compile(p.Regex); err != nil {
+			return bad(key+".regex", "%q does not compile: %s", p.Regex, regexpReason(err))
+		}
+		if p.Counter != "" && !counterName.MatchString(p.Counter) {
+			return bad(key+".counter", "%q is not a metric name (a letter, then letters, digits, _ . / -)", p.Counter)
+		}
+	}
+	limits := []struct {
+		key string
+		v   int
+	}{
+		{"limits.max_line_bytes", c.Limits.MaxLineBytes},
+		{"limits.max_message_bytes", c.Limits.MaxMessageBytes},
+		{"limits.max_marker_files", c.Limits.MaxMarkerFiles},
+		{"limits.max_open_phases", c.Limits.MaxOpenPhases},
+		{"limits.max_socket_conns", c.Limits.MaxSocketConns},
+	}
+	for _, l := range limits {
+		if l.v <= 0 {
+			return bad(l.key, "must be a positive integer, not %d", l.v)
+		}
+	}
+	return nil
+}
+
+func validateOTLP(o OTLP) *fieldError {
+	if err := validateSettings("otlp.", o.Protocol, o.Compression, o.Headers, o.Timeout, true); err != nil {
+		return err
+	}
+	for _, sig := range []struct {
+		name string
+		ov   OTLPOverrides
+	}{{"traces", o.Traces}, {"metrics", o.Metrics}} {
+		ov := sig.ov
+		if err := validateSettings("otlp."+sig.name+".", ov.Protocol, ov.Compression, ov.Headers, ov.Timeout, false); err != nil {
+			return err
+		}
+	}
+	for _, e := range []struct {
+		key, v, protocol string
+	}{
+		{"otlp.endpoint", o.Endpoint, o.Protocol},
+		{"otlp.traces_endpoint", o.TracesEndpoint, firstNonEmpty(o.Traces.Protocol, o.Protocol)},
+		{"otlp.metrics_endpoint", o.MetricsEndpoint, firstNonEmpty(o.Metrics.Protocol, o.Protocol)},
+	} {
+		if e.v == "" {
+			continue
+		}
+		if err := validateEndpoint(e.v, e.protocol); err != "" {
+			return bad(e.key, "%q %s", e.v, err)
+		}
+	}
+	return nil
+}
+
+func validateSettings(prefix, protocol, compression string, headers map[string]string, timeout time.Duration, required bool) *fieldError {
+	if (required || protocol != "") && protocol != ProtocolGRPC && protocol != ProtocolHTTPProtobuf {
+		return bad(prefix+"protocol", "%q is not a supported protocol (grpc or http/protobuf)", protocol)
+	}
+	if (required || compression != "") && compression != CompressionGzip && compression != CompressionNone {
+		return bad(prefix+"compression", "%q is not a supported compression (gzip or none)", compression)
+	}
+	if timeout < 0 || (required && timeout == 0) {
+		return bad(prefix+"timeout", "must be positive, not %v", timeout)
+	}
+	for _, k := range sortedKeys(headers) {
+		if !isHeaderName(k) {
+			return bad(prefix+"headers", "key %q is not an HTTP header name", k)
+		}
+	}
+	return nil
+}
+
+// validateEndpoint returns why endpoint cannot be used with protocol, or "".
+// gRPC takes a URL or a bare host:port; OTLP/HTTP needs an http(s) URL.
+func validateEndpoint(endpoint, protocol string) string {
+	if !strings.Contains(endpoint, "://") {
+		if protocol == ProtocolHTTPProtobuf {
+			return "is not an http:// or https:// URL, as http/protobuf needs"
+		}
+		if strings.ContainsAny(endpoint, " /") {
+			return "is neither a URL nor host:port"
+		}
+		return ""
+	}
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return "is not a URL"
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Sprintf("has scheme %q, not http or https", u.Scheme)
+	}
+	if u.Host == "" {
+		return "has no host"
+	}
+	return ""
+}
+
+// isHeaderName reports whether s is an RFC 9110 token.
+func isHeaderName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// regexpReason is the part of a regexp error after its "error parsing
+// regexp: " prefix.
+func regexpReason(err error) string {
+	msg := err.Error()
+	if _, after, ok := strings.Cut(msg, "error parsing regexp: "); ok {
+		return after
+	}
+	return msg
+}

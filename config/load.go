@@ -1,0 +1,87 @@
+package config
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"strings"
+)
+
+// DefaultFile is the configuration file looked for in the current working
+// directory when neither --config nor $JOBTRACE_CONFIG names one. The
+// working directory, rather than the job's, since jobtrace runs where the CI
+// system starts the job.
+const DefaultFile = "jobtrace.yaml"
+
+// Load builds the effective configuration, each layer overriding the one
+// before:
+//
+//  1. Default();
+//  2. the file: --config, else $JOBTRACE_CONFIG, else ./jobtrace.yaml if it
+//     exists, else none (--config "" means none);
+//  3. the OTEL_* variables;
+//  4. the JOBTRACE_* variables;
+//  5. the flags in fl that were set on the command line.
+//
+// getenv is usually os.Getenv (nil means os.Getenv); an empty value counts as
+// unset. fl may be nil. The result is validated; the error, which wraps
+// ErrConfig, is one line naming the file and line, variable or flag that
+// holds the bad value.
+func Load(getenv func(string) string, fl *Flags) (Config, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	c := Default()
+
+	path, given := fl.configFile()
+	if !given {
+		path = getenv("JOBTRACE_CONFIG")
+	}
+	if path == "" && !given {
+		switch _, err := os.Stat(DefaultFile); {
+		case err == nil:
+			path = DefaultFile
+		case !errors.Is(err, fs.ErrNotExist):
+			return Config{}, errorf("config file %s", strings.TrimPrefix(err.Error(), "stat "))
+		}
+	}
+	if path != "" {
+		if err := readFile(path, &c); err != nil {
+			return Config{}, err
+		}
+	}
+	if err := applyOTELEnv(getenv, &c); err != nil {
+		return Config{}, err
+	}
+	if err := applyJobtraceEnv(getenv, &c); err != nil {
+		return Config{}, err
+	}
+	if fl != nil {
+		if err := fl.apply(&c); err != nil {
+			return Config{}, err
+		}
+	}
+	for i := range c.Markers.Patterns {
+		if p := &c.Markers.Patterns[i]; p.Event == "" {
+			p.Event = p.Regex
+		}
+	}
+	if fe := c.validate(); fe != nil {
+		return Config{}, c.locate(fe)
+	}
+	return c, nil
+}
+
+// locate puts where the bad value came from in front of fe: the file and
+// line with the key, or just the variable or flag, which names the key.
+func (c Config) locate(fe *fieldError) error {
+	o, ok := c.originOf(fe.key)
+	switch {
+	case !ok:
+		return errorf("%s", fe.Error())
+	case o.kind == "file":
+		return errorf("%s: %s: %s", o.where, fe.key, fe.msg)
+	default:
+		return errorf("%s: %s", o.where, fe.msg)
+	}
+}
