@@ -294,6 +294,9 @@ func (c Config) Validate() error {
 // front of it.
 type fieldError struct {
 	key, msg string
+	// at, if set, is a more precise key to look the origin up by, such as
+	// the entry of a map.
+	at string
 }
 
 func (e *fieldError) Error() string { return e.key + ": " + e.msg }
@@ -318,7 +321,9 @@ func (c Config) validate() *fieldError {
 	}
 	for _, k := range sortedKeys(c.ResourceAttributes) {
 		if strings.TrimSpace(k) == "" {
-			return bad("resource_attributes", "has an empty key")
+			fe := bad("resource_attributes", "has an empty key")
+			fe.at = "resource_attributes[" + k + "]"
+			return fe
 		}
 	}
 	if err := validateOTLP(c.OTLP); err != nil {
@@ -396,7 +401,9 @@ func validateSettings(prefix, protocol, compression string, headers map[string]s
 	}
 	for _, k := range sortedKeys(headers) {
 		if !isHeaderName(k) {
-			return bad(prefix+"headers", "key %q is not an HTTP header name", k)
+			fe := bad(prefix+"headers", "key %q is not an HTTP header name", k)
+			fe.at = prefix + "headers[" + k + "]"
+			return fe
 		}
 	}
 	return nil

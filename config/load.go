@@ -75,7 +75,11 @@ func Load(getenv func(string) string, fl *Flags) (Config, error) {
 // locate puts where the bad value came from in front of fe: the file and
 // line with the key, or just the variable or flag, which names the key.
 func (c Config) locate(fe *fieldError) error {
-	o, ok := c.originOf(fe.key)
+	at := fe.key
+	if fe.at != "" {
+		at = fe.at
+	}
+	o, ok := c.originOf(at)
 	switch {
 	case !ok:
 		return errorf("%s", fe.Error())
