@@ -1,0 +1,221 @@
+package spool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/protobuf/proto"
+)
+
+const (
+	// TracesFile is the name of the span spool inside the output directory.
+	TracesFile = "spans.otlp.jsonl"
+	// SentSuffix is appended to the spool's path to name the file that holds
+	// the byte offset up to which lines were delivered to a collector.
+	SentSuffix = ".sent"
+)
+
+// ErrClosed is returned by UploadTraces after Stop.
+var ErrClosed = errors.New("spool: client stopped")
+
+var _ otlptrace.Client = (*TraceClient)(nil)
+
+// TraceClient is an otlptrace.Client that appends each upload as one line of
+// OTLP/JSON to a file instead of sending it over the network.
+//
+// The file is opened with O_APPEND|O_CREATE (mode 0644) on the first upload,
+// so a missing output directory is reported by that upload and tried again by
+// the next one. Each line is written with a single write call and no fsync:
+// the page cache survives a crash of the agent, which is the failure this file
+// is for.
+type TraceClient struct {
+	path string
+
+	mu       sync.Mutex
+	f        *os.File
+	end      int64
+	stopped  bool
+	onAppend func(endOffset int64, spans int)
+}
+
+// NewTraceClient returns a client that appends to path.
+func NewTraceClient(path string) *TraceClient {
+	return &TraceClient{path: path}
+}
+
+// Path returns the file the client appends to.
+func (c *TraceClient) Path() string { return c.path }
+
+// OnAppend sets fn to be called after each line is written, with the offset
+// just past the line and the number of spans in it. fn is called while the
+// client holds its lock, so it must not block and must not call back into the
+// client; a forwarder's Notify fits.
+func (c *TraceClient) OnAppend(fn func(endOffset int64, spans int)) {
+	c.mu.Lock()
+	c.onAppend = fn
+	c.mu.Unlock()
+}
+
+// Start does nothing but check ctx: the file is opened by the first upload, so
+// that a client can be built before the output directory exists.
+func (c *TraceClient) Start(ctx context.Context) error {
+	return ctx.Err()
+}
+
+// Stop closes the file. Later uploads return ErrClosed.
+func (c *TraceClient) Stop(context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.stopped = true
+	if c.f == nil {
+		return nil
+	}
+	err := c.f.Close()
+	c.f = nil
+	return err
+}
+
+// UploadTraces appends the spans to the file as one line.
+func (c *TraceClient) UploadTraces(_ context.Context, rss []*tracepb.ResourceSpans) error {
+	n := countSpans(rss)
+	if n == 0 {
+		return nil
+	}
+	line, err := encodeLine(rss)
+	if err != nil {
+		return err
+	}
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stopped {
+		return ErrClosed
+	}
+	if c.f == nil {
+		if err := c.open(); err != nil {
+			return err
+		}
+	}
+	w, err := c.f.Write(line)
+	c.end += int64(w)
+	if err != nil {
+		if w > 0 {
+			// End the torn line so the next one starts clean; the reader
+			// reports the torn one as malformed and skips it.
+			if k, err := c.f.Write([]byte{'\n'}); err == nil {
+				c.end += int64(k)
+			}
+		}
+		return fmt.Errorf("spool: write %s: %w", c.path, err)
+	}
+	if c.onAppend != nil {
+		c.onAppend(c.end, n)
+	}
+	return nil
+}
+
+// open opens the file for appending. When an earlier run died in the middle
+// of a write, the file ends without a newline; a newline is added first so the
+// next line is not glued to the torn one.
+func (c *TraceClient) open() error {
+	f, err := os.OpenFile(c.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("spool: %w", err)
+	}
+	size, err := endsTorn(c.path)
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("spool: %w", err)
+	}
+	if size < 0 {
+		n, err := f.Write([]byte{'\n'})
+		if err != nil {
+			f.Close()
+			return fmt.Errorf("spool: write %s: %w", c.path, err)
+		}
+		size = -size + int64(n)
+	}
+	c.f = f
+	c.end = size
+	return nil
+}
+
+// endsTorn returns the size of the file at path, negated when the file is not
+// empty and does not end with a newline.
+func endsTorn(path string) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	size := st.Size()
+	if size == 0 {
+		return 0, nil
+	}
+	var last [1]byte
+	if _, err := f.ReadAt(last[:], size-1); err != nil && err != io.EOF {
+		return 0, err
+	}
+	if last[0] != '\n' {
+		return -size, nil
+	}
+	return size, nil
+}
+
+func countSpans(rss []*tracepb.ResourceSpans) int {
+	n := 0
+	for _, rs := range rss {
+		for _, ss := range rs.GetScopeSpans() {
+			n += len(ss.GetSpans())
+		}
+	}
+	return n
+}
+
+// encodeLine turns spans into one line of OTLP/JSON, newline included. The
+// proto form is handed to pdata, whose JSON encoder is the one the Collector
+// uses to read the same lines back.
+func encodeLine(rss []*tracepb.ResourceSpans) ([]byte, error) {
+	pb, err := proto.Marshal(&coltracepb.ExportTraceServiceRequest{ResourceSpans: rss})
+	if err != nil {
+		return nil, fmt.Errorf("spool: encode: %w", err)
+	}
+	req := ptraceotlp.NewExportRequest()
+	if err := req.UnmarshalProto(pb); err != nil {
+		return nil, fmt.Errorf("spool: encode: %w", err)
+	}
+	js, err := req.MarshalJSON()
+	if err != nil {
+		return nil, fmt.Errorf("spool: encode: %w", err)
+	}
+	return append(js, '\n'), nil
+}
+
+// decodeLine is the inverse of encodeLine; line has no newline.
+func decodeLine(line []byte) (*coltracepb.ExportTraceServiceRequest, int, error) {
+	req := ptraceotlp.NewExportRequest()
+	if err := req.UnmarshalJSON(line); err != nil {
+		return nil, 0, err
+	}
+	pb, err := req.MarshalProto()
+	if err != nil {
+		return nil, 0, err
+	}
+	out := &coltracepb.ExportTraceServiceRequest{}
+	if err := proto.Unmarshal(pb, out); err != nil {
+		return nil, 0, err
+	}
+	return out, countSpans(out.ResourceSpans), nil
+}

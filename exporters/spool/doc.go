@@ -1,0 +1,23 @@
+// Package spool writes finished spans to <out>/spans.otlp.jsonl and reads them
+// back.
+//
+// The file holds one OTLP/JSON ExportTraceServiceRequest per line, the format
+// the Collector's otlpjsonfile receiver reads (see
+// https://opentelemetry.io/docs/specs/otlp/#json-protobuf-encoding): trace and
+// span ids in hex, enums as numbers, camelCase field names. The encoding is
+// done by the Collector's pdata package from the protobuf form, never by hand.
+//
+// The file is both a local artifact and the export queue: a forwarder (package
+// exporters/forward) reads it from the offset kept in <file>.sent and uploads
+// each line to a collector. Writing it never touches the network, so a span is
+// on disk a few milliseconds after it ends whatever the collector does.
+//
+// Wiring, in order of use:
+//
+//	c := spool.NewTraceClient(filepath.Join(out, spool.TracesFile))
+//	c.OnAppend(func(int64, int) { fwd.Notify() })
+//	p := spool.NewSpanProcessor(c, spool.WithWarn(warn))
+//	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(p), ...)
+//	...
+//	tp.Shutdown(ctx) // drains the queue into the file and closes it
+package spool

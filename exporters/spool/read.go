@@ -1,0 +1,177 @@
+package spool
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+)
+
+var (
+	// ErrParse marks a line that is complete but is not an OTLP/JSON request.
+	ErrParse = errors.New("spool: malformed line")
+	// ErrTorn marks a last line without its newline: the writer died in the
+	// middle of it, or is still writing it.
+	ErrTorn = errors.New("spool: torn last line")
+)
+
+// LineError is a line ReadLines skipped. It wraps ErrParse or ErrTorn.
+type LineError struct {
+	Path   string
+	Line   int   // counted from the offset reading started at; 1 is the first line read
+	Offset int64 // byte offset of the start of the line
+	Kind   error // ErrParse or ErrTorn
+	Err    error // the decoder's error, nil for ErrTorn
+}
+
+func (e *LineError) Error() string {
+	msg := fmt.Sprintf("%v: %s line %d (byte %d)", e.Kind, filepath.Base(e.Path), e.Line, e.Offset)
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+func (e *LineError) Unwrap() []error {
+	if e.Err == nil {
+		return []error{e.Kind}
+	}
+	return []error{e.Kind, e.Err}
+}
+
+// ReadLines reads the spool at path from byte offset from and calls fn with
+// each complete line decoded, the number of spans in it and the offset just
+// past it.
+//
+// Lines that cannot be used are skipped and reported, never fatal: a malformed
+// line as a *LineError wrapping ErrParse, and a last line without its newline
+// as one wrapping ErrTorn (fn is not called for it, so a reader that keeps the
+// last end offset reads it again once it is complete). The reports are joined
+// into the returned error. If fn returns an error, reading stops and that
+// error is returned joined with the reports so far. A missing file is an
+// error wrapping fs.ErrNotExist.
+func ReadLines(path string, from int64, fn func(req *coltracepb.ExportTraceServiceRequest, spans int, end int64) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("spool: %w", err)
+	}
+	defer f.Close()
+	if from > 0 {
+		if _, err := f.Seek(from, io.SeekStart); err != nil {
+			return fmt.Errorf("spool: %w", err)
+		}
+	}
+
+	var reports []error
+	r := bufio.NewReaderSize(f, 64<<10)
+	off := from
+	for n := 1; ; n++ {
+		line, rerr := r.ReadBytes('\n')
+		start := off
+		off += int64(len(line))
+		if rerr != nil && rerr != io.EOF {
+			return errors.Join(append(reports, fmt.Errorf("spool: read %s: %w", path, rerr))...)
+		}
+		if rerr == io.EOF {
+			if len(line) > 0 {
+				reports = append(reports, &LineError{Path: path, Line: n, Offset: start, Kind: ErrTorn})
+			}
+			return errors.Join(reports...)
+		}
+		body := bytes.TrimSpace(line)
+		if len(body) == 0 {
+			continue
+		}
+		req, spans, err := decodeLine(body)
+		if err != nil {
+			reports = append(reports, &LineError{Path: path, Line: n, Offset: start, Kind: ErrParse, Err: err})
+			continue
+		}
+		if err := fn(req, spans, off); err != nil {
+			return errors.Join(append(reports, err)...)
+		}
+	}
+}
+
+// LineErrors returns the *LineError values inside err, which may be a joined
+// error as returned by ReadLines.
+func LineErrors(err error) []*LineError {
+	var out []*LineError
+	var walk func(error)
+	walk = func(err error) {
+		if le, ok := err.(*LineError); ok {
+			out = append(out, le)
+			return
+		}
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			for _, e := range j.Unwrap() {
+				walk(e)
+			}
+		}
+	}
+	if err != nil {
+		walk(err)
+	}
+	return out
+}
+
+// ReadSent returns the offset recorded next to the spool at path (in
+// path+SentSuffix): how far lines were delivered. A missing file means 0.
+func ReadSent(path string) (int64, error) {
+	data, err := os.ReadFile(path + SentSuffix)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("spool: %w", err)
+	}
+	off, err := parseSent(data)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %s: %v", ErrParse, path+SentSuffix, err)
+	}
+	return off, nil
+}
+
+func parseSent(data []byte) (int64, error) {
+	s := strings.TrimSpace(string(data))
+	off, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, err
+	}
+	if off < 0 {
+		return 0, fmt.Errorf("negative offset %d", off)
+	}
+	return off, nil
+}
+
+// WriteSent records off next to the spool at path (in path+SentSuffix). The
+// file is replaced atomically: written under a temporary name, then renamed.
+func WriteSent(path string, off int64) error {
+	dst := path + SentSuffix
+	tmp, err := os.CreateTemp(filepath.Dir(dst), filepath.Base(dst)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("spool: %w", err)
+	}
+	_, werr := tmp.WriteString(strconv.FormatInt(off, 10) + "\n")
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("spool: write %s: %w", dst, err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("spool: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), dst); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("spool: %w", err)
+	}
+	return nil
+}
