@@ -1,0 +1,293 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Exit codes jobtrace gives, as a POSIX shell does.
+const (
+	ExitNotExecutable = 126
+	ExitNotFound      = 127
+	// ExitSignalBase is added to the number of the signal that killed the job.
+	ExitSignalBase = 128
+	// ExitUsage is jobtrace's own exit code for a usage or configuration error.
+	ExitUsage = 2
+)
+
+// PipeDrainTimeout is how long jobtrace keeps forwarding output after the
+// job's main process has exited, while processes it left behind still hold
+// its stdout or stderr open. A shell pipeline would wait for them forever;
+// jobtrace waits this long so the job's result is not held up by a stray
+// daemon, and says so when it stops forwarding.
+const PipeDrainTimeout = 2 * time.Second
+
+// copyBufferSize is the read size of the output passthrough: large enough
+// that a fast writer costs few system calls.
+const copyBufferSize = 128 << 10
+
+// StartError is a job that could not be started; Code is the exit status a
+// shell would give (126 or 127).
+type StartError struct {
+	Code int
+	Err  error
+}
+
+func (e *StartError) Error() string { return e.Err.Error() }
+func (e *StartError) Unwrap() error { return e.Err }
+
+// JobOptions describe the process to supervise.
+type JobOptions struct {
+	Args []string
+	Env  []string
+	Dir  string
+	// Stdin, Stdout and Stderr are jobtrace's own standard files. The job
+	// reads Stdin directly; its output passes through jobtrace to Stdout
+	// and Stderr, byte for byte. When Stdout is a terminal the job gets a
+	// pseudo-terminal, so it behaves as it would on that terminal.
+	Stdin, Stdout, Stderr *os.File
+	// OutStdout and OutStderr, when set, see a copy of every chunk of the
+	// job's output after it was written to Stdout or Stderr.
+	OutStdout, OutStderr io.Writer
+	// GracePeriod is the time between a forwarded signal and SIGKILL to the
+	// job's process group.
+	GracePeriod time.Duration
+	Warn        func(string)
+}
+
+// Job is a started job.
+type Job struct {
+	opts    JobOptions
+	cmd     *exec.Cmd
+	copies  sync.WaitGroup
+	readers []*os.File
+	closers []io.Closer // our copies of the child's ends, closed after start
+	plat    platformJob
+	waitErr error
+	done    chan struct{}
+	started time.Time
+	exited  time.Time
+}
+
+// resolve finds the program as a shell would, and maps failures to the
+// shell's exit codes.
+func resolve(name string) (string, error) {
+	p, err := exec.LookPath(name)
+	if err == nil {
+		return p, nil
+	}
+	if errors.Is(err, exec.ErrDot) {
+		return p, nil
+	}
+	switch {
+	case errors.Is(err, exec.ErrNotFound):
+		if strings.ContainsRune(name, os.PathSeparator) {
+			return "", &StartError{ExitNotFound, fmt.Errorf("%s: no such file or directory", name)}
+		}
+		return "", &StartError{ExitNotFound, fmt.Errorf("%s: command not found", name)}
+	case errors.Is(err, fs.ErrNotExist):
+		return "", &StartError{ExitNotFound, fmt.Errorf("%s: no such file or directory", name)}
+	case errors.Is(err, fs.ErrPermission):
+		return "", &StartError{ExitNotExecutable, fmt.Errorf("%s: permission denied", name)}
+	}
+	return "", &StartError{ExitNotExecutable, fmt.Errorf("%s: %v", name, err)}
+}
+
+// StartJob starts the job. The returned error is a *StartError for a
+// program that cannot be run.
+func StartJob(o JobOptions) (*Job, error) {
+	if len(o.Args) == 0 {
+		return nil, &StartError{ExitNotFound, errors.New("no command given")}
+	}
+	if o.Warn == nil {
+		o.Warn = func(string) {}
+	}
+	path, err := resolve(o.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	cmd := &exec.Cmd{Path: path, Args: o.Args, Env: o.Env, Dir: o.Dir, Stdin: o.Stdin}
+	j := &Job{opts: o, cmd: cmd, done: make(chan struct{})}
+	if err := j.setupOutput(); err != nil {
+		j.closeAll()
+		return nil, fmt.Errorf("output: %w", err)
+	}
+	j.started = time.Now()
+	if err := j.start(); err != nil {
+		j.closeAll()
+		code := ExitNotExecutable
+		if errors.Is(err, fs.ErrNotExist) {
+			code = ExitNotFound
+		}
+		return nil, &StartError{code, fmt.Errorf("%s: %v", o.Args[0], unwrapExec(err))}
+	}
+	for _, c := range j.closers {
+		c.Close()
+	}
+	j.closers = nil
+	return j, nil
+}
+
+func unwrapExec(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func (j *Job) closeAll() {
+	for _, c := range j.closers {
+		c.Close()
+	}
+	for _, r := range j.readers {
+		r.Close()
+	}
+}
+
+// sameFile reports whether a and b are the same open file (for example both
+// redirected to one log), in which case the job gets one pipe for both
+// streams so their interleaving is kept exactly.
+func sameFile(a, b *os.File) bool {
+	if a == nil || b == nil {
+		return false
+	}
+	sa, err1 := a.Stat()
+	sb, err2 := b.Stat()
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
+// setupOutput gives the job its stdout and stderr: a pseudo-terminal where
+// jobtrace's own is a terminal, a pipe otherwise, one shared pipe where both
+// go to the same file.
+func (j *Job) setupOutput() error {
+	o := j.opts
+	if o.Stdout == nil || o.Stderr == nil {
+		return errors.New("stdout and stderr are required")
+	}
+	if isTerminal(o.Stdout) {
+		tty, err := j.openPTY()
+		if err == nil {
+			j.cmd.Stdout = tty
+			if isTerminal(o.Stderr) {
+				j.cmd.Stderr = tty
+				return nil
+			}
+			return j.pipe(&j.cmd.Stderr, o.Stderr, o.OutStderr)
+		}
+		o.Warn("no pseudo-terminal for the job (" + err.Error() + "): its output goes through a pipe")
+	}
+	if sameFile(o.Stdout, o.Stderr) {
+		if err := j.pipe(&j.cmd.Stdout, o.Stdout, o.OutStdout); err != nil {
+			return err
+		}
+		j.cmd.Stderr = j.cmd.Stdout
+		return nil
+	}
+	if err := j.pipe(&j.cmd.Stdout, o.Stdout, o.OutStdout); err != nil {
+		return err
+	}
+	return j.pipe(&j.cmd.Stderr, o.Stderr, o.OutStderr)
+}
+
+func (j *Job) pipe(child *io.Writer, dst *os.File, tap io.Writer) error {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	*child = w
+	j.closers = append(j.closers, w)
+	j.readers = append(j.readers, r)
+	j.copies.Add(1)
+	go j.copy(r, dst, tap, false)
+	return nil
+}
+
+// copy forwards the job's output from r to dst, then to tap. If dst fails
+// (jobtrace's own stdout was closed), the read end is closed too, so the
+// job sees the same broken pipe it would have seen without jobtrace.
+func (j *Job) copy(r *os.File, dst *os.File, tap io.Writer, isPTY bool) {
+	defer j.copies.Done()
+	buf := make([]byte, copyBufferSize)
+	dstOK := true
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			chunk := buf[:n]
+			if dstOK {
+				if _, werr := dst.Write(chunk); werr != nil {
+					dstOK = false
+					if !isPTY {
+						r.Close()
+						return
+					}
+				}
+			}
+			if tap != nil {
+				tap.Write(chunk)
+			}
+		}
+		if err != nil {
+			// io.EOF for a pipe; EIO on a pseudo-terminal whose other
+			// side is closed; ErrClosed when the drain timeout gave up.
+			return
+		}
+	}
+}
+
+// Wait waits for the job to exit and for its output to be forwarded, and
+// returns its exit code as a shell reports it: the exit status, or 128+N
+// for a job killed by signal N.
+func (j *Job) Wait() int {
+	err := j.cmd.Wait()
+	j.exited = time.Now()
+	drained := make(chan struct{})
+	go func() { j.copies.Wait(); close(drained) }()
+	select {
+	case <-drained:
+	case <-time.After(PipeDrainTimeout):
+		j.opts.Warn(fmt.Sprintf("processes left behind by the job still hold its output open after %v: their output is no longer forwarded", PipeDrainTimeout))
+		for _, r := range j.readers {
+			r.Close()
+		}
+		<-drained
+	}
+	for _, r := range j.readers {
+		r.Close()
+	}
+	j.plat.close()
+	j.waitErr = err
+	close(j.done)
+	return exitCode(j.cmd.ProcessState, err)
+}
+
+func exitCode(ps *os.ProcessState, err error) int {
+	if ps == nil {
+		if err != nil {
+			return 1
+		}
+		return 0
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return ExitSignalBase + int(ws.Signal())
+	}
+	return ps.ExitCode()
+}
+
+// Pid is the job's process id.
+func (j *Job) Pid() int { return j.cmd.Process.Pid }
+
+// Started and Exited are when the job started and when it was reaped.
+func (j *Job) Started() time.Time { return j.started }
+func (j *Job) Exited() time.Time  { return j.exited }
+
+// Done is closed when Wait has returned.
+func (j *Job) Done() <-chan struct{} { return j.done }

@@ -1,0 +1,375 @@
+package spans
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/jobtrace/jobtrace/spans/protocol"
+)
+
+// Attribute keys of jobtrace's own, where no semantic convention exists.
+// They are documented in docs/attributes.md.
+const (
+	AttrPhaseSource = attribute.Key("jobtrace.phase.source")
+	AttrPhaseTitle  = attribute.Key("jobtrace.phase.title")
+	AttrEventSource = attribute.Key("jobtrace.event.source")
+	// CounterPrefix is put before a user's counter name to make the metric
+	// name: a counter "tests.failed" becomes the metric
+	// "jobtrace.user.tests.failed", and its job total the job span
+	// attribute "jobtrace.user.tests.failed".
+	CounterPrefix = "jobtrace.user."
+)
+
+// Default bounds of a Tracker.
+const (
+	// DefaultMaxOpenPhases bounds the phases open at once; a begin beyond it
+	// is refused, so a marker loop that never ends phases cannot grow the
+	// agent without bound.
+	DefaultMaxOpenPhases = 10000
+	// DefaultMaxCounters bounds the distinct counter names of a job: each
+	// one is a metric stream.
+	DefaultMaxCounters = 1000
+)
+
+// TrackerOptions configure a Tracker.
+type TrackerOptions struct {
+	// Meter makes the counters; nil means counters are only summed for
+	// the job span.
+	Meter metric.Meter
+	// Warn receives one line about each message that could not be applied.
+	Warn func(string)
+	// MaxOpenPhases and MaxCounters default to DefaultMaxOpenPhases and
+	// DefaultMaxCounters when zero.
+	MaxOpenPhases int
+	MaxCounters   int
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+}
+
+// TrackerStats count what a Tracker did.
+type TrackerStats struct {
+	Phases, Events, Counters uint64
+	// Unmatched counts ends with no open phase of that name; Refused counts
+	// messages dropped at a bound; LeftOpen counts phases ended by Close.
+	Unmatched, Refused, LeftOpen uint64
+}
+
+type phase struct {
+	name   string
+	syntax string
+	span   trace.Span
+	ctx    context.Context
+}
+
+type counter struct {
+	inst  metric.Float64Counter
+	total float64
+}
+
+// Tracker turns phase messages into spans under a root span. It is safe for
+// concurrent use.
+type Tracker struct {
+	mu       sync.Mutex
+	tracer   trace.Tracer
+	root     context.Context
+	rootSpan trace.Span
+	open     []*phase // in begin order; the last one is the innermost
+	counters map[string]*counter
+	order    []string
+	opts     TrackerOptions
+	stats    TrackerStats
+	closed   bool
+}
+
+// NewTracker returns a Tracker whose phases are children of the span in
+// root, made with tracer.
+func NewTracker(root context.Context, tracer trace.Tracer, opts TrackerOptions) *Tracker {
+	if opts.MaxOpenPhases <= 0 {
+		opts.MaxOpenPhases = DefaultMaxOpenPhases
+	}
+	if opts.MaxCounters <= 0 {
+		opts.MaxCounters = DefaultMaxCounters
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Warn == nil {
+		opts.Warn = func(string) {}
+	}
+	return &Tracker{
+		tracer:   tracer,
+		root:     root,
+		rootSpan: trace.SpanFromContext(root),
+		counters: map[string]*counter{},
+		opts:     opts,
+	}
+}
+
+// Handle applies one message and returns the reply a socket client asked
+// for. It never panics on bad input: what cannot be applied is warned about
+// and dropped.
+func (t *Tracker) Handle(m protocol.Msg) protocol.Reply {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return protocol.Reply{Error: "the job has ended"}
+	}
+	ts := m.Time
+	if ts.IsZero() {
+		ts = t.opts.Now()
+	}
+	switch m.Type {
+	case protocol.TypeBegin:
+		return t.begin(m, ts)
+	case protocol.TypeEnd:
+		return t.end(m, ts)
+	case protocol.TypeEvent:
+		p := t.innermostCtx()
+		attrs := append(m.Attrs, AttrEventSource.String(m.Syntax))
+		trace.SpanFromContext(p).AddEvent(m.Name, trace.WithTimestamp(ts), trace.WithAttributes(attrs...))
+		t.stats.Events++
+		return protocol.Reply{OK: true}
+	case protocol.TypeCounter:
+		return t.count(m)
+	case protocol.TypeAttr:
+		var sp trace.Span
+		if m.Name == "" {
+			sp = trace.SpanFromContext(t.innermostCtx())
+		} else if i := t.find(m.Name, ""); i >= 0 {
+			sp = t.open[i].span
+		} else {
+			t.stats.Unmatched++
+			t.opts.Warn(fmt.Sprintf("attributes for phase %q, which is not open: dropped", m.Name))
+			return protocol.Reply{Error: "no open phase " + m.Name}
+		}
+		sp.SetAttributes(m.Attrs...)
+		return protocol.Reply{OK: true}
+	}
+	t.stats.Refused++
+	t.opts.Warn(fmt.Sprintf("message of unknown type %q: dropped", m.Type))
+	return protocol.Reply{Error: "unknown type"}
+}
+
+func (t *Tracker) begin(m protocol.Msg, ts time.Time) protocol.Reply {
+	if m.Syntax == "github" {
+		// GitHub Actions groups do not nest: a new group ends the last one.
+		if i := t.find("", "github"); i >= 0 {
+			t.endAt(i, ts, "success", "")
+		}
+	}
+	if len(t.open) >= t.opts.MaxOpenPhases {
+		t.stats.Refused++
+		t.opts.Warn(fmt.Sprintf("phase %q not started: %d phases are open already (limit max_open_phases)", m.Name, len(t.open)))
+		return protocol.Reply{Error: "too many open phases"}
+	}
+	parent := t.parentCtx(m.Parent)
+	attrs := make([]attribute.KeyValue, 0, len(m.Attrs)+2)
+	attrs = append(attrs, AttrPhaseSource.String(m.Syntax))
+	if m.Title != "" && m.Title != m.Name {
+		attrs = append(attrs, AttrPhaseTitle.String(m.Title))
+	}
+	attrs = append(attrs, m.Attrs...)
+	ctx, sp := t.tracer.Start(parent, m.Name, trace.WithTimestamp(ts), trace.WithAttributes(attrs...), trace.WithSpanKind(trace.SpanKindInternal))
+	t.open = append(t.open, &phase{name: m.Name, syntax: m.Syntax, span: sp, ctx: ctx})
+	t.stats.Phases++
+	return protocol.Reply{OK: true, Traceparent: Traceparent(sp.SpanContext())}
+}
+
+func (t *Tracker) end(m protocol.Msg, ts time.Time) protocol.Reply {
+	var i int
+	if m.Syntax == "github" && m.Name == "" {
+		i = t.find("", "github")
+	} else {
+		i = t.find(m.Name, "")
+	}
+	if i < 0 {
+		t.stats.Unmatched++
+		name := m.Name
+		if name == "" {
+			name = "::endgroup::"
+		}
+		t.opts.Warn(fmt.Sprintf("end of phase %q, but no phase of that name is open: ignored", name))
+		return protocol.Reply{Error: "no open phase " + m.Name}
+	}
+	result := m.Result
+	if result == "" {
+		result = "success"
+	}
+	if !protocol.ValidResult(result) {
+		t.opts.Warn(fmt.Sprintf("phase %q ended with unknown result %q: recorded as error", m.Name, result))
+		result = "error"
+	}
+	t.open[i].span.SetAttributes(m.Attrs...)
+	t.endAt(i, ts, result, "")
+	return protocol.Reply{OK: true}
+}
+
+// endAt ends the open phase i and removes it from the open list.
+func (t *Tracker) endAt(i int, ts time.Time, result, desc string) {
+	p := t.open[i]
+	p.span.SetAttributes(semconv.CICDPipelineTaskRunResultKey.String(result))
+	switch result {
+	case "failure", "error", "timeout":
+		if desc == "" {
+			desc = "phase ended with result " + result
+		}
+		p.span.SetStatus(codes.Error, desc)
+	}
+	p.span.End(trace.WithTimestamp(ts))
+	t.open = append(t.open[:i], t.open[i+1:]...)
+}
+
+func (t *Tracker) count(m protocol.Msg) protocol.Reply {
+	c := t.counters[m.Name]
+	if c == nil {
+		if len(t.counters) >= t.opts.MaxCounters {
+			t.stats.Refused++
+			t.opts.Warn(fmt.Sprintf("counter %q dropped: the job has %d counters already (limit)", m.Name, len(t.counters)))
+			return protocol.Reply{Error: "too many counters"}
+		}
+		c = &counter{}
+		if t.opts.Meter != nil {
+			inst, err := t.opts.Meter.Float64Counter(CounterPrefix+m.Name, metric.WithDescription("Counter reported by the job"))
+			if err != nil {
+				t.opts.Warn(fmt.Sprintf("counter %q: %v", m.Name, err))
+			} else {
+				c.inst = inst
+			}
+		}
+		t.counters[m.Name] = c
+		t.order = append(t.order, m.Name)
+	}
+	v := m.Value
+	if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		t.stats.Refused++
+		t.opts.Warn(fmt.Sprintf("counter %q: increment %v is not a finite non-negative number: dropped", m.Name, v))
+		return protocol.Reply{Error: "bad counter value"}
+	}
+	c.total += v
+	if c.inst != nil {
+		c.inst.Add(context.Background(), v, metric.WithAttributes(m.Attrs...))
+	}
+	t.stats.Counters++
+	return protocol.Reply{OK: true}
+}
+
+// find returns the index of the innermost open phase with that name (if
+// name is set) and syntax (if set), or -1.
+func (t *Tracker) find(name, syntax string) int {
+	for i := len(t.open) - 1; i >= 0; i-- {
+		p := t.open[i]
+		if (name == "" || p.name == name) && (syntax == "" || p.syntax == syntax) {
+			return i
+		}
+	}
+	return -1
+}
+
+func (t *Tracker) innermostCtx() context.Context {
+	if n := len(t.open); n > 0 {
+		return t.open[n-1].ctx
+	}
+	return t.root
+}
+
+// parentCtx resolves a begin's parent: a W3C traceparent or a 16-hex-digit
+// span id of an open phase, or the name of an open phase. Anything else,
+// including the job span itself, means the innermost open phase.
+func (t *Tracker) parentCtx(parent string) context.Context {
+	if parent == "" {
+		return t.innermostCtx()
+	}
+	if id, ok := parseSpanRef(parent); ok {
+		for i := len(t.open) - 1; i >= 0; i-- {
+			if t.open[i].span.SpanContext().SpanID() == id {
+				return t.open[i].ctx
+			}
+		}
+		return t.innermostCtx()
+	}
+	if i := t.find(parent, ""); i >= 0 {
+		return t.open[i].ctx
+	}
+	t.opts.Warn(fmt.Sprintf("parent phase %q is not open: nesting under the innermost open phase", parent))
+	return t.innermostCtx()
+}
+
+func parseSpanRef(s string) (trace.SpanID, bool) {
+	var id trace.SpanID
+	if len(s) == 55 && strings.HasPrefix(s, "00-") {
+		s = s[36:52]
+	}
+	if len(s) != 16 {
+		return id, false
+	}
+	if _, err := hex.Decode(id[:], []byte(s)); err != nil || !id.IsValid() {
+		return id, false
+	}
+	return id, true
+}
+
+// Traceparent formats sc as a W3C traceparent header value.
+func Traceparent(sc trace.SpanContext) string {
+	if !sc.IsValid() {
+		return ""
+	}
+	return fmt.Sprintf("00-%s-%s-%s", sc.TraceID(), sc.SpanID(), sc.TraceFlags())
+}
+
+// Close ends every phase still open with status Error, noting that it was
+// still open when the job ended, sets the counters' totals on the job span,
+// and refuses further messages. It returns the names of the phases it ended.
+func (t *Tracker) Close(result string) []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return nil
+	}
+	t.closed = true
+	now := t.opts.Now()
+	var names []string
+	if result == "" || result == "success" {
+		result = "error"
+	}
+	for len(t.open) > 0 {
+		i := len(t.open) - 1
+		names = append(names, t.open[i].name)
+		t.stats.LeftOpen++
+		t.endAt(i, now, result, "phase still open when the job ended")
+	}
+	for _, name := range t.order {
+		c := t.counters[name]
+		key := attribute.Key(CounterPrefix + name)
+		if c.total == math.Trunc(c.total) && math.Abs(c.total) < 1<<53 {
+			t.rootSpan.SetAttributes(key.Int64(int64(c.total)))
+		} else {
+			t.rootSpan.SetAttributes(key.Float64(c.total))
+		}
+	}
+	return names
+}
+
+// Stats returns what the tracker has done so far.
+func (t *Tracker) Stats() TrackerStats {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.stats
+}
+
+// Innermost returns the context of the innermost open phase, or the root.
+func (t *Tracker) Innermost() context.Context {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.innermostCtx()
+}

@@ -1,0 +1,266 @@
+package spans
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/jobtrace/jobtrace/spans/protocol"
+)
+
+type fixture struct {
+	exp      *tracetest.InMemoryExporter
+	tp       *sdktrace.TracerProvider
+	root     trace.Span
+	tracker  *Tracker
+	warnings []string
+	reader   *sdkmetric.ManualReader
+}
+
+func newFixture(t *testing.T, opts TrackerOptions) *fixture {
+	t.Helper()
+	f := &fixture{exp: tracetest.NewInMemoryExporter()}
+	f.tp = sdktrace.NewTracerProvider(sdktrace.WithSyncer(f.exp), sdktrace.WithSampler(NewSampler()))
+	f.reader = sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(f.reader))
+	ctx, root := f.tp.Tracer("test").Start(context.Background(), "job")
+	f.root = root
+	opts.Warn = func(s string) { f.warnings = append(f.warnings, s) }
+	opts.Meter = mp.Meter("test")
+	f.tracker = NewTracker(ctx, f.tp.Tracer("test"), opts)
+	return f
+}
+
+// finish closes the tracker, ends the root and returns spans by name.
+func (f *fixture) finish(t *testing.T) map[string]tracetest.SpanStub {
+	t.Helper()
+	f.tracker.Close("success")
+	f.root.End()
+	out := map[string]tracetest.SpanStub{}
+	for _, s := range f.exp.GetSpans() {
+		if _, dup := out[s.Name]; dup {
+			t.Fatalf("two spans named %q", s.Name)
+		}
+		out[s.Name] = s
+	}
+	return out
+}
+
+func attr(s tracetest.SpanStub, k string) (attribute.Value, bool) {
+	for _, kv := range s.Attributes {
+		if string(kv.Key) == k {
+			return kv.Value, true
+		}
+	}
+	return attribute.Value{}, false
+}
+
+func msg(typ protocol.Type, name string) protocol.Msg {
+	return protocol.Msg{V: 1, Type: typ, Name: name, Syntax: protocol.SyntaxSocket}
+}
+
+func TestNestingFollowsBeginOrder(t *testing.T) {
+	f := newFixture(t, TrackerOptions{})
+	f.tracker.Handle(msg(protocol.TypeBegin, "build"))
+	f.tracker.Handle(msg(protocol.TypeBegin, "compile"))
+	f.tracker.Handle(msg(protocol.TypeEvent, "cache-miss"))
+	f.tracker.Handle(msg(protocol.TypeEnd, "compile"))
+	f.tracker.Handle(msg(protocol.TypeBegin, "link"))
+	f.tracker.Handle(msg(protocol.TypeEnd, "link"))
+	f.tracker.Handle(msg(protocol.TypeEnd, "build"))
+	f.tracker.Handle(msg(protocol.TypeBegin, "test"))
+	end := msg(protocol.TypeEnd, "test")
+	end.Result = "failure"
+	f.tracker.Handle(end)
+	spans := f.finish(t)
+	job := spans["job"].SpanContext.SpanID()
+	build := spans["build"].SpanContext.SpanID()
+	for name, parent := range map[string]trace.SpanID{"build": job, "compile": build, "link": build, "test": job} {
+		if got := spans[name].Parent.SpanID(); got != parent {
+			t.Errorf("%s: parent %s, want %s", name, got, parent)
+		}
+	}
+	if ev := spans["compile"].Events; len(ev) != 1 || ev[0].Name != "cache-miss" {
+		t.Errorf("compile events = %+v, want cache-miss", ev)
+	}
+	if spans["test"].Status.Code != codes.Error {
+		t.Errorf("failed phase status = %v, want Error", spans["test"].Status)
+	}
+	if v, _ := attr(spans["test"], "cicd.pipeline.task.run.result"); v.AsString() != "failure" {
+		t.Errorf("result = %q", v.AsString())
+	}
+	if v, _ := attr(spans["link"], "cicd.pipeline.task.run.result"); v.AsString() != "success" {
+		t.Errorf("result = %q", v.AsString())
+	}
+	if spans["link"].Status.Code == codes.Error {
+		t.Errorf("successful phase has status Error")
+	}
+	if len(f.warnings) != 0 {
+		t.Errorf("warnings: %q", f.warnings)
+	}
+}
+
+func TestGitHubGroupsDoNotNest(t *testing.T) {
+	f := newFixture(t, TrackerOptions{})
+	g := func(typ protocol.Type, name string) protocol.Msg {
+		m := msg(typ, name)
+		m.Syntax = protocol.SyntaxGitHub
+		return m
+	}
+	f.tracker.Handle(g(protocol.TypeBegin, "one"))
+	f.tracker.Handle(g(protocol.TypeBegin, "two")) // ends "one"
+	f.tracker.Handle(g(protocol.TypeEnd, ""))
+	spans := f.finish(t)
+	if spans["two"].Parent.SpanID() != spans["job"].SpanContext.SpanID() {
+		t.Errorf("group two nested under %s", spans["two"].Parent.SpanID())
+	}
+	if spans["one"].EndTime.After(spans["two"].StartTime) {
+		t.Errorf("group one ends after group two starts")
+	}
+	if spans["one"].Status.Code == codes.Error || spans["two"].Status.Code == codes.Error {
+		t.Errorf("groups ended with error")
+	}
+}
+
+func TestUnmatchedEndWarnsAndOpenPhasesEndInError(t *testing.T) {
+	f := newFixture(t, TrackerOptions{})
+	if r := f.tracker.Handle(msg(protocol.TypeEnd, "nothing")); r.OK {
+		t.Errorf("end of an unknown phase replied OK")
+	}
+	f.tracker.Handle(msg(protocol.TypeBegin, "left-open"))
+	spans := f.finish(t)
+	if len(f.warnings) != 1 || !strings.Contains(f.warnings[0], `"nothing"`) {
+		t.Errorf("warnings = %q", f.warnings)
+	}
+	s := spans["left-open"]
+	if s.Status.Code != codes.Error || !strings.Contains(s.Status.Description, "still open") {
+		t.Errorf("left-open status = %+v", s.Status)
+	}
+	if st := f.tracker.Stats(); st.Unmatched != 1 || st.LeftOpen != 1 || st.Phases != 1 {
+		t.Errorf("stats = %+v", st)
+	}
+	if r := f.tracker.Handle(msg(protocol.TypeBegin, "late")); r.OK {
+		t.Errorf("begin after Close replied OK")
+	}
+}
+
+func TestParentByTraceparentAndName(t *testing.T) {
+	f := newFixture(t, TrackerOptions{})
+	r := f.tracker.Handle(msg(protocol.TypeBegin, "outer"))
+	if !r.OK || len(r.Traceparent) != 55 {
+		t.Fatalf("begin reply = %+v", r)
+	}
+	f.tracker.Handle(msg(protocol.TypeBegin, "sibling"))
+	byTP := msg(protocol.TypeBegin, "by-traceparent")
+	byTP.Parent = r.Traceparent
+	f.tracker.Handle(byTP)
+	byName := msg(protocol.TypeBegin, "by-name")
+	byName.Parent = "outer"
+	f.tracker.Handle(byName)
+	spans := f.finish(t)
+	outer := spans["outer"].SpanContext.SpanID()
+	if spans["by-traceparent"].Parent.SpanID() != outer || spans["by-name"].Parent.SpanID() != outer {
+		t.Errorf("explicit parents not honoured")
+	}
+	if spans["sibling"].Parent.SpanID() != outer {
+		t.Errorf("sibling not nested by order")
+	}
+}
+
+func TestTimestampsAreKept(t *testing.T) {
+	f := newFixture(t, TrackerOptions{})
+	t0 := time.Unix(1700000000, 0)
+	b := msg(protocol.TypeBegin, "section")
+	b.Time = t0
+	e := msg(protocol.TypeEnd, "section")
+	e.Time = t0.Add(3 * time.Second)
+	f.tracker.Handle(b)
+	f.tracker.Handle(e)
+	s := f.finish(t)["section"]
+	if !s.StartTime.Equal(t0) || s.EndTime.Sub(s.StartTime) != 3*time.Second {
+		t.Errorf("times = %v .. %v", s.StartTime, s.EndTime)
+	}
+}
+
+func TestCountersAndBounds(t *testing.T) {
+	f := newFixture(t, TrackerOptions{MaxOpenPhases: 2, MaxCounters: 1})
+	c := msg(protocol.TypeCounter, "tests.failed")
+	c.Value = 2
+	f.tracker.Handle(c)
+	c.Value = 3
+	f.tracker.Handle(c)
+	if r := f.tracker.Handle(msg(protocol.TypeCounter, "second")); r.OK {
+		t.Errorf("counter beyond the bound accepted")
+	}
+	neg := msg(protocol.TypeCounter, "tests.failed")
+	neg.Value = -1
+	if r := f.tracker.Handle(neg); r.OK {
+		t.Errorf("negative increment accepted")
+	}
+	f.tracker.Handle(msg(protocol.TypeBegin, "a"))
+	f.tracker.Handle(msg(protocol.TypeBegin, "b"))
+	if r := f.tracker.Handle(msg(protocol.TypeBegin, "c")); r.OK {
+		t.Errorf("phase beyond the bound accepted")
+	}
+	spans := f.finish(t)
+	if v, ok := attr(spans["job"], "jobtrace.user.tests.failed"); !ok || v.AsInt64() != 5 {
+		t.Errorf("job total = %v %v, want 5", v.Emit(), ok)
+	}
+	var rm metricdata.ResourceMetrics
+	if err := f.reader.Collect(context.Background(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if m.Name == "jobtrace.user.tests.failed" {
+				sum := m.Data.(metricdata.Sum[float64])
+				if sum.DataPoints[0].Value != 5 {
+					t.Errorf("metric value = %v", sum.DataPoints[0].Value)
+				}
+				found = true
+			}
+		}
+	}
+	if !found {
+		t.Errorf("counter metric missing")
+	}
+	if st := f.tracker.Stats(); st.Refused != 3 {
+		t.Errorf("refused = %d, want 3", st.Refused)
+	}
+}
+
+func TestUnsampledParentIsRecordedNotSampled(t *testing.T) {
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp), sdktrace.WithSampler(NewSampler()))
+	env := map[string]string{"TRACEPARENT": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00"}
+	ctx := ExtractEnv(context.Background(), func(k string) string { return env[k] })
+	_, sp := tp.Tracer("t").Start(ctx, "job")
+	if !sp.IsRecording() || sp.SpanContext().IsSampled() {
+		t.Fatalf("recording=%v sampled=%v, want recorded and not sampled", sp.IsRecording(), sp.SpanContext().IsSampled())
+	}
+	if sp.SpanContext().TraceID().String() != "0af7651916cd43dd8448eb211c80319c" {
+		t.Errorf("trace id not joined")
+	}
+	out := InjectEnv(trace.ContextWithSpan(ctx, sp))
+	if !strings.HasSuffix(out["TRACEPARENT"], "-00") || !strings.Contains(out["TRACEPARENT"], sp.SpanContext().SpanID().String()) {
+		t.Errorf("child TRACEPARENT = %q", out["TRACEPARENT"])
+	}
+}
+
+func TestMergeEnv(t *testing.T) {
+	got := MergeEnv([]string{"A=1", "TRACEPARENT=old", "BAGGAGE=x", "B=2"}, map[string]string{"TRACEPARENT": "new", "C": "3"}, "BAGGAGE")
+	want := "A=1 B=2 C=3 TRACEPARENT=new"
+	if strings.Join(got, " ") != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
