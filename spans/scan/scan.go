@@ -63,8 +63,8 @@ type Scanner struct {
 	anyFold  bool        // a filter compares with the lowered line
 	lower    []byte      // the line with ASCII letters lowered
 	buf      []byte      // the partial line so far
-	skipping bool   // inside a line that went over max
-	scratch  []byte // the line without ANSI escapes, for patterns and titles
+	skipping bool        // inside a line that went over max
+	scratch  []byte      // the line without ANSI escapes, for patterns and titles
 
 	st  Stats // owned by the writer
 	pub struct{ lines, markers, long, hits atomic.Uint64 }
