@@ -14,6 +14,10 @@ import (
 // Masked replaces secret values in WriteYAML's output.
 const Masked = "********"
 
+// maskedInURL replaces secrets inside URLs, where "*" would be escaped; it
+// is what net/url's Redacted uses.
+const maskedInURL = "xxxxx"
+
 // secretKey matches the names of keys whose values are likely secrets.
 // Masking too much is harmless in a printout; too little is not.
 var secretKey = regexp.MustCompile(`(?i)pass|pwd|secret|token|auth|api[-_.]?key|access[-_.]?key|private[-_.]?key|credential|cookie|session|signature|bearer`)
@@ -79,13 +83,13 @@ func maskURL(s string) string {
 		return Masked // cannot tell which part is secret
 	}
 	if u.User != nil {
-		u.User = url.User(Masked)
+		u.User = url.User(maskedInURL)
 	}
 	if u.RawQuery != "" {
 		q := u.Query()
 		for k := range q {
 			if secretKey.MatchString(k) {
-				q[k] = []string{Masked}
+				q[k] = []string{maskedInURL}
 			}
 		}
 		u.RawQuery = q.Encode()
