@@ -1,7 +1,11 @@
 package config
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"reflect"
 	"regexp"
@@ -16,9 +20,19 @@ import (
 func readFile(path string, c *Config) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return errorf("config file %s", strings.TrimPrefix(err.Error(), "open "))
+		return fileError(path, err)
 	}
 	return parseFile(path, data, c)
+}
+
+// fileError reports that the configuration file cannot be read, without
+// the name of the system call that failed.
+func fileError(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return errorf("config file %s: %v", path, err)
 }
 
 var yamlLineError = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
@@ -28,13 +42,27 @@ var yamlLineError = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 // than decoding into the struct, so that every mistake is reported with its
 // line and in words that name the key.
 func parseFile(name string, data []byte, c *Config) error {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	syntaxError := func(err error) error {
 		msg := err.Error()
 		if m := yamlLineError.FindStringSubmatch(msg); m != nil {
 			return errorf("%s:%s: %s", name, m[1], m[2])
 		}
 		return errorf("%s: %s", name, strings.TrimPrefix(msg, "yaml: "))
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc, next yaml.Node
+	switch err := dec.Decode(&doc); {
+	case err == io.EOF:
+		return nil // empty
+	case err != nil:
+		return syntaxError(err)
+	}
+	switch err := dec.Decode(&next); {
+	case err == io.EOF:
+	case err != nil:
+		return syntaxError(err)
+	default:
+		return errorf("%s:%d: a second YAML document; the file must hold one", name, next.Line)
 	}
 	if len(doc.Content) == 0 {
 		return nil // empty, or only comments

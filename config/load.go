@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"strings"
 )
 
 // DefaultFile is the configuration file looked for in the current working
@@ -42,7 +41,7 @@ func Load(getenv func(string) string, fl *Flags) (Config, error) {
 		case err == nil:
 			path = DefaultFile
 		case !errors.Is(err, fs.ErrNotExist):
-			return Config{}, errorf("config file %s", strings.TrimPrefix(err.Error(), "stat "))
+			return Config{}, fileError(DefaultFile, err)
 		}
 	}
 	if path != "" {

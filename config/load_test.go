@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -267,6 +268,29 @@ func TestConfigFile(t *testing.T) {
 			}
 		})
 	}
+	for name, file := range map[string]string{
+		"empty file":          "\n",
+		"only comments":       "# nothing here\n",
+		"empty sections":      "otlp:\nmarkers:\nlimits:\n",
+		"anchors and aliases": "out: &o shared\nlog: *o\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			c := mustLoad(t, file, nil)
+			want := Default()
+			if strings.Contains(file, "&o") {
+				want.Out, want.Log = "shared", "shared"
+			}
+			if c.Out != want.Out || c.Log != want.Log || !reflect.DeepEqual(c.Markers, want.Markers) || c.Limits != want.Limits || c.OTLP.Protocol != want.OTLP.Protocol {
+				t.Errorf("got %+v", c)
+			}
+		})
+	}
+	t.Run("a directory", func(t *testing.T) {
+		_, err := load(t, "", map[string]string{"JOBTRACE_CONFIG": dir})
+		if want := "config file " + dir + ": is a directory"; err == nil || err.Error() != want {
+			t.Errorf("err = %v, want %s", err, want)
+		}
+	})
 	t.Run("no file anywhere", func(t *testing.T) {
 		c := mustLoad(t, "", nil)
 		if c.Out != "jobtrace-out" {
@@ -312,6 +336,8 @@ func TestBadInput(t *testing.T) {
 		{name: "string that is a list", file: "out: [a, b]\n", want: `jobtrace.yaml:1: out must be a single value, not a list`},
 		{name: "no value", file: "out:\n", want: `jobtrace.yaml:1: out has no value`},
 		{name: "header without a value", file: "otlp:\n  headers:\n    a:\n", want: `jobtrace.yaml:3: otlp.headers.a has no value`},
+		{name: "two documents", file: "out: a\n---\nout: b\n", want: `jobtrace.yaml:2: a second YAML document; the file must hold one`},
+		{name: "tab indentation", file: "otlp:\n\tendpoint: x\n", want: `jobtrace.yaml:2: found character that cannot start any token`},
 		{name: "not a mapping at all", file: "- a\n- b\n", want: `jobtrace.yaml:1: the file must be a mapping of keys to values`},
 		{name: "syntax error", file: "out: x\nmarkers:\n  phase: true\n   github: false\n", want: `jobtrace.yaml:4: mapping values are not allowed in this context`},
 
