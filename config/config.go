@@ -177,8 +177,8 @@ func Default() Config {
 		},
 		Markers: Markers{Phase: true, GitHub: true, GitLab: true, Socket: true, MarkerDir: true},
 		Limits: Limits{
-			// 64 KiB: far longer than any marker line, and the size up to
-			// which scanning a line costs about as much as copying it.
+			// 64 KiB: far longer than any marker line, and small enough
+			// that buffering one line per output stream stays cheap.
 			MaxLineBytes:    64 << 10,
 			MaxMessageBytes: 64 << 10,
 			MaxMarkerFiles:  1024,
