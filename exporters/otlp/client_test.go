@@ -1,0 +1,250 @@
+package otlp
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.opentelemetry.io/otel/sdk/resource"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"go.uber.org/goleak"
+
+	"github.com/jobtrace/jobtrace/exporters/internal/otlptest"
+)
+
+var (
+	warnMu sync.Mutex
+	warns  []string
+)
+
+func TestMain(m *testing.M) {
+	RouteErrors(func(s string) {
+		warnMu.Lock()
+		warns = append(warns, s)
+		warnMu.Unlock()
+	})
+	goleak.VerifyTestMain(m)
+}
+
+func oneSpan(name string) []*tracepb.ResourceSpans {
+	return []*tracepb.ResourceSpans{{ScopeSpans: []*tracepb.ScopeSpans{{Spans: []*tracepb.Span{{
+		Name:    name,
+		TraceId: []byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16},
+		SpanId:  []byte{1, 2, 3, 4, 5, 6, 7, 8},
+	}}}}}}
+}
+
+func upload(t *testing.T, c otlptrace.Client, name string) error {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := c.Stop(ctx); err != nil {
+			t.Errorf("Stop: %v", err)
+		}
+	}()
+	return c.UploadTraces(ctx, oneSpan(name))
+}
+
+// The environment points elsewhere and asks for other headers and gzip; the
+// settings must win.
+func setConflictingEnv(t *testing.T) {
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:1")
+	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://127.0.0.1:1/v1/traces")
+	t.Setenv("OTEL_EXPORTER_OTLP_HEADERS", "x-env=1")
+	t.Setenv("OTEL_EXPORTER_OTLP_COMPRESSION", "gzip")
+	t.Setenv("OTEL_EXPORTER_OTLP_CERTIFICATE", filepath.Join(t.TempDir(), "absent.pem"))
+}
+
+func TestTraceClientGRPC(t *testing.T) {
+	setConflictingEnv(t)
+	for _, gz := range []string{"", "gzip"} {
+		srv := otlptest.StartGRPC(t, "", nil)
+		c, err := NewTraceClient(Settings{
+			Endpoint:    "http://" + srv.Addr,
+			Protocol:    "grpc",
+			Headers:     map[string]string{"x-ours": "yes"},
+			Compression: gz,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := upload(t, c, "grpc-"+gz); err != nil {
+			t.Fatalf("upload: %v", err)
+		}
+		if got := srv.SpanNames(); len(got) != 1 || got[0] != "grpc-"+gz {
+			t.Errorf("server got %v", got)
+		}
+		if srv.Header("x-ours") != "yes" || srv.Header("x-env") != "" {
+			t.Errorf("headers: x-ours %q, x-env %q", srv.Header("x-ours"), srv.Header("x-env"))
+		}
+		wantEnc := "identity"
+		if gz != "" {
+			wantEnc = "gzip"
+		}
+		if srv.Encoding() != wantEnc {
+			t.Errorf("compression %q: request encoding %q, want %q", gz, srv.Encoding(), wantEnc)
+		}
+	}
+}
+
+func TestTraceClientHTTP(t *testing.T) {
+	setConflictingEnv(t)
+	for _, gz := range []string{"none", "gzip"} {
+		srv := otlptest.StartHTTP(t, "", nil)
+		c, err := NewTraceClient(Settings{
+			Endpoint:    "http://" + srv.Addr,
+			Headers:     map[string]string{"x-ours": "yes"},
+			Compression: gz,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := upload(t, c, "http-"+gz); err != nil {
+			t.Fatalf("upload: %v", err)
+		}
+		if got := srv.SpanNames(); len(got) != 1 || got[0] != "http-"+gz {
+			t.Errorf("server got %v", got)
+		}
+		if srv.Header("x-ours") != "yes" || srv.Header("x-env") != "" {
+			t.Errorf("headers: x-ours %q, x-env %q", srv.Header("x-ours"), srv.Header("x-env"))
+		}
+		wantEnc := ""
+		if gz == "gzip" {
+			wantEnc = "gzip"
+		}
+		if srv.Encoding() != wantEnc {
+			t.Errorf("compression %q: request encoding %q", gz, srv.Encoding())
+		}
+	}
+}
+
+func TestTraceClientTLS(t *testing.T) {
+	cert, pemBytes := otlptest.SelfSigned(t)
+	caFile := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(caFile, pemBytes, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := otlptest.StartHTTPS(t, nil, &tls.Config{Certificates: []tls.Certificate{cert}})
+
+	c, err := NewTraceClient(Settings{Endpoint: "https://" + srv.Addr, Certificate: caFile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := upload(t, c, "tls"); err != nil {
+		t.Fatalf("upload with the CA: %v", err)
+	}
+
+	// Without the CA the collector is not trusted.
+	c, err = NewTraceClient(Settings{Endpoint: "https://" + srv.Addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := upload(t, c, "untrusted"); err == nil {
+		t.Error("upload to an untrusted collector succeeded")
+	}
+	if got := srv.SpanNames(); len(got) != 1 {
+		t.Errorf("server got %v, want only the trusted upload", got)
+	}
+}
+
+func TestCertificateErrors(t *testing.T) {
+	dir := t.TempDir()
+	garbage := filepath.Join(dir, "garbage.pem")
+	if err := os.WriteFile(garbage, []byte("not a certificate\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "missing.pem")
+	for _, tc := range []struct {
+		name string
+		s    Settings
+		want string
+	}{
+		{"missing CA", Settings{Certificate: missing}, "missing.pem"},
+		{"garbage CA", Settings{Certificate: garbage}, "garbage.pem: no PEM certificate"},
+		{"cert without key", Settings{ClientCertificate: garbage}, "without a client key"},
+		{"key without cert", Settings{ClientKey: garbage}, "without a client certificate"},
+		{"bad key pair", Settings{ClientCertificate: garbage, ClientKey: missing}, "garbage.pem"},
+	} {
+		for _, proto := range []string{"grpc", "http/protobuf"} {
+			s := tc.s
+			s.Endpoint, s.Protocol = "https://127.0.0.1:4318", proto
+			_, err := NewTraceClient(s)
+			if !errors.Is(err, ErrSettings) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%s %s: err = %v, want one naming %q", tc.name, proto, err, tc.want)
+			}
+			_, err = NewMetricExporter(context.Background(), s)
+			if !errors.Is(err, ErrSettings) {
+				t.Errorf("%s %s metrics: err = %v", tc.name, proto, err)
+			}
+		}
+		// Plain-text endpoints do not read the files.
+		s := tc.s
+		s.Endpoint = "http://127.0.0.1:4318"
+		if _, err := NewTraceClient(s); err != nil {
+			t.Errorf("%s over http: %v", tc.name, err)
+		}
+	}
+	if _, err := NewTraceClient(Settings{}); !errors.Is(err, ErrNoEndpoint) {
+		t.Errorf("no endpoint: %v", err)
+	}
+}
+
+func TestMetricExporter(t *testing.T) {
+	setConflictingEnv(t)
+	c := &otlptest.Collector{}
+	g := otlptest.StartGRPC(t, "", c)
+	h := otlptest.StartHTTP(t, "", c)
+	rm := &metricdata.ResourceMetrics{
+		Resource: resource.Empty(),
+		ScopeMetrics: []metricdata.ScopeMetrics{{Metrics: []metricdata.Metrics{{
+			Name: "cicd.pipeline.run.duration",
+			Unit: "s",
+			Data: metricdata.Gauge[float64]{DataPoints: []metricdata.DataPoint[float64]{{Value: 1.5, Time: time.Now()}}},
+		}}}},
+	}
+	for _, s := range []Settings{
+		{MetricsEndpoint: "http://" + g.Addr, Protocol: "grpc"},
+		{Endpoint: "http://" + h.Addr},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		exp, err := NewMetricExporter(ctx, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := exp.Export(ctx, rm); err != nil {
+			t.Errorf("%+v: export: %v", s, err)
+		}
+		if err := exp.Shutdown(ctx); err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+		cancel()
+	}
+	if n := c.MetricRequests(); n != 2 {
+		t.Errorf("metric requests = %d, want 2", n)
+	}
+}
+
+func TestRouteErrors(t *testing.T) {
+	warnMu.Lock()
+	before := len(warns)
+	warnMu.Unlock()
+	otel.Handle(errors.New("boom"))
+	warnMu.Lock()
+	defer warnMu.Unlock()
+	if len(warns) != before+1 || !strings.Contains(warns[before], "boom") {
+		t.Errorf("warnings = %q", warns[before:])
+	}
+}
