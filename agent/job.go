@@ -57,6 +57,10 @@ type JobOptions struct {
 	// OutStdout and OutStderr, when set, see a copy of every chunk of the
 	// job's output after it was written to Stdout or Stderr.
 	OutStdout, OutStderr io.Writer
+	// WriteStdout and WriteStderr, when set, are where the job's output is
+	// written instead of Stdout and Stderr (a gate that keeps jobtrace's
+	// messages out of the job's lines).
+	WriteStdout, WriteStderr io.Writer
 	// GracePeriod is the time between a forwarded signal and SIGKILL to the
 	// job's process group.
 	GracePeriod time.Duration
@@ -181,24 +185,38 @@ func (j *Job) setupOutput() error {
 				j.cmd.Stderr = tty
 				return nil
 			}
-			return j.pipe(&j.cmd.Stderr, o.Stderr, o.OutStderr)
+			return j.pipe(&j.cmd.Stderr, j.errW(), o.OutStderr)
 		}
 		o.Warn("no pseudo-terminal for the job (" + err.Error() + "): its output goes through a pipe")
 	}
 	if sameFile(o.Stdout, o.Stderr) {
-		if err := j.pipe(&j.cmd.Stdout, o.Stdout, o.OutStdout); err != nil {
+		if err := j.pipe(&j.cmd.Stdout, j.outW(), o.OutStdout); err != nil {
 			return err
 		}
 		j.cmd.Stderr = j.cmd.Stdout
 		return nil
 	}
-	if err := j.pipe(&j.cmd.Stdout, o.Stdout, o.OutStdout); err != nil {
+	if err := j.pipe(&j.cmd.Stdout, j.outW(), o.OutStdout); err != nil {
 		return err
 	}
-	return j.pipe(&j.cmd.Stderr, o.Stderr, o.OutStderr)
+	return j.pipe(&j.cmd.Stderr, j.errW(), o.OutStderr)
 }
 
-func (j *Job) pipe(child *io.Writer, dst *os.File, tap io.Writer) error {
+func (j *Job) outW() io.Writer {
+	if j.opts.WriteStdout != nil {
+		return j.opts.WriteStdout
+	}
+	return j.opts.Stdout
+}
+
+func (j *Job) errW() io.Writer {
+	if j.opts.WriteStderr != nil {
+		return j.opts.WriteStderr
+	}
+	return j.opts.Stderr
+}
+
+func (j *Job) pipe(child *io.Writer, dst io.Writer, tap io.Writer) error {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return err
@@ -214,7 +232,7 @@ func (j *Job) pipe(child *io.Writer, dst *os.File, tap io.Writer) error {
 // copy forwards the job's output from r to dst, then to tap. If dst fails
 // (jobtrace's own stdout was closed), the read end is closed too, so the
 // job sees the same broken pipe it would have seen without jobtrace.
-func (j *Job) copy(r *os.File, dst *os.File, tap io.Writer, isPTY bool) {
+func (j *Job) copy(r *os.File, dst io.Writer, tap io.Writer, isPTY bool) {
 	defer j.copies.Done()
 	buf := make([]byte, copyBufferSize)
 	dstOK := true

@@ -41,7 +41,7 @@ func (j *Job) openPTY() (*os.File, error) {
 	j.closers = append(j.closers, pts)
 	j.readers = append(j.readers, ptm)
 	j.copies.Add(1)
-	go j.copy(ptm, j.opts.Stdout, j.opts.OutStdout, true)
+	go j.copy(ptm, j.outW(), j.opts.OutStdout, true)
 	return pts, nil
 }
 

@@ -1,0 +1,384 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	sdkresource "go.opentelemetry.io/otel/sdk/resource"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/jobtrace/jobtrace/spans"
+	"github.com/jobtrace/jobtrace/spans/markerdir"
+	"github.com/jobtrace/jobtrace/spans/protocol"
+	"github.com/jobtrace/jobtrace/spans/scan"
+	"github.com/jobtrace/jobtrace/spans/socket"
+)
+
+// Environment variables jobtrace sets for the job.
+const (
+	EnvSocket    = "JOBTRACE_SOCKET"
+	EnvMarkerDir = "JOBTRACE_MARKER_DIR"
+)
+
+// Options describe one `jobtrace run`.
+type Options struct {
+	Args []string
+	// Name is the task name (span name and cicd.pipeline.task.name).
+	Name string
+	// RunID is cicd.pipeline.task.run.id; empty means none.
+	RunID string
+	// Out is the directory of the local artifacts.
+	Out           string
+	ExportTimeout time.Duration
+	GracePeriod   time.Duration
+	RecordArgs    bool
+	Version       string
+
+	Scan            scan.Options // syntaxes, patterns, MaxLineBytes
+	Socket          bool
+	MarkerDir       bool
+	MaxMessageBytes int
+	MaxMarkerFiles  int
+	MaxSocketConns  int
+	MaxOpenPhases   int
+
+	Resource *sdkresource.Resource
+	Export   ExportSettings
+	// Parent is the context the job's span joins (from TRACEPARENT, or a
+	// trace id derived from the CI run); context.Background() for none.
+	Parent context.Context
+	// Env is the job's base environment (os.Environ()).
+	Env []string
+
+	Stdin, Stdout, Stderr *os.File
+	// Log, when set, receives jobtrace's messages instead of stderr.
+	Log io.Writer
+	// Start is when jobtrace started, for its start-up span.
+	Start time.Time
+}
+
+// Run supervises one job from start to end and returns the exit code
+// jobtrace must exit with: the job's own.
+func Run(o Options) int {
+	if o.Start.IsZero() {
+		o.Start = time.Now()
+	}
+	if o.Parent == nil {
+		o.Parent = context.Background()
+	}
+	stdoutGate := newGate(o.Stdout)
+	stderrGate := stdoutGate
+	if !sameFile(o.Stdout, o.Stderr) {
+		stderrGate = newGate(o.Stderr)
+	}
+	var logw io.Writer = stderrGate
+	if o.Log != nil {
+		logw = o.Log
+	}
+	log := NewLogger(logw)
+	defer stderrGate.finish()
+	defer stdoutGate.finish()
+
+	pipe, err := NewPipeline(o.Out, o.Resource, o.Export, log.Warn)
+	if err != nil {
+		// jobtrace cannot record, but the job still runs and its result stands.
+		log.Printf("%v: running the job without telemetry", err)
+		return runBare(o, log, stdoutGate, stderrGate)
+	}
+	tracer := pipe.TracerProvider.Tracer("jobtrace", trace.WithInstrumentationVersion(o.Version))
+
+	rootAttrs := []attribute.KeyValue{
+		semconv.CICDPipelineTaskName(o.Name),
+		semconv.ProcessExecutableName(filepath.Base(o.Args[0])),
+	}
+	if o.RunID != "" {
+		rootAttrs = append(rootAttrs, semconv.CICDPipelineTaskRunID(o.RunID))
+	}
+	if o.RecordArgs {
+		rootAttrs = append(rootAttrs, semconv.ProcessCommandArgs(o.Args...))
+	}
+	rootCtx, root := tracer.Start(o.Parent, o.Name, trace.WithTimestamp(o.Start),
+		trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(rootAttrs...))
+	_, startup := tracer.Start(rootCtx, "jobtrace startup", trace.WithTimestamp(o.Start))
+	sampled := root.SpanContext().IsSampled()
+
+	tracker := spans.NewTracker(rootCtx, tracer, spans.TrackerOptions{
+		Meter: pipe.Meter, Warn: log.Warn, MaxOpenPhases: o.MaxOpenPhases,
+	})
+	handle := func(m protocol.Msg) protocol.Reply { return tracker.Handle(m) }
+
+	env := spans.InjectEnv(rootCtx)
+	srcs, err := startSources(o, handle, log, env)
+	if err != nil {
+		log.Warn(err.Error())
+	}
+
+	scanOpts := o.Scan
+	outScan := scan.New(scanOpts, func(m protocol.Msg) { tracker.Handle(m) })
+	errScan := scan.New(scanOpts, func(m protocol.Msg) { tracker.Handle(m) })
+	jobEnv := spans.MergeEnv(o.Env, env, append(spans.EnvKeys, EnvSocket, EnvMarkerDir)...)
+	if srcs.bin != "" {
+		base := ""
+		for _, kv := range o.Env {
+			if strings.HasPrefix(kv, "PATH=") {
+				base = kv[len("PATH="):]
+			}
+		}
+		jobEnv = spans.MergeEnv(jobEnv, map[string]string{"PATH": appendPath(base, srcs.bin)})
+	}
+
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, ForwardedSignals...)
+	defer signal.Stop(sigs)
+
+	job, err := StartJob(JobOptions{
+		Args: o.Args, Env: jobEnv,
+		Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr,
+		WriteStdout: stdoutGate, WriteStderr: stderrGate,
+		OutStdout: outScan, OutStderr: errScan,
+		GracePeriod: o.GracePeriod, Warn: log.Warn,
+	})
+	startup.End()
+	code := 0
+	var jobErr error
+	if err != nil {
+		var se *StartError
+		code = 1
+		if errors.As(err, &se) {
+			code = se.Code
+		}
+		jobErr = err
+		log.Printf("%v", err)
+	} else {
+		root.SetAttributes(semconv.ProcessPID(job.Pid()))
+		code = supervise(job, sigs, o.GracePeriod, log)
+	}
+	ended := time.Now()
+
+	_, shutdown := tracer.Start(rootCtx, "jobtrace shutdown")
+	outScan.Close()
+	errScan.Close()
+	srcs.stop()
+	result := "success"
+	switch {
+	case jobErr != nil:
+		result = "error"
+	case code > ExitSignalBase && code <= ExitSignalBase+64:
+		result = "cancellation"
+	case code != 0:
+		result = "failure"
+	}
+	if left := tracker.Close(result); len(left) > 0 {
+		log.Warn(fmt.Sprintf("phases still open when the job ended: %s", strings.Join(left, ", ")))
+	}
+	root.SetAttributes(
+		semconv.CICDPipelineTaskRunResultKey.String(result),
+		semconv.ProcessExitCode(code),
+	)
+	root.SetAttributes(srcs.statsAttrs(outScan, errScan, tracker, log)...)
+	if result != "success" {
+		desc := fmt.Sprintf("job exited with code %d", code)
+		if jobErr != nil {
+			desc = jobErr.Error()
+		}
+		root.SetStatus(codes.Error, desc)
+	}
+	shutdown.End()
+	root.End()
+
+	res := pipe.Shutdown(o.ExportTimeout, sampled)
+	report(log, o, res, pipe, root.SpanContext(), code, ended.Sub(o.Start), sampled)
+	return code
+}
+
+// runBare runs the job with passthrough and signals only: what jobtrace
+// does when it cannot set up its telemetry.
+func runBare(o Options, log *Logger, out, errw io.Writer) int {
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, ForwardedSignals...)
+	defer signal.Stop(sigs)
+	job, err := StartJob(JobOptions{Args: o.Args, Env: o.Env, Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr,
+		WriteStdout: out, WriteStderr: errw, GracePeriod: o.GracePeriod, Warn: log.Warn})
+	if err != nil {
+		log.Printf("%v", err)
+		var se *StartError
+		if errors.As(err, &se) {
+			return se.Code
+		}
+		return 1
+	}
+	return supervise(job, sigs, o.GracePeriod, log)
+}
+
+// sources are the socket and the marker dir.
+type sources struct {
+	dir    string
+	bin    string // holds a link named jobtrace to this binary
+	server *socket.Server
+	served chan struct{}
+	reader *markerdir.Reader
+	cancel context.CancelFunc
+	done   chan struct{}
+	once   sync.Once
+}
+
+// startSources makes a private directory for the socket and the marker
+// dir, starts reading them, and adds their paths to env.
+func startSources(o Options, h func(protocol.Msg) protocol.Reply, log *Logger, env map[string]string) (*sources, error) {
+	s := &sources{}
+	if !o.Socket && !o.MarkerDir {
+		return s, nil
+	}
+	dir, err := os.MkdirTemp("", "jobtrace-")
+	if err != nil {
+		return s, fmt.Errorf("no socket or marker dir for the job: %v", err)
+	}
+	s.dir = dir // MkdirTemp makes it 0700: private to the job's user
+	var errs []error
+	if o.Socket {
+		path := filepath.Join(dir, "sock")
+		srv, err := socket.Listen(path, socket.Handler(h), socket.Options{
+			MaxConns: o.MaxSocketConns, MaxMessageBytes: o.MaxMessageBytes, Warn: log.Warn,
+		})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("no socket for the job: %v", err))
+		} else {
+			s.server = srv
+			s.served = make(chan struct{})
+			go func() { defer close(s.served); srv.Serve() }()
+			env[EnvSocket] = path
+		}
+	}
+	if o.MarkerDir {
+		md := filepath.Join(dir, "markers")
+		if err := os.Mkdir(md, 0o700); err != nil {
+			errs = append(errs, fmt.Errorf("no marker dir for the job: %v", err))
+		} else {
+			s.reader = markerdir.New(md, func(m protocol.Msg) { h(m) }, markerdir.Options{
+				MaxFiles: o.MaxMarkerFiles, MaxMessageBytes: o.MaxMessageBytes, Warn: log.Warn,
+			})
+			ctx, cancel := context.WithCancel(context.Background())
+			s.cancel = cancel
+			s.done = make(chan struct{})
+			go func() { defer close(s.done); s.reader.Run(ctx) }()
+			env[EnvMarkerDir] = md
+		}
+	}
+	if exe, err := os.Executable(); err == nil {
+		// 'jobtrace phase|event|exec' work inside the job even when
+		// jobtrace is not installed on PATH: a link to this very binary
+		// is put at the end of PATH, so an installed one still wins.
+		bin := filepath.Join(dir, "bin")
+		if os.Mkdir(bin, 0o700) == nil && os.Symlink(exe, filepath.Join(bin, "jobtrace")) == nil {
+			s.bin = bin
+		}
+	}
+	return s, errors.Join(errs...)
+}
+
+func appendPath(path, dir string) string {
+	if path == "" {
+		return dir
+	}
+	return path + string(os.PathListSeparator) + dir
+}
+
+// stop reads what is left in the sources, then removes their directory.
+func (s *sources) stop() {
+	s.once.Do(func() {
+		if s.server != nil {
+			s.server.Close()
+			<-s.served
+		}
+		if s.reader != nil {
+			s.cancel()
+			<-s.done
+			s.reader.Final()
+		}
+		if s.dir != "" {
+			os.RemoveAll(s.dir)
+		}
+	})
+}
+
+// statsAttrs reports on the job span what the sources dropped at a bound,
+// and warns about it.
+func (s *sources) statsAttrs(out, errs *scan.Scanner, t *spans.Tracker, log *Logger) []attribute.KeyValue {
+	long := out.Stats().LongLines + errs.Stats().LongLines
+	attrs := []attribute.KeyValue{}
+	add := func(key string, n uint64, what string) {
+		if n == 0 {
+			return
+		}
+		attrs = append(attrs, attribute.Int64(key, int64(n)))
+		log.Printf("%d %s", n, what)
+	}
+	add("jobtrace.dropped.long_lines", long, "output lines were longer than max_line_bytes and were not scanned for markers")
+	if s.server != nil {
+		st := s.server.Stats()
+		add("jobtrace.dropped.socket_messages", st.Rejected+st.TooLong, "socket messages were malformed or too long and were dropped")
+		add("jobtrace.dropped.socket_connections", st.RefusedConns, "socket connections were refused (limit max_socket_conns)")
+	}
+	if s.reader != nil {
+		st := s.reader.Stats()
+		add("jobtrace.dropped.marker_messages", st.Rejected+st.TooLong, "marker-dir lines were malformed or too long and were dropped")
+		add("jobtrace.dropped.marker_files", st.IgnoredFiles, "files in the marker dir were ignored")
+	}
+	ts := t.Stats()
+	add("jobtrace.dropped.messages", ts.Refused, "phase messages were refused at a limit")
+	add("jobtrace.unmatched_ends", ts.Unmatched, "phase ends had no open phase of that name")
+	return attrs
+}
+
+// report prints the end-of-job lines: the phases, where the artifacts are,
+// and what happened to the export.
+func report(log *Logger, o Options, res ShutdownResult, pipe *Pipeline, root trace.SpanContext, code int, took time.Duration, sampled bool) {
+	var b bytes.Buffer
+	pipe.summary.write(&b, root.SpanID())
+	if b.Len() > 0 {
+		log.out(b.Bytes())
+	}
+	log.Printf("job %q exited with code %d after %s; trace %s", o.Name, code, fmtDuration(took), root.TraceID())
+	log.Printf("%d spans written to %s", res.Spans, pipe.SpoolPath())
+	if res.Dropped > 0 {
+		log.Printf("%d spans dropped: the spool queue was full (limit %d)", res.Dropped, 65536)
+	}
+	switch {
+	case !res.Exported && pipe.fwd != nil && !sampled:
+		log.Printf("the parent trace is not sampled: nothing exported")
+	case !res.Exported:
+		// No endpoint configured: local artifacts only.
+	case res.Pending == 0 && res.Err == nil:
+		log.Printf("exported to %s in %s", res.Endpoint, fmtDuration(res.Took))
+	default:
+		reason := ""
+		if res.Err != nil {
+			reason = ": " + firstLine(res.Err.Error())
+		}
+		log.Printf("export to %s incomplete after %s%s; %d spans pending: send them with `jobtrace replay %s`",
+			res.Endpoint, fmtDuration(res.Took), reason, res.Pending, o.Out)
+	}
+	if n := log.Suppressed(); n > 0 {
+		log.Printf("%d more warnings not shown (limit %d)", n, MaxWarnings)
+	}
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) > 300 {
+		s = s[:300] + "..."
+	}
+	return s
+}

@@ -1,0 +1,164 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/metric/noop"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	sdkresource "go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
+	"github.com/jobtrace/jobtrace/exporters/forward"
+	"github.com/jobtrace/jobtrace/exporters/otlp"
+	"github.com/jobtrace/jobtrace/exporters/spool"
+	"github.com/jobtrace/jobtrace/spans"
+)
+
+// MetricExportInterval is how often metrics are pushed to the collector
+// during a job; the last values are pushed once more at its end.
+const MetricExportInterval = 10 * time.Second
+
+// ExportSettings say where telemetry goes besides the local artifacts. A nil
+// Traces or Metrics means that signal is not exported.
+type ExportSettings struct {
+	Traces  *otlp.Settings
+	Metrics *otlp.Settings
+}
+
+// Pipeline is jobtrace's telemetry: a tracer provider whose every span is
+// spooled to a local file, a forwarder that sends the spool to a collector,
+// and a meter provider.
+type Pipeline struct {
+	TracerProvider *sdktrace.TracerProvider
+	Meter          metric.Meter
+
+	mp        *sdkmetric.MeterProvider
+	spoolProc *spool.SpanProcessor
+	spoolPath string
+	fwd       *forward.Forwarder
+	fwdCancel context.CancelFunc
+	fwdDone   chan struct{}
+	endpoint  string
+	summary   *summaryProcessor
+}
+
+// NewPipeline sets up the telemetry with the spool in dir.
+func NewPipeline(dir string, res *sdkresource.Resource, exp ExportSettings, warn func(string), opts ...sdktrace.TracerProviderOption) (*Pipeline, error) {
+	otlp.RouteErrors(warn)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("output directory: %w", err)
+	}
+	p := &Pipeline{spoolPath: filepath.Join(dir, spool.TracesFile), summary: newSummaryProcessor()}
+	client := spool.NewTraceClient(p.spoolPath)
+	if err := client.Start(context.Background()); err != nil {
+		return nil, fmt.Errorf("spool: %w", err)
+	}
+	p.spoolProc = spool.NewSpanProcessor(client, spool.WithWarn(warn))
+	p.TracerProvider = sdktrace.NewTracerProvider(append([]sdktrace.TracerProviderOption{
+		sdktrace.WithResource(res),
+		sdktrace.WithSampler(spans.NewSampler()),
+		sdktrace.WithSpanProcessor(p.spoolProc),
+		sdktrace.WithSpanProcessor(p.summary),
+	}, opts...)...)
+	if exp.Traces != nil {
+		tc, err := otlp.NewTraceClient(*exp.Traces)
+		if err != nil {
+			return nil, fmt.Errorf("OTLP traces: %w", err)
+		}
+		p.endpoint = exp.Traces.Endpoint
+		if p.endpoint == "" {
+			p.endpoint = exp.Traces.TracesEndpoint
+		}
+		p.fwd = forward.New(p.spoolPath, tc, forward.Options{Timeout: exp.Traces.Timeout, Warn: warn})
+		client.OnAppend(func(int64, int) { p.fwd.Notify() })
+		ctx, cancel := context.WithCancel(context.Background())
+		p.fwdCancel = cancel
+		p.fwdDone = make(chan struct{})
+		go func() { defer close(p.fwdDone); p.fwd.Run(ctx) }()
+	}
+	if exp.Metrics != nil {
+		me, err := otlp.NewMetricExporter(context.Background(), *exp.Metrics)
+		if err != nil {
+			return nil, fmt.Errorf("OTLP metrics: %w", err)
+		}
+		p.mp = sdkmetric.NewMeterProvider(sdkmetric.WithResource(res),
+			sdkmetric.WithReader(sdkmetric.NewPeriodicReader(me, sdkmetric.WithInterval(MetricExportInterval))))
+		p.Meter = p.mp.Meter("jobtrace")
+	} else {
+		p.Meter = noop.NewMeterProvider().Meter("jobtrace")
+	}
+	return p, nil
+}
+
+// SpoolPath is the file every span is written to.
+func (p *Pipeline) SpoolPath() string { return p.spoolPath }
+
+// ShutdownResult is what the end of the pipeline achieved.
+type ShutdownResult struct {
+	Spans    int // spans written to the spool
+	Dropped  int // spans not written (queue bound)
+	Exported bool
+	Sent     int // spans delivered to the collector in this run
+	Pending  int // spans in the spool not delivered
+	Err      error
+	Took     time.Duration
+	Endpoint string
+}
+
+// Shutdown writes every span to the spool, then gives the forwarder and the
+// metric exporter until timeout to deliver what is left. When export is
+// false (the trace is not sampled) nothing is sent and the spool is marked
+// as not to be sent.
+func (p *Pipeline) Shutdown(timeout time.Duration, export bool) ShutdownResult {
+	start := time.Now()
+	var r ShutdownResult
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	// Spool first: local, fast, and what makes "nothing is lost" true.
+	flushCtx, flushCancel := context.WithTimeout(context.Background(), 5*time.Second)
+	if err := p.TracerProvider.Shutdown(flushCtx); err != nil {
+		r.Err = fmt.Errorf("spool: %w", err)
+	}
+	flushCancel()
+	st := p.spoolProc.Stats()
+	r.Spans, r.Dropped = int(st.Spans), int(st.Dropped)
+	r.Endpoint = p.endpoint
+	var wg sync.WaitGroup
+	var metricErr error
+	if p.mp != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := p.mp.Shutdown(ctx); err != nil && export {
+				metricErr = fmt.Errorf("metrics: %w", err)
+			}
+		}()
+	}
+	if p.fwd != nil {
+		p.fwdCancel()
+		<-p.fwdDone
+		if export {
+			r.Exported = true
+			fr := p.fwd.Finish(ctx)
+			r.Sent, r.Pending = fr.Sent, fr.Pending
+			if fr.Err != nil {
+				r.Err = errors.Join(r.Err, fr.Err)
+			}
+		} else if fi, err := os.Stat(p.spoolPath); err == nil {
+			_ = spool.WriteSent(p.spoolPath+spool.SentSuffix, fi.Size())
+		}
+	}
+	wg.Wait()
+	if metricErr != nil {
+		r.Err = errors.Join(r.Err, metricErr)
+	}
+	r.Took = time.Since(start)
+	return r
+}

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/jobtrace/jobtrace/agent"
+	"github.com/jobtrace/jobtrace/config"
+	"github.com/jobtrace/jobtrace/spans"
+	"github.com/jobtrace/jobtrace/spans/protocol"
+	"github.com/jobtrace/jobtrace/spans/socket"
+)
+
+const execExamples = `  jobtrace exec test -- go test ./...
+  jobtrace exec --attr suite=unit unit-tests -- make test
+  jobtrace exec upload -- aws s3 cp dist/ s3://bucket/ --recursive
+
+CMD runs as a child phase: inside 'jobtrace run' a child span of the
+innermost open phase; outside it, a span of the trace in TRACEPARENT (or of
+a new trace), exported with the OTEL_* settings. CMD gets TRACEPARENT set to
+that span. The exit code is CMD's (128+N if killed by signal N; 127 if not
+found, 126 if not executable).
+`
+
+func cmdExec(args []string) error {
+	fs := newFlagSet("exec", "jobtrace exec [flags] NAME -- CMD [ARGS...]", execExamples)
+	var attrs attrFlag
+	fs.Var(&attrs, "attr", "attribute `key=value` of the phase (repeatable)")
+	fl := config.BindFlags(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	rest := fs.Args()
+	if len(rest) == 0 {
+		return usagef("exec: NAME is missing (usage: jobtrace exec NAME -- CMD [ARGS...])")
+	}
+	name := rest[0]
+	argv := rest[1:]
+	if len(argv) > 0 && argv[0] == "--" {
+		argv = argv[1:]
+	}
+	if len(argv) == 0 {
+		return usagef("exec: no command given (usage: jobtrace exec NAME -- CMD [ARGS...])")
+	}
+	s, err := loadSettings(fl)
+	if err != nil {
+		return err
+	}
+	log := agent.NewLogger(os.Stderr)
+	if path := getenv(agent.EnvSocket); path != "" {
+		return execInRun(path, name, argv, attrs, s, log)
+	}
+	return execStandalone(name, argv, attrs, s, log)
+}
+
+func resultOf(code int, startErr error) string {
+	switch {
+	case startErr != nil:
+		return protocol.ResultError
+	case code > agent.ExitSignalBase && code <= agent.ExitSignalBase+64:
+		return protocol.ResultCancellation
+	case code != 0:
+		return protocol.ResultFailure
+	}
+	return protocol.ResultSuccess
+}
+
+// execInRun asks the enclosing 'jobtrace run' for the phase, so it nests
+// with the job's other phases, and runs CMD under it.
+func execInRun(path, name string, argv []string, attrs attrFlag, s settings, log *agent.Logger) error {
+	env := os.Environ()
+	c, err := socket.Dial(path)
+	var reply protocol.Reply
+	if err == nil {
+		defer c.Close()
+		begin := protocol.Msg{V: protocol.Version, Type: protocol.TypeBegin, Name: name, Syntax: "exec",
+			Parent: getenv("TRACEPARENT"),
+			Attrs:  append(attrs, semconv.ProcessExecutableName(filepath.Base(argv[0])))}
+		reply, err = c.Request(begin)
+	}
+	if err != nil {
+		log.Warn(fmt.Sprintf("%s: %v: running %s without a phase", agent.EnvSocket, err, name))
+	} else if reply.Traceparent != "" {
+		env = spans.MergeEnv(env, map[string]string{"TRACEPARENT": reply.Traceparent})
+	}
+	code, startErr := agent.RunChild(argv, env, s.cfg.GracePeriod, log)
+	code = startCode(code, startErr, log)
+	if c != nil && err == nil {
+		end := protocol.Msg{V: protocol.Version, Type: protocol.TypeEnd, Name: name, Syntax: "exec",
+			Result: resultOf(code, startErr), Attrs: []attribute.KeyValue{semconv.ProcessExitCode(code)}}
+		if _, err := c.Request(end); err != nil {
+			log.Warn(fmt.Sprintf("%s: %v", agent.EnvSocket, err))
+		}
+	}
+	return exitWith(code)
+}
+
+func startCode(code int, err error, log *agent.Logger) int {
+	if err == nil {
+		return code
+	}
+	log.Printf("%v", err)
+	var se *agent.StartError
+	if errors.As(err, &se) {
+		return se.Code
+	}
+	return 1
+}
+
+// execStandalone makes the span itself and exports it.
+func execStandalone(name string, argv []string, attrs attrFlag, s settings, log *agent.Logger) error {
+	sa, err := openStandalone(s, log)
+	if err != nil {
+		log.Warn(err.Error() + ": running without a span")
+		code, startErr := agent.RunChild(argv, os.Environ(), s.cfg.GracePeriod, log)
+		return exitWith(startCode(code, startErr, log))
+	}
+	tracer := sa.pipe.TracerProvider.Tracer("jobtrace")
+	ctx, sp := tracer.Start(s.parent(), name, trace.WithAttributes(append(attrs,
+		spans.AttrPhaseSource.String("exec"),
+		semconv.ProcessExecutableName(filepath.Base(argv[0])))...))
+	env := spans.MergeEnv(os.Environ(), spans.InjectEnv(ctx), spans.EnvKeys...)
+	code, startErr := agent.RunChild(argv, env, s.cfg.GracePeriod, log)
+	code = startCode(code, startErr, log)
+	result := resultOf(code, startErr)
+	sp.SetAttributes(semconv.ProcessExitCode(code), semconv.CICDPipelineTaskRunResultKey.String(result))
+	if result != protocol.ResultSuccess {
+		sp.SetStatus(codes.Error, fmt.Sprintf("%s exited with code %d", argv[0], code))
+	}
+	sp.End()
+	sa.close(sp.SpanContext().IsSampled())
+	return exitWith(code)
+}
+
+var _ = context.Background

@@ -1,0 +1,183 @@
+// Command jobtrace makes CI jobs observable the OpenTelemetry way: it wraps a
+// job, turns its phases into spans, and exports them over OTLP while always
+// writing local artifacts.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"strings"
+	"time"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = ""
+
+func jobtraceVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+// usageError is a bad command line: exit code 2 and a one-line reason.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
+// exitError carries an exit code without a message of its own.
+type exitError struct{ code int }
+
+func (e *exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+type command struct {
+	name    string
+	summary string
+	run     func(args []string) error
+}
+
+var commands []command
+
+func init() {
+	commands = []command{
+		{"run", "wrap a job: its phases become spans; artifacts in --out", cmdRun},
+		{"phase", "open or close a phase from inside a job (phase begin|end NAME)", cmdPhase},
+		{"event", "record an event on the current phase", cmdEvent},
+		{"counter", "add to a named counter", cmdCounter},
+		{"exec", "run one step as a child phase (exec NAME -- CMD...)", cmdExec},
+		{"replay", "send spooled spans that were not delivered to a collector", cmdReplay},
+		{"config", "print the effective configuration, secrets masked", cmdConfig},
+		{"version", "print jobtrace's version", cmdVersion},
+	}
+}
+
+const mainUsage = `jobtrace makes CI jobs observable the OpenTelemetry way.
+
+Usage:
+  jobtrace <command> [flags] [arguments]
+
+Commands:
+%s
+Examples:
+  jobtrace run -- ./ci/build.sh
+  jobtrace phase begin compile && make && jobtrace phase end compile
+  jobtrace exec test -- go test ./...
+  jobtrace replay jobtrace-out
+
+Run 'jobtrace <command> --help' for a command's flags and examples.
+Documentation: README.md and docs/ in jobtrace's source.
+`
+
+func printMainUsage(w io.Writer) {
+	var b strings.Builder
+	for _, c := range commands {
+		fmt.Fprintf(&b, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintf(w, mainUsage, b.String())
+}
+
+func main() {
+	start := time.Now()
+	runStart = start
+	os.Exit(dispatch(os.Args[1:]))
+}
+
+// runStart is when the process started, for the start-up span.
+var runStart time.Time
+
+func dispatch(args []string) int {
+	if len(args) == 0 {
+		printMainUsage(os.Stderr)
+		return 2
+	}
+	name := args[0]
+	switch name {
+	case "-h", "--help", "-help", "help":
+		if len(args) > 1 {
+			return dispatch([]string{args[1], "--help"})
+		}
+		printMainUsage(os.Stdout)
+		return 0
+	case "--version", "-version":
+		name = "version"
+	}
+	for _, c := range commands {
+		if c.name == name {
+			return exitCode(c.run(args[1:]))
+		}
+	}
+	fmt.Fprintf(os.Stderr, "jobtrace: unknown command %q (run 'jobtrace help' for the list)\n", name)
+	return 2
+}
+
+func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	fmt.Fprintf(os.Stderr, "jobtrace: %s\n", firstLine(err.Error()))
+	var ue *usageError
+	if errors.As(err, &ue) || isConfigError(err) {
+		return 2
+	}
+	return 1
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+// newFlagSet makes a flag set whose errors are returned as usage errors and
+// whose --help prints usage and examples.
+func newFlagSet(name, usage, examples string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {
+		w := os.Stdout
+		fmt.Fprintf(w, "Usage:\n  %s\n\nFlags:\n", usage)
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+		if examples != "" {
+			fmt.Fprintf(w, "\nExamples:\n%s", examples)
+		}
+	}
+	return fs
+}
+
+// parseFlags parses args, turning flag errors into one-line usage errors.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.Usage()
+			return flag.ErrHelp
+		}
+		return usagef("%s: %v (see 'jobtrace %s --help')", fs.Name(), err, fs.Name())
+	}
+	return nil
+}
+
+func cmdVersion(args []string) error {
+	fs := newFlagSet("version", "jobtrace version", "")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	fmt.Println("jobtrace", jobtraceVersion())
+	return nil
+}

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/jobtrace/jobtrace/agent"
+	"github.com/jobtrace/jobtrace/config"
+	"github.com/jobtrace/jobtrace/exporters/forward"
+	"github.com/jobtrace/jobtrace/exporters/otlp"
+	"github.com/jobtrace/jobtrace/exporters/spool"
+)
+
+const replayExamples = `  OTEL_EXPORTER_OTLP_ENDPOINT=http://collector:4318 jobtrace replay jobtrace-out
+  jobtrace replay --endpoint http://localhost:4318 --all ./artifacts/jobtrace-out
+
+Sends the spans in DIR/spans.otlp.jsonl that were not delivered yet (all of
+them with --all) with the same OTEL_* settings as 'jobtrace run', and
+records what was delivered in DIR/spans.otlp.jsonl.sent, so a second replay
+sends nothing twice. Exits 1 if any span could not be sent.
+`
+
+func cmdReplay(args []string) error {
+	fs := newFlagSet("replay", "jobtrace replay [flags] DIR", replayExamples)
+	all := fs.Bool("all", false, "send every span again, not only those not delivered yet")
+	fl := config.BindFlags(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usagef("replay: want one DIR (usage: jobtrace replay [flags] DIR)")
+	}
+	dir := fs.Arg(0)
+	if _, err := os.Stat(filepath.Join(dir, spool.TracesFile)); err != nil {
+		return usagef("replay: %s: no %s there", dir, spool.TracesFile)
+	}
+	s, err := loadSettings(fl)
+	if err != nil {
+		return err
+	}
+	exp := s.exportSettings()
+	if exp.Traces == nil {
+		return usagef("replay: no collector configured: set OTEL_EXPORTER_OTLP_ENDPOINT or --endpoint")
+	}
+	log := agent.NewLogger(os.Stderr)
+	otlp.RouteErrors(log.Warn)
+	client, err := otlp.NewTraceClient(*exp.Traces)
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	if err := client.Start(ctx); err != nil {
+		return err
+	}
+	res := forward.Replay(ctx, dir, client, *all)
+	stopCtx, cancel := context.WithTimeout(ctx, s.cfg.ExportTimeout)
+	defer cancel()
+	client.Stop(stopCtx)
+	log.Printf("sent %d spans to %s; %d pending", res.Sent, exp.Traces.TracesEndpoint, res.Pending)
+	if res.Err != nil || res.Pending > 0 {
+		reason := ""
+		if res.Err != nil {
+			reason = ": " + firstLine(res.Err.Error())
+		}
+		return fmt.Errorf("replay incomplete%s", reason)
+	}
+	return nil
+}

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"os"
+
+	"github.com/jobtrace/jobtrace/agent"
+	"github.com/jobtrace/jobtrace/config"
+)
+
+const runExamples = `  jobtrace run -- ./ci/build.sh
+  jobtrace run --name build --out /tmp/jt -- make -j4
+  OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318 jobtrace run -- ./ci/test.sh
+  jobtrace run --markers gitlab --export-timeout 5s -- ./ci/deploy.sh
+
+Inside the job, TRACEPARENT, TRACESTATE and BAGGAGE carry the job's trace
+context, JOBTRACE_SOCKET is the socket that 'jobtrace phase|event|exec' talk
+to, and JOBTRACE_MARKER_DIR is a directory where any process may append
+JSON-lines markers to a file of its own. See docs/markers.md.
+`
+
+func cmdRun(args []string) error {
+	fs := newFlagSet("run", "jobtrace run [flags] -- CMD [ARGS...]", runExamples)
+	fl := config.BindFlags(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	argv := fs.Args()
+	if len(argv) == 0 {
+		return usagef("run: no command given (usage: jobtrace run [flags] -- CMD [ARGS...])")
+	}
+	s, err := loadSettings(fl)
+	if err != nil {
+		return err
+	}
+	var logw *os.File
+	if s.cfg.Log != "" {
+		logw, err = os.OpenFile(s.cfg.Log, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		if err != nil {
+			return usagef("--log: %v", err)
+		}
+		defer logw.Close()
+	}
+	o := agent.Options{
+		Args:            argv,
+		Name:            s.taskName(argv),
+		Out:             s.cfg.Out,
+		ExportTimeout:   s.cfg.ExportTimeout,
+		GracePeriod:     s.cfg.GracePeriod,
+		RecordArgs:      s.cfg.RecordArgs,
+		Version:         jobtraceVersion(),
+		Scan:            s.scanOptions(),
+		Socket:          s.cfg.Markers.Socket,
+		MarkerDir:       s.cfg.Markers.MarkerDir,
+		MaxMessageBytes: s.cfg.Limits.MaxMessageBytes,
+		MaxMarkerFiles:  s.cfg.Limits.MaxMarkerFiles,
+		MaxSocketConns:  s.cfg.Limits.MaxSocketConns,
+		MaxOpenPhases:   s.cfg.Limits.MaxOpenPhases,
+		Resource:        s.resource(),
+		Export:          s.exportSettings(),
+		Parent:          s.parent(),
+		Env:             os.Environ(),
+		Stdin:           os.Stdin,
+		Stdout:          os.Stdout,
+		Stderr:          os.Stderr,
+		Start:           runStart,
+	}
+	if logw != nil {
+		o.Log = logw
+	}
+	return exitWith(agent.Run(o))
+}
+
+func exitWith(code int) error {
+	if code == 0 {
+		return nil
+	}
+	return &exitError{code}
+}

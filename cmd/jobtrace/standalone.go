@@ -1,0 +1,272 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/jobtrace/jobtrace/agent"
+	"github.com/jobtrace/jobtrace/exporters/spool"
+	"github.com/jobtrace/jobtrace/spans"
+	"github.com/jobtrace/jobtrace/spans/protocol"
+)
+
+// standaloneRun is the telemetry of one 'jobtrace phase|event|exec' outside
+// 'jobtrace run': spans are spooled to a private directory, sent with the
+// OTEL_* settings, and what was not delivered (everything, when no
+// collector is configured) is appended to the spool in --out, where
+// 'jobtrace replay' finds it.
+type standaloneRun struct {
+	s    settings
+	log  *agent.Logger
+	dir  string
+	pipe *agent.Pipeline
+}
+
+func openStandalone(s settings, log *agent.Logger, opts ...sdktrace.TracerProviderOption) (*standaloneRun, error) {
+	dir, err := os.MkdirTemp("", "jobtrace-spool-")
+	if err != nil {
+		return nil, err
+	}
+	pipe, err := agent.NewPipeline(dir, s.resource(), s.exportSettings(), log.Warn, opts...)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	return &standaloneRun{s: s, log: log, dir: dir, pipe: pipe}, nil
+}
+
+func (r *standaloneRun) close(sampled bool) {
+	res := r.pipe.Shutdown(r.s.cfg.ExportTimeout, sampled)
+	defer os.RemoveAll(r.dir)
+	if res.Exported && res.Pending == 0 && res.Err == nil {
+		return
+	}
+	n, err := keepPending(r.pipe.SpoolPath(), r.s.cfg.Out)
+	switch {
+	case err != nil:
+		r.log.Warn(fmt.Sprintf("spans could not be kept in %s: %v", r.s.cfg.Out, err))
+	case res.Exported && n > 0:
+		r.log.Warn(fmt.Sprintf("export failed; %d spans kept in %s: send them with `jobtrace replay %s`", n, filepath.Join(r.s.cfg.Out, spool.TracesFile), r.s.cfg.Out))
+	}
+}
+
+// keepPending appends the lines of the spool at src that were not delivered
+// to the spool in dir.
+func keepPending(src, dir string) (int, error) {
+	sent, err := spool.ReadSent(src + spool.SentSuffix)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		sent = 0
+	}
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return 0, err
+	}
+	if sent > int64(len(data)) {
+		sent = 0
+	}
+	pending := data[sent:]
+	if len(pending) == 0 {
+		return 0, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 0, err
+	}
+	f, err := os.OpenFile(filepath.Join(dir, spool.TracesFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	// One write: O_APPEND keeps concurrent writers' lines whole.
+	if _, err := f.Write(pending); err != nil {
+		return 0, err
+	}
+	return bytes.Count(pending, []byte("\n")), nil
+}
+
+// phaseState is what 'phase begin' leaves for 'phase end' outside a run.
+type phaseState struct {
+	TraceID string            `json:"trace_id"`
+	SpanID  string            `json:"span_id"`
+	Parent  string            `json:"parent,omitempty"` // traceparent of the parent, if any
+	Start   time.Time         `json:"start"`
+	Attrs   map[string]string `json:"attrs,omitempty"`
+}
+
+// stateDir holds standalone phases between begin and end: private to the
+// user, as the attributes may be.
+func stateDir() (string, error) {
+	dir := getenv("JOBTRACE_STATE_DIR")
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "jobtrace-state-"+strconv.Itoa(os.Getuid()))
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+func stateFile(dir, traceparent, name string) string {
+	h := sha256.Sum256([]byte(traceparent + "\x00" + name))
+	return filepath.Join(dir, hex.EncodeToString(h[:10])+".json")
+}
+
+// fixedIDs makes the SDK use ids chosen beforehand: the span begun by one
+// process and ended by another keeps the id its children already use.
+type fixedIDs struct {
+	traceID trace.TraceID
+	spanID  trace.SpanID
+}
+
+func (f fixedIDs) NewIDs(context.Context) (trace.TraceID, trace.SpanID) { return f.traceID, f.spanID }
+func (f fixedIDs) NewSpanID(context.Context, trace.TraceID) trace.SpanID {
+	return f.spanID
+}
+
+func standalone(m protocol.Msg) error {
+	s, err := loadSettings(nil)
+	if err != nil {
+		return err
+	}
+	log := agent.NewLogger(os.Stderr)
+	parent := s.parent()
+	tp := spans.Traceparent(trace.SpanContextFromContext(parent))
+	switch m.Type {
+	case protocol.TypeBegin:
+		return standaloneBegin(m, tp)
+	case protocol.TypeEnd:
+		return standaloneEnd(s, log, m, tp)
+	case protocol.TypeEvent:
+		sa, err := openStandalone(s, log)
+		if err != nil {
+			return err
+		}
+		_, sp := sa.pipe.TracerProvider.Tracer("jobtrace").Start(parent, m.Name,
+			trace.WithAttributes(spans.AttrPhaseSource.String("event")))
+		sp.AddEvent(m.Name, trace.WithAttributes(m.Attrs...))
+		sp.End()
+		sa.close(sp.SpanContext().IsSampled())
+		return nil
+	case protocol.TypeCounter:
+		sa, err := openStandalone(s, log)
+		if err != nil {
+			return err
+		}
+		ctr, err := sa.pipe.Meter.Float64Counter(spans.CounterPrefix + m.Name)
+		if err == nil {
+			ctr.Add(context.Background(), m.Value)
+		}
+		if s.exportSettings().Metrics == nil {
+			log.Warn("counter outside 'jobtrace run' with no collector configured: not recorded")
+		}
+		sa.close(true)
+		return nil
+	}
+	return fmt.Errorf("unsupported message type %q", m.Type)
+}
+
+func standaloneBegin(m protocol.Msg, parentTP string) error {
+	dir, err := stateDir()
+	if err != nil {
+		return err
+	}
+	st := phaseState{Parent: parentTP, Start: m.Time, Attrs: map[string]string{}}
+	var sid trace.SpanID
+	var tid trace.TraceID
+	rand.Read(sid[:])
+	if sc, ok := parseTraceparent(parentTP); ok {
+		tid = sc.TraceID()
+	} else {
+		rand.Read(tid[:])
+	}
+	st.TraceID, st.SpanID = tid.String(), sid.String()
+	for _, kv := range m.Attrs {
+		st.Attrs[string(kv.Key)] = kv.Value.Emit()
+	}
+	data, _ := json.Marshal(st)
+	return os.WriteFile(stateFile(dir, parentTP, m.Name), data, 0o600)
+}
+
+func standaloneEnd(s settings, log *agent.Logger, m protocol.Msg, parentTP string) error {
+	dir, err := stateDir()
+	if err != nil {
+		return err
+	}
+	path := stateFile(dir, parentTP, m.Name)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		log.Warn(fmt.Sprintf("end of phase %q, but no phase of that name was begun here: ignored", m.Name))
+		return nil
+	}
+	os.Remove(path)
+	var st phaseState
+	if err := json.Unmarshal(data, &st); err != nil {
+		return fmt.Errorf("phase state %s: %v", path, err)
+	}
+	var ids fixedIDs
+	if _, err := hex.Decode(ids.traceID[:], []byte(st.TraceID)); err != nil {
+		return fmt.Errorf("phase state %s: bad trace id", path)
+	}
+	if _, err := hex.Decode(ids.spanID[:], []byte(st.SpanID)); err != nil {
+		return fmt.Errorf("phase state %s: bad span id", path)
+	}
+	sa, err := openStandalone(s, log, sdktrace.WithIDGenerator(ids))
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	if sc, ok := parseTraceparent(st.Parent); ok {
+		ctx = trace.ContextWithRemoteSpanContext(ctx, sc)
+	}
+	attrs := []attribute.KeyValue{spans.AttrPhaseSource.String("standalone")}
+	for k, v := range st.Attrs {
+		attrs = append(attrs, attribute.String(k, v))
+	}
+	_, sp := sa.pipe.TracerProvider.Tracer("jobtrace").Start(ctx, m.Name,
+		trace.WithTimestamp(st.Start), trace.WithAttributes(attrs...))
+	result := m.Result
+	if result == "" {
+		result = protocol.ResultSuccess
+	}
+	sp.SetAttributes(append(m.Attrs, semconv.CICDPipelineTaskRunResultKey.String(result))...)
+	switch result {
+	case protocol.ResultFailure, protocol.ResultError, protocol.ResultTimeout:
+		sp.SetStatus(codes.Error, "phase ended with result "+result)
+	}
+	sp.End(trace.WithTimestamp(m.Time))
+	sa.close(sp.SpanContext().IsSampled())
+	return nil
+}
+
+func parseTraceparent(tp string) (trace.SpanContext, bool) {
+	if tp == "" {
+		return trace.SpanContext{}, false
+	}
+	ctx := spans.ExtractEnv(context.Background(), func(k string) string {
+		if k == "TRACEPARENT" {
+			return tp
+		}
+		return ""
+	})
+	sc := trace.SpanContextFromContext(ctx)
+	return sc, sc.IsValid()
+}
+
+var _ = io.Discard

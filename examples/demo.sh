@@ -1,0 +1,37 @@
+#!/bin/sh
+# A small CI job that marks its phases in every way jobtrace understands.
+# Run it with:  go run ./cmd/jobtrace run -- ./examples/demo.sh
+set -e
+
+now() { date +%s.%N 2>/dev/null || date +%s; }
+
+# 1. Marker lines in the job's output.
+echo "BEGIN_PHASE checkout"
+sleep 0.2
+echo "checked out $(uname -n)"
+echo "END_PHASE checkout"
+
+# GitHub Actions groups.
+echo "::group::Build"
+
+# 2. The socket: 'jobtrace phase|event' inside 'jobtrace run'.
+jobtrace phase begin compile --attr lang=c
+sleep 0.3
+jobtrace event cache-miss --attr key=deps
+jobtrace phase end compile
+
+# 3. The marker dir: any process appends JSON lines to a file of its own.
+echo "{\"v\":1,\"type\":\"begin\",\"name\":\"link\",\"ts\":$(now)}" >> "$JOBTRACE_MARKER_DIR/$$.jsonl"
+sleep 0.1
+echo "{\"v\":1,\"type\":\"end\",\"name\":\"link\",\"ts\":$(now)}" >> "$JOBTRACE_MARKER_DIR/$$.jsonl"
+sleep 0.3 # the marker dir is read every 200 ms
+echo "::endgroup::"
+
+# GitLab CI sections carry their own timestamps.
+printf '\033[0Ksection_start:%s:tests\r\033[0KRunning the tests\n' "$(date +%s)"
+# One step as a child phase; the step sees TRACEPARENT of its own span.
+jobtrace exec unit-tests -- sh -c 'sleep 0.2; echo "unit tests passed (TRACEPARENT=$TRACEPARENT)"'
+# A step that fails, but does not fail the job.
+jobtrace exec flaky-check -- sh -c 'echo "flaky check failed" >&2; exit 3' || true
+printf '\033[0Ksection_end:%s:tests\r\033[0K\n' "$(date +%s)"
+echo "done"
