@@ -1,0 +1,418 @@
+// Package forward uploads the span spool to a collector.
+//
+// The spool file (see package exporters/spool) is the export queue. A
+// Forwarder reads it from the offset kept in <spool>.sent, uploads each line
+// with an OTLP client, and moves the offset past a line only once the
+// collector accepted it. A failed upload leaves the offset where it is and is
+// retried after a backoff, so a dead collector loses nothing and a
+// recovered one receives every line once, in order.
+//
+// At the end of a job the agent cancels Run's context and calls Finish with a
+// context whose deadline is the export timeout: Finish makes one last pass
+// and gives up at the deadline, whatever the collector does, leaving the rest
+// for `jobtrace replay`, which calls Replay.
+//
+// Spans the job recorded under a parent that was not sampled are written to
+// the spool (they are local artifacts) but never uploaded: their W3C sampled
+// flag, kept in the OTLP span's flags, is honoured here.
+package forward
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+
+	"github.com/jobtrace/jobtrace/exporters/spool"
+)
+
+// Defaults for zero Options fields.
+const (
+	// DefaultTimeout bounds one upload; it equals the default export
+	// timeout, the most a job's end may wait for a collector.
+	DefaultTimeout = 3 * time.Second
+	// DefaultRetryMin is the first wait after a failed upload. A collector
+	// restarting takes about a second; a short first wait catches it
+	// without hammering a dead one, since the wait doubles on each failure.
+	DefaultRetryMin = 250 * time.Millisecond
+	// DefaultRetryMax caps the wait between attempts, so a collector that
+	// comes back is used again within this long.
+	DefaultRetryMax = 10 * time.Second
+)
+
+// Options tune a Forwarder. Zero fields take the defaults above.
+type Options struct {
+	Timeout            time.Duration // per upload attempt
+	RetryMin, RetryMax time.Duration // backoff between failed attempts, doubling from min to max
+	Warn               func(string)  // where failures are reported; nil discards them
+}
+
+// Result says what was delivered.
+type Result struct {
+	Sent    int   // spans delivered
+	Pending int   // spans in the spool not delivered yet
+	Lines   int   // spool lines delivered
+	Err     error // why spans are pending, or lines that could not be read
+}
+
+// errInterrupted stops a pass between two lines when Run's context ends.
+var errInterrupted = errors.New("forward: interrupted")
+
+// Forwarder uploads new spool lines as they are appended.
+type Forwarder struct {
+	path   string
+	client otlptrace.Client
+	opts   Options
+	notify chan struct{}
+	done   chan struct{} // closed by Finish
+
+	abortCtx context.Context // cancelled to stop an upload Run has in flight
+	abort    context.CancelFunc
+
+	mu          sync.Mutex // held for a whole pass; guards what follows
+	loaded      bool       // offset read from the .sent file
+	offset      int64      // end of the last line delivered or skipped
+	written     int64      // offset last written to the .sent file
+	floor       int64      // the .sent file never goes below this
+	started     bool       // client started
+	finished    bool
+	failing     bool
+	sent, lines int
+	warned      map[int64]bool // bad lines already reported, by offset
+	sentWarned  bool
+}
+
+// New returns a forwarder for the spool at spoolPath. It takes ownership of
+// client: it starts it before the first upload and stops it in Finish.
+func New(spoolPath string, client otlptrace.Client, opts Options) *Forwarder {
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	if opts.RetryMin <= 0 {
+		opts.RetryMin = DefaultRetryMin
+	}
+	if opts.RetryMax < opts.RetryMin {
+		opts.RetryMax = max(DefaultRetryMax, opts.RetryMin)
+	}
+	if opts.Warn == nil {
+		opts.Warn = func(string) {}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Forwarder{
+		path:     spoolPath,
+		client:   client,
+		opts:     opts,
+		notify:   make(chan struct{}, 1),
+		done:     make(chan struct{}),
+		abortCtx: ctx,
+		abort:    cancel,
+		warned:   map[int64]bool{},
+	}
+}
+
+// Notify tells Run that lines were appended. It never blocks.
+func (f *Forwarder) Notify() {
+	select {
+	case f.notify <- struct{}{}:
+	default:
+	}
+}
+
+// Run uploads new lines whenever Notify is called, until ctx ends or Finish
+// is called. After a failed upload it waits (RetryMin doubling up to
+// RetryMax) and tries again from the same line. An upload in flight when ctx
+// ends is left to finish within its timeout, so a collector that was about
+// to accept it does not get it twice; Finish cuts it short if its own
+// deadline comes first.
+func (f *Forwarder) Run(ctx context.Context) {
+	var delay time.Duration
+	for {
+		f.mu.Lock()
+		if f.finished || ctx.Err() != nil {
+			f.mu.Unlock()
+			return
+		}
+		bad, err := f.pass(f.abortCtx, ctx)
+		f.reportBad(bad, false)
+		failed := f.noteResult(err)
+		f.mu.Unlock()
+
+		if failed {
+			delay = min(max(2*delay, f.opts.RetryMin), f.opts.RetryMax)
+			t := time.NewTimer(delay)
+			select {
+			case <-t.C:
+				continue
+			case <-ctx.Done():
+			case <-f.done:
+			}
+			t.Stop()
+			return
+		}
+		delay = 0
+		select {
+		case <-f.notify:
+		case <-ctx.Done():
+			return
+		case <-f.done:
+			return
+		}
+	}
+}
+
+// Finish makes one last pass bounded by ctx, records the offset reached in
+// the .sent file, stops the client and returns what was delivered since New
+// and what is still pending. Call it after cancelling Run's context; when
+// ctx ends, an upload Run still has in flight is cancelled too, so Finish
+// returns by ctx's deadline whatever the collector does.
+func (f *Forwarder) Finish(ctx context.Context) Result {
+	stop := context.AfterFunc(ctx, f.abort)
+	defer stop()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.finished {
+		return Result{Sent: f.sent, Lines: f.lines, Pending: f.pending(), Err: errors.New("forward: Finish called twice")}
+	}
+	f.finished = true
+	close(f.done)
+
+	err := ctx.Err()
+	if err == nil {
+		var bad []*spool.LineError
+		bad, err = f.pass(ctx, ctx)
+		f.reportBad(bad, true)
+		f.noteResult(err)
+	}
+	f.abort()
+	f.saveOffset()
+	f.stopClient(ctx)
+	r := Result{Sent: f.sent, Lines: f.lines, Pending: f.pending()}
+	if r.Pending > 0 {
+		r.Err = err
+		if r.Err == nil {
+			r.Err = errors.New("forward: spans left undelivered")
+		}
+	}
+	return r
+}
+
+// Replay uploads the spool in dir (the file spool.TracesFile) with client:
+// the lines past the .sent offset, or every line when all is true. It starts
+// and stops client. It stops at the first failed upload, so that what was
+// not delivered stays after the offset for the next replay. Result.Err also
+// reports lines that could not be read.
+func Replay(ctx context.Context, dir string, client otlptrace.Client, all bool) Result {
+	path := filepath.Join(dir, spool.TracesFile)
+	if _, err := os.Stat(path); err != nil {
+		return Result{Err: fmt.Errorf("replay: %w", err)}
+	}
+	f := New(path, client, Options{})
+	defer f.abort()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.finished = true
+	var errs []error
+	off, err := spool.ReadSent(path)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	f.loaded, f.offset, f.written = true, off, off
+	if all {
+		f.offset, f.floor = 0, off
+	}
+	bad, err := f.pass(ctx, ctx)
+	for _, b := range bad {
+		errs = append(errs, b)
+	}
+	f.saveOffset()
+	f.stopClient(ctx)
+	if f.sentWarned {
+		errs = append(errs, fmt.Errorf("replay: could not record the offset in %s", path+spool.SentSuffix))
+	}
+	r := Result{Sent: f.sent, Lines: f.lines, Pending: f.pending()}
+	r.Err = errors.Join(append([]error{err}, errs...)...)
+	return r
+}
+
+// pass uploads the lines after the offset, in order, until the end of the
+// file or the first failure. Uploads run under upCtx; live is checked between
+// lines. It returns the failure and the lines that could not be read.
+func (f *Forwarder) pass(upCtx, live context.Context) ([]*spool.LineError, error) {
+	if !f.loaded {
+		off, err := spool.ReadSent(f.path)
+		if err != nil {
+			f.opts.Warn(fmt.Sprintf("export: %v; sending the spool from its start", err))
+		}
+		f.loaded, f.offset, f.written = true, off, off
+	}
+	st, err := os.Stat(f.path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() < f.offset {
+		f.opts.Warn(fmt.Sprintf("export: %s is shorter than its sent offset %d; sending it from its start", filepath.Base(f.path), f.offset))
+		f.offset, f.floor = 0, 0
+	}
+	if st.Size() == f.offset {
+		return nil, nil
+	}
+	if !f.started {
+		if err := f.client.Start(upCtx); err != nil {
+			return nil, fmt.Errorf("export: start client: %w", err)
+		}
+		f.started = true
+	}
+
+	var upErr error
+	rerr := spool.ReadLines(f.path, f.offset, func(req *coltracepb.ExportTraceServiceRequest, _ int, end int64) error {
+		if err := live.Err(); err != nil {
+			return errInterrupted
+		}
+		rss, n := sampledOnly(req.ResourceSpans)
+		if n > 0 {
+			ctx, cancel := context.WithTimeout(upCtx, f.opts.Timeout)
+			err := f.client.UploadTraces(ctx, rss)
+			cancel()
+			if err != nil {
+				upErr = err
+				return err
+			}
+			f.sent += n
+			f.lines++
+		}
+		f.offset = end
+		f.saveOffset()
+		return nil
+	})
+	bad := spool.LineErrors(rerr)
+	if upErr == nil && rerr != nil && !errors.Is(rerr, errInterrupted) && len(bad) == 0 {
+		upErr = rerr
+	}
+	return bad, upErr
+}
+
+// noteResult reports the start and end of a run of failed uploads, and
+// returns whether err is a failure to retry.
+func (f *Forwarder) noteResult(err error) bool {
+	if err == nil || errors.Is(err, errInterrupted) {
+		if f.failing && err == nil {
+			f.opts.Warn("export: collector reachable again; delivering the spool")
+		}
+		f.failing = f.failing && err != nil
+		return false
+	}
+	if !f.failing {
+		f.opts.Warn(fmt.Sprintf("export: %v; spans stay in %s and are retried", err, filepath.Base(f.path)))
+	}
+	f.failing = true
+	return true
+}
+
+// reportBad warns once about each unreadable line. A torn last line is only
+// reported at the end: while the job runs it may be a line being written.
+func (f *Forwarder) reportBad(bad []*spool.LineError, final bool) {
+	for _, b := range bad {
+		if f.warned[b.Offset] || (!final && errors.Is(b, spool.ErrTorn)) {
+			continue
+		}
+		f.warned[b.Offset] = true
+		f.opts.Warn(fmt.Sprintf("export: skipped %v", b))
+	}
+}
+
+// saveOffset records the offset in the .sent file when it moved.
+func (f *Forwarder) saveOffset() {
+	off := max(f.offset, f.floor)
+	if !f.loaded || off == f.written {
+		return
+	}
+	if err := spool.WriteSent(f.path, off); err != nil {
+		if !f.sentWarned {
+			f.opts.Warn(fmt.Sprintf("export: %v (a replay may send some spans again)", err))
+		}
+		f.sentWarned = true
+		return
+	}
+	f.written = off
+}
+
+func (f *Forwarder) stopClient(ctx context.Context) {
+	if !f.started {
+		return
+	}
+	f.started = false
+	// Nothing is in flight (f.mu is held), so stopping is quick; a done ctx
+	// still closes the connections.
+	_ = f.client.Stop(ctx)
+}
+
+// pending counts the sampled spans after the offset.
+func (f *Forwarder) pending() int {
+	n := 0
+	_ = spool.ReadLines(f.path, f.offset, func(req *coltracepb.ExportTraceServiceRequest, _ int, _ int64) error {
+		_, k := sampledOnly(req.ResourceSpans)
+		n += k
+		return nil
+	})
+	return n
+}
+
+// Span flag bits from the OTLP proto: the low byte holds the W3C trace
+// flags, and the SDK always sets the "has is_remote" bit, which tells a span
+// whose flags were filled in from one that carries none.
+const (
+	flagSampled  = 0x01
+	flagsWritten = uint32(tracepb.SpanFlags_SPAN_FLAGS_CONTEXT_HAS_IS_REMOTE_MASK)
+)
+
+func sampled(s *tracepb.Span) bool {
+	return s.Flags&flagsWritten == 0 || s.Flags&flagSampled != 0
+}
+
+// sampledOnly returns rss without the spans that were not sampled, and how
+// many spans are left. The input is reused when nothing is removed.
+func sampledOnly(rss []*tracepb.ResourceSpans) ([]*tracepb.ResourceSpans, int) {
+	total, kept := 0, 0
+	for _, rs := range rss {
+		for _, ss := range rs.ScopeSpans {
+			for _, s := range ss.Spans {
+				total++
+				if sampled(s) {
+					kept++
+				}
+			}
+		}
+	}
+	if kept == total {
+		return rss, total
+	}
+	var out []*tracepb.ResourceSpans
+	for _, rs := range rss {
+		var scopes []*tracepb.ScopeSpans
+		for _, ss := range rs.ScopeSpans {
+			var spans []*tracepb.Span
+			for _, s := range ss.Spans {
+				if sampled(s) {
+					spans = append(spans, s)
+				}
+			}
+			if len(spans) > 0 {
+				scopes = append(scopes, &tracepb.ScopeSpans{Scope: ss.Scope, SchemaUrl: ss.SchemaUrl, Spans: spans})
+			}
+		}
+		if len(scopes) > 0 {
+			out = append(out, &tracepb.ResourceSpans{Resource: rs.Resource, SchemaUrl: rs.SchemaUrl, ScopeSpans: scopes})
+		}
+	}
+	return out, kept
+}
