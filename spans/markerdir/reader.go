@@ -1,0 +1,328 @@
+package markerdir
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/jobtrace/jobtrace/spans/protocol"
+)
+
+// Defaults for Options fields left at zero.
+const (
+	// DefaultInterval is the poll period. Phases shorter than this still
+	// get their own timestamps if the writer sets "ts"; without it, a
+	// begin or end is at most this late.
+	DefaultInterval = 200 * time.Millisecond
+	// DefaultMaxFiles bounds the files followed at once: one per writing
+	// process is the intended use, and a job with more than a thousand
+	// marker-writing processes alive at once is a runaway loop.
+	DefaultMaxFiles = 1024
+	// DefaultMaxMessageBytes bounds one line, as for the socket.
+	DefaultMaxMessageBytes = 64 << 10
+)
+
+// Suffix is the file name ending the Reader reads.
+const Suffix = ".jsonl"
+
+// maxIgnored bounds the names of ignored files remembered so that each is
+// reported once; a directory filled with junk cannot grow the map further.
+const maxIgnored = 4096
+
+// Options tunes a Reader. Zero fields take the defaults above.
+type Options struct {
+	Interval        time.Duration
+	MaxFiles        int
+	MaxMessageBytes int
+	Warn            func(string) // nil: warnings are only counted
+}
+
+// Stats counts what a Reader saw.
+type Stats struct {
+	Files        uint64 // .jsonl files followed
+	Messages     uint64 // messages passed to the handler
+	Rejected     uint64 // malformed lines dropped
+	TooLong      uint64 // lines over MaxMessageBytes dropped
+	IgnoredFiles uint64 // entries not followed: wrong name, not a regular file, over MaxFiles
+}
+
+// file is what the Reader knows of one followed file.
+type file struct {
+	off      int64       // bytes consumed: up to the end of the last complete line
+	size     int64       // size at the last read, to skip unchanged files
+	line     int         // lines consumed, for warnings
+	skipping bool        // inside a line over the limit, dropping up to its newline
+	info     os.FileInfo // identity of the file read, to notice a replaced one
+	seen     uint64      // poll generation that last listed it
+}
+
+// Reader follows the *.jsonl files of one directory.
+type Reader struct {
+	dir      string
+	h        func(protocol.Msg)
+	interval time.Duration
+	maxFiles int
+	maxMsg   int
+	warn     *protocol.Warner
+
+	files   map[string]*file
+	ignored map[string]uint64 // name → poll generation that last listed it
+	gen     uint64
+	buf     []byte
+	dirErr  bool // the directory could not be read at the last poll
+
+	nFiles, messages, rejected, tooLong, nIgnored atomic.Uint64
+}
+
+// New returns a Reader of dir that passes each message to h. Run, Final
+// and h all run on the caller's goroutine, one at a time.
+func New(dir string, h func(m protocol.Msg), opts Options) *Reader {
+	r := &Reader{
+		dir:      dir,
+		h:        h,
+		interval: opts.Interval,
+		maxFiles: opts.MaxFiles,
+		maxMsg:   opts.MaxMessageBytes,
+		warn:     protocol.NewWarner("marker dir: ", opts.Warn, protocol.DefaultVerbatim),
+		files:    make(map[string]*file),
+		ignored:  make(map[string]uint64),
+	}
+	if r.interval <= 0 {
+		r.interval = DefaultInterval
+	}
+	if r.maxFiles <= 0 {
+		r.maxFiles = DefaultMaxFiles
+	}
+	if r.maxMsg <= 0 {
+		r.maxMsg = DefaultMaxMessageBytes
+	}
+	// Room for one whole line plus more, so that each read makes progress.
+	r.buf = make([]byte, r.maxMsg+1+32<<10)
+	return r
+}
+
+// Run polls the directory every Interval until ctx is done.
+func (r *Reader) Run(ctx context.Context) {
+	t := time.NewTicker(r.interval)
+	defer t.Stop()
+	for {
+		r.poll(false)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Final reads everything once more, last lines without a newline included,
+// and reports suppressed warnings. Call it after Run has returned.
+func (r *Reader) Final() {
+	r.poll(true)
+	r.warn.Flush()
+}
+
+// Stats returns the counts so far; it may be called from any goroutine.
+func (r *Reader) Stats() Stats {
+	return Stats{
+		Files:        r.nFiles.Load(),
+		Messages:     r.messages.Load(),
+		Rejected:     r.rejected.Load(),
+		TooLong:      r.tooLong.Load(),
+		IgnoredFiles: r.nIgnored.Load(),
+	}
+}
+
+func (r *Reader) poll(final bool) {
+	entries, err := os.ReadDir(r.dir)
+	if err != nil {
+		if !r.dirErr {
+			r.warn.Warnf("%v", err)
+		}
+		r.dirErr = true
+		return
+	}
+	r.dirErr = false
+	r.gen++
+	// Forget entries that are gone first, so that their places count as
+	// free; a new file of the same name starts anew.
+	for _, e := range entries {
+		name := e.Name()
+		if f := r.files[name]; f != nil {
+			f.seen = r.gen
+		} else if _, ok := r.ignored[name]; ok {
+			r.ignored[name] = r.gen
+		}
+	}
+	for name, f := range r.files {
+		if f.seen != r.gen {
+			delete(r.files, name)
+		}
+	}
+	for name, g := range r.ignored {
+		if g != r.gen {
+			delete(r.ignored, name)
+		}
+	}
+	for _, e := range entries {
+		name := e.Name()
+		f := r.files[name]
+		if f == nil {
+			if _, ok := r.ignored[name]; ok {
+				continue
+			}
+			if why := r.check(e); why != "" {
+				r.ignore(name, why)
+				continue
+			}
+			f = &file{seen: r.gen}
+			r.files[name] = f
+			r.nFiles.Add(1)
+		}
+		r.follow(name, e, f, final)
+	}
+}
+
+// check returns why a new directory entry is not followed, or "".
+func (r *Reader) check(e fs.DirEntry) string {
+	switch t := e.Type(); {
+	case !strings.HasSuffix(e.Name(), Suffix):
+		return "not a " + Suffix + " file"
+	case t&fs.ModeSymlink != 0:
+		// Links are not followed: one could point anywhere the agent can
+		// read, and its contents would end up in exported telemetry.
+		return "a symbolic link"
+	case t.IsDir():
+		return "a directory"
+	case !t.IsRegular():
+		return "not a regular file"
+	case len(r.files) >= r.maxFiles:
+		return "over the limit of files followed at once"
+	}
+	return ""
+}
+
+func (r *Reader) ignore(name, why string) {
+	if len(r.ignored) >= maxIgnored {
+		return
+	}
+	r.ignored[name] = r.gen
+	r.nIgnored.Add(1)
+	r.warn.Warnf("ignoring %q: %s", name, why)
+}
+
+// follow reads what was appended to one file since the last poll.
+func (r *Reader) follow(name string, e fs.DirEntry, f *file, final bool) {
+	if !final && f.info != nil {
+		// Unchanged size: nothing to read. The listing's information is
+		// cheap (lstat, or none at all on Windows) next to an open.
+		if li, err := e.Info(); err == nil && li.Size() == f.size {
+			return
+		}
+	}
+	fh, err := openNoFollow(filepath.Join(r.dir, name))
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			r.warn.Warnf("%s: %v", name, err)
+		}
+		return
+	}
+	defer fh.Close()
+	info, err := fh.Stat()
+	if err != nil {
+		r.warn.Warnf("%s: %v", name, err)
+		return
+	}
+	if !info.Mode().IsRegular() {
+		// Swapped for something else since the listing.
+		delete(r.files, name)
+		r.ignore(name, "not a regular file")
+		return
+	}
+	switch {
+	case f.info != nil && !os.SameFile(f.info, info):
+		r.warn.Warnf("%s was replaced: reading it from the start", name)
+		*f = file{seen: f.seen}
+	case info.Size() < f.off:
+		r.warn.Warnf("%s shrank from %d to %d bytes: reading it from the start", name, f.off, info.Size())
+		*f = file{seen: f.seen}
+	}
+	f.info = info
+	f.size = info.Size()
+	r.read(name, fh, f, final)
+}
+
+// read consumes the complete lines after f.off, and with final also a last
+// line without newline.
+func (r *Reader) read(name string, fh *os.File, f *file, final bool) {
+	for {
+		n, err := fh.ReadAt(r.buf, f.off)
+		data := r.buf[:n]
+		pos := 0
+		for {
+			i := bytes.IndexByte(data[pos:], '\n')
+			if i < 0 {
+				break
+			}
+			line := data[pos : pos+i]
+			pos += i + 1
+			f.line++
+			switch {
+			case f.skipping:
+				f.skipping = false
+			case len(line) > r.maxMsg:
+				r.tooLongLine(name, f.line, line)
+			default:
+				r.message(name, f.line, line)
+			}
+		}
+		rest := data[pos:]
+		switch {
+		case f.skipping:
+			pos = n
+		case len(rest) > r.maxMsg:
+			r.tooLongLine(name, f.line+1, rest)
+			f.skipping = true
+			pos = n
+		case err != nil && final && len(rest) > 0:
+			f.line++
+			r.message(name, f.line, rest)
+			pos = n
+		}
+		f.off += int64(pos)
+		if err != nil {
+			if err != io.EOF {
+				r.warn.Warnf("%s: %v", name, err)
+			}
+			return
+		}
+	}
+}
+
+func (r *Reader) tooLongLine(name string, n int, line []byte) {
+	r.tooLong.Add(1)
+	r.warn.Warnf("%s line %d: longer than %d bytes, dropped: %s", name, n, r.maxMsg, protocol.Excerpt(line, 80))
+}
+
+func (r *Reader) message(name string, n int, line []byte) {
+	if len(bytes.TrimSpace(line)) == 0 {
+		return
+	}
+	m, err := protocol.Parse(line)
+	if err != nil {
+		r.rejected.Add(1)
+		r.warn.Warnf("%s line %d: %v: %s", name, n, err, protocol.Excerpt(line, 120))
+		return
+	}
+	m.Syntax = protocol.SyntaxMarkerDir
+	m.Ack = false
+	r.messages.Add(1)
+	r.h(m)
+}
