@@ -152,7 +152,7 @@ func (p *Pipeline) Shutdown(timeout time.Duration, export bool) ShutdownResult {
 				r.Err = errors.Join(r.Err, fr.Err)
 			}
 		} else if fi, err := os.Stat(p.spoolPath); err == nil {
-			_ = spool.WriteSent(p.spoolPath+spool.SentSuffix, fi.Size())
+			_ = spool.WriteSent(p.spoolPath, fi.Size())
 		}
 	}
 	wg.Wait()

@@ -50,14 +50,7 @@ func cmdReplay(args []string) error {
 	if err != nil {
 		return err
 	}
-	ctx := context.Background()
-	if err := client.Start(ctx); err != nil {
-		return err
-	}
-	res := forward.Replay(ctx, dir, client, *all)
-	stopCtx, cancel := context.WithTimeout(ctx, s.cfg.ExportTimeout)
-	defer cancel()
-	client.Stop(stopCtx)
+	res := forward.Replay(context.Background(), dir, client, *all)
 	log.Printf("sent %d spans to %s; %d pending", res.Sent, exp.Traces.TracesEndpoint, res.Pending)
 	if res.Err != nil || res.Pending > 0 {
 		reason := ""

@@ -71,7 +71,7 @@ func (r *standaloneRun) close(sampled bool) {
 // keepPending appends the lines of the spool at src that were not delivered
 // to the spool in dir.
 func keepPending(src, dir string) (int, error) {
-	sent, err := spool.ReadSent(src + spool.SentSuffix)
+	sent, err := spool.ReadSent(src)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		sent = 0
 	}
