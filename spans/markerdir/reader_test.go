@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -182,26 +181,6 @@ func TestIgnoredEntries(t *testing.T) {
 	r.poll(false)
 	if got := rec.take(); !reflect.DeepEqual(got, []string{"four"}) {
 		t.Fatalf("after removal: %v", got)
-	}
-}
-
-func TestFIFOIsNotOpened(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("no FIFOs on windows")
-	}
-	r, rec, dir := newReader(t, Options{})
-	if err := syscall.Mkfifo(filepath.Join(dir, "p.jsonl"), 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
-	done := make(chan struct{})
-	go func() { r.poll(false); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatal("poll blocked on a FIFO")
-	}
-	if !strings.Contains(rec.warnings(), "not a regular file") {
-		t.Errorf("warnings: %s", rec.warnings())
 	}
 }
 
