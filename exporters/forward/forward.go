@@ -127,24 +127,37 @@ func (f *Forwarder) Notify() {
 
 // Run uploads new lines whenever Notify is called, until ctx ends or Finish
 // is called. After a failed upload it waits (RetryMin doubling up to
-// RetryMax) and tries again from the same line. An upload in flight when ctx
-// ends is left to finish within its timeout, so a collector that was about
-// to accept it does not get it twice; Finish cuts it short if its own
-// deadline comes first.
+// RetryMax) and tries again from the same line.
+//
+// Run returns as soon as ctx ends. An upload in flight at that moment is not
+// cancelled: it goes on in the background within its timeout, so that a
+// collector about to accept it does not get it twice. Finish waits for it,
+// and cuts it short if Finish's own deadline comes first.
 func (f *Forwarder) Run(ctx context.Context) {
 	var delay time.Duration
+	failed := make(chan bool, 1)
 	for {
-		f.mu.Lock()
-		if f.finished || ctx.Err() != nil {
-			f.mu.Unlock()
+		go func() {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			if f.finished || ctx.Err() != nil {
+				failed <- false
+				return
+			}
+			bad, err := f.pass(f.abortCtx, ctx)
+			f.reportBad(bad, false)
+			failed <- f.noteResult(err)
+		}()
+		var retry bool
+		select {
+		case retry = <-failed:
+		case <-ctx.Done():
+			return
+		case <-f.done:
 			return
 		}
-		bad, err := f.pass(f.abortCtx, ctx)
-		f.reportBad(bad, false)
-		failed := f.noteResult(err)
-		f.mu.Unlock()
 
-		if failed {
+		if retry {
 			delay = min(max(2*delay, f.opts.RetryMin), f.opts.RetryMax)
 			t := time.NewTimer(delay)
 			select {

@@ -286,6 +286,15 @@ func TestFinishHanging(t *testing.T) {
 					go func() { f.Run(ctx); close(done) }()
 					time.Sleep(50 * time.Millisecond)
 					cancel()
+					// The agent waits for Run before calling Finish: Run
+					// must not wait for the hanging upload.
+					stopped := time.Now()
+					select {
+					case <-done:
+						t.Logf("Run returned %v after cancel, upload in flight", time.Since(stopped))
+					case <-time.After(time.Second):
+						t.Fatal("Run did not return after its context was cancelled")
+					}
 				}
 
 				ctx, cancel := context.WithTimeout(context.Background(), deadline)
@@ -299,13 +308,6 @@ func TestFinishHanging(t *testing.T) {
 				}
 				if r.Sent != 0 || r.Pending != 2 || r.Err == nil {
 					t.Errorf("Result = %+v, want 2 pending with an error", r)
-				}
-				if done != nil {
-					select {
-					case <-done:
-					case <-time.After(time.Second):
-						t.Error("Run still running after Finish")
-					}
 				}
 			})
 		}
@@ -417,5 +419,43 @@ func TestReplaySkipsBadLines(t *testing.T) {
 	}
 	if got := srv.SpanNames(); !slices.Equal(got, []string{"s1", "s2"}) {
 		t.Errorf("collector got %v", got)
+	}
+}
+
+// A slow collector is about to accept an upload when the job ends: the
+// upload completes and is not sent a second time by Finish.
+func TestNoDuplicateAfterCancelMidUpload(t *testing.T) {
+	for _, proto := range protocols {
+		t.Run(proto, func(t *testing.T) {
+			c := &otlptest.Collector{}
+			c.SetDelay(200 * time.Millisecond)
+			var addr string
+			if proto == otlp.ProtocolGRPC {
+				addr = otlptest.StartGRPC(t, "", c).Addr
+			} else {
+				addr = otlptest.StartHTTP(t, "", c).Addr
+			}
+			dir := t.TempDir()
+			f := New(filepath.Join(dir, spool.TracesFile), client(t, proto, addr, 0), Options{})
+			j := newJob(t, dir, f.Notify)
+			j.spans("s1")
+			j.end()
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan struct{})
+			go func() { f.Run(ctx); close(done) }()
+			time.Sleep(50 * time.Millisecond)
+			cancel()
+			<-done
+
+			ctx, cancel2 := context.WithTimeout(context.Background(), 3*time.Second)
+			defer cancel2()
+			r := f.Finish(ctx)
+			if r.Sent != 1 || r.Pending != 0 || r.Err != nil {
+				t.Errorf("Result = %+v", r)
+			}
+			if got := c.SpanNames(); !slices.Equal(got, []string{"s1"}) {
+				t.Errorf("collector got %v, want s1 once", got)
+			}
+		})
 	}
 }

@@ -74,7 +74,6 @@ func readAll(t *testing.T, path string) ([]readSpan, []int64) {
 	return spans, ends
 }
 
-
 func TestSpansRoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), TracesFile)
 	c := NewTraceClient(path)

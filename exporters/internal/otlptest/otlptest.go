@@ -39,6 +39,27 @@ type Collector struct {
 	headers []map[string]string
 	metrics int
 	encs    []string
+	delay   time.Duration
+}
+
+// SetDelay makes the server wait d before handling each trace request, like
+// a collector under load.
+func (c *Collector) SetDelay(d time.Duration) {
+	c.mu.Lock()
+	c.delay = d
+	c.mu.Unlock()
+}
+
+func (c *Collector) wait(ctx context.Context) {
+	c.mu.Lock()
+	d := c.delay
+	c.mu.Unlock()
+	if d > 0 {
+		select {
+		case <-time.After(d):
+		case <-ctx.Done():
+		}
+	}
 }
 
 func (c *Collector) addTraces(req *coltracepb.ExportTraceServiceRequest, h map[string]string, enc string) {
@@ -119,6 +140,7 @@ func (s traceService) Export(ctx context.Context, req *coltracepb.ExportTraceSer
 	for k, v := range md {
 		h[k] = strings.Join(v, ",")
 	}
+	s.c.wait(ctx)
 	enc, _ := ctx.Value(encodingKey{}).(*string)
 	s.c.addTraces(req, h, *enc)
 	return &coltracepb.ExportTraceServiceResponse{}, nil
@@ -235,6 +257,7 @@ func startHTTP(t testing.TB, addr string, c *Collector, tlsCfg *tls.Config) *HTT
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
+		c.wait(r.Context())
 		hs := map[string]string{}
 		for k, v := range r.Header {
 			hs[strings.ToLower(k)] = strings.Join(v, ",")
