@@ -225,7 +225,7 @@ func runBare(o Options, log *Logger, out, errw io.Writer) int {
 // sources are the socket and the marker dir.
 type sources struct {
 	dir    string
-	bin    string // holds a link named jobtrace to this binary
+	bin    string // the directory of this binary, named jobtrace
 	server *socket.Server
 	served chan struct{}
 	reader *markerdir.Reader
@@ -276,14 +276,12 @@ func startSources(o Options, h func(protocol.Msg) protocol.Reply, log *Logger, e
 			env[EnvMarkerDir] = md
 		}
 	}
-	if exe, err := os.Executable(); err == nil {
+	if exe, err := os.Executable(); err == nil && filepath.Base(exe) == "jobtrace" {
 		// 'jobtrace phase|event|exec' work inside the job even when
-		// jobtrace is not installed on PATH: a link to this very binary
-		// is put at the end of PATH, so an installed one still wins.
-		bin := filepath.Join(dir, "bin")
-		if os.Mkdir(bin, 0o700) == nil && os.Symlink(exe, filepath.Join(bin, "jobtrace")) == nil {
-			s.bin = bin
-		}
+		// jobtrace is not installed on PATH (go run, a binary in the
+		// workspace): the directory of this very binary is put at the
+		// end of PATH, so an installed jobtrace still wins.
+		s.bin = filepath.Dir(exe)
 	}
 	return s, errors.Join(errs...)
 }

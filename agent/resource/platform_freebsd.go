@@ -1,0 +1,3 @@
+package resource
+
+var platform = freebsdFiles

@@ -1,0 +1,5 @@
+//go:build !linux && !darwin && !freebsd
+
+package resource
+
+var platform = otherFiles
