@@ -18,8 +18,9 @@ import (
 // prefilter is the literal set of one pattern. An empty set means "no
 // prefilter": always run the regexp.
 type prefilter struct {
-	lits [][]byte
-	fold bool // the literals are lower case; compare with the ASCII-lowered line
+	lits   [][]byte
+	fold   bool // the literals are lower case; compare with the ASCII-lowered line
+	prefix bool // one literal that must start the line (the pattern begins with ^literal)
 }
 
 // minPrefilterLen is the shortest literal worth filtering on; shorter ones
@@ -68,6 +69,12 @@ func required(re *syntax.Regexp) (prefilter, bool) {
 			return required(re.Sub[0])
 		}
 	case syntax.OpConcat:
+		if len(re.Sub) > 1 && re.Sub[0].Op == syntax.OpBeginText {
+			if p, ok := required(re.Sub[1]); ok && re.Sub[1].Op == syntax.OpLiteral {
+				p.prefix = true
+				return p, true
+			}
+		}
 		best, found := prefilter{}, false
 		for _, sub := range re.Sub {
 			p, ok := required(sub)
@@ -84,6 +91,7 @@ func required(re *syntax.Regexp) (prefilter, bool) {
 				return prefilter{}, false
 			}
 			out.fold = p.fold
+			out.prefix = false
 			out.lits = append(out.lits, p.lits...)
 		}
 		return out, true
@@ -125,6 +133,9 @@ func (p prefilter) mayMatch(line, lower []byte) bool {
 	}
 	if p.fold {
 		line = lower
+	}
+	if p.prefix {
+		return bytes.HasPrefix(line, p.lits[0])
 	}
 	for _, l := range p.lits {
 		if bytes.Contains(line, l) {

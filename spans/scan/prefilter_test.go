@@ -12,6 +12,9 @@ func TestPrefilter(t *testing.T) {
 		lits string // joined by |, "" for none
 		fold bool
 	}{
+		{`^FAIL\s`, "FAIL", false},
+		{`^(?i)fatal`, "fatal", true},
+		{`^x|^yy`, "", false},
 		{`warning: `, "warning: ", false},
 		{`(error|warning): `, "error|warning", false},
 		{`^npm WARN deprecated`, "npm WARN deprecated", false},
@@ -34,7 +37,7 @@ func TestPrefilter(t *testing.T) {
 		for _, l := range p.lits {
 			got = append(got, string(l))
 		}
-		if strings.Join(got, "|") != tt.lits || p.fold != tt.fold {
+		if strings.Join(got, "|") != tt.lits || p.fold != tt.fold || p.prefix != strings.HasPrefix(tt.re, "^") && tt.lits != "" {
 			t.Errorf("%s: got %q fold=%v, want %q fold=%v", tt.re, got, p.fold, tt.lits, tt.fold)
 		}
 	}
@@ -43,8 +46,9 @@ func TestPrefilter(t *testing.T) {
 // TestPrefilterAgreesWithRegexp checks that the prefilter never hides a
 // match.
 func TestPrefilterAgreesWithRegexp(t *testing.T) {
-	res := []string{`(error|warning): `, `(?i)error`, `(?i)fatal|(?i)panic`, `\d+ tests? failed`, `(ab)+cd`, `(?i)task`, `wa(rn|nt)ed`}
+	res := []string{`^FAIL\s`, `^(?i)fatal`, `(?m)^ok`, `(error|warning): `, `(?i)error`, `(?i)fatal|(?i)panic`, `\d+ tests? failed`, `(ab)+cd`, `(?i)task`, `wa(rn|nt)ed`}
 	lines := []string{"", "ERROR: x", "Error", "eRrOr!", "warning: y", "error:", "3 tests failed", "1 test failed",
+		"FAIL x", " FAIL x", "FATAL: y", "xfatal", "a\nok", "ok",
 		"ababcd", "abcd", "acd", "TASK", "taſk", "Kelvin", "warned", "wanted", "waned", "PANIC", "Fatal"}
 	for _, r := range res {
 		re := regexp.MustCompile(r)

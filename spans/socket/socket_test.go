@@ -309,7 +309,8 @@ func TestCloseDrains(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if took := time.Since(t0); took > DrainTimeout+100*time.Millisecond {
+	// DrainTimeout bounds the wait; the margin is for a loaded test machine.
+	if took := time.Since(t0); took > DrainTimeout+time.Second {
 		t.Errorf("Close took %v", took)
 	}
 	if err := <-done; err != nil {
