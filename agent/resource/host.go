@@ -1,6 +1,7 @@
 package resource
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,9 +69,11 @@ func readFile(root, rel string) []byte {
 		return nil
 	}
 	defer f.Close()
-	buf := make([]byte, maxFileSize)
-	n, _ := f.Read(buf)
-	return buf[:n]
+	data, err := io.ReadAll(io.LimitReader(f, maxFileSize))
+	if err != nil {
+		return nil
+	}
+	return data
 }
 
 func exists(root, rel string) bool {

@@ -200,7 +200,7 @@ func TestPrecedence(t *testing.T) {
 			}},
 			want: map[string]string{
 				"service.name": "from-env", "service.version": "user-set", "host.id": "override",
-				"cicd.pipeline.run.id": "group-2", "deployment.environment.name": "ci", "": "",
+				"cicd.pipeline.run.id": "group-2", "deployment.environment.name": "ci",
 			},
 		},
 		{
@@ -213,6 +213,9 @@ func TestPrecedence(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			got := attrMap(build(c.opts, sys).Attributes())
+			if _, ok := got[""]; ok {
+				t.Error("an attribute with an empty key was kept")
+			}
 			for k, want := range c.want {
 				if got[k] != want {
 					t.Errorf("%s = %q, want %q", k, got[k], want)
