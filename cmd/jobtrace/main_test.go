@@ -1,0 +1,370 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+
+	"github.com/jobtrace/jobtrace/exporters/spool"
+)
+
+// bin is the jobtrace binary built for these tests.
+var bin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "jobtrace-test-")
+	if err != nil {
+		panic(err)
+	}
+	bin = filepath.Join(dir, "jobtrace")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building jobtrace:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+	out            string // the --out directory
+}
+
+// jt runs the binary with a clean environment plus env, in a temporary
+// working directory.
+func jt(t *testing.T, env []string, args ...string) result {
+	t.Helper()
+	wd := t.TempDir()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = wd
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + wd, "TMPDIR=" + os.TempDir(), "JOBTRACE_STATE_DIR=" + filepath.Join(wd, "state")}, env...)
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return result{code: code, stdout: so.String(), stderr: se.String(), out: filepath.Join(wd, "jobtrace-out")}
+}
+
+// spansOf reads the spool in dir: spans by name.
+func spansOf(t *testing.T, dir string) (map[string]*tracepb.Span, []*tracepb.ResourceSpans) {
+	t.Helper()
+	out := map[string]*tracepb.Span{}
+	var rss []*tracepb.ResourceSpans
+	err := spool.ReadLines(filepath.Join(dir, spool.TracesFile), 0, func(req *coltracepb.ExportTraceServiceRequest, _ int, _ int64) error {
+		for _, rs := range req.ResourceSpans {
+			rss = append(rss, rs)
+			for _, ss := range rs.ScopeSpans {
+				for _, s := range ss.Spans {
+					if _, dup := out[s.Name]; dup {
+						t.Errorf("two spans named %q", s.Name)
+					}
+					out[s.Name] = s
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("reading the spool: %v", err)
+	}
+	return out, rss
+}
+
+func attrOf(s *tracepb.Span, key string) string {
+	for _, kv := range s.Attributes {
+		if kv.Key == key {
+			v := kv.Value
+			switch {
+			case v.GetIntValue() != 0:
+				return fmt.Sprint(v.GetIntValue())
+			case v.GetArrayValue() != nil:
+				return fmt.Sprint(v.GetArrayValue().Values)
+			}
+			return v.GetStringValue()
+		}
+	}
+	return ""
+}
+
+func TestUsageErrorsExitTwoWithOneLine(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	os.WriteFile(bad, []byte("out: x\nmarkers:\n  bogus: true\n"), 0o644)
+	cases := []struct {
+		env  []string
+		args []string
+		want string
+	}{
+		{nil, nil, "Usage"},
+		{nil, []string{"bogus"}, `unknown command "bogus"`},
+		{nil, []string{"run"}, "no command given"},
+		{nil, []string{"run", "--no-such-flag", "--", "true"}, "no-such-flag"},
+		{nil, []string{"run", "--config", bad, "--", "true"}, "bad.yaml:3"},
+		{[]string{"OTEL_EXPORTER_OTLP_TIMEOUT=abc"}, []string{"run", "--", "true"}, "OTEL_EXPORTER_OTLP_TIMEOUT"},
+		{[]string{"JOBTRACE_EXPORT_TIMEOUT=soon"}, []string{"run", "--", "true"}, "JOBTRACE_EXPORT_TIMEOUT"},
+		{nil, []string{"phase", "begin"}, "NAME is missing"},
+		{nil, []string{"phase", "start", "x"}, "unknown action"},
+		{nil, []string{"phase", "end", "x", "--result", "meh"}, "--result"},
+		{nil, []string{"exec", "name"}, "no command given"},
+		{nil, []string{"replay"}, "want one DIR"},
+	}
+	for _, c := range cases {
+		r := jt(t, c.env, c.args...)
+		if r.code != 2 {
+			t.Errorf("%v: exit code %d, want 2 (stderr %q)", c.args, r.code, r.stderr)
+		}
+		if !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%v: stderr %q does not say %q", c.args, r.stderr, c.want)
+		}
+		if c.args != nil && strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+			t.Errorf("%v: more than one line: %q", c.args, r.stderr)
+		}
+	}
+}
+
+func TestHelpHasExamples(t *testing.T) {
+	for _, c := range []string{"run", "phase", "event", "counter", "exec", "replay", "config", "version"} {
+		r := jt(t, nil, c, "--help")
+		if r.code != 0 || !strings.Contains(r.stdout, "Usage:") {
+			t.Errorf("%s --help: code %d, stdout %q", c, r.code, r.stdout)
+		}
+		if c != "version" && !strings.Contains(r.stdout, "Examples:") {
+			t.Errorf("%s --help has no examples", c)
+		}
+	}
+}
+
+func TestExitCodesAreTheJobs(t *testing.T) {
+	dir := t.TempDir()
+	notExec := filepath.Join(dir, "script")
+	os.WriteFile(notExec, []byte("#!/bin/sh\n"), 0o644)
+	cases := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"sh", "-c", "exit 3"}, 3, ""},
+		{[]string{"sh", "-c", "kill -9 $$"}, 137, ""},
+		{[]string{"sh", "-c", "kill -INT $$"}, 130, ""},
+		{[]string{"no-such-command-xyz"}, 127, "no-such-command-xyz: command not found"},
+		{[]string{notExec}, 126, "permission denied"},
+	}
+	for _, c := range cases {
+		r := jt(t, nil, append([]string{"run", "--"}, c.args...)...)
+		if r.code != c.code {
+			t.Errorf("%v: exit code %d, want %d; stderr %q", c.args, r.code, c.code, r.stderr)
+		}
+		if !strings.Contains(r.stderr, c.msg) {
+			t.Errorf("%v: stderr lacks %q: %q", c.args, c.msg, r.stderr)
+		}
+		spans, _ := spansOf(t, r.out)
+		job := spans[filepath.Base(c.args[0])]
+		if job == nil {
+			t.Fatalf("%v: no job span; spans: %v", c.args, spans)
+		}
+		if attrOf(job, "process.exit.code") != fmt.Sprint(c.code) {
+			t.Errorf("%v: process.exit.code = %q", c.args, attrOf(job, "process.exit.code"))
+		}
+		if job.Status.GetCode() != tracepb.Status_STATUS_CODE_ERROR {
+			t.Errorf("%v: job span status %v, want Error", c.args, job.Status)
+		}
+	}
+}
+
+func TestLargeBinaryOutputPassesThroughUnchanged(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	f, _ := os.Create(data)
+	chunk := make([]byte, 1<<20)
+	for i := range chunk {
+		chunk[i] = byte(i*7 + i/251)
+	}
+	for i := 0; i < 200; i++ { // 200 MiB
+		chunk[i] ^= 0xff
+		f.Write(chunk)
+	}
+	f.Write([]byte("no trailing newline"))
+	f.Close()
+	want, _ := os.ReadFile(data)
+	sum := sha256.Sum256(want)
+	outFile := filepath.Join(dir, "out")
+	cmd := exec.Command("sh", "-c", `"$1" run --out "$2" -- cat "$3" > "$4"`, "sh", bin, filepath.Join(dir, "jt"), data, outFile)
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(start)
+	got, _ := os.ReadFile(outFile)
+	if sha256.Sum256(got) != sum {
+		t.Fatalf("output differs: %d bytes, want %d", len(got), len(want))
+	}
+	t.Logf("200 MiB passed through in %v", took)
+}
+
+func TestPhasesFromEverySource(t *testing.T) {
+	script := `
+echo "BEGIN_PHASE outer"
+echo "::group::Group one"
+jobtrace phase begin sock --attr k=v
+jobtrace event ping --attr n=1
+jobtrace counter widgets --value 2
+jobtrace counter widgets --value 3
+jobtrace phase end sock
+echo '{"v":1,"type":"begin","name":"md"}' >> "$JOBTRACE_MARKER_DIR/$$.jsonl"
+echo '{"v":1,"type":"end","name":"md","result":"failure"}' >> "$JOBTRACE_MARKER_DIR/$$.jsonl"
+echo 'this is not json' >> "$JOBTRACE_MARKER_DIR/$$.jsonl"
+sleep 0.5
+echo "::endgroup::"
+printf '\033[0Ksection_start:%s:sect\r\033[0KA section\n' "$(date +%s)"
+jobtrace exec step -- sh -c 'echo "child TRACEPARENT=$TRACEPARENT"'
+printf '\033[0Ksection_end:%s:sect\r\033[0K\n' "$(date +%s)"
+echo "END_PHASE outer"
+jobtrace phase end never-begun
+echo "BEGIN_PHASE left-open"
+`
+	r := jt(t, nil, "run", "--name", "job", "--", "sh", "-c", script)
+	if r.code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	spans, rss := spansOf(t, r.out)
+	job := spans["job"]
+	if job == nil {
+		t.Fatalf("no job span: %v", spans)
+	}
+	parentOf := map[string]string{
+		"outer": "job", "Group one": "outer", "sock": "Group one", "md": "Group one",
+		"sect": "outer", "step": "sect", "left-open": "job",
+		"jobtrace startup": "job", "jobtrace shutdown": "job",
+	}
+	for name, parent := range parentOf {
+		s, p := spans[name], spans[parent]
+		if s == nil || p == nil {
+			t.Errorf("missing span %q or its parent %q", name, parent)
+			continue
+		}
+		if !bytes.Equal(s.ParentSpanId, p.SpanId) {
+			t.Errorf("%s: not a child of %s", name, parent)
+		}
+		if !bytes.Equal(s.TraceId, job.TraceId) {
+			t.Errorf("%s: in another trace", name)
+		}
+	}
+	if len(spans) != len(parentOf)+1 {
+		t.Errorf("%d spans, want %d", len(spans), len(parentOf)+1)
+	}
+	if attrOf(spans["sock"], "k") != "v" || len(spans["sock"].Events) != 1 || spans["sock"].Events[0].Name != "ping" {
+		t.Errorf("sock phase: attrs %v events %v", spans["sock"].Attributes, spans["sock"].Events)
+	}
+	if spans["md"].Status.GetCode() != tracepb.Status_STATUS_CODE_ERROR {
+		t.Errorf("md ended with failure but status is %v", spans["md"].Status)
+	}
+	if lo := spans["left-open"]; lo.Status.GetCode() != tracepb.Status_STATUS_CODE_ERROR || !strings.Contains(lo.Status.GetMessage(), "still open") {
+		t.Errorf("left-open status %v", lo.Status)
+	}
+	if attrOf(job, "jobtrace.user.widgets") != "5" {
+		t.Errorf("counter total = %q, want 5", attrOf(job, "jobtrace.user.widgets"))
+	}
+	step := spans["step"]
+	want := fmt.Sprintf("child TRACEPARENT=00-%x-%x-01", step.TraceId, step.SpanId)
+	if !strings.Contains(r.stdout, want) {
+		t.Errorf("the step did not get its own TRACEPARENT: want %q in %q", want, r.stdout)
+	}
+	if attrOf(step, "process.exit.code") != "" && attrOf(step, "process.exit.code") != "0" {
+		t.Errorf("step exit code %q", attrOf(step, "process.exit.code"))
+	}
+	for _, w := range []string{`"never-begun"`, "not json", "left-open"} {
+		if !strings.Contains(r.stderr, w) {
+			t.Errorf("stderr does not mention %s: %q", w, r.stderr)
+		}
+	}
+	// Output markers stay in the output.
+	for _, line := range []string{"BEGIN_PHASE outer", "::group::Group one", "::endgroup::", "END_PHASE outer"} {
+		if !strings.Contains(r.stdout, line+"\n") {
+			t.Errorf("stdout lost %q", line)
+		}
+	}
+	if len(rss) == 0 || rss[0].Resource == nil {
+		t.Fatal("no resource")
+	}
+}
+
+func TestJoinsTheParentTraceAndHonoursNotSampled(t *testing.T) {
+	tp := "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00"
+	r := jt(t, []string{"TRACEPARENT=" + tp, "TRACESTATE=vendor=x", "BAGGAGE=team=ci"}, "run", "--name", "job", "--",
+		"sh", "-c", `echo "TP=$TRACEPARENT TS=$TRACESTATE BG=$BAGGAGE"`)
+	if r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	spans, _ := spansOf(t, r.out)
+	job := spans["job"]
+	if fmt.Sprintf("%x", job.TraceId) != "4bf92f3577b34da6a3ce929d0e0e4736" || fmt.Sprintf("%x", job.ParentSpanId) != "00f067aa0ba902b7" {
+		t.Errorf("job span not a child of TRACEPARENT: trace %x parent %x", job.TraceId, job.ParentSpanId)
+	}
+	if job.Flags&1 != 0 {
+		t.Errorf("job span sampled under a not-sampled parent")
+	}
+	want := fmt.Sprintf("TP=00-4bf92f3577b34da6a3ce929d0e0e4736-%x-00 TS=vendor=x BG=team=ci", job.SpanId)
+	if !strings.Contains(r.stdout, want) {
+		t.Errorf("job environment: got %q, want %q", r.stdout, want)
+	}
+}
+
+func TestSecretsAreNotRecorded(t *testing.T) {
+	r := jt(t, []string{"MY_SECRET_TOKEN=hunter2-env"}, "run", "--", "sh", "-c", "echo ok", "hunter2-arg")
+	data, _ := os.ReadFile(filepath.Join(r.out, spool.TracesFile))
+	for _, s := range []string{"hunter2-env", "hunter2-arg", "echo ok"} {
+		if bytes.Contains(data, []byte(s)) {
+			t.Errorf("the spool contains %q", s)
+		}
+	}
+	r = jt(t, nil, "run", "--record-args", "--", "sh", "-c", "echo ok", "visible-arg")
+	data, _ = os.ReadFile(filepath.Join(r.out, spool.TracesFile))
+	if !bytes.Contains(data, []byte("visible-arg")) {
+		t.Errorf("--record-args did not record the arguments")
+	}
+}
+
+func TestConfigMasksSecrets(t *testing.T) {
+	r := jt(t, []string{"OTEL_EXPORTER_OTLP_HEADERS=authorization=Bearer%20s3cret", "OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318"}, "config", "--out", "/tmp/x")
+	if r.code != 0 || strings.Contains(r.stdout, "s3cret") || !strings.Contains(r.stdout, "authorization") || !strings.Contains(r.stdout, "/tmp/x") {
+		t.Errorf("code %d, config output:\n%s", r.code, r.stdout)
+	}
+}
+
+func TestStandaloneExecKeepsItsSpanLocally(t *testing.T) {
+	tp := "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	r := jt(t, []string{"TRACEPARENT=" + tp}, "exec", "build", "--", "sh", "-c", `echo "TP=$TRACEPARENT"; exit 4`)
+	if r.code != 4 {
+		t.Fatalf("exit %d, want 4; %s", r.code, r.stderr)
+	}
+	spans, _ := spansOf(t, r.out)
+	s := spans["build"]
+	if s == nil {
+		t.Fatalf("no span: %v", spans)
+	}
+	if fmt.Sprintf("%x", s.ParentSpanId) != "00f067aa0ba902b7" || s.Status.GetCode() != tracepb.Status_STATUS_CODE_ERROR {
+		t.Errorf("span parent %x status %v", s.ParentSpanId, s.Status)
+	}
+	if !strings.Contains(r.stdout, fmt.Sprintf("%x-01", s.SpanId)) {
+		t.Errorf("the command did not get the span's TRACEPARENT: %q", r.stdout)
+	}
+}
