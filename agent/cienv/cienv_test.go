@@ -96,7 +96,7 @@ func fixtures(t *testing.T) []fixture {
 			},
 		},
 		{
-			name: "github_actions pull request on GHES, tag-less",
+			name: "github_actions pull request on GitHub Enterprise Server",
 			env: map[string]string{
 				"GITHUB_ACTIONS":          "true",
 				"GITHUB_SERVER_URL":       "https://ghe.example.com/",
