@@ -18,7 +18,7 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"go.uber.org/goleak"
 
-	"github.com/jobtrace/jobtrace/exporters/internal/otlptest"
+	"github.com/jobtrace/jobtrace/internal/otlptest"
 )
 
 var (
