@@ -91,7 +91,16 @@ func Run(o Options) int {
 	defer stderrGate.finish()
 	defer stdoutGate.finish()
 
+	// Steps of jobtrace's start-up, recorded as events of its span.
+	var steps []trace.EventOption
+	var stepNames []string
+	mark := func(what string) {
+		steps = append(steps, trace.WithTimestamp(time.Now()))
+		stepNames = append(stepNames, what)
+	}
+	mark("configuration loaded")
 	pipe, err := NewPipeline(o.Out, o.Resource, o.Export, log.Warn)
+	mark("telemetry ready")
 	if err != nil {
 		// jobtrace cannot record, but the job still runs and its result stands.
 		log.Printf("%v: running the job without telemetry", err)
@@ -121,6 +130,7 @@ func Run(o Options) int {
 
 	env := spans.InjectEnv(rootCtx)
 	srcs, err := startSources(o, handle, log, env)
+	mark("socket and marker dir ready")
 	if err != nil {
 		log.Warn(err.Error())
 	}
@@ -150,6 +160,10 @@ func Run(o Options) int {
 		OutStdout: outScan, OutStderr: errScan,
 		GracePeriod: o.GracePeriod, Warn: log.Warn,
 	})
+	mark("job started")
+	for i, name := range stepNames {
+		startup.AddEvent(name, steps[i])
+	}
 	startup.End()
 	code := 0
 	var jobErr error

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -269,7 +270,7 @@ func (c Config) Source(key string) string {
 	if o, ok := c.origins[key]; ok {
 		return o.kind
 	}
-	if _, ok := yamlKeySet()[listIndex.ReplaceAllString(key, "")]; ok {
+	if _, ok := yamlKeySet()[listIndex().ReplaceAllString(key, "")]; ok {
 		return "default"
 	}
 	return ""
@@ -307,7 +308,7 @@ func bad(key, format string, args ...any) *fieldError {
 }
 
 // counterName is the OpenTelemetry instrument name syntax.
-var counterName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_./-]{0,254}$`)
+var counterName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_./-]{0,254}$`) })
 
 func (c Config) validate() *fieldError {
 	if c.Out == "" {
@@ -337,7 +338,7 @@ func (c Config) validate() *fieldError {
 		if _, err := regexp.Compile(p.Regex); err != nil {
 			return bad(key+".regex", "%q does not compile: %s", p.Regex, regexpReason(err))
 		}
-		if p.Counter != "" && !counterName.MatchString(p.Counter) {
+		if p.Counter != "" && !counterName().MatchString(p.Counter) {
 			return bad(key+".counter", "%q is not a metric name (a letter, then letters, digits, _ . / -)", p.Counter)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -35,7 +36,7 @@ func fileError(path string, err error) error {
 	return errorf("config file %s: %v", path, err)
 }
 
-var yamlLineError = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlLineError = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): (.*)$`) })
 
 // parseFile applies the YAML document data, read from the file name, on top
 // of c. It walks the document's nodes against Config's yaml tags, rather
@@ -44,7 +45,7 @@ var yamlLineError = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 func parseFile(name string, data []byte, c *Config) error {
 	syntaxError := func(err error) error {
 		msg := err.Error()
-		if m := yamlLineError.FindStringSubmatch(msg); m != nil {
+		if m := yamlLineError().FindStringSubmatch(msg); m != nil {
 			return errorf("%s:%s: %s", name, m[1], m[2])
 		}
 		return errorf("%s: %s", name, strings.TrimPrefix(msg, "yaml: "))

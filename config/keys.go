@@ -90,7 +90,7 @@ var yamlKeySet = sync.OnceValue(func() map[string]struct{} {
 	return set
 })
 
-var listIndex = regexp.MustCompile(`\[[^\]]*\]`)
+var listIndex = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[[^\]]*\]`) })
 
 // setOrigin records where the value of key came from.
 func (c *Config) setOrigin(key, kind, where string) {

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 )
@@ -20,7 +21,9 @@ const maskedInURL = "xxxxx"
 
 // secretKey matches the names of keys whose values are likely secrets.
 // Masking too much is harmless in a printout; too little is not.
-var secretKey = regexp.MustCompile(`(?i)pass|pwd|secret|token|auth|api[-_.]?key|access[-_.]?key|private[-_.]?key|credential|cookie|session|signature|bearer`)
+var secretKey = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)pass|pwd|secret|token|auth|api[-_.]?key|access[-_.]?key|private[-_.]?key|credential|cookie|session|signature|bearer`)
+})
 
 // WriteYAML prints the configuration as YAML that Load accepts, for
 // `jobtrace config`. Secrets are masked: every header value, the value of
@@ -65,7 +68,7 @@ func maskMap(in map[string]string, all bool) map[string]string {
 	}
 	out := maps.Clone(in)
 	for k := range out {
-		if all || secretKey.MatchString(k) {
+		if all || secretKey().MatchString(k) {
 			out[k] = Masked
 		}
 	}
@@ -88,7 +91,7 @@ func maskURL(s string) string {
 	if u.RawQuery != "" {
 		q := u.Query()
 		for k := range q {
-			if secretKey.MatchString(k) {
+			if secretKey().MatchString(k) {
 				q[k] = []string{maskedInURL}
 			}
 		}
@@ -112,7 +115,7 @@ func (c Config) annotate(n *yaml.Node, key string) {
 			if key != "" {
 				sub = key + "." + kn.Value
 			}
-			if _, ok := yamlKeySet()[listIndex.ReplaceAllString(sub, "")]; !ok {
+			if _, ok := yamlKeySet()[listIndex().ReplaceAllString(sub, "")]; !ok {
 				sub = key + "[" + kn.Value + "]" // an entry of a map
 			}
 			if o, ok := c.origins[sub]; ok && vn.Kind == yaml.ScalarNode {
