@@ -1,0 +1,55 @@
+// Command otelcol is the smallest OpenTelemetry Collector the e2e tests need:
+// an OTLP receiver (gRPC and HTTP) in front of an OTLP gRPC exporter, plus the
+// debug exporter for looking at what arrives. It is a module of its own so its
+// collector release does not have to match the one Jaeger is built from.
+package main
+
+import (
+	"log"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/confmap/provider/envprovider"
+	"go.opentelemetry.io/collector/confmap/provider/fileprovider"
+	"go.opentelemetry.io/collector/confmap/provider/yamlprovider"
+	"go.opentelemetry.io/collector/exporter/debugexporter"
+	"go.opentelemetry.io/collector/exporter/otlpexporter"
+	"go.opentelemetry.io/collector/otelcol"
+	"go.opentelemetry.io/collector/receiver/otlpreceiver"
+)
+
+func factories() (otelcol.Factories, error) {
+	var f otelcol.Factories
+	var err error
+	if f.Receivers, err = otelcol.MakeFactoryMap(otlpreceiver.NewFactory()); err != nil {
+		return f, err
+	}
+	if f.Exporters, err = otelcol.MakeFactoryMap(otlpexporter.NewFactory(), debugexporter.NewFactory()); err != nil {
+		return f, err
+	}
+	return f, nil
+}
+
+func main() {
+	settings := otelcol.CollectorSettings{
+		BuildInfo: component.BuildInfo{
+			Command:     "otelcol",
+			Description: "OpenTelemetry Collector for the jobtrace e2e tests",
+			Version:     "v0.161.0",
+		},
+		Factories: factories,
+		ConfigProviderSettings: otelcol.ConfigProviderSettings{
+			ResolverSettings: confmap.ResolverSettings{
+				ProviderFactories: []confmap.ProviderFactory{
+					fileprovider.NewFactory(),
+					envprovider.NewFactory(),
+					yamlprovider.NewFactory(),
+				},
+				DefaultScheme: "env",
+			},
+		},
+	}
+	if err := otelcol.NewCommand(settings).Execute(); err != nil {
+		log.Fatal(err)
+	}
+}
