@@ -449,3 +449,27 @@ func BenchmarkServerBatched(b *testing.B) {
 	}
 	b.ReportMetric(float64(sent)/time.Since(t0).Seconds(), "msgs/s")
 }
+
+// TestCloseReadsConnectionsStillInTheBacklog: a client that connected and
+// wrote just before the job ended, not yet accepted, is still read.
+func TestCloseReadsConnectionsStillInTheBacklog(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sock")
+	var got atomic.Int64
+	srv, err := Listen(path, func(protocol.Msg) protocol.Reply { got.Add(1); return protocol.Reply{OK: true} }, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Dial(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Send(protocol.Msg{Type: protocol.TypeEvent, Name: "last"}); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	// Serve was never called: the connection is only in the backlog.
+	srv.Close()
+	if got.Load() != 1 {
+		t.Errorf("%d messages handled, want 1", got.Load())
+	}
+}
