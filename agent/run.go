@@ -19,6 +19,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/spans"
 	"github.com/jobtrace/jobtrace/spans/markerdir"
 	"github.com/jobtrace/jobtrace/spans/protocol"
@@ -365,7 +366,7 @@ func report(log *Logger, o Options, res ShutdownResult, pipe *Pipeline, root tra
 	log.Printf("job %q exited with code %d after %s; trace %s", o.Name, code, fmtDuration(took), root.TraceID())
 	log.Printf("%d spans written to %s", res.Spans, pipe.SpoolPath())
 	if res.Dropped > 0 {
-		log.Printf("%d spans dropped: the spool queue was full (limit %d)", res.Dropped, 65536)
+		log.Printf("%d spans dropped: the spool queue was full (limit %d)", res.Dropped, spool.MaxQueueSpans)
 	}
 	switch {
 	case !res.Exported && pipe.fwd != nil && !sampled:

@@ -13,10 +13,12 @@ import (
 // MaxQueueSpans bounds the spans waiting to be written. The writer normally
 // keeps the queue near empty (a line takes well under a millisecond to
 // encode and append), so the bound is only reached when the disk stalls. At
-// about 1 KiB a span it caps the queue near 64 MiB, and it is far above what a
-// CI job ends in one burst: a test suite reporting each test as a span ends a
-// few thousand at once.
-const MaxQueueSpans = 65536
+// about 1 KiB a span it caps the queue near 16 MiB, inside the agent's
+// memory budget, and it is far above what a CI job ends in one burst: a test
+// suite reporting each test as a span ends a few thousand at once, and a
+// flood of 100,000 phases a second over the socket drops none (see
+// BenchmarkSocketPhases in package agent).
+const MaxQueueSpans = 16384
 
 // Stats counts what a SpanProcessor did.
 type Stats struct {
