@@ -23,7 +23,7 @@ type envGetter func(string) string
 
 func (g envGetter) Get(key string) string { return g(strings.ToUpper(key)) }
 func (envGetter) Set(string, string)      {}
-func (g envGetter) Keys() []string         { return EnvKeys }
+func (g envGetter) Keys() []string        { return EnvKeys }
 
 // ExtractEnv returns ctx carrying the span context and baggage found in
 // TRACEPARENT, TRACESTATE and BAGGAGE as read by getenv. Invalid values are

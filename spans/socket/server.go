@@ -37,10 +37,6 @@ const DrainTimeout = 200 * time.Millisecond
 // nothing for this long.
 const drainIdle = 20 * time.Millisecond
 
-// acceptDrain is how long Close keeps accepting connections that are
-// already waiting in the listen backlog.
-const acceptDrain = 10 * time.Millisecond
-
 // replyTimeout bounds writing one batch of replies to a client that does
 // not read them, so a stuck client cannot hold its goroutine for ever.
 const replyTimeout = 2 * time.Second
@@ -81,7 +77,6 @@ type Server struct {
 	wg      sync.WaitGroup // Serve and connection goroutines
 	closing atomic.Bool
 	hardEnd atomic.Int64 // unix nanoseconds at which draining stops
-	served  chan struct{} // closed when Serve returns
 
 	accepted, messages, rejected, tooLong, refused atomic.Uint64
 }
@@ -134,11 +129,9 @@ func (s *Server) Serve() error {
 		return errors.New("socket: Serve called twice")
 	}
 	s.serving = true
-	s.served = make(chan struct{})
 	s.wg.Add(1)
 	s.mu.Unlock()
 	defer s.wg.Done()
-	defer close(s.served)
 
 	var delay time.Duration
 	for {
@@ -157,8 +150,15 @@ func (s *Server) Serve() error {
 		delay = 0
 		s.mu.Lock()
 		if s.closed {
+			// Accepted while Close ran: its client may have written
+			// already, so it is read like the others, within the drain
+			// time, and Close waits for it.
+			c.SetReadDeadline(time.Now().Add(drainIdle))
+			s.conns[c] = struct{}{}
+			s.wg.Add(1)
 			s.mu.Unlock()
-			c.Close()
+			s.accepted.Add(1)
+			go s.serveConn(c)
 			return nil
 		}
 		if len(s.conns) >= s.max {
@@ -190,21 +190,17 @@ func (s *Server) Close() error {
 	}
 	s.hardEnd.Store(time.Now().Add(DrainTimeout).UnixNano())
 	s.closing.Store(true)
-	var err error
 	// Connections a client made just before the end may still wait in
-	// the listen backlog, their messages already written: accept them for
-	// a moment more, so those messages are read too.
-	s.ln.SetDeadline(time.Now().Add(acceptDrain))
-	if s.serving {
-		s.mu.Unlock()
-		<-s.served
-	} else {
-		s.mu.Unlock()
-		s.Serve()
+	// the listen backlog, their messages already written: accept them
+	// now, without waiting for more, so those messages are read too.
+	for _, c := range acceptBacklog(s.ln) {
+		s.conns[c] = struct{}{}
+		s.wg.Add(1)
+		s.accepted.Add(1)
+		go s.serveConn(c)
 	}
-	s.mu.Lock()
 	s.closed = true
-	err = s.ln.Close()
+	err := s.ln.Close()
 	for c := range s.conns {
 		c.SetReadDeadline(time.Now().Add(drainIdle))
 	}
