@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -39,5 +40,15 @@ func TestTraceIDFromGitHubRun(t *testing.T) {
 	spans, _ = spansOf(t, r.out)
 	if fmt.Sprintf("%x", spans["build"].TraceId) != "4bf92f3577b34da6a3ce929d0e0e4736" {
 		t.Errorf("TRACEPARENT did not win over the CI trace id")
+	}
+}
+
+func TestJobRunsWhenArtifactsCannotBeWritten(t *testing.T) {
+	r := jt(t, nil, "run", "--out", "/proc/self/no-such-dir/out", "--", "sh", "-c", "echo still-ran; exit 9")
+	if r.code != 9 || r.stdout != "still-ran\n" {
+		t.Errorf("code %d stdout %q", r.code, r.stdout)
+	}
+	if !strings.Contains(r.stderr, "without telemetry") {
+		t.Errorf("no explanation: %q", r.stderr)
 	}
 }
