@@ -9,7 +9,9 @@ import (
 )
 
 // collectorConfig receives OTLP on two loopback ports and forwards traces to
-// Jaeger's OTLP gRPC receiver. The exporter's retries are short so a span that
+// Jaeger's OTLP gRPC receiver. Metrics (jobtrace exports its counters) are
+// accepted and only logged: Jaeger takes none, and a collector without a
+// metrics pipeline answers jobtrace's metric export with Unimplemented. The exporter's retries are short so a span that
 // reached the collector is either in Jaeger or logged as dropped within
 // seconds. Self-telemetry is off: it would take the fixed port 8888.
 const collectorConfig = `
@@ -43,6 +45,9 @@ service:
     traces:
       receivers: [otlp]
       exporters: [otlp_grpc, debug]
+    metrics:
+      receivers: [otlp]
+      exporters: [debug]
 `
 
 // Collector is an OpenTelemetry Collector (built from e2e/otelcol) between

@@ -5,12 +5,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -434,4 +437,78 @@ func readUnixTime(path string) (time.Time, error) {
 		}
 	}
 	return time.Unix(s, ns), nil
+}
+
+// TestCollectorNeverAnswers points jobtrace at an endpoint that accepts
+// connections and never says a word, the worst case for an exporter: the
+// job's exit code must stand and jobtrace must end within its export timeout
+// after the job, over gRPC and over HTTP.
+func TestCollectorNeverAnswers(t *testing.T) {
+	requireJobtrace(t)
+	for _, tc := range []struct{ name, protocol string }{
+		{"grpc", "grpc"},
+		{"http", "http/protobuf"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			addr := startSilentListener(t)
+			out := filepath.Join(t.TempDir(), "out")
+			syncDir := t.TempDir()
+			env := jobEnv("http://"+addr, tc.protocol, "E2E_SYNC="+syncDir)
+			const exportTimeout = 2 * time.Second
+			job := `echo "BEGIN_PHASE work"; sleep 0.2; echo "END_PHASE work"; date +%s.%N > "$E2E_SYNC/job-exit"; exit 5`
+
+			res := runJobtrace(t, env, "run", "--out", out, "--name", "silent",
+				"--export-timeout", exportTimeout.String(), "--", "sh", "-c", job)
+			t.Logf("jobtrace run stderr:\n%s", res.Stderr)
+			if res.ExitCode != 5 {
+				t.Fatalf("jobtrace run exited %d, want the job's 5\nstdout:\n%s\nstderr:\n%s", res.ExitCode, res.Stdout, res.Stderr)
+			}
+			jobExit, err := readUnixTime(filepath.Join(syncDir, "job-exit"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			delay := res.ExitedAt.Sub(jobExit)
+			t.Logf("jobtrace ended %s after the job, with a collector that never answers", delay.Round(time.Millisecond))
+			if delay > exportTimeout+time.Second {
+				t.Errorf("jobtrace ended %s after the job; the export timeout is %s", delay.Round(time.Millisecond), exportTimeout)
+			}
+			spans, _ := jobSpans(t, out, "silent")
+			if _, ok := findSpan(spans, "work"); !ok {
+				t.Errorf("the artifact has no span work:\n%s", renderTree(spans, allSpans))
+			}
+		})
+	}
+}
+
+// startSilentListener accepts TCP connections on a loopback port, reads and
+// discards what arrives and never answers, until the test ends.
+func startSilentListener(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+			go io.Copy(io.Discard, c)
+		}
+	}()
+	t.Cleanup(func() {
+		l.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return l.Addr().String()
 }
