@@ -263,20 +263,35 @@ func dialable(addr string) error {
 }
 
 // cleanEnv is the test's environment without trace context, OTel and jobtrace
-// settings, so that a CI system that runs the tests under its own trace, or a
-// developer's shell, does not change what the tests see.
+// settings, and without the variables by which jobtrace recognises a CI
+// system (which may add a parent derived from the CI run). So a CI system that
+// runs these tests, or a developer's shell, does not change what they see.
 func cleanEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		switch {
-		case k == "TRACEPARENT", k == "TRACESTATE", k == "BAGGAGE",
-			strings.HasPrefix(k, "OTEL_"), strings.HasPrefix(k, "JOBTRACE_"):
+		if !inheritable(k) {
 			continue
 		}
 		env = append(env, kv)
 	}
 	return env
+}
+
+func inheritable(key string) bool {
+	switch key {
+	case "TRACEPARENT", "TRACESTATE", "BAGGAGE", "TASK_ID":
+		return false
+	}
+	for _, prefix := range []string{
+		"OTEL_", "JOBTRACE_",
+		"GITHUB_", "GITLAB_", "CI_", "BUILDKITE", "BUILDOMAT_", "JENKINS_", "TASKCLUSTER_",
+	} {
+		if strings.HasPrefix(key, prefix) {
+			return false
+		}
+	}
+	return true
 }
 
 func tailFile(path string, n int) string {
