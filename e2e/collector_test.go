@@ -64,7 +64,8 @@ type Collector struct {
 // jaegerOTLP and stops it when the test ends.
 func StartCollector(t *testing.T, jaegerOTLP string) *Collector {
 	t.Helper()
-	c := &Collector{GRPC: freePort(t), HTTP: freePort(t)}
+	ports := freePorts(t, 2)
+	c := &Collector{GRPC: ports[0], HTTP: ports[1]}
 	cfg := filepath.Join(t.TempDir(), "otelcol.yaml")
 	if err := os.WriteFile(cfg, fmt.Appendf(nil, collectorConfig, c.GRPC, c.HTTP, jaegerOTLP), 0o644); err != nil {
 		t.Fatal(err)

@@ -115,17 +115,22 @@ func requireJobtrace(t *testing.T) string {
 	return binaries.jobtrace
 }
 
-// freePort returns a loopback address with a port that was free a moment ago.
-// The servers we start bind it themselves, so there is a short window in which
-// another process could take it; on a test machine that is rare enough.
-func freePort(t *testing.T) string {
+// freePorts returns n loopback addresses whose ports were free a moment ago.
+// All n listeners are open at once, so the n ports differ. The servers we
+// start bind them themselves, so there is a short window in which another
+// process could take one; on a test machine that is rare enough.
+func freePorts(t *testing.T, n int) []string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("finding a free port: %v", err)
+	addrs := make([]string, n)
+	for i := range addrs {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatalf("finding a free port: %v", err)
+		}
+		defer l.Close()
+		addrs[i] = l.Addr().String()
 	}
-	defer l.Close()
-	return l.Addr().String()
+	return addrs
 }
 
 // process is a server started by the harness. Its output goes to a log file

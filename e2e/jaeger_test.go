@@ -72,12 +72,9 @@ type Jaeger struct {
 // and stops it when the test ends.
 func StartJaeger(t *testing.T) *Jaeger {
 	t.Helper()
-	j := &Jaeger{
-		OTLPGRPC: freePort(t),
-		OTLPHTTP: freePort(t),
-		Query:    freePort(t),
-	}
-	queryGRPC := freePort(t)
+	ports := freePorts(t, 4)
+	j := &Jaeger{OTLPGRPC: ports[0], OTLPHTTP: ports[1], Query: ports[2]}
+	queryGRPC := ports[3]
 	cfg := filepath.Join(t.TempDir(), "jaeger.yaml")
 	if err := os.WriteFile(cfg, fmt.Appendf(nil, jaegerConfig, j.OTLPGRPC, j.OTLPHTTP, j.Query, queryGRPC), 0o644); err != nil {
 		t.Fatal(err)
