@@ -83,7 +83,8 @@ func execInRun(path, name string, argv []string, attrs attrFlag, s settings, log
 		defer c.Close()
 		begin := protocol.Msg{V: protocol.Version, Type: protocol.TypeBegin, Name: name, Syntax: "exec",
 			Parent: getenv("TRACEPARENT"),
-			Attrs:  append(attrs, semconv.ProcessExecutableName(filepath.Base(argv[0])))}
+			Attrs: append(attrs, semconv.ProcessExecutableName(filepath.Base(argv[0])),
+				spans.AttrPhaseSource.String("exec"))}
 		reply, err = c.Request(begin)
 	}
 	if err != nil {

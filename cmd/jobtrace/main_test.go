@@ -368,3 +368,21 @@ func TestStandaloneExecKeepsItsSpanLocally(t *testing.T) {
 		t.Errorf("the command did not get the span's TRACEPARENT: %q", r.stdout)
 	}
 }
+
+func TestExecPhasesSaySoAndCarryTheExitCode(t *testing.T) {
+	r := jt(t, nil, "run", "--name", "job", "--", "sh", "-c", "jobtrace exec step -- sh -c 'exit 3'; true")
+	spans, _ := spansOf(t, r.out)
+	s := spans["step"]
+	if s == nil {
+		t.Fatalf("no step span: %v", spans)
+	}
+	if got := attrOf(s, "jobtrace.phase.source"); got != "exec" {
+		t.Errorf("jobtrace.phase.source = %q, want exec", got)
+	}
+	if got := attrOf(s, "process.exit.code"); got != "3" {
+		t.Errorf("process.exit.code = %q, want 3", got)
+	}
+	if got := attrOf(s, "cicd.pipeline.task.run.result"); got != "failure" {
+		t.Errorf("result = %q, want failure", got)
+	}
+}
