@@ -218,6 +218,12 @@ func testDemoJob(t *testing.T, protocol string) {
 			t.Errorf("job output has no line matching %s\nstdout:\n%s", re, res.Stdout)
 		}
 	}
+	// jobtrace's own messages go to stderr, never into the job's stdout.
+	for _, l := range strings.Split(res.Stdout, "\n") {
+		if strings.HasPrefix(l, "jobtrace:") {
+			t.Errorf("jobtrace wrote into the job's stdout: %q", l)
+		}
+	}
 	if _, err := os.Stat(filepath.Join(out, "spans.otlp.jsonl.sent")); err != nil {
 		t.Errorf("delivery record: %v", err)
 	}
