@@ -34,6 +34,11 @@ const PipeDrainTimeout = 2 * time.Second
 // that a fast writer costs few system calls.
 const copyBufferSize = 128 << 10
 
+// tapBuffers is how many chunks of output may wait for the marker scanner:
+// enough to keep copying while it works, and a bound (4 × 128 KiB per
+// stream) on what is held.
+const tapBuffers = 4
+
 // StartError is a job that could not be started; Code is the exit status a
 // shell would give (126 or 127).
 type StartError struct {
@@ -232,11 +237,39 @@ func (j *Job) pipe(child *io.Writer, dst io.Writer, tap io.Writer) error {
 // copy forwards the job's output from r to dst, then to tap. If dst fails
 // (jobtrace's own stdout was closed), the read end is closed too, so the
 // job sees the same broken pipe it would have seen without jobtrace.
+//
+// The tap (the marker scanner) runs in a goroutine of its own, a few chunks
+// behind, so scanning overlaps with copying instead of adding to it; when it
+// falls further behind, reading waits for it, which bounds the memory held.
 func (j *Job) copy(r *os.File, dst io.Writer, tap io.Writer, isPTY bool) {
 	defer j.copies.Done()
-	buf := make([]byte, copyBufferSize)
+	free := make(chan []byte, tapBuffers)
+	for range tapBuffers {
+		free <- make([]byte, copyBufferSize)
+	}
+	var work chan []byte
+	tapDone := make(chan struct{})
+	if tap != nil {
+		work = make(chan []byte, tapBuffers)
+		go func() {
+			defer close(tapDone)
+			for b := range work {
+				tap.Write(b)
+				free <- b[:cap(b)]
+			}
+		}()
+	} else {
+		close(tapDone)
+	}
+	defer func() {
+		if work != nil {
+			close(work)
+		}
+		<-tapDone
+	}()
 	dstOK := true
 	for {
+		buf := <-free
 		n, err := r.Read(buf)
 		if n > 0 {
 			chunk := buf[:n]
@@ -245,13 +278,18 @@ func (j *Job) copy(r *os.File, dst io.Writer, tap io.Writer, isPTY bool) {
 					dstOK = false
 					if !isPTY {
 						r.Close()
+						free <- buf
 						return
 					}
 				}
 			}
-			if tap != nil {
-				tap.Write(chunk)
+			if work != nil {
+				work <- chunk
+			} else {
+				free <- buf
 			}
+		} else {
+			free <- buf
 		}
 		if err != nil {
 			// io.EOF for a pipe; EIO on a pseudo-terminal whose other
