@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -9,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -384,5 +387,50 @@ func TestExecPhasesSaySoAndCarryTheExitCode(t *testing.T) {
 	}
 	if got := attrOf(s, "cicd.pipeline.task.run.result"); got != "failure" {
 		t.Errorf("result = %q, want failure", got)
+	}
+}
+
+func TestStdinIsPassedThrough(t *testing.T) {
+	cmd := exec.Command(bin, "run", "--out", filepath.Join(t.TempDir(), "o"), "--", "sh", "-c", "cat; echo; wc -c")
+	cmd.Stdin = strings.NewReader("hello from stdin")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(out), "hello from stdin\n") {
+		t.Errorf("job read %q", out)
+	}
+}
+
+func TestSignalsReachTheJobThroughJobtrace(t *testing.T) {
+	for _, sig := range []os.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			ready := filepath.Join(dir, "ready")
+			cmd := exec.Command(bin, "run", "--out", filepath.Join(dir, "o"), "--name", "job", "--", "sh", "-c",
+				`trap 'echo got-signal; exit 42' TERM INT HUP QUIT; touch "$1"; while :; do sleep 0.05; done`, "sh", ready)
+			var so bytes.Buffer
+			cmd.Stdout = &so
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(10 * time.Second)
+			for {
+				if _, err := os.Stat(ready); err == nil {
+					break
+				}
+				if time.Now().After(deadline) {
+					cmd.Process.Kill()
+					t.Fatal("job did not start")
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			cmd.Process.Signal(sig)
+			err := cmd.Wait()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 42 || !strings.Contains(so.String(), "got-signal") {
+				t.Errorf("err %v, stdout %q: the job did not get %v", err, so.String(), sig)
+			}
+		})
 	}
 }
