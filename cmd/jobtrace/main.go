@@ -12,6 +12,10 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
+
+	// Answers 'jobtrace phase|event|counter' inside a run before the
+	// exporter stack is initialized; see its package comment.
+	_ "github.com/jobtrace/jobtrace/cmd/jobtrace/internal/fastpath"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".

@@ -1,0 +1,99 @@
+//go:build unix
+
+package fastpath
+
+import (
+	"os"
+	"syscall"
+	"time"
+)
+
+// replyTimeout matches the full client's wait for a reply.
+const replyTimeout = 2 * time.Second
+
+func init() {
+	path := os.Getenv("JOBTRACE_SOCKET")
+	if path == "" || len(os.Args) < 2 {
+		return
+	}
+	r, ok := Parse(os.Args[1:])
+	if !ok {
+		return
+	}
+	fd, err := dial(path)
+	if err != nil {
+		return // main reports it
+	}
+	line := r.AppendJSON(make([]byte, 0, 256), time.Now())
+	if _, err := syscall.Write(fd, line); err != nil {
+		syscall.Close(fd)
+		return // nothing was taken: main tries again and reports
+	}
+	reply, err := readLine(fd)
+	syscall.Close(fd)
+	if err != nil {
+		os.Stderr.WriteString("jobtrace: JOBTRACE_SOCKET: " + err.Error() + "\n")
+		os.Exit(1)
+	}
+	if e := ReplyError(reply); e != "" {
+		// A warning, not an error: a marker that does not apply must
+		// not fail the job's step.
+		os.Stderr.WriteString("jobtrace: warning: " + e + "\n")
+	}
+	os.Exit(0)
+}
+
+func dial(path string) (int, error) {
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		return -1, err
+	}
+	syscall.CloseOnExec(fd)
+	if err := syscall.Connect(fd, &syscall.SockaddrUnix{Name: path}); err != nil {
+		syscall.Close(fd)
+		return -1, err
+	}
+	tv := syscall.NsecToTimeval(int64(replyTimeout))
+	syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &tv)
+	return fd, nil
+}
+
+// readLine reads the reply line; replies are short.
+func readLine(fd int) (string, error) {
+	var buf [4096]byte
+	n := 0
+	for n < len(buf) {
+		m, err := syscall.Read(fd, buf[n:])
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			if err == syscall.EAGAIN {
+				return "", errTimeout
+			}
+			return "", err
+		}
+		if m == 0 {
+			break
+		}
+		n += m
+		for i := n - m; i < n; i++ {
+			if buf[i] == '\n' {
+				return string(buf[:i]), nil
+			}
+		}
+	}
+	if n == 0 {
+		return "", errClosed
+	}
+	return string(buf[:n]), nil
+}
+
+type fpError string
+
+func (e fpError) Error() string { return string(e) }
+
+const (
+	errTimeout fpError = "no reply within 2s"
+	errClosed  fpError = "the socket closed without a reply"
+)
