@@ -83,7 +83,7 @@ func TestLineIsWhatTheFullCommandSends(t *testing.T) {
 
 func TestReplyError(t *testing.T) {
 	for line, want := range map[string]string{
-		`{"ok":true,"traceparent":"00-x"}`:              "",
+		`{"ok":true,"traceparent":"00-x"}`:                "",
 		`{"ok":false,"error":"no open phase \"x\" here"}`: `no open phase "x" here`,
 		`{"ok":false}`: "the socket refused the message",
 	} {
