@@ -45,4 +45,3 @@ func supervise(job *Job, sigs <-chan os.Signal, grace time.Duration, log *Logger
 		}
 	}
 }
-

@@ -15,9 +15,9 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.uber.org/goleak"
 
-	"github.com/jobtrace/jobtrace/internal/otlptest"
 	"github.com/jobtrace/jobtrace/exporters/otlp"
 	"github.com/jobtrace/jobtrace/exporters/spool"
+	"github.com/jobtrace/jobtrace/internal/otlptest"
 )
 
 func TestMain(m *testing.M) {
