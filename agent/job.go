@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -31,11 +32,11 @@ const (
 const PipeDrainTimeout = 2 * time.Second
 
 // copyBufferSize is the read size of the output passthrough: large enough
-// that a fast writer costs few system calls.
-const copyBufferSize = 128 << 10
+// that a fast writer costs few system calls (see also growPipe).
+const copyBufferSize = 256 << 10
 
 // tapBuffers is how many chunks of output may wait for the marker scanner:
-// enough to keep copying while it works, and a bound (4 × 128 KiB per
+// enough to keep copying while it works, and a bound (4 × 256 KiB per
 // stream) on what is held.
 const tapBuffers = 4
 
@@ -78,12 +79,17 @@ type Job struct {
 	cmd     *exec.Cmd
 	copies  sync.WaitGroup
 	readers []*os.File
-	closers []io.Closer // our copies of the child's ends, closed after start
-	plat    platformJob
-	waitErr error
-	done    chan struct{}
-	started time.Time
-	exited  time.Time
+	// abandoned is set when Wait stops waiting for output after
+	// PipeDrainTimeout; tapMu orders it with the scanners' writes, so no
+	// scanner is written to once Wait has returned.
+	abandoned atomic.Bool
+	tapMu     sync.Mutex
+	closers   []io.Closer // our copies of the child's ends, closed after start
+	plat      platformJob
+	waitErr   error
+	done      chan struct{}
+	started   time.Time
+	exited    time.Time
 }
 
 // resolve finds the program as a shell would, and maps failures to the
@@ -222,7 +228,7 @@ func (j *Job) errW() io.Writer {
 }
 
 func (j *Job) pipe(child *io.Writer, dst io.Writer, tap io.Writer) error {
-	r, w, err := os.Pipe()
+	r, w, err := newPipe()
 	if err != nil {
 		return err
 	}
@@ -254,7 +260,11 @@ func (j *Job) copy(r *os.File, dst io.Writer, tap io.Writer, isPTY bool) {
 		go func() {
 			defer close(tapDone)
 			for b := range work {
-				tap.Write(b)
+				j.tapMu.Lock()
+				if !j.abandoned.Load() {
+					tap.Write(b)
+				}
+				j.tapMu.Unlock()
 				free <- b[:cap(b)]
 			}
 		}()
@@ -271,6 +281,10 @@ func (j *Job) copy(r *os.File, dst io.Writer, tap io.Writer, isPTY bool) {
 	for {
 		buf := <-free
 		n, err := r.Read(buf)
+		if j.abandoned.Load() {
+			free <- buf
+			return
+		}
 		if n > 0 {
 			chunk := buf[:n]
 			if dstOK {
@@ -293,7 +307,7 @@ func (j *Job) copy(r *os.File, dst io.Writer, tap io.Writer, isPTY bool) {
 		}
 		if err != nil {
 			// io.EOF for a pipe; EIO on a pseudo-terminal whose other
-			// side is closed; ErrClosed when the drain timeout gave up.
+			// side is closed.
 			return
 		}
 	}
@@ -311,10 +325,12 @@ func (j *Job) Wait() int {
 	case <-drained:
 	case <-time.After(PipeDrainTimeout):
 		j.opts.Warn(fmt.Sprintf("processes left behind by the job still hold its output open after %v: their output is no longer forwarded", PipeDrainTimeout))
-		for _, r := range j.readers {
-			r.Close()
-		}
-		<-drained
+		// A blocking read cannot be interrupted: the copies are left to
+		// end when those processes close their output, or with jobtrace,
+		// and write nothing more.
+		j.tapMu.Lock()
+		j.abandoned.Store(true)
+		j.tapMu.Unlock()
 	}
 	for _, r := range j.readers {
 		r.Close()

@@ -256,3 +256,30 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+func TestOutputHeldByLeftoverProcessesDoesNotHoldTheJob(t *testing.T) {
+	out, errf := files(t)
+	var warned []string
+	var tap bytes.Buffer
+	start := time.Now()
+	j, err := StartJob(JobOptions{
+		Args:   []string{"sh", "-c", "echo before; (sleep 5; echo late) & echo main-done"},
+		Stdout: out, Stderr: errf, OutStdout: &tap,
+		Warn: func(s string) { warned = append(warned, s) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := j.Wait()
+	took := time.Since(start)
+	if code != 0 || took > PipeDrainTimeout+2*time.Second {
+		t.Errorf("code %d after %v", code, took)
+	}
+	if len(warned) != 1 || !strings.Contains(warned[0], "left behind") {
+		t.Errorf("warnings %q", warned)
+	}
+	got, _ := os.ReadFile(out.Name())
+	if string(got) != "before\nmain-done\n" || tap.String() != "before\nmain-done\n" {
+		t.Errorf("output %q, tap %q", got, tap.String())
+	}
+}

@@ -1,0 +1,27 @@
+package agent
+
+import (
+	"os"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// pipeSize is the capacity jobtrace asks for the job's output pipes: the
+// unprivileged maximum by default (/proc/sys/fs/pipe-max-size). With the
+// default 64 KiB a fast writer and jobtrace would wake each other for every
+// 64 KiB; with 1 MiB they trade far fewer, larger chunks.
+const pipeSize = 1 << 20
+
+// newPipe returns a pipe for the job's output whose read end jobtrace reads
+// with blocking reads, as a plain `cat` would: through Go's poller every
+// empty pipe costs a park, an epoll wait and a wake-up, which made the
+// passthrough of a fast writer half as fast as a plain pipe.
+func newPipe() (r, w *os.File, err error) {
+	var fds [2]int
+	if err := syscall.Pipe2(fds[:], syscall.O_CLOEXEC); err != nil {
+		return nil, nil, os.NewSyscallError("pipe2", err)
+	}
+	unix.FcntlInt(uintptr(fds[1]), unix.F_SETPIPE_SZ, pipeSize) // failure only costs speed
+	return os.NewFile(uintptr(fds[0]), "|0"), os.NewFile(uintptr(fds[1]), "|1"), nil
+}
