@@ -84,12 +84,15 @@ type Job struct {
 	// scanner is written to once Wait has returned.
 	abandoned atomic.Bool
 	tapMu     sync.Mutex
-	closers   []io.Closer // our copies of the child's ends, closed after start
-	plat      platformJob
-	waitErr   error
-	done      chan struct{}
-	started   time.Time
-	exited    time.Time
+	// streams count, per output stream with a tap, the bytes read from the
+	// job and the bytes the tap has seen, for SyncOutput.
+	streams []*stream
+	closers []io.Closer // our copies of the child's ends, closed after start
+	plat    platformJob
+	waitErr error
+	done    chan struct{}
+	started time.Time
+	exited  time.Time
 }
 
 // resolve finds the program as a shell would, and maps failures to the
@@ -235,8 +238,9 @@ func (j *Job) pipe(child *io.Writer, dst io.Writer, tap io.Writer) error {
 	*child = w
 	j.closers = append(j.closers, w)
 	j.readers = append(j.readers, r)
+	st := j.newStream(r, tap)
 	j.copies.Add(1)
-	go j.copy(r, dst, tap, false)
+	go j.copy(r, dst, tap, st, false)
 	return nil
 }
 
@@ -247,7 +251,7 @@ func (j *Job) pipe(child *io.Writer, dst io.Writer, tap io.Writer) error {
 // The tap (the marker scanner) runs in a goroutine of its own, a few chunks
 // behind, so scanning overlaps with copying instead of adding to it; when it
 // falls further behind, reading waits for it, which bounds the memory held.
-func (j *Job) copy(r *os.File, dst io.Writer, tap io.Writer, isPTY bool) {
+func (j *Job) copy(r *os.File, dst io.Writer, tap io.Writer, st *stream, isPTY bool) {
 	defer j.copies.Done()
 	free := make(chan []byte, tapBuffers)
 	for range tapBuffers {
@@ -265,6 +269,7 @@ func (j *Job) copy(r *os.File, dst io.Writer, tap io.Writer, isPTY bool) {
 					tap.Write(b)
 				}
 				j.tapMu.Unlock()
+				st.scanned.Add(int64(len(b)))
 				free <- b[:cap(b)]
 			}
 		}()
@@ -284,6 +289,9 @@ func (j *Job) copy(r *os.File, dst io.Writer, tap io.Writer, isPTY bool) {
 		if j.abandoned.Load() {
 			free <- buf
 			return
+		}
+		if n > 0 && st != nil {
+			st.read.Add(int64(n))
 		}
 		if n > 0 {
 			chunk := buf[:n]
@@ -309,6 +317,43 @@ func (j *Job) copy(r *os.File, dst io.Writer, tap io.Writer, isPTY bool) {
 			// io.EOF for a pipe; EIO on a pseudo-terminal whose other
 			// side is closed.
 			return
+		}
+	}
+}
+
+// stream is one output stream that has a tap.
+type stream struct {
+	r             *os.File
+	read, scanned atomic.Int64
+}
+
+// newStream registers r for SyncOutput; nil when there is no tap. Streams
+// are registered before the job starts.
+func (j *Job) newStream(r *os.File, tap io.Writer) *stream {
+	if tap == nil {
+		return nil
+	}
+	st := &stream{r: r}
+	j.streams = append(j.streams, st)
+	return st
+}
+
+// SyncOutput waits, at most timeout, until the taps have seen every byte
+// the job had written to its output when SyncOutput was called, including
+// bytes still in the pipes. A client that prints a marker line and then
+// talks to the socket gets its socket message handled after the marker.
+func (j *Job) SyncOutput(timeout time.Duration) {
+	if j == nil {
+		return
+	}
+	deadline := time.Now().Add(timeout)
+	for _, st := range j.streams {
+		target := st.read.Load() + pendingBytes(st.r)
+		for st.scanned.Load() < target && !j.abandoned.Load() {
+			if time.Now().After(deadline) {
+				return
+			}
+			time.Sleep(20 * time.Microsecond)
 		}
 	}
 }

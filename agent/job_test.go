@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -282,4 +283,43 @@ func TestOutputHeldByLeftoverProcessesDoesNotHoldTheJob(t *testing.T) {
 	if string(got) != "before\nmain-done\n" || tap.String() != "before\nmain-done\n" {
 		t.Errorf("output %q, tap %q", got, tap.String())
 	}
+}
+
+// slowTap is a scanner that takes its time.
+type slowTap struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (s *slowTap) Write(p []byte) (int, error) {
+	time.Sleep(30 * time.Millisecond)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.Write(p)
+}
+
+func (s *slowTap) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.String()
+}
+
+func TestSyncOutputWaitsForWhatTheJobPrintedBefore(t *testing.T) {
+	out, errf := files(t)
+	marker := filepath.Join(t.TempDir(), "printed")
+	tap := &slowTap{}
+	j, err := StartJob(JobOptions{
+		Args:   []string{"sh", "-c", `echo one; echo two; touch "$1"; sleep 1`, "sh", marker},
+		Stdout: out, Stderr: errf, OutStdout: tap,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { _, err := os.Stat(marker); return err == nil })
+	j.SyncOutput(5 * time.Second)
+	if got := tap.String(); got != "one\ntwo\n" {
+		t.Errorf("after SyncOutput the tap has seen %q", got)
+	}
+	j.Kill()
+	j.Wait()
 }

@@ -40,8 +40,9 @@ func (j *Job) openPTY() (*os.File, error) {
 	}(j.plat.winch, j.opts.Stdout)
 	j.closers = append(j.closers, pts)
 	j.readers = append(j.readers, ptm)
+	st := j.newStream(ptm, j.opts.OutStdout)
 	j.copies.Add(1)
-	go j.copy(ptm, j.outW(), j.opts.OutStdout, true)
+	go j.copy(ptm, j.outW(), j.opts.OutStdout, st, true)
 	return pts, nil
 }
 

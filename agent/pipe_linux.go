@@ -25,3 +25,20 @@ func newPipe() (r, w *os.File, err error) {
 	unix.FcntlInt(uintptr(fds[1]), unix.F_SETPIPE_SZ, pipeSize) // failure only costs speed
 	return os.NewFile(uintptr(fds[0]), "|0"), os.NewFile(uintptr(fds[1]), "|1"), nil
 }
+
+// pendingBytes is how many bytes wait in the pipe or terminal f reads from.
+// It asks without changing the descriptor's blocking mode.
+func pendingBytes(f *os.File) int64 {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	var n int
+	rc.Control(func(fd uintptr) {
+		n, err = unix.IoctlGetInt(int(fd), unix.TIOCINQ) // FIONREAD
+	})
+	if err != nil {
+		return 0
+	}
+	return int64(n)
+}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -32,6 +33,11 @@ const (
 	EnvSocket    = "JOBTRACE_SOCKET"
 	EnvMarkerDir = "JOBTRACE_MARKER_DIR"
 )
+
+// OutputSyncTimeout bounds how long a socket message that asks for a reply
+// waits for the output the job wrote before it to be scanned, so that a
+// marker line printed just before `jobtrace phase begin` is handled first.
+const OutputSyncTimeout = 100 * time.Millisecond
 
 // Options describe one `jobtrace run`.
 type Options struct {
@@ -127,7 +133,15 @@ func Run(o Options) int {
 	tracker := spans.NewTracker(rootCtx, tracer, spans.TrackerOptions{
 		Meter: pipe.Meter, Warn: log.Warn, MaxOpenPhases: o.MaxOpenPhases,
 	})
-	handle := func(m protocol.Msg) protocol.Reply { return tracker.Handle(m) }
+	var running atomic.Pointer[Job]
+	handle := func(m protocol.Msg) protocol.Reply {
+		if m.Ack {
+			// A client that waits for the reply is a step of the job:
+			// what the job printed before it must come first.
+			running.Load().SyncOutput(OutputSyncTimeout)
+		}
+		return tracker.Handle(m)
+	}
 
 	env := spans.InjectEnv(rootCtx)
 	srcs, err := startSources(o, handle, log, env)
@@ -177,6 +191,7 @@ func Run(o Options) int {
 		jobErr = err
 		log.Printf("%v", err)
 	} else {
+		running.Store(job)
 		root.SetAttributes(semconv.ProcessPID(job.Pid()))
 		code = supervise(job, sigs, o.GracePeriod, log)
 	}
