@@ -348,15 +348,28 @@ func (j *Job) SyncOutput(timeout time.Duration) {
 	}
 	deadline := time.Now().Add(timeout)
 	for _, st := range j.streams {
-		target := st.read.Load() + pendingBytes(st.r)
-		for st.scanned.Load() < target && !j.abandoned.Load() {
-			if time.Now().After(deadline) {
-				return
+		// Bytes the copy has taken from the pipe but not counted yet are
+		// in neither figure: the target is taken again after a pause and
+		// must hold still before it counts as reached.
+		stable := 0
+		for stable < syncChecks && !j.abandoned.Load() && time.Now().Before(deadline) {
+			target := st.read.Load() + pendingBytes(st.r)
+			if st.scanned.Load() >= target {
+				stable++
+			} else {
+				stable = 0
 			}
-			time.Sleep(20 * time.Microsecond)
+			time.Sleep(syncPause)
 		}
 	}
 }
+
+// syncChecks and syncPause: SyncOutput's target must be met this many times
+// in a row, this far apart.
+const (
+	syncChecks = 3
+	syncPause  = 50 * time.Microsecond
+)
 
 // Wait waits for the job to exit and for its output to be forwarded, and
 // returns its exit code as a shell reports it: the exit status, or 128+N
