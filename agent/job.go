@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -349,26 +350,27 @@ func (j *Job) SyncOutput(timeout time.Duration) {
 	deadline := time.Now().Add(timeout)
 	for _, st := range j.streams {
 		// Bytes the copy has taken from the pipe but not counted yet are
-		// in neither figure: the target is taken again after a pause and
-		// must hold still before it counts as reached.
+		// in neither figure: the target is taken again after yielding to
+		// the copy and must hold still before it counts as reached.
 		stable := 0
 		for stable < syncChecks && !j.abandoned.Load() && time.Now().Before(deadline) {
 			target := st.read.Load() + pendingBytes(st.r)
 			if st.scanned.Load() >= target {
 				stable++
+				runtime.Gosched()
 			} else {
 				stable = 0
+				time.Sleep(syncPause)
 			}
-			time.Sleep(syncPause)
 		}
 	}
 }
 
-// syncChecks and syncPause: SyncOutput's target must be met this many times
-// in a row, this far apart.
+// syncChecks is how many times in a row SyncOutput's target must be met;
+// syncPause is how long it waits for the scanner while it is not.
 const (
 	syncChecks = 3
-	syncPause  = 50 * time.Microsecond
+	syncPause  = 20 * time.Microsecond
 )
 
 // Wait waits for the job to exit and for its output to be forwarded, and
