@@ -418,6 +418,9 @@ func report(log *Logger, o Options, res ShutdownResult, pipe *Pipeline, root tra
 		log.Printf("export to %s incomplete after %s%s; %d spans pending: send them with `jobtrace replay %s`",
 			res.Endpoint, fmtDuration(res.Took), reason, res.Pending, o.Out)
 	}
+	if res.MetricsErr != nil {
+		log.Warn("metrics were not accepted (OTEL_METRICS_EXPORTER=none turns them off): " + firstLine(res.MetricsErr.Error()))
+	}
 	if n := log.Suppressed(); n > 0 {
 		log.Printf("%d more warnings not shown (limit %d)", n, MaxWarnings)
 	}

@@ -107,9 +107,12 @@ type ShutdownResult struct {
 	Exported bool
 	Sent     int // spans delivered to the collector in this run
 	Pending  int // spans in the spool not delivered
-	Err      error
-	Took     time.Duration
-	Endpoint string
+	Err      error // why spans are pending
+	// MetricsErr is why the last metrics were not accepted; metrics are
+	// not spooled, so this is a warning, not something to replay.
+	MetricsErr error
+	Took       time.Duration
+	Endpoint   string
 }
 
 // Shutdown writes every span to the spool, then gives the forwarder and the
@@ -137,7 +140,7 @@ func (p *Pipeline) Shutdown(timeout time.Duration, export bool) ShutdownResult {
 		go func() {
 			defer wg.Done()
 			if err := p.mp.Shutdown(ctx); err != nil && export {
-				metricErr = fmt.Errorf("metrics: %w", err)
+				metricErr = err
 			}
 		}()
 	}
@@ -156,9 +159,7 @@ func (p *Pipeline) Shutdown(timeout time.Duration, export bool) ShutdownResult {
 		}
 	}
 	wg.Wait()
-	if metricErr != nil {
-		r.Err = errors.Join(r.Err, metricErr)
-	}
+	r.MetricsErr = metricErr
 	r.Took = time.Since(start)
 	return r
 }

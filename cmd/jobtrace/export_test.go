@@ -145,3 +145,17 @@ func TestReplayDeliversWhatWasPendingOnce(t *testing.T) {
 		t.Errorf("replay without endpoint: %d %q", none.code, none.stderr)
 	}
 }
+
+func TestSignalExporterNoneTurnsASignalOff(t *testing.T) {
+	c := &otlptest.Collector{}
+	h := otlptest.StartHTTP(t, "127.0.0.1:0", c)
+	r := jt(t, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://" + h.Addr, "OTEL_METRICS_EXPORTER=none"},
+		"run", "--", "sh", "-c", "jobtrace counter n")
+	if r.code != 0 || len(c.SpanNames()) == 0 || c.MetricRequests() != 0 {
+		t.Errorf("code %d, %d spans, %d metric requests; want spans and no metrics", r.code, len(c.SpanNames()), c.MetricRequests())
+	}
+	r = jt(t, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://" + h.Addr, "OTEL_TRACES_EXPORTER=none"}, "run", "--", "true")
+	if n := len(c.SpanNames()); r.code != 0 || n != 3 {
+		t.Errorf("OTEL_TRACES_EXPORTER=none: %d spans at the collector, want the 3 from before", n)
+	}
+}

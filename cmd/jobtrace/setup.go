@@ -46,11 +46,14 @@ func (s settings) exportSettings() agent.ExportSettings {
 	if s.cfg.SDKDisabled {
 		return e
 	}
-	if o.Endpoint != "" || o.TracesEndpoint != "" {
+	// OTEL_TRACES_EXPORTER and OTEL_METRICS_EXPORTER: jobtrace's only
+	// exporter is OTLP; "none" turns a signal off (a trace backend such as
+	// Jaeger takes no metrics).
+	if (o.Endpoint != "" || o.TracesEndpoint != "") && getenv("OTEL_TRACES_EXPORTER") != "none" {
 		t := toOTLP(o.ForTraces())
 		e.Traces = &t
 	}
-	if o.Endpoint != "" || o.MetricsEndpoint != "" {
+	if (o.Endpoint != "" || o.MetricsEndpoint != "") && getenv("OTEL_METRICS_EXPORTER") != "none" {
 		m := toOTLP(o.ForMetrics())
 		e.Metrics = &m
 	}
