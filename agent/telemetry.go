@@ -105,8 +105,8 @@ type ShutdownResult struct {
 	Spans    int // spans written to the spool
 	Dropped  int // spans not written (queue bound)
 	Exported bool
-	Sent     int // spans delivered to the collector in this run
-	Pending  int // spans in the spool not delivered
+	Sent     int   // spans delivered to the collector in this run
+	Pending  int   // spans in the spool not delivered
 	Err      error // why spans are pending
 	// MetricsErr is why the last metrics were not accepted; metrics are
 	// not spooled, so this is a warning, not something to replay.
