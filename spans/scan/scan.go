@@ -91,9 +91,33 @@ func New(opts Options, emit func(protocol.Msg)) *Scanner {
 	return s
 }
 
+// mayStartMarker says which first bytes of a line can lead to a marker:
+// blanks and escapes that skipPrefix passes over, and the first letters of
+// the syntaxes. Other lines need no look when no patterns are set.
+var mayStartMarker = [256]bool{' ': true, '\t': true, '\r': true, 0x1b: true, 'B': true, 'E': true, ':': true, 's': true}
+
 // Write scans p. It never fails and always reports len(p) written.
 func (s *Scanner) Write(p []byte) (int, error) {
 	n := len(p)
+	if len(s.opts.Patterns) == 0 && !s.skipping && len(s.buf) == 0 {
+		// The common case, build output and no patterns: whole lines
+		// in p are counted, and only those that may be markers looked at.
+		for {
+			i := bytes.IndexByte(p, '\n')
+			if i < 0 {
+				break
+			}
+			switch {
+			case i > s.max:
+				s.long()
+			case i > 0 && s.markers && mayStartMarker[p[0]]:
+				s.line(p[:i])
+			default:
+				s.st.Lines++
+			}
+			p = p[i+1:]
+		}
+	}
 	for len(p) > 0 {
 		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
