@@ -1,0 +1,54 @@
+package cgroup
+
+import "bytes"
+
+// parseIOStat parses io.stat, a nested-keyed file with one line per device:
+//
+//	8:16 rbytes=1459200 wbytes=314773504 rios=192 wios=353 dbytes=0 dios=0
+//
+// and sums the byte and operation counts over the devices. A device line may
+// lack keys (the kernel omits the d* keys on older versions); unknown keys are
+// skipped.
+func parseIOStat(path string, data []byte, s *IOStat) error {
+	var r, w, ri, wi uint64
+	devices := 0
+	for n := 1; len(data) > 0; n++ {
+		var line []byte
+		line, data = nextLine(data)
+		if len(line) == 0 {
+			continue
+		}
+		dev, rest := nextField(line)
+		if bytes.IndexByte(dev, ':') < 1 {
+			return parseErr(path, n, "want MAJ:MIN")
+		}
+		for len(rest) > 0 {
+			var kv []byte
+			kv, rest = nextField(rest)
+			if len(kv) == 0 {
+				continue
+			}
+			i := bytes.IndexByte(kv, '=')
+			if i < 0 {
+				return parseErr(path, n, "want key=value")
+			}
+			v, ok := parseUint(kv[i+1:])
+			if !ok {
+				return parseErr(path, n, "value is not a number")
+			}
+			switch string(kv[:i]) {
+			case "rbytes":
+				r += v
+			case "wbytes":
+				w += v
+			case "rios":
+				ri += v
+			case "wios":
+				wi += v
+			}
+		}
+		devices++
+	}
+	*s = IOStat{ReadBytes: some(r), WriteBytes: some(w), ReadOps: some(ri), WriteOps: some(wi), Devices: devices}
+	return nil
+}

@@ -1,0 +1,26 @@
+package cgroup
+
+// parseMemoryEvents parses memory.events (flat-keyed counts).
+func parseMemoryEvents(path string, data []byte, s *MemoryEvents) error {
+	return flatKeyed(path, data, func(key []byte, v uint64) {
+		switch string(key) {
+		case "oom":
+			s.OOM = some(v)
+		case "oom_kill":
+			s.OOMKill = some(v)
+		}
+	})
+}
+
+// parseMemoryStat parses memory.stat (flat-keyed, bytes or counts), keeping
+// anon and file.
+func parseMemoryStat(path string, data []byte, s *MemoryStat) error {
+	return flatKeyed(path, data, func(key []byte, v uint64) {
+		switch string(key) {
+		case "anon":
+			s.Anon = some(v)
+		case "file":
+			s.File = some(v)
+		}
+	})
+}

@@ -1,0 +1,142 @@
+package cgroup
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+)
+
+// The files a Reader reads, in order. Each one that does not exist leaves
+// its fields absent.
+const (
+	fileCPUStat = iota
+	fileMemoryCurrent
+	fileMemoryPeak
+	fileMemoryMax
+	fileMemoryEvents
+	fileMemoryStat
+	fileIOStat
+	filePidsCurrent
+	filePidsMax
+	fileCPUPressure
+	fileMemoryPressure
+	fileIOPressure
+	numFiles
+)
+
+var fileNames = [numFiles]string{
+	fileCPUStat:        "cpu.stat",
+	fileMemoryCurrent:  "memory.current",
+	fileMemoryPeak:     "memory.peak",
+	fileMemoryMax:      "memory.max",
+	fileMemoryEvents:   "memory.events",
+	fileMemoryStat:     "memory.stat",
+	fileIOStat:         "io.stat",
+	filePidsCurrent:    "pids.current",
+	filePidsMax:        "pids.max",
+	fileCPUPressure:    "cpu.pressure",
+	fileMemoryPressure: "memory.pressure",
+	fileIOPressure:     "io.pressure",
+}
+
+// initialBuf fits every file above on a typical host in one read: memory.stat,
+// the longest, is about 1.5 KiB on Linux 6.x, and io.stat is about 80 bytes
+// per device. The buffer grows when a file is longer and is kept.
+const initialBuf = 8 << 10
+
+// Reader reads the statistics files of one cgroup v2 directory. It keeps the
+// file paths and a buffer, so that reading again allocates nothing. A Reader
+// is not safe for concurrent use.
+type Reader struct {
+	dir   string
+	paths [numFiles]string
+	cpath [numFiles][]byte // NUL-terminated copies of paths, for the syscall layer
+	buf   []byte
+}
+
+// NewReader returns a Reader for the cgroup directory dir, such as
+// /sys/fs/cgroup/ci.slice/job-42 (or a fixture tree).
+func NewReader(dir string) *Reader {
+	r := &Reader{dir: dir, buf: make([]byte, initialBuf)}
+	for i, name := range fileNames {
+		p := filepath.Join(dir, name)
+		r.paths[i] = p
+		r.cpath[i] = append([]byte(p), 0)
+	}
+	return r
+}
+
+// Dir returns the directory the Reader reads.
+func (r *Reader) Dir() string { return r.dir }
+
+// Read fills s with what the directory's files say; s is reset first, so a
+// field of a file that does not exist is left absent. Read returns the
+// per-file errors joined (unreadable or malformed files) and still fills in
+// every other file. When no file at all exists, which happens when the
+// directory is not a cgroup v2 directory or the cgroup was removed, the
+// error wraps fs.ErrNotExist.
+func (r *Reader) Read(s *Stats) error {
+	*s = Stats{}
+	var errs []error
+	found := 0
+	for i := range numFiles {
+		data, err := r.readFile(i)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, err)
+			}
+			continue
+		}
+		found++
+		if err := r.parse(i, data, s); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if found == 0 && len(errs) == 0 {
+		return fmt.Errorf("cgroup: no statistics file in %s: %w", r.dir, fs.ErrNotExist)
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return errors.Join(errs...)
+}
+
+func (r *Reader) parse(i int, data []byte, s *Stats) error {
+	p := r.paths[i]
+	var err error
+	switch i {
+	case fileCPUStat:
+		err = parseCPUStat(p, data, &s.CPU)
+	case fileMemoryCurrent:
+		s.MemoryCurrent, err = parseSingle(p, data)
+	case fileMemoryPeak:
+		s.MemoryPeak, err = parseSingle(p, data)
+	case fileMemoryMax:
+		s.MemoryMax, err = parseLimit(p, data)
+	case fileMemoryEvents:
+		err = parseMemoryEvents(p, data, &s.MemoryEvents)
+	case fileMemoryStat:
+		err = parseMemoryStat(p, data, &s.MemoryStat)
+	case fileIOStat:
+		err = parseIOStat(p, data, &s.IO)
+	case filePidsCurrent:
+		s.PidsCurrent, err = parseSingle(p, data)
+	case filePidsMax:
+		s.PidsMax, err = parseLimit(p, data)
+	case fileCPUPressure:
+		err = parsePressure(p, data, &s.CPUPressure)
+	case fileMemoryPressure:
+		err = parsePressure(p, data, &s.MemoryPressure)
+	case fileIOPressure:
+		err = parsePressure(p, data, &s.IOPressure)
+	}
+	return err
+}
+
+// ReadDir reads the cgroup directory dir into s once, for a cgroup that is
+// read only now and then (such as jobtrace's own, from SelfDir). To read the
+// same directory again and again, keep a Reader: it allocates nothing.
+func ReadDir(dir string, s *Stats) error {
+	return NewReader(dir).Read(s)
+}
