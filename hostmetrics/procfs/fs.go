@@ -1,0 +1,79 @@
+package procfs
+
+import (
+	"path/filepath"
+)
+
+// FS reads the host-wide files under a proc root (normally /proc) and a sys
+// root (normally /sys, used only to tell whole disks from partitions).
+//
+// An FS keeps a read buffer and a small cache that its methods reuse, so that
+// a steady-state read allocates nothing. It is therefore not safe for
+// concurrent use: give each goroutine its own FS. Copies of an FS share that
+// state, so they are not safe to use concurrently either.
+type FS struct {
+	proc, sys string
+	paths     *paths
+	r         *reader
+	disks     *diskCache
+}
+
+// paths holds the file names, joined once so that reads do not build strings.
+type paths struct {
+	stat, meminfo, vmstat, diskstats, netDev, loadavg string
+	pressure                                          [numPressureResources]string
+	sysBlock                                          string
+}
+
+// NewFS returns an FS reading under procRoot and sysRoot. An empty sysRoot
+// means no /sys is available: whole disks are then told from partitions by
+// their names (see [FS.Diskstats]).
+func NewFS(procRoot, sysRoot string) FS {
+	p := &paths{
+		stat:      filepath.Join(procRoot, "stat"),
+		meminfo:   filepath.Join(procRoot, "meminfo"),
+		vmstat:    filepath.Join(procRoot, "vmstat"),
+		diskstats: filepath.Join(procRoot, "diskstats"),
+		netDev:    filepath.Join(procRoot, "net", "dev"),
+		loadavg:   filepath.Join(procRoot, "loadavg"),
+	}
+	for r := PressureResource(0); r < numPressureResources; r++ {
+		p.pressure[r] = filepath.Join(procRoot, "pressure", r.String())
+	}
+	if sysRoot != "" {
+		p.sysBlock = filepath.Join(sysRoot, "block")
+	}
+	return FS{
+		proc:  procRoot,
+		sys:   sysRoot,
+		paths: p,
+		r:     &reader{},
+		disks: &diskCache{whole: map[string]bool{}},
+	}
+}
+
+// ProcRoot returns the proc root the FS reads under.
+func (f FS) ProcRoot() string { return f.proc }
+
+// SysRoot returns the sys root the FS reads under ("" for none).
+func (f FS) SysRoot() string { return f.sys }
+
+// reader reads whole files into a buffer it reuses. The syscall layer
+// (readFile) is per OS; see read_linux.go and read_other.go.
+type reader struct {
+	buf  []byte
+	path []byte // NUL-terminated copy of the path, for the raw syscall
+}
+
+const initialBufSize = 4 << 10
+
+// grow makes room for more data, keeping the first n bytes.
+func (r *reader) grow(n int) {
+	size := 2 * len(r.buf)
+	if size < initialBufSize {
+		size = initialBufSize
+	}
+	nb := make([]byte, size)
+	copy(nb, r.buf[:n])
+	r.buf = nb
+}

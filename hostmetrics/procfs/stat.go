@@ -1,0 +1,128 @@
+package procfs
+
+import "bytes"
+
+// userHZ is the unit of the CPU times in /proc/stat: ticks of 1/USER_HZ
+// second. The kernel converts its internal clock (CONFIG_HZ, which varies
+// between 100 and 1000 by build) to USER_HZ before printing, precisely so that
+// user space sees one fixed unit. USER_HZ is 100 on every architecture Go
+// supports (only alpha and ia64 differed, at 1024). glibc's
+// sysconf(_SC_CLK_TCK) reports the same number from the AT_CLKTCK auxiliary
+// vector entry; reading that from Go would need cgo or the auxv, for a value
+// that cannot change, so it is a constant here.
+const userHZ = 100
+
+// CPUTimes is time spent by CPUs in each mode, in seconds. Guest time is
+// already counted in User and Nice by the kernel, so it is not listed apart.
+type CPUTimes struct {
+	User, Nice, System, Idle, IOWait, IRQ, SoftIRQ, Steal float64
+}
+
+// CPUStat is one "cpuN" line of /proc/stat.
+type CPUStat struct {
+	CPU int // N; offline CPUs have no line, so numbers can have gaps
+	CPUTimes
+}
+
+// Stat holds the host-wide figures of /proc/stat.
+type Stat struct {
+	Total CPUTimes  // the "cpu" line: all CPUs together
+	CPUs  []CPUStat // the "cpuN" lines, in file order; reused between reads
+
+	ContextSwitches uint64 // "ctxt", since boot
+	Forks           uint64 // "processes": processes and threads created since boot
+	ProcsRunning    uint64 // "procs_running": runnable threads now
+	ProcsBlocked    uint64 // "procs_blocked": threads blocked on IO now
+	BootTime        uint64 // "btime", Unix seconds
+}
+
+// Stat reads <proc>/stat into out, reusing out.CPUs.
+func (f FS) Stat(out *Stat) error {
+	data, err := f.r.readFile(f.paths.stat)
+	if err != nil {
+		return err
+	}
+	return withPath(parseStat(data, out), f.paths.stat)
+}
+
+var cpuPrefix = []byte("cpu")
+
+func parseStat(data []byte, out *Stat) error {
+	cpus := out.CPUs[:0]
+	*out = Stat{}
+	sawTotal := false
+	for lineNo := 1; len(data) > 0; lineNo++ {
+		var line []byte
+		line, data = nextLine(data)
+		key, rest := nextField(line)
+		if len(key) == 0 {
+			continue
+		}
+		if bytes.HasPrefix(key, cpuPrefix) {
+			var times CPUTimes
+			if err := parseCPUTimes(rest, &times, lineNo); err != nil {
+				return err
+			}
+			if len(key) == len(cpuPrefix) {
+				out.Total = times
+				sawTotal = true
+				continue
+			}
+			id, ok := parseUint(key[len(cpuPrefix):])
+			if !ok || id > 1<<31 {
+				return parseErr(lineNo, "bad CPU name")
+			}
+			cpus = append(cpus, CPUStat{CPU: int(id), CPUTimes: times})
+			continue
+		}
+		var dst *uint64
+		switch string(key) {
+		case "ctxt":
+			dst = &out.ContextSwitches
+		case "processes":
+			dst = &out.Forks
+		case "procs_running":
+			dst = &out.ProcsRunning
+		case "procs_blocked":
+			dst = &out.ProcsBlocked
+		case "btime":
+			dst = &out.BootTime
+		default:
+			continue // intr, softirq and future lines
+		}
+		v, _ := nextField(rest)
+		n, ok := parseUint(v)
+		if !ok {
+			return parseErr(lineNo, "bad value for "+string(key))
+		}
+		*dst = n
+	}
+	out.CPUs = cpus
+	if !sawTotal {
+		return parseErr(1, "no cpu line")
+	}
+	return nil
+}
+
+// parseCPUTimes reads the tick counts after a "cpu" key. Kernels before
+// 2.6.11 print fewer columns; at least user, nice, system and idle are needed.
+func parseCPUTimes(rest []byte, t *CPUTimes, lineNo int) error {
+	dst := [...]*float64{&t.User, &t.Nice, &t.System, &t.Idle, &t.IOWait, &t.IRQ, &t.SoftIRQ, &t.Steal}
+	i := 0
+	for ; i < len(dst); i++ {
+		var v []byte
+		v, rest = nextField(rest)
+		if len(v) == 0 {
+			break
+		}
+		n, ok := parseUint(v)
+		if !ok {
+			return parseErr(lineNo, "bad CPU time")
+		}
+		*dst[i] = float64(n) / userHZ
+	}
+	if i < 4 {
+		return parseErr(lineNo, "too few CPU times")
+	}
+	return nil
+}

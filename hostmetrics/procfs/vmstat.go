@@ -1,0 +1,56 @@
+package procfs
+
+// Vmstat holds the paging counters of /proc/vmstat that jobtrace uses,
+// counted since boot.
+type Vmstat struct {
+	PgFault    uint64 // "pgfault": all page faults, minor and major
+	PgMajFault uint64 // "pgmajfault": faults that needed IO
+	PswpIn     uint64 // "pswpin": pages swapped in
+	PswpOut    uint64 // "pswpout": pages swapped out
+}
+
+// MinorFaults returns PgFault − PgMajFault: pgfault counts both kinds.
+func (v *Vmstat) MinorFaults() uint64 { return sub(v.PgFault, v.PgMajFault) }
+
+// Vmstat reads <proc>/vmstat into out.
+func (f FS) Vmstat(out *Vmstat) error {
+	data, err := f.r.readFile(f.paths.vmstat)
+	if err != nil {
+		return err
+	}
+	return withPath(parseVmstat(data, out), f.paths.vmstat)
+}
+
+func parseVmstat(data []byte, out *Vmstat) error {
+	*out = Vmstat{}
+	seen := 0
+	for lineNo := 1; len(data) > 0; lineNo++ {
+		var line []byte
+		line, data = nextLine(data)
+		key, rest := nextField(line)
+		var dst *uint64
+		switch string(key) {
+		case "pgfault":
+			dst = &out.PgFault
+		case "pgmajfault":
+			dst = &out.PgMajFault
+		case "pswpin":
+			dst = &out.PswpIn
+		case "pswpout":
+			dst = &out.PswpOut
+		default:
+			continue
+		}
+		v, _ := nextField(rest)
+		n, ok := parseUint(v)
+		if !ok {
+			return parseErr(lineNo, "bad value")
+		}
+		*dst = n
+		seen++
+	}
+	if seen == 0 {
+		return parseErr(1, "no pgfault, pgmajfault, pswpin or pswpout line")
+	}
+	return nil
+}
