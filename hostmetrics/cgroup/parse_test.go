@@ -1,0 +1,137 @@
+package cgroup
+
+import (
+	"errors"
+	"testing"
+)
+
+func TestParseCPUStat(t *testing.T) {
+	// Without the cpu controller (hybrid unified hierarchy): no throttling keys.
+	var s CPUStat
+	if err := parseCPUStat("cpu.stat", []byte("usage_usec 502671\nuser_usec 482558\nsystem_usec 20112\nnice_usec 0\n"), &s); err != nil {
+		t.Fatal(err)
+	}
+	want := CPUStat{UsageUsec: some[uint64](502671), UserUsec: some[uint64](482558), SystemUsec: some[uint64](20112)}
+	if s != want {
+		t.Errorf("got %+v, want %+v", s, want)
+	}
+	// With it, and a key in a new place.
+	s = CPUStat{}
+	in := "usage_usec 10\nuser_usec 6\nsystem_usec 4\ncore_sched.force_idle_usec 0\nnr_periods 5\nnr_throttled 2\nthrottled_usec 300\nnr_bursts 0\nburst_usec 0"
+	if err := parseCPUStat("cpu.stat", []byte(in), &s); err != nil {
+		t.Fatal(err)
+	}
+	want = CPUStat{some[uint64](10), some[uint64](6), some[uint64](4), some[uint64](5), some[uint64](2), some[uint64](300)}
+	if s != want {
+		t.Errorf("got %+v, want %+v", s, want)
+	}
+	err := parseCPUStat("x/cpu.stat", []byte("usage_usec 1\nuser_usec -3\n"), &s)
+	if !errors.Is(err, ErrParse) || err.Error() != `cgroup: malformed file: x/cpu.stat line 2: want "key value"` {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestParseLimitAndSingle(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Limit
+		err  bool
+	}{
+		{"max\n", Limit{Unlimited: true, Present: true}, false},
+		{"4915\n", Limit{Value: 4915, Present: true}, false},
+		{"0\n", Limit{Value: 0, Present: true}, false},
+		{"", Limit{}, true},
+		{"lots\n", Limit{}, true},
+	} {
+		got, err := parseLimit("pids.max", []byte(tc.in))
+		if got != tc.want || (err != nil) != tc.err {
+			t.Errorf("parseLimit(%q) = %+v, %v", tc.in, got, err)
+		}
+	}
+	if v, err := parseSingle("memory.current", []byte("536870912\n")); err != nil || v != some[uint64](536870912) {
+		t.Errorf("parseSingle = %+v, %v", v, err)
+	}
+	if _, err := parseSingle("memory.current", []byte("18446744073709551616\n")); !errors.Is(err, ErrParse) {
+		t.Errorf("overflow: err = %v", err)
+	}
+}
+
+func TestParseMemory(t *testing.T) {
+	var e MemoryEvents
+	if err := parseMemoryEvents("memory.events", []byte("low 0\nhigh 0\nmax 14\noom 2\noom_kill 1\noom_group_kill 0\n"), &e); err != nil {
+		t.Fatal(err)
+	}
+	if e != (MemoryEvents{OOM: some[uint64](2), OOMKill: some[uint64](1)}) {
+		t.Errorf("events = %+v", e)
+	}
+	var m MemoryStat
+	if err := parseMemoryStat("memory.stat", []byte("anon 4096\nfile_mapped 1\nfile 8192\n"), &m); err != nil {
+		t.Fatal(err)
+	}
+	if m != (MemoryStat{Anon: some[uint64](4096), File: some[uint64](8192)}) {
+		t.Errorf("stat = %+v", m)
+	}
+}
+
+func TestParseIOStat(t *testing.T) {
+	var s IOStat
+	in := "8:16 rbytes=1459200 wbytes=314773504 rios=192 wios=353 dbytes=0 dios=0\n" +
+		"8:0 rbytes=100 wbytes=200 rios=1 wios=2\n" // a kernel without the discard keys
+	if err := parseIOStat("io.stat", []byte(in), &s); err != nil {
+		t.Fatal(err)
+	}
+	want := IOStat{some[uint64](1459300), some[uint64](314773704), some[uint64](193), some[uint64](355), 2}
+	if s != want {
+		t.Errorf("got %+v, want %+v", s, want)
+	}
+	// Present but empty: no IO yet is zero, not absent.
+	if err := parseIOStat("io.stat", nil, &s); err != nil || s != (IOStat{some[uint64](0), some[uint64](0), some[uint64](0), some[uint64](0), 0}) {
+		t.Errorf("empty: %+v, %v", s, err)
+	}
+	for _, bad := range []string{"rbytes=1\n", "8:0 rbytes\n", "8:0 rbytes=x\n"} {
+		if err := parseIOStat("io.stat", []byte(bad), &s); !errors.Is(err, ErrParse) {
+			t.Errorf("%q: err = %v", bad, err)
+		}
+	}
+}
+
+func TestParsePressure(t *testing.T) {
+	var p Pressure
+	in := "some avg10=12.50 avg60=8.33 avg300=0.05 total=3456789\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n"
+	if err := parsePressure("cpu.pressure", []byte(in), &p); err != nil {
+		t.Fatal(err)
+	}
+	want := Pressure{
+		Some: PressureLine{Avg10: 12.5, Avg60: 8.33, Avg300: 0.05, TotalUsec: 3456789, Present: true},
+		Full: PressureLine{Present: true},
+	}
+	if p != want {
+		t.Errorf("got %+v, want %+v", p, want)
+	}
+	// cpu.pressure before Linux 5.13 has only "some".
+	p = Pressure{}
+	if err := parsePressure("cpu.pressure", []byte("some avg10=0.00 avg60=0.00 avg300=0.00 total=7\n"), &p); err != nil {
+		t.Fatal(err)
+	}
+	if !p.Some.Present || p.Some.TotalUsec != 7 || p.Full.Present {
+		t.Errorf("some only: %+v", p)
+	}
+	for _, bad := range []string{"half avg10=0.00\n", "some avg10\n", "some avg10=1.x\n", "some total=-1\n", "some avg10=1.\n"} {
+		if err := parsePressure("io.pressure", []byte(bad), &p); !errors.Is(err, ErrParse) {
+			t.Errorf("%q: err = %v", bad, err)
+		}
+	}
+}
+
+func TestParseDecimal(t *testing.T) {
+	for in, want := range map[string]float64{"0.00": 0, "12.50": 12.5, "100.00": 100, "7": 7, "0.05": 0.05} {
+		if got, ok := parseDecimal([]byte(in)); !ok || got != want {
+			t.Errorf("parseDecimal(%q) = %v, %v", in, got, ok)
+		}
+	}
+	for _, in := range []string{"", ".5", "1.", "1.2.3", "-1", "1e3"} {
+		if _, ok := parseDecimal([]byte(in)); ok {
+			t.Errorf("parseDecimal(%q) ok", in)
+		}
+	}
+}
