@@ -1,0 +1,22 @@
+package procfs
+
+import "testing"
+
+func TestVmstatFixture(t *testing.T) {
+	var v Vmstat
+	if err := fixture.Vmstat(&v); err != nil {
+		t.Fatal(err)
+	}
+	if v != (Vmstat{PgFault: 133889979, PgMajFault: 36651}) {
+		t.Errorf("got %+v", v)
+	}
+	if v.MinorFaults() != 133889979-36651 {
+		t.Errorf("MinorFaults = %d", v.MinorFaults())
+	}
+}
+
+func TestParseVmstat(t *testing.T) {
+	var v Vmstat
+	wantParseErr(t, parseVmstat([]byte("nr_free_pages 1\n"), &v), 1)
+	wantParseErr(t, parseVmstat([]byte("nr_free_pages 1\npgfault -1\n"), &v), 2)
+}
