@@ -1,0 +1,57 @@
+package proctree
+
+import "bytes"
+
+// procIO holds the fields used from /proc/<pid>/io, described in
+// https://docs.kernel.org/filesystems/proc.html (section 3.3).
+//
+// rchar and wchar count the bytes passed to read- and write-like system
+// calls, page cache hits and pipes included; read_bytes and write_bytes count
+// what the process caused to be fetched from or sent to the storage layer.
+type procIO struct {
+	rchar, wchar          uint64
+	readBytes, writeBytes uint64
+}
+
+// parseIO parses the content of /proc/<pid>/io: lines of "name: value".
+// Lines it does not know are skipped, so new fields do not break it.
+func parseIO(data []byte) (procIO, bool) {
+	var p procIO
+	var seen int
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		if len(line) == 0 {
+			continue
+		}
+		colon := bytes.IndexByte(line, ':')
+		if colon < 0 {
+			return p, false
+		}
+		var dst *uint64
+		switch string(line[:colon]) {
+		case "rchar":
+			dst = &p.rchar
+		case "wchar":
+			dst = &p.wchar
+		case "read_bytes":
+			dst = &p.readBytes
+		case "write_bytes":
+			dst = &p.writeBytes
+		default:
+			continue
+		}
+		f, _ := nextField(line[colon+1:])
+		v, ok := parseUint(f)
+		if !ok {
+			return p, false
+		}
+		*dst = v
+		seen++
+	}
+	return p, seen == 4
+}

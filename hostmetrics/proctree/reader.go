@@ -1,0 +1,165 @@
+package proctree
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// ErrParse is wrapped, with the path, in the errors about a /proc file whose
+// content could not be parsed.
+var ErrParse = errors.New("proctree: parse")
+
+// ErrUnsupported is returned by [Reader.Sample] on systems without a Linux
+// /proc.
+var ErrUnsupported = errors.New("proctree: process tree sampling needs Linux /proc")
+
+// userHZ is the unit of the clock-tick fields of /proc/<pid>/stat. The kernel
+// converts its internal jiffies to USER_HZ for every value it shows to user
+// space, and USER_HZ is 100 on every architecture Go supports (it is part of
+// the ABI; sysconf(_SC_CLK_TCK) returns it), whatever CONFIG_HZ the kernel was
+// built with. Hard-coding it avoids cgo for sysconf.
+const userHZ = 100
+
+const tick = time.Second / userHZ
+
+// Usage sums the processes of the tree at one sample.
+type Usage struct {
+	// Time is the time given to Sample.
+	Time time.Time
+	// Processes counts the processes found, zombies included; Threads sums
+	// their num_threads.
+	Processes, Threads int
+	// CPUUser and CPUSystem sum the CPU time of the processes alive (or
+	// zombie) at the sample. See the package doc and [Reader.Exited] for the
+	// CPU of the processes that are gone.
+	CPUUser, CPUSystem time.Duration
+	// RSS sums the resident set size of the processes, in bytes, from
+	// /proc/<pid>/statm. Pages shared between processes are counted once per
+	// process, so RSS can exceed the memory the tree really holds.
+	RSS uint64
+	// ReadBytes and WriteBytes sum read_bytes and write_bytes of
+	// /proc/<pid>/io (storage traffic), RChar and WChar sum rchar and wchar
+	// (bytes through read and write calls, cache and pipes included), over
+	// the processes whose io file could be read.
+	ReadBytes, WriteBytes uint64
+	RChar, WChar          uint64
+	// IOAbsent is set when the io file of at least one process could not be
+	// read (another user's process, or a kernel without IO accounting): the
+	// IO sums are then a lower bound.
+	IOAbsent bool
+}
+
+// Proc is the detail of one process at a sample.
+type Proc struct {
+	PID, PPID int
+	// Comm is the command name from stat (at most 15 bytes, set by the
+	// process; it may hold spaces and parentheses).
+	Comm string
+	// State is the one-letter state from stat: R, S, D, Z, T, ...
+	State byte
+	// StartTime is the start time after boot in clock ticks; together with
+	// the pid it names a process across pid reuse.
+	StartTime          uint64
+	Threads            int
+	CPUUser, CPUSystem time.Duration
+	// ChildUser and ChildSystem are the CPU of the children this process
+	// has waited for (cutime and cstime), the place where the CPU of exited
+	// descendants reaped inside the tree ends up.
+	ChildUser, ChildSystem time.Duration
+	// RSS is in bytes.
+	RSS                   uint64
+	ReadBytes, WriteBytes uint64
+	RChar, WChar          uint64
+	// IOAbsent is set when /proc/<pid>/io could not be read.
+	IOAbsent bool
+}
+
+// Exited sums the last-seen usage of the processes that disappeared since the
+// previous sample (exited, or replaced by a new process under the same pid).
+// The CPU and IO they used after that previous sample are not in it.
+type Exited struct {
+	Processes             int
+	CPUUser, CPUSystem    time.Duration
+	ReadBytes, WriteBytes uint64
+	RChar, WChar          uint64
+}
+
+// Reader samples process trees under a proc root. A Reader is not safe for
+// concurrent use.
+type Reader struct {
+	root     string
+	pageSize uint64
+
+	path  []byte // path being opened, NUL-terminated
+	buf   []byte // content of the file being read
+	queue []int  // pids to visit in this sample, breadth-first
+	tids  []int  // threads of the process being visited
+	procs []Proc // detail of this sample, reused
+
+	known  map[int]seen // processes of the previous samples, by pid
+	gen    uint64       // sample number; seen.gen == gen when visited in this sample
+	exited Exited
+	errs   []error
+
+	// openHook, when set (by tests), is called with each path before it is
+	// opened; an errno other than 0 is taken as the result of the open.
+	openHook func(path string) syscall.Errno
+}
+
+// seen is what a Reader keeps of a process between samples.
+type seen struct {
+	gen       uint64
+	startTime uint64
+	comm      string
+	last      Proc
+}
+
+// NewReader returns a Reader of the proc file system mounted at procRoot,
+// such as "/proc", or "/host/proc" in a container.
+func NewReader(procRoot string) *Reader {
+	return &Reader{
+		root:     strings.TrimRight(procRoot, "/"),
+		pageSize: uint64(os.Getpagesize()),
+		buf:      make([]byte, 4096),
+		known:    make(map[int]seen),
+	}
+}
+
+// Procs returns the detail of each process found by the last Sample, in the
+// order they were visited (breadth-first from the roots). The slice is reused
+// by the next Sample: copy what must outlive it.
+func (r *Reader) Procs() []Proc { return r.procs }
+
+// Exited returns the last-seen usage of the processes that disappeared between
+// the previous Sample and the last one. A caller that adds it to a running
+// total at every sample counts each exited process once, with the CPU it had
+// at the last sample that saw it.
+func (r *Reader) Exited() Exited { return r.exited }
+
+func (u *Usage) add(p *Proc) {
+	u.Processes++
+	u.Threads += p.Threads
+	u.CPUUser += p.CPUUser
+	u.CPUSystem += p.CPUSystem
+	u.RSS += p.RSS
+	u.ReadBytes += p.ReadBytes
+	u.WriteBytes += p.WriteBytes
+	u.RChar += p.RChar
+	u.WChar += p.WChar
+	if p.IOAbsent {
+		u.IOAbsent = true
+	}
+}
+
+func (e *Exited) add(p *Proc) {
+	e.Processes++
+	e.CPUUser += p.CPUUser
+	e.CPUSystem += p.CPUSystem
+	e.ReadBytes += p.ReadBytes
+	e.WriteBytes += p.WriteBytes
+	e.RChar += p.RChar
+	e.WChar += p.WChar
+}

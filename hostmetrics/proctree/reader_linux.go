@@ -1,0 +1,299 @@
+package proctree
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Sample walks the trees under roots and returns their summed usage. roots
+// are the job's pid and the pids of orphans that re-parented to the caller;
+// a pid reached twice is counted once.
+//
+// Processes that vanish while they are read are skipped without error. The
+// error joins the problems with single processes (a file that cannot be
+// parsed, an unexpected read error); the Usage still sums every process that
+// could be read.
+func (r *Reader) Sample(roots []int, now time.Time) (Usage, error) {
+	if strings.IndexByte(r.root, 0) >= 0 {
+		return Usage{Time: now}, fmt.Errorf("proctree: proc root %q holds a NUL byte", r.root)
+	}
+	r.gen++
+	r.procs = r.procs[:0]
+	r.exited = Exited{}
+	clear(r.errs)
+	r.errs = r.errs[:0]
+	r.queue = append(r.queue[:0], roots...)
+	for i := 0; i < len(r.queue); i++ {
+		if pid := r.queue[i]; pid > 0 {
+			r.visit(pid)
+		}
+	}
+	for pid, s := range r.known {
+		if s.gen != r.gen {
+			r.exited.add(&s.last)
+			delete(r.known, pid)
+		}
+	}
+	u := Usage{Time: now}
+	for i := range r.procs {
+		u.add(&r.procs[i])
+	}
+	return u, errors.Join(r.errs...)
+}
+
+// visit reads one process, records it and queues its children.
+func (r *Reader) visit(pid int) {
+	s, had := r.known[pid]
+	if had && s.gen == r.gen {
+		return
+	}
+	data, errno := r.read(pid, 0, "stat")
+	if errno != 0 {
+		r.fail(errno)
+		return
+	}
+	st, ok := parseStat(data)
+	if !ok {
+		r.failParse()
+		return
+	}
+	if had && s.startTime != st.starttime {
+		// The pid now names another process: the one seen before is gone.
+		r.exited.add(&s.last)
+		had = false
+	}
+	if !had || s.comm != string(st.comm) {
+		s.comm = string(st.comm)
+	}
+	p := Proc{
+		PID:         pid,
+		PPID:        st.ppid,
+		Comm:        s.comm,
+		State:       st.state,
+		StartTime:   st.starttime,
+		Threads:     st.threads,
+		CPUUser:     time.Duration(st.utime) * tick,
+		CPUSystem:   time.Duration(st.stime) * tick,
+		ChildUser:   time.Duration(st.cutime) * tick,
+		ChildSystem: time.Duration(st.cstime) * tick,
+	}
+	gone := r.readMemory(&p) || r.readIO(&p)
+	s.gen, s.startTime, s.last = r.gen, st.starttime, p
+	r.known[pid] = s
+	r.procs = append(r.procs, p)
+	if !gone {
+		r.queueChildren(pid, st.threads)
+	}
+}
+
+// readMemory fills p.RSS from statm. It reports whether the process is gone.
+func (r *Reader) readMemory(p *Proc) (gone bool) {
+	data, errno := r.read(p.PID, 0, "statm")
+	if errno != 0 {
+		return r.fail(errno)
+	}
+	pages, ok := parseStatm(data)
+	if !ok {
+		r.failParse()
+		return false
+	}
+	p.RSS = pages * r.pageSize
+	return false
+}
+
+// readIO fills the IO fields of p from io. A file that cannot be read
+// (permission, or no IO accounting in the kernel) leaves p.IOAbsent set, not
+// an error. It reports whether the process is gone.
+func (r *Reader) readIO(p *Proc) (gone bool) {
+	data, errno := r.read(p.PID, 0, "io")
+	switch errno {
+	case 0:
+	case unix.EACCES, unix.EPERM:
+		p.IOAbsent = true
+		return false
+	case unix.ESRCH:
+		return true
+	case unix.ENOENT:
+		// Either the process was reaped since its stat was read, or the
+		// kernel has no CONFIG_TASK_IO_ACCOUNTING; reading its children
+		// tells the two apart only at a cost, and both mean "not read".
+		p.IOAbsent = true
+		return false
+	default:
+		r.fail(errno)
+		p.IOAbsent = true
+		return false
+	}
+	io, ok := parseIO(data)
+	if !ok {
+		r.failParse()
+		p.IOAbsent = true
+		return false
+	}
+	p.ReadBytes, p.WriteBytes = io.readBytes, io.writeBytes
+	p.RChar, p.WChar = io.rchar, io.wchar
+	return false
+}
+
+// queueChildren appends to the queue the children of every thread of pid.
+// A single-threaded process has one task, pid itself, so its task directory
+// is not listed.
+func (r *Reader) queueChildren(pid, threads int) {
+	r.tids = r.tids[:0]
+	if threads <= 1 {
+		r.tids = append(r.tids, pid)
+	} else if !r.listTasks(pid) {
+		return
+	}
+	for _, tid := range r.tids {
+		data, errno := r.read(pid, tid, "children")
+		if errno != 0 {
+			r.fail(errno) // a thread that exited is not an error
+			continue
+		}
+		var ok bool
+		if r.queue, ok = appendChildren(r.queue, data); !ok {
+			r.failParse()
+		}
+	}
+}
+
+// listTasks fills r.tids with the threads of pid from /proc/<pid>/task.
+func (r *Reader) listTasks(pid int) bool {
+	r.setPath(pid, 0, "task")
+	fd, errno := r.open(unix.O_DIRECTORY)
+	if errno != 0 {
+		r.fail(errno)
+		return false
+	}
+	defer unix.Close(fd)
+	for {
+		n, err := unix.Getdents(fd, r.buf)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			r.fail(err)
+			return false
+		}
+		if n == 0 {
+			return true
+		}
+		var ok bool
+		if r.tids, ok = appendDirentPIDs(r.tids, r.buf[:n]); !ok {
+			r.failParse()
+			return false
+		}
+	}
+}
+
+// fail records an error about r.path unless err says that the process or
+// thread went away while it was read. It reports whether it did.
+func (r *Reader) fail(err error) (gone bool) {
+	if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ESRCH) {
+		return true
+	}
+	r.errs = append(r.errs, &os.PathError{Op: "read", Path: r.pathString(), Err: err})
+	return false
+}
+
+func (r *Reader) failParse() {
+	r.errs = append(r.errs, fmt.Errorf("%w: %s", ErrParse, r.pathString()))
+}
+
+// setPath sets r.path to root/<pid>/<name>, or root/<pid>/task/<tid>/<name>
+// when tid is not zero, NUL-terminated for the open system call.
+func (r *Reader) setPath(pid, tid int, name string) {
+	p := append(r.path[:0], r.root...)
+	p = append(p, '/')
+	p = appendInt(p, pid)
+	if tid != 0 {
+		p = append(p, "/task/"...)
+		p = appendInt(p, tid)
+	}
+	p = append(p, '/')
+	p = append(p, name...)
+	r.path = append(p, 0)
+}
+
+func (r *Reader) pathString() string { return string(r.path[:len(r.path)-1]) }
+
+// open opens r.path read-only. It calls openat directly on the bytes of
+// r.path, which end in NUL, because the path-taking wrappers of syscall and
+// x/sys/unix copy a string path into a new NUL-terminated buffer at every
+// call. r.path is reachable from r for the duration of the call.
+//
+// Errors are returned as bare errnos, and wrapped only when they are kept:
+// an io file that is not permitted is met at every sample and must not
+// allocate.
+func (r *Reader) open(flags int) (int, unix.Errno) {
+	if r.openHook != nil {
+		if errno := r.openHook(r.pathString()); errno != 0 {
+			return -1, errno
+		}
+	}
+	for {
+		fd, _, errno := unix.Syscall6(unix.SYS_OPENAT, uintptr(atFDCWD),
+			uintptr(unsafe.Pointer(&r.path[0])),
+			uintptr(flags|unix.O_RDONLY|unix.O_CLOEXEC), 0, 0, 0)
+		if errno == unix.EINTR {
+			continue
+		}
+		if errno != 0 {
+			return -1, errno
+		}
+		return int(fd), 0
+	}
+}
+
+// read returns the content of a file of pid (or of its thread tid) in r.buf,
+// valid until the next read.
+//
+// A read shorter than the buffer is taken as the end of the file, which
+// saves the second read that would return 0: the seq_file files of /proc fill
+// the caller's buffer with as many records as fit before returning, so a
+// short read means that nothing is left, and regular files (fixtures) return
+// short reads only at their end.
+func (r *Reader) read(pid, tid int, name string) ([]byte, unix.Errno) {
+	r.setPath(pid, tid, name)
+	fd, errno := r.open(0)
+	if errno != 0 {
+		return nil, errno
+	}
+	n := 0
+	for {
+		if n == len(r.buf) {
+			r.buf = append(r.buf, make([]byte, len(r.buf))...)
+		}
+		m, err := unix.Read(fd, r.buf[n:])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			unix.Close(fd)
+			return nil, errnoOf(err)
+		}
+		n += m
+		if m == 0 || n < len(r.buf) {
+			break
+		}
+	}
+	unix.Close(fd)
+	return r.buf[:n], 0
+}
+
+// atFDCWD is a variable so that its negative value converts to uintptr.
+var atFDCWD = unix.AT_FDCWD
+
+func errnoOf(err error) unix.Errno {
+	if errno, ok := err.(unix.Errno); ok {
+		return errno
+	}
+	return unix.EIO
+}

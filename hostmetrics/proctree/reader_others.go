@@ -1,0 +1,10 @@
+//go:build !linux
+
+package proctree
+
+import "time"
+
+// Sample returns ErrUnsupported: the process tree is read from Linux /proc.
+func (r *Reader) Sample(roots []int, now time.Time) (Usage, error) {
+	return Usage{Time: now}, ErrUnsupported
+}
