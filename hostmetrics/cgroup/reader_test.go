@@ -1,0 +1,195 @@
+package cgroup
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// fixtureDir finds the cgroup of the fixture's /proc/self/cgroup under its
+// own mount, the way SelfDir does on a real host, rooted in the fixture.
+func fixtureDir(t *testing.T, root string) string {
+	t.Helper()
+	m, err := FindMount(filepath.Join(root, "proc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := SelfPath(filepath.Join(root, "proc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := m.Dir(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(root, d)
+}
+
+func u(v uint64) Opt[uint64] { return some(v) }
+
+func zeroPressure() Pressure {
+	return Pressure{Some: PressureLine{Present: true}, Full: PressureLine{Present: true}}
+}
+
+func TestReadPureV2(t *testing.T) {
+	dir := fixtureDir(t, "testdata/v2")
+	if want := filepath.FromSlash("testdata/v2/sys/fs/cgroup/system.slice/runner.service"); dir != want {
+		t.Fatalf("own cgroup = %s, want %s", dir, want)
+	}
+	var s Stats
+	if err := ReadDir(dir, &s); err != nil {
+		t.Fatal(err)
+	}
+	want := Stats{
+		CPU:           CPUStat{u(20000000), u(15000000), u(5000000), u(0), u(0), u(0)},
+		MemoryCurrent: u(104857600),
+		MemoryPeak:    u(209715200),
+		MemoryMax:     Limit{Value: 2147483648, Present: true},
+		MemoryEvents:  MemoryEvents{OOM: u(0), OOMKill: u(0)},
+		MemoryStat:    MemoryStat{Anon: u(73400320), File: u(20971520)},
+		IO:            IOStat{u(0), u(0), u(0), u(0), 0},
+		PidsCurrent:   u(12),
+		PidsMax:       Limit{Value: 4915, Present: true},
+		CPUPressure:   zeroPressure(), MemoryPressure: zeroPressure(), IOPressure: zeroPressure(),
+	}
+	if s != want {
+		t.Errorf("runner.service:\n got %+v\nwant %+v", s, want)
+	}
+
+	job := Open("testdata/v2/sys/fs/cgroup/ci.slice/job-42")
+	if err := job.Read(&s); err != nil {
+		t.Fatal(err)
+	}
+	want = Stats{
+		CPU:           CPUStat{u(4567890), u(3456789), u(1111101), u(1200), u(37), u(812345)},
+		MemoryCurrent: u(536870912),
+		MemoryPeak:    u(1073741824),
+		MemoryMax:     Limit{Unlimited: true, Present: true},
+		MemoryEvents:  MemoryEvents{OOM: u(2), OOMKill: u(1)},
+		MemoryStat:    MemoryStat{Anon: u(402653184), File: u(125829120)},
+		IO:            IOStat{u(1459200 + 90430464), u(314773504 + 299008000), u(192 + 8950), u(353 + 1252), 2},
+		PidsCurrent:   u(57),
+		PidsMax:       Limit{Unlimited: true, Present: true},
+		CPUPressure: Pressure{
+			Some: PressureLine{12.5, 8.33, 2.1, 3456789, true},
+			Full: PressureLine{Present: true},
+		},
+		MemoryPressure: Pressure{
+			Some: PressureLine{4, 1.2, 0.3, 234567, true},
+			Full: PressureLine{3.9, 1.1, 0.25, 200001, true},
+		},
+		IOPressure: Pressure{
+			Some: PressureLine{0.75, 0.5, 0.1, 45678, true},
+			Full: PressureLine{0.7, 0.45, 0.09, 40000, true},
+		},
+	}
+	if s != want {
+		t.Errorf("job-42:\n got %+v\nwant %+v", s, want)
+	}
+
+	// The root cgroup has no memory.*, pids.* files: absent, not zero.
+	if err := ReadDir("testdata/v2/sys/fs/cgroup", &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.MemoryCurrent.Present || s.MemoryPeak.Present || s.MemoryMax.Present || s.MemoryEvents.OOM.Present ||
+		s.MemoryStat.Anon.Present || s.PidsCurrent.Present || s.PidsMax.Present || s.CPU.NrPeriods.Present {
+		t.Errorf("root: absent files read as present: %+v", s)
+	}
+	if s.CPU.UsageUsec != u(9132451230) || s.IO.ReadBytes != u(1073741824) || s.IOPressure.Full.TotalUsec != 88776655 {
+		t.Errorf("root: %+v", s)
+	}
+}
+
+func TestReadHybrid(t *testing.T) {
+	dir := fixtureDir(t, "testdata/hybrid")
+	if want := filepath.FromSlash("testdata/hybrid/sys/fs/cgroup/unified"); dir != want {
+		t.Fatalf("own cgroup = %s, want %s", dir, want)
+	}
+	var s Stats
+	if err := ReadDir(filepath.Join(dir, "jobtrace-fixture"), &s); err != nil {
+		t.Fatal(err)
+	}
+	// Copied from a child of /sys/fs/cgroup/unified on a hybrid host (Linux
+	// 6.18) after a shell loop and a 20 MiB fsync'd write: cpu.stat without
+	// throttling keys, the three pressure files, nothing else.
+	want := Stats{
+		CPU: CPUStat{UsageUsec: u(502671), UserUsec: u(482558), SystemUsec: u(20112)},
+		CPUPressure: Pressure{
+			Some: PressureLine{TotalUsec: 297, Present: true},
+			Full: PressureLine{TotalUsec: 297, Present: true},
+		},
+		MemoryPressure: zeroPressure(),
+		IOPressure: Pressure{
+			Some: PressureLine{TotalUsec: 8331, Present: true},
+			Full: PressureLine{TotalUsec: 8331, Present: true},
+		},
+	}
+	if s != want {
+		t.Errorf("hybrid child:\n got %+v\nwant %+v", s, want)
+	}
+	if err := ReadDir(dir, &s); err != nil {
+		t.Fatal(err)
+	}
+	if !s.CPU.UsageUsec.Present || s.CPU.NrPeriods.Present || s.MemoryCurrent.Present || s.IO.ReadBytes.Present ||
+		!s.CPUPressure.Some.Present || s.CPUPressure.Some.Avg10 != 2.95 {
+		t.Errorf("hybrid root: %+v", s)
+	}
+}
+
+func TestReadDegrades(t *testing.T) {
+	dir := t.TempDir()
+	// An older kernel (no memory.peak), one malformed file, one good one.
+	write := func(name, data string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("cpu.stat", "usage_usec 5\nuser_usec 3\nsystem_usec 2\n")
+	write("memory.current", "banana\n")
+	write("pids.current", "3\n")
+	write("io.pressure", "some avg10=0.00 avg60=0.00 avg300=0.00 total=9\n")
+	r := NewReader(dir)
+	s := Stats{MemoryPeak: u(99)} // stale values must not survive a read
+	err := r.Read(&s)
+	if !errors.Is(err, ErrParse) {
+		t.Fatalf("err = %v, want ErrParse", err)
+	}
+	want := Stats{
+		CPU:         CPUStat{UsageUsec: u(5), UserUsec: u(3), SystemUsec: u(2)},
+		PidsCurrent: u(3),
+		IOPressure:  Pressure{Some: PressureLine{TotalUsec: 9, Present: true}},
+	}
+	if s != want {
+		t.Errorf("got %+v\nwant %+v", s, want)
+	}
+
+	// A file longer than the buffer is read whole.
+	var long []byte
+	for range 2000 {
+		long = append(long, "8:0 rbytes=1 wbytes=2 rios=3 wios=4 dbytes=0 dios=0\n"...)
+	}
+	write("io.stat", string(long))
+	_ = r.Read(&s)
+	if s.IO.Devices != 2000 || s.IO.WriteOps != u(8000) {
+		t.Errorf("long io.stat: %+v", s.IO)
+	}
+
+	// A directory that is gone: nothing present, and an error that says so.
+	err = ReadDir(filepath.Join(dir, "gone"), &s)
+	if !errors.Is(err, fs.ErrNotExist) || s != (Stats{}) {
+		t.Errorf("gone: %+v, %v", s, err)
+	}
+}
+
+func BenchmarkReadFixture(b *testing.B) {
+	r := NewReader("testdata/v2/sys/fs/cgroup/ci.slice/job-42")
+	var s Stats
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := r.Read(&s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
