@@ -1,6 +1,8 @@
 package procfs
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -15,3 +17,5 @@ func writeFile(t *testing.T, path, content string) {
 		t.Fatal(err)
 	}
 }
+
+func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
