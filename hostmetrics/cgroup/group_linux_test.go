@@ -1,0 +1,185 @@
+//go:build linux
+
+package cgroup
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// createTestGroup makes a cgroup for the test at the root of the host's
+// cgroup2 mount and removes it at the end, or skips when the host does not
+// allow it.
+func createTestGroup(t *testing.T) (*Group, Mount) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("creating a cgroup needs root")
+	}
+	m, err := FindMount("/proc")
+	if err != nil {
+		t.Skipf("no cgroup2 mount: %v", err)
+	}
+	name := fmt.Sprintf("jobtrace-test-%d-%d", os.Getpid(), time.Now().UnixNano())
+	g, err := Create(m.Point, "", name)
+	if err != nil {
+		if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) {
+			t.Skipf("cgroup2 mount %s is not writable: %v", m.Point, err)
+		}
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = g.Kill()
+		if err := g.Remove(5 * time.Second); err != nil {
+			t.Errorf("cleanup: %v", err)
+		}
+	})
+	return g, m
+}
+
+func TestGroupOnThisHost(t *testing.T) {
+	g, m := createTestGroup(t)
+	t.Logf("created %s, controllers %q", g.Dir, g.Controllers)
+
+	// A process moved in with AddProc.
+	sleep := exec.Command("sleep", "60")
+	if err := sleep.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer sleep.Process.Kill()
+	if err := g.AddProc(sleep.Process.Pid); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", sleep.Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := parseProcCgroup("cgroup", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dir, _ := m.Dir(p); dir != g.Dir {
+		t.Fatalf("sleep is in %s, want %s", dir, g.Dir)
+	}
+
+	// A process started in the group (clone3 CLONE_INTO_CGROUP) that burns
+	// some CPU and exits: cpu.stat keeps the time of exited processes.
+	fd, err := syscall.Open(g.Dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	burn := exec.Command("sh", "-c", "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done")
+	burn.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: fd}
+	err = burn.Run()
+	syscall.Close(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s Stats
+	if err := g.Read(&s); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("stats: %+v", s)
+	if use, ok := s.CPU.UsageUsec.Get(); !ok || use < 10_000 {
+		t.Errorf("cpu.stat usage_usec = %+v after a busy loop, want ≥ 10 ms", s.CPU.UsageUsec)
+	}
+	if s.CPU.UserUsec.Value+s.CPU.SystemUsec.Value > s.CPU.UsageUsec.Value+1 {
+		t.Errorf("user+system > usage: %+v", s.CPU)
+	}
+	if !s.CPUPressure.Some.Present || !s.IOPressure.Some.Present || !s.MemoryPressure.Some.Present {
+		t.Errorf("pressure files absent: %+v %+v %+v", s.CPUPressure, s.MemoryPressure, s.IOPressure)
+	}
+	if g.HasController("memory") != s.MemoryCurrent.Present {
+		t.Errorf("memory controller %v but memory.current present %v", g.HasController("memory"), s.MemoryCurrent.Present)
+	}
+	if g.HasController("pids") {
+		if n, ok := s.PidsCurrent.Get(); !ok || n != 1 {
+			t.Errorf("pids.current = %+v, want 1 (the sleep)", s.PidsCurrent)
+		}
+	} else if s.PidsCurrent.Present {
+		t.Errorf("pids.current present without the pids controller")
+	}
+
+	// Remove refuses while the sleep is in the group...
+	if err := g.Remove(20 * time.Millisecond); err == nil || !strings.Contains(err.Error(), "processes still in the cgroup") {
+		t.Errorf("Remove with a process inside: %v", err)
+	}
+	// ...Kill ends it...
+	if err := g.Kill(); err != nil {
+		if errors.Is(err, ErrNotSupported) {
+			t.Skipf("kernel without cgroup.kill: %v", err)
+		}
+		t.Fatal(err)
+	}
+	err = sleep.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Errorf("sleep ended with %v, want SIGKILL", err)
+	}
+	// ...and then it goes, with a child cgroup the job made.
+	if err := os.Mkdir(filepath.Join(g.Dir, "nested"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Remove(5 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(g.Dir); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("%s still there: %v", g.Dir, err)
+	}
+	// Reading a removed group: everything absent, an error that says why.
+	if err := g.Read(&s); !errors.Is(err, fs.ErrNotExist) || s != (Stats{}) {
+		t.Errorf("read after remove: %+v, %v", s, err)
+	}
+}
+
+func TestSelfDirOnThisHost(t *testing.T) {
+	dir, err := SelfDir("/proc")
+	if errors.Is(err, ErrNoCgroup2) {
+		t.Skipf("no cgroup v2 here: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s Stats
+	if err := ReadDir(dir, &s); err != nil {
+		t.Fatal(err)
+	}
+	if !s.CPU.UsageUsec.Present {
+		t.Errorf("%s: cpu.stat absent: %+v", dir, s)
+	}
+}
+
+func TestCreateRejectsBadNames(t *testing.T) {
+	for _, name := range []string{"", ".", "..", "a/b"} {
+		if _, err := Create(t.TempDir(), "", name); err == nil {
+			t.Errorf("Create(%q) succeeded", name)
+		}
+	}
+}
+
+func TestKillWithoutCgroupKill(t *testing.T) {
+	err := Open(t.TempDir()).Kill()
+	if !errors.Is(err, ErrNotSupported) || !strings.Contains(err.Error(), "5.14") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func BenchmarkReadThisHost(b *testing.B) {
+	dir, err := SelfDir("/proc")
+	if err != nil {
+		b.Skip(err)
+	}
+	r := NewReader(dir)
+	var s Stats
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = r.Read(&s)
+	}
+}
