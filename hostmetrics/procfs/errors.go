@@ -31,10 +31,11 @@ func parseErr(line int, msg string) error {
 	return &ParseError{Line: line, Msg: msg}
 }
 
-// withPath fills in the path of a ParseError returned by a parser.
+// withPath fills in the path of a ParseError returned by a parser. It uses a
+// type assertion, not errors.As, whose target would escape and cost an
+// allocation on every successful read.
 func withPath(err error, path string) error {
-	var pe *ParseError
-	if errors.As(err, &pe) && pe.Path == "" {
+	if pe, ok := err.(*ParseError); ok && pe.Path == "" {
 		pe.Path = path
 	}
 	return err
