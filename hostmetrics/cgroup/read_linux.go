@@ -24,6 +24,11 @@ func (r *Reader) readFile(i int) ([]byte, error) {
 		if errno == unix.EINTR {
 			continue
 		}
+		if errno == unix.ENOENT {
+			// Absent files are normal (no controller, old kernel, the
+			// root cgroup) and are not reported: no error value is made.
+			return nil, fs.ErrNotExist
+		}
 		if errno != 0 {
 			return nil, &fs.PathError{Op: "open", Path: r.paths[i], Err: errno}
 		}
