@@ -61,9 +61,13 @@ func enableControllers(dir string) {
 		if !contains(have, c) || contains(on, c) {
 			continue
 		}
-		_ = writeFile(filepath.Join(dir, "cgroup.subtree_control"), "+"+c)
+		_ = writeSubtreeControl(filepath.Join(dir, "cgroup.subtree_control"), "+"+c)
 	}
 }
+
+// writeSubtreeControl is writeFile; tests replace it to see what Create asks
+// for, since a plain file cannot act like cgroup.subtree_control.
+var writeSubtreeControl = writeFile
 
 func contains(list []string, s string) bool {
 	for _, x := range list {

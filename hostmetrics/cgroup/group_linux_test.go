@@ -183,3 +183,34 @@ func BenchmarkReadThisHost(b *testing.B) {
 		_ = r.Read(&s)
 	}
 }
+
+func TestCreateEnablesWhatTheParentOffers(t *testing.T) {
+	mount := t.TempDir()
+	parent := filepath.Join(mount, "ci.slice")
+	if err := os.Mkdir(parent, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(parent, "cgroup.controllers"), []byte("cpuset cpu memory pids\n"), 0o644)
+	os.WriteFile(filepath.Join(parent, "cgroup.subtree_control"), []byte("cpu\n"), 0o644)
+	var asked []string
+	old := writeSubtreeControl
+	defer func() { writeSubtreeControl = old }()
+	writeSubtreeControl = func(path, s string) error {
+		asked = append(asked, s)
+		return syscall.EBUSY // a parent that still holds processes refuses
+	}
+	g, err := Create(mount, "ci.slice", "job-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// cpu is on already, io is not offered: only memory and pids are asked.
+	if strings.Join(asked, " ") != "+memory +pids" {
+		t.Errorf("asked %q", asked)
+	}
+	if g.Dir != filepath.Join(parent, "job-1") || len(g.Controllers) != 0 {
+		t.Errorf("group %+v", g)
+	}
+	if _, err := Create(mount, "ci.slice", "job-1"); !errors.Is(err, fs.ErrExist) {
+		t.Errorf("second Create: %v", err)
+	}
+}
