@@ -1,0 +1,19 @@
+// Package hostmetrics measures what a job costs the machine it runs on.
+//
+// Its readers are native and cheap enough to sample at every phase
+// boundary:
+//
+//   - procfs: host-wide figures from /proc (CPU time per mode, memory and
+//     swap, paging, disks, network, load, pressure stall information);
+//   - proctree: the job's process tree, found through
+//     /proc/<pid>/task/<tid>/children, with CPU, resident memory and IO per
+//     process;
+//   - cgroup: the job's cgroup v2 (CPU, memory, IO, pids, pressure in a
+//     handful of files whatever the tree's size), on pure cgroup v2 hosts and
+//     on hybrid ones whose unified hierarchy has no controllers.
+//
+// Every reader takes the root of the files it reads (/proc, /sys,
+// /sys/fs/cgroup), so the same code reads test fixtures or a host's files
+// mounted into a container. A file that does not exist is "absent", never
+// zero.
+package hostmetrics
