@@ -53,7 +53,7 @@ func (r *Reader) visit(pid int) {
 	if had && s.gen == r.gen {
 		return
 	}
-	data, errno := r.read(pid, 0, "stat")
+	data, errno := r.read(pid, 0, "stat", true)
 	if errno != 0 {
 		r.fail(errno)
 		return
@@ -94,7 +94,7 @@ func (r *Reader) visit(pid int) {
 
 // readMemory fills p.RSS from statm. It reports whether the process is gone.
 func (r *Reader) readMemory(p *Proc) (gone bool) {
-	data, errno := r.read(p.PID, 0, "statm")
+	data, errno := r.read(p.PID, 0, "statm", true)
 	if errno != 0 {
 		return r.fail(errno)
 	}
@@ -111,7 +111,7 @@ func (r *Reader) readMemory(p *Proc) (gone bool) {
 // (permission, or no IO accounting in the kernel) leaves p.IOAbsent set, not
 // an error. It reports whether the process is gone.
 func (r *Reader) readIO(p *Proc) (gone bool) {
-	data, errno := r.read(p.PID, 0, "io")
+	data, errno := r.read(p.PID, 0, "io", true)
 	switch errno {
 	case 0:
 	case unix.EACCES, unix.EPERM:
@@ -152,7 +152,7 @@ func (r *Reader) queueChildren(pid, threads int) {
 		return
 	}
 	for _, tid := range r.tids {
-		data, errno := r.read(pid, tid, "children")
+		data, errno := r.read(pid, tid, "children", false)
 		if errno != 0 {
 			r.fail(errno) // a thread that exited is not an error
 			continue
@@ -255,12 +255,13 @@ func (r *Reader) open(flags int) (int, unix.Errno) {
 // read returns the content of a file of pid (or of its thread tid) in r.buf,
 // valid until the next read.
 //
-// A read shorter than the buffer is taken as the end of the file, which
-// saves the second read that would return 0: the seq_file files of /proc fill
-// the caller's buffer with as many records as fit before returning, so a
-// short read means that nothing is left, and regular files (fixtures) return
-// short reads only at their end.
-func (r *Reader) read(pid, tid int, name string) ([]byte, unix.Errno) {
+// When whole is set, a read shorter than the buffer is taken as the end of
+// the file, which saves the second read that would return 0. That holds for
+// stat, statm and io, which the kernel writes in one piece (single_open
+// seq_files) and hands over entire when the buffer can hold them, and for
+// regular files (fixtures). It does not hold for files of many records such
+// as children: a read of those returns at most one kernel page of records.
+func (r *Reader) read(pid, tid int, name string, whole bool) ([]byte, unix.Errno) {
 	r.setPath(pid, tid, name)
 	fd, errno := r.open(0)
 	if errno != 0 {
@@ -280,7 +281,7 @@ func (r *Reader) read(pid, tid int, name string) ([]byte, unix.Errno) {
 			return nil, errnoOf(err)
 		}
 		n += m
-		if m == 0 || n < len(r.buf) {
+		if m == 0 || whole && n < len(r.buf) {
 			break
 		}
 	}

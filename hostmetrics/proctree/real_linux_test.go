@@ -24,7 +24,9 @@ func spawnSleepers(tb testing.TB, n int) *exec.Cmd {
 		cmd.Wait()
 	})
 	r := NewReader("/proc")
-	deadline := time.Now().Add(60 * time.Second)
+	// Forking is slow on some CI machines, and each poll reads the whole
+	// tree: poll at most four times a second.
+	deadline := time.Now().Add(180 * time.Second)
 	for {
 		r.Sample([]int{cmd.Process.Pid}, time.Now())
 		sleepers := 0
@@ -37,9 +39,9 @@ func spawnSleepers(tb testing.TB, n int) *exec.Cmd {
 			return cmd
 		}
 		if time.Now().After(deadline) {
-			tb.Fatalf("after 60 s, %d of %d sleepers are there", sleepers, n)
+			tb.Fatalf("after 180 s, %d of %d sleepers are there", sleepers, n)
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(min(250*time.Millisecond, time.Duration(n)*time.Millisecond))
 	}
 }
 
