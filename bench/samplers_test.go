@@ -21,7 +21,12 @@ var treeSizes = []int{10, 100, 1000}
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	stopTree()
+	if err := stopTree(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		if code == 0 {
+			code = 1
+		}
+	}
 	os.Exit(code)
 }
 
@@ -265,7 +270,11 @@ func TestSamplersAgree(t *testing.T) {
 	requireLinux(t)
 	const n = 10
 	root := treeRoot(t, n)
-	defer stopTree()
+	defer func() {
+		if err := stopTree(); err != nil {
+			t.Error(err)
+		}
+	}()
 
 	jt, err := jobtraceTree(proctree.NewReader("/proc"), root)
 	if err != nil {

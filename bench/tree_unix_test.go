@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -42,45 +43,54 @@ func startSleepTree(n int) (*sleepTree, error) {
 	}
 }
 
-// stop kills the whole process group and reaps the shell.
-func (t *sleepTree) stop() {
+// stop kills the whole process group, reaps the shell and waits until the
+// orphaned sleepers have been reaped too, so that the next benchmark's scans
+// of all of /proc do not meet them.
+func (t *sleepTree) stop() error {
 	_ = syscall.Kill(-t.root, syscall.SIGKILL)
 	_ = t.cmd.Wait()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		left := countGroup(t.root)
+		if left == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%d processes of group %d still in /proc 30s after SIGKILL", left, t.root)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
-// countSleepingChildren scans /proc/<pid>/stat for the children of ppid
-// whose command is "sleep", so that the helper does not depend on the code
-// being measured.
+// countSleepingChildren scans /proc for the children of ppid whose command
+// is "sleep", so that the helper does not depend on the code being measured.
 func countSleepingChildren(ppid int) int {
-	d, err := os.Open("/proc")
-	if err != nil {
-		return -1
-	}
-	names, err := d.Readdirnames(-1)
-	d.Close()
-	if err != nil {
-		return -1
-	}
 	count := 0
-	for _, name := range names {
-		if _, err := strconv.Atoi(name); err != nil {
-			continue
-		}
-		data, err := os.ReadFile("/proc/" + name + "/stat")
-		if err != nil {
-			continue
-		}
-		comm, parent, ok := commAndPPID(data)
+	scanProc(func(stat []byte) {
+		comm, parent, _, ok := statIDs(stat)
 		if ok && parent == ppid && comm == "sleep" {
 			count++
 		}
-	}
+	})
 	return count
 }
 
-// commAndPPID takes the command name and parent pid from a stat line:
-// "pid (comm) state ppid ...", where comm may hold spaces and parentheses.
-func commAndPPID(stat []byte) (string, int, bool) {
+// countGroup counts the processes of group pgid still in /proc, zombies
+// included.
+func countGroup(pgid int) int {
+	count := 0
+	scanProc(func(stat []byte) {
+		if _, _, pgrp, ok := statIDs(stat); ok && pgrp == pgid {
+			count++
+		}
+	})
+	return count
+}
+
+// statIDs takes the command name, parent pid and process group from a stat
+// line: "pid (comm) state ppid pgrp ...", where comm may hold spaces and
+// parentheses.
+func statIDs(stat []byte) (comm string, ppid, pgrp int, ok bool) {
 	lp, rp := -1, -1
 	for i, c := range stat {
 		if c == '(' && lp < 0 {
@@ -91,18 +101,39 @@ func commAndPPID(stat []byte) (string, int, bool) {
 		}
 	}
 	if lp < 0 || rp < lp || rp+4 > len(stat) {
-		return "", 0, false
+		return "", 0, 0, false
 	}
-	rest := stat[rp+4:] // skip ") S "
-	end := 0
-	for end < len(rest) && rest[end] != ' ' {
-		end++
+	fields := strings.Fields(string(stat[rp+4:])) // after ") S "
+	if len(fields) < 2 {
+		return "", 0, 0, false
 	}
-	ppid, err := strconv.Atoi(string(rest[:end]))
+	ppid, err1 := strconv.Atoi(fields[0])
+	pgrp, err2 := strconv.Atoi(fields[1])
+	if err1 != nil || err2 != nil {
+		return "", 0, 0, false
+	}
+	return string(stat[lp+1 : rp]), ppid, pgrp, true
+}
+
+// scanProc calls f with the stat line of every process in /proc.
+func scanProc(f func(stat []byte)) {
+	d, err := os.Open("/proc")
 	if err != nil {
-		return "", 0, false
+		return
 	}
-	return string(stat[lp+1 : rp]), ppid, true
+	names, err := d.Readdirnames(-1)
+	d.Close()
+	if err != nil {
+		return
+	}
+	for _, name := range names {
+		if _, err := strconv.Atoi(name); err != nil {
+			continue
+		}
+		if data, err := os.ReadFile("/proc/" + name + "/stat"); err == nil {
+			f(data)
+		}
+	}
 }
 
 var current *sleepTree
@@ -115,7 +146,9 @@ func treeRoot(tb testing.TB, n int) int {
 	if current != nil && current.n == n {
 		return current.root
 	}
-	stopTree()
+	if err := stopTree(); err != nil {
+		tb.Fatal(err)
+	}
 	t, err := startSleepTree(n)
 	if err != nil {
 		tb.Fatal(err)
@@ -124,9 +157,11 @@ func treeRoot(tb testing.TB, n int) int {
 	return t.root
 }
 
-func stopTree() {
-	if current != nil {
-		current.stop()
-		current = nil
+func stopTree() error {
+	if current == nil {
+		return nil
 	}
+	err := current.stop()
+	current = nil
+	return err
 }
