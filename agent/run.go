@@ -416,7 +416,7 @@ func report(log *Logger, o Options, res ShutdownResult, pipe *Pipeline, root tra
 			reason = ": " + firstLine(res.Err.Error())
 		}
 		log.Printf("export to %s incomplete after %s%s; %d spans pending: send them with `jobtrace replay %s`",
-			res.Endpoint, fmtDuration(res.Took), reason, res.Pending, o.Out)
+			res.Endpoint, fmtDuration(res.Took), reason, res.Pending, pipe.Dir())
 	}
 	if res.MetricsErr != nil {
 		log.Warn("metrics were not accepted (OTEL_METRICS_EXPORTER=none turns them off): " + firstLine(res.MetricsErr.Error()))

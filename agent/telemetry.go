@@ -47,15 +47,44 @@ type Pipeline struct {
 	fwdDone   chan struct{}
 	endpoint  string
 	summary   *summaryProcessor
+	dir       string
+	unlock    func()
 }
 
-// NewPipeline sets up the telemetry with the spool in dir.
+// Dir is the directory the artifacts go to.
+func (p *Pipeline) Dir() string { return p.dir }
+
+// LockFile is the file in an artifacts directory that a running jobtrace
+// holds locked.
+const LockFile = ".jobtrace.lock"
+
+// ErrDirBusy is an artifacts directory another jobtrace is writing to.
+var ErrDirBusy = errors.New("another jobtrace is writing to this directory")
+
+// NewPipeline sets up the telemetry with the spool in dir. When another
+// jobtrace is writing to dir (a `jobtrace run` inside a job that is itself
+// under `jobtrace run`, in the same directory), the spool goes to a
+// directory of its own inside it, run-<pid>, since a spool and its .sent
+// offset have one writer.
 func NewPipeline(dir string, res *sdkresource.Resource, exp ExportSettings, warn func(string), opts ...sdktrace.TracerProviderOption) (*Pipeline, error) {
 	otlp.RouteErrors(warn)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
-	p := &Pipeline{spoolPath: filepath.Join(dir, spool.TracesFile), summary: newSummaryProcessor()}
+	unlock, err := LockDir(dir)
+	if errors.Is(err, ErrDirBusy) {
+		own := filepath.Join(dir, fmt.Sprintf("run-%d", os.Getpid()))
+		warn(fmt.Sprintf("another jobtrace is writing to %s: this run's artifacts go to %s", dir, own))
+		dir = own
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("output directory: %w", err)
+		}
+		unlock, err = LockDir(dir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("output directory: %w", err)
+	}
+	p := &Pipeline{dir: dir, unlock: unlock, spoolPath: filepath.Join(dir, spool.TracesFile), summary: newSummaryProcessor()}
 	client := spool.NewTraceClient(p.spoolPath)
 	if err := client.Start(context.Background()); err != nil {
 		return nil, fmt.Errorf("spool: %w", err)
@@ -160,6 +189,7 @@ func (p *Pipeline) Shutdown(timeout time.Duration, export bool) ShutdownResult {
 	}
 	wg.Wait()
 	r.MetricsErr = metricErr
+	p.unlock()
 	r.Took = time.Since(start)
 	return r
 }

@@ -434,3 +434,28 @@ func TestSignalsReachTheJobThroughJobtrace(t *testing.T) {
 		})
 	}
 }
+
+func TestNestedRunsInOneDirectoryKeepSeparateSpools(t *testing.T) {
+	r := jt(t, nil, "run", "--name", "outer", "--", "sh", "-c", `jobtrace run --name inner -- true; jobtrace replay --endpoint http://127.0.0.1:1 jobtrace-out`)
+	if r.code != 0 && !strings.Contains(r.stderr, "replay") {
+		t.Fatalf("code %d: %s", r.code, r.stderr)
+	}
+	outer, _ := spansOf(t, r.out)
+	if outer["outer"] == nil || outer["inner"] != nil {
+		t.Errorf("outer spool has %v", outer)
+	}
+	if !strings.Contains(r.stderr, "another jobtrace is writing to jobtrace-out") {
+		t.Errorf("no warning about the shared directory: %q", r.stderr)
+	}
+	if !strings.Contains(r.stderr, "replay it when that has ended") {
+		t.Errorf("replay of a directory in use was not refused: %q", r.stderr)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(r.out, "run-*"))
+	if len(dirs) != 1 {
+		t.Fatalf("inner run directories: %v", dirs)
+	}
+	inner, _ := spansOf(t, dirs[0])
+	if inner["inner"] == nil || !bytes.Equal(inner["inner"].ParentSpanId, outer["outer"].SpanId) {
+		t.Errorf("inner spool %v, not a child of the outer job", inner)
+	}
+}

@@ -44,6 +44,11 @@ func cmdReplay(args []string) error {
 	if exp.Traces == nil {
 		return usagef("replay: no collector configured: set OTEL_EXPORTER_OTLP_ENDPOINT or --endpoint")
 	}
+	unlock, err := agent.LockDir(dir)
+	if err != nil {
+		return fmt.Errorf("replay: %s: %v; replay it when that has ended", dir, err)
+	}
+	defer unlock()
 	log := agent.NewLogger(os.Stderr)
 	otlp.RouteErrors(log.Warn)
 	client, err := otlp.NewTraceClient(*exp.Traces)
