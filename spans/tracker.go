@@ -126,14 +126,8 @@ func (t *Tracker) Handle(m protocol.Msg) protocol.Reply {
 		return protocol.Reply{Error: "the job has ended"}
 	}
 	ts := m.Time
-	if now := t.opts.Now(); ts.IsZero() {
-		ts = now
-	} else if m.Syntax == protocol.SyntaxGitLab && ts.Nanosecond() == 0 && !now.Before(ts) && now.Sub(ts) < time.Second {
-		// GitLab section markers carry whole seconds. When the line is
-		// read within the second it names, the time it was read is the
-		// same instant, only more precise: a 200 ms section does not
-		// come out as 0 or 1 s.
-		ts = now
+	if ts.IsZero() {
+		ts = t.opts.Now()
 	}
 	switch m.Type {
 	case protocol.TypeBegin:

@@ -265,20 +265,3 @@ func TestMergeEnv(t *testing.T) {
 	}
 }
 
-func TestGitLabWholeSecondsAreRefined(t *testing.T) {
-	now := time.Unix(1700000000, 400_000_000)
-	f := newFixture(t, TrackerOptions{Now: func() time.Time { return now }})
-	b := msg(protocol.TypeBegin, "recent")
-	b.Syntax, b.Time = protocol.SyntaxGitLab, time.Unix(1700000000, 0)
-	f.tracker.Handle(b)
-	old := msg(protocol.TypeBegin, "old")
-	old.Syntax, old.Time = protocol.SyntaxGitLab, time.Unix(1699999990, 0)
-	f.tracker.Handle(old)
-	spans := f.finish(t)
-	if got := spans["recent"].StartTime; !got.Equal(now) {
-		t.Errorf("recent section starts at %v, want the read time %v", got, now)
-	}
-	if got := spans["old"].StartTime; !got.Equal(time.Unix(1699999990, 0)) {
-		t.Errorf("old section starts at %v, want its own timestamp", got)
-	}
-}

@@ -496,6 +496,12 @@ func (s *Scanner) gitlab(l []byte) {
 	m := protocol.Msg{Type: typ, Name: name, Syntax: protocol.SyntaxGitLab}
 	if sec < 1<<40 {
 		m.Time = time.Unix(sec, 0)
+		// GitLab's markers carry whole seconds. A line read within the
+		// second it names was printed now, to the nanosecond: a 200 ms
+		// section must not come out as 0 or 1 s.
+		if now := s.now(); !now.Before(m.Time) && now.Sub(m.Time) < time.Second {
+			m.Time = now
+		}
 	}
 	if typ == protocol.TypeBegin {
 		m.Title = s.clean(l, protocol.MaxNameBytes)

@@ -294,3 +294,18 @@ func BenchmarkScanTwoPatterns(b *testing.B) {
 	}}
 	benchScan(b, opts)
 }
+
+func TestGitLabWholeSecondsAreRefinedWhenReadInThatSecond(t *testing.T) {
+	now := time.Unix(1700000000, 400_000_000)
+	opts := Options{GitLab: true, Now: func() time.Time { return now }}
+	got, _ := run(t, opts, "section_start:1700000000:recent\nsection_start:1699999990:old\n", 0)
+	if len(got) != 2 {
+		t.Fatalf("got %d messages", len(got))
+	}
+	if !got[0].Time.Equal(now) {
+		t.Errorf("recent section at %v, want the read time %v", got[0].Time, now)
+	}
+	if !got[1].Time.Equal(time.Unix(1699999990, 0)) {
+		t.Errorf("old section at %v, want its own timestamp", got[1].Time)
+	}
+}
