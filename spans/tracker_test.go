@@ -264,4 +264,3 @@ func TestMergeEnv(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
-
