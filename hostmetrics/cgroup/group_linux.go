@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
 )
 
 // Create makes the cgroup <mount>/<parent>/<name> for a job and returns it.
@@ -175,9 +177,10 @@ func populated(dir string) bool {
 	if err == nil {
 		for len(data) > 0 {
 			var line []byte
-			line, data = nextLine(data)
-			if k, v := nextField(line); string(k) == "populated" {
-				return string(trimSpace(v)) != "0"
+			line, data = kernfmt.NextLine(data)
+			if k, rest := kernfmt.NextField(line); string(k) == "populated" {
+				v, _ := kernfmt.NextField(rest)
+				return string(v) != "0"
 			}
 		}
 	}

@@ -93,7 +93,7 @@ func TestGroupOnThisHost(t *testing.T) {
 	if s.CPU.UserUsec.Value+s.CPU.SystemUsec.Value > s.CPU.UsageUsec.Value+1 {
 		t.Errorf("user+system > usage: %+v", s.CPU)
 	}
-	if !s.CPUPressure.Some.Present || !s.IOPressure.Some.Present || !s.MemoryPressure.Some.Present {
+	if !s.CPUPressure.HasSome || !s.IOPressure.HasSome || !s.MemoryPressure.HasSome {
 		t.Errorf("pressure files absent: %+v %+v %+v", s.CPUPressure, s.MemoryPressure, s.IOPressure)
 	}
 	if g.HasController("memory") != s.MemoryCurrent.Present {

@@ -1,6 +1,10 @@
 package cgroup
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
+)
 
 // parseIOStat parses io.stat, a nested-keyed file with one line per device:
 //
@@ -14,17 +18,17 @@ func parseIOStat(path string, data []byte, s *IOStat) error {
 	devices := 0
 	for n := 1; len(data) > 0; n++ {
 		var line []byte
-		line, data = nextLine(data)
+		line, data = kernfmt.NextLine(data)
 		if len(line) == 0 {
 			continue
 		}
-		dev, rest := nextField(line)
+		dev, rest := kernfmt.NextField(line)
 		if bytes.IndexByte(dev, ':') < 1 {
 			return parseErr(path, n, "want MAJ:MIN")
 		}
 		for len(rest) > 0 {
 			var kv []byte
-			kv, rest = nextField(rest)
+			kv, rest = kernfmt.NextField(rest)
 			if len(kv) == 0 {
 				continue
 			}
@@ -32,7 +36,7 @@ func parseIOStat(path string, data []byte, s *IOStat) error {
 			if i < 0 {
 				return parseErr(path, n, "want key=value")
 			}
-			v, ok := parseUint(kv[i+1:])
+			v, ok := kernfmt.ParseUint(kv[i+1:])
 			if !ok {
 				return parseErr(path, n, "value is not a number")
 			}

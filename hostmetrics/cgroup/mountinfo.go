@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
 )
 
 // Mount is a cgroup2 mount found in /proc/<pid>/mountinfo.
@@ -41,7 +43,7 @@ func parseMountInfo(path string, data []byte) (Mount, error) {
 	n := 0
 	for len(data) > 0 {
 		var line []byte
-		line, data = nextLine(data)
+		line, data = kernfmt.NextLine(data)
 		n++
 		if len(line) == 0 {
 			continue

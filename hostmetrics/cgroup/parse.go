@@ -1,73 +1,10 @@
 package cgroup
 
 import (
-	"bytes"
 	"fmt"
-	"math"
+
+	"github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
 )
-
-// nextLine splits data at the first newline.
-func nextLine(data []byte) (line, rest []byte) {
-	if i := bytes.IndexByte(data, '\n'); i >= 0 {
-		return data[:i], data[i+1:]
-	}
-	return data, nil
-}
-
-// nextField returns the next space-separated field of line.
-func nextField(line []byte) (field, rest []byte) {
-	for len(line) > 0 && line[0] == ' ' {
-		line = line[1:]
-	}
-	if i := bytes.IndexByte(line, ' '); i >= 0 {
-		return line[:i], line[i+1:]
-	}
-	return line, nil
-}
-
-// parseUint parses a decimal uint64 without allocating.
-func parseUint(b []byte) (uint64, bool) {
-	if len(b) == 0 {
-		return 0, false
-	}
-	var n uint64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		d := uint64(c - '0')
-		if n > (math.MaxUint64-d)/10 {
-			return 0, false
-		}
-		n = n*10 + d
-	}
-	return n, true
-}
-
-// parseDecimal parses the fixed-point numbers of pressure files ("12.34")
-// without allocating.
-func parseDecimal(b []byte) (float64, bool) {
-	ip, fp := b, []byte(nil)
-	if i := bytes.IndexByte(b, '.'); i >= 0 {
-		ip, fp = b[:i], b[i+1:]
-		if len(fp) == 0 || len(fp) > 9 {
-			return 0, false
-		}
-	}
-	n, ok := parseUint(ip)
-	if !ok {
-		return 0, false
-	}
-	v := float64(n)
-	if fp != nil {
-		f, ok := parseUint(fp)
-		if !ok {
-			return 0, false
-		}
-		v += float64(f) / math.Pow10(len(fp))
-	}
-	return v, true
-}
 
 // trimSpace removes trailing newlines and spaces.
 func trimSpace(b []byte) []byte {
@@ -83,7 +20,7 @@ func parseErr(path string, line int, what string) error {
 
 // parseSingle parses a file holding one number, such as memory.current.
 func parseSingle(path string, data []byte) (Opt[uint64], error) {
-	v, ok := parseUint(trimSpace(data))
+	v, ok := kernfmt.ParseUint(trimSpace(data))
 	if !ok {
 		return Opt[uint64]{}, parseErr(path, 1, "not a number")
 	}
@@ -96,7 +33,7 @@ func parseLimit(path string, data []byte) (Limit, error) {
 	if string(b) == "max" {
 		return Limit{Unlimited: true, Present: true}, nil
 	}
-	v, ok := parseUint(b)
+	v, ok := kernfmt.ParseUint(b)
 	if !ok {
 		return Limit{}, parseErr(path, 1, "neither a number nor max")
 	}
@@ -109,13 +46,13 @@ func parseLimit(path string, data []byte) (Limit, error) {
 func flatKeyed(path string, data []byte, fn func(key []byte, v uint64)) error {
 	for n := 1; len(data) > 0; n++ {
 		var line []byte
-		line, data = nextLine(data)
+		line, data = kernfmt.NextLine(data)
 		if len(line) == 0 {
 			continue
 		}
-		key, rest := nextField(line)
-		val, _ := nextField(rest)
-		v, ok := parseUint(val)
+		key, rest := kernfmt.NextField(line)
+		val, _ := kernfmt.NextField(rest)
+		v, ok := kernfmt.ParseUint(val)
 		if !ok {
 			return parseErr(path, n, "want \"key value\"")
 		}

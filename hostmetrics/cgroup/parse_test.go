@@ -2,6 +2,7 @@ package cgroup
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -95,43 +96,12 @@ func TestParseIOStat(t *testing.T) {
 	}
 }
 
-func TestParsePressure(t *testing.T) {
+func TestPressureErrorsNameTheFile(t *testing.T) {
 	var p Pressure
-	in := "some avg10=12.50 avg60=8.33 avg300=0.05 total=3456789\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n"
-	if err := parsePressure("cpu.pressure", []byte(in), &p); err != nil {
-		t.Fatal(err)
-	}
-	want := Pressure{
-		Some: PressureLine{Avg10: 12.5, Avg60: 8.33, Avg300: 0.05, TotalUsec: 3456789, Present: true},
-		Full: PressureLine{Present: true},
-	}
-	if p != want {
-		t.Errorf("got %+v, want %+v", p, want)
-	}
-	// cpu.pressure before Linux 5.13 has only "some".
-	p = Pressure{}
-	if err := parsePressure("cpu.pressure", []byte("some avg10=0.00 avg60=0.00 avg300=0.00 total=7\n"), &p); err != nil {
-		t.Fatal(err)
-	}
-	if !p.Some.Present || p.Some.TotalUsec != 7 || p.Full.Present {
-		t.Errorf("some only: %+v", p)
-	}
-	for _, bad := range []string{"half avg10=0.00\n", "some avg10\n", "some avg10=1.x\n", "some total=-1\n", "some avg10=1.\n"} {
-		if err := parsePressure("io.pressure", []byte(bad), &p); !errors.Is(err, ErrParse) {
+	for _, bad := range []string{"half avg10=0.00\n", "some avg10\n", "some avg10=1.x\n", "some total=-1\n"} {
+		err := readPressure("io.pressure", []byte(bad), &p)
+		if !errors.Is(err, ErrParse) || !strings.Contains(err.Error(), "io.pressure") {
 			t.Errorf("%q: err = %v", bad, err)
-		}
-	}
-}
-
-func TestParseDecimal(t *testing.T) {
-	for in, want := range map[string]float64{"0.00": 0, "12.50": 12.5, "100.00": 100, "7": 7, "0.05": 0.05} {
-		if got, ok := parseDecimal([]byte(in)); !ok || got != want {
-			t.Errorf("parseDecimal(%q) = %v, %v", in, got, ok)
-		}
-	}
-	for _, in := range []string{"", ".5", "1.", "1.2.3", "-1", "1e3"} {
-		if _, ok := parseDecimal([]byte(in)); ok {
-			t.Errorf("parseDecimal(%q) ok", in)
 		}
 	}
 }

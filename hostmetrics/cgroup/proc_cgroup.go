@@ -6,6 +6,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
 )
 
 // SelfPath reads <procRoot>/self/cgroup and returns the cgroup v2 path of
@@ -28,7 +30,7 @@ func parseProcCgroup(name string, data []byte) (string, error) {
 	n := 0
 	for len(data) > 0 {
 		var line []byte
-		line, data = nextLine(data)
+		line, data = kernfmt.NextLine(data)
 		n++
 		if len(line) == 0 {
 			continue

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+
+	"github.com/jobtrace/jobtrace/hostmetrics/procfs"
 )
 
 // The files a Reader reads, in order. Each one that does not exist leaves
@@ -125,11 +127,11 @@ func (r *Reader) parse(i int, data []byte, s *Stats) error {
 	case filePidsMax:
 		s.PidsMax, err = parseLimit(p, data)
 	case fileCPUPressure:
-		err = parsePressure(p, data, &s.CPUPressure)
+		err = readPressure(p, data, &s.CPUPressure)
 	case fileMemoryPressure:
-		err = parsePressure(p, data, &s.MemoryPressure)
+		err = readPressure(p, data, &s.MemoryPressure)
 	case fileIOPressure:
-		err = parsePressure(p, data, &s.IOPressure)
+		err = readPressure(p, data, &s.IOPressure)
 	}
 	return err
 }
@@ -139,4 +141,13 @@ func (r *Reader) parse(i int, data []byte, s *Stats) error {
 // same directory again and again, keep a Reader: it allocates nothing.
 func ReadDir(dir string, s *Stats) error {
 	return NewReader(dir).Read(s)
+}
+
+// readPressure parses a pressure file with the parser of the host's
+// /proc/pressure files, which have the same form.
+func readPressure(path string, data []byte, out *Pressure) error {
+	if err := procfs.ParsePressure(data, out); err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrParse, path, err)
+	}
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // fixtureDir finds the cgroup of the fixture's /proc/self/cgroup under its
@@ -29,8 +30,11 @@ func fixtureDir(t *testing.T, root string) string {
 
 func u(v uint64) Opt[uint64] { return some(v) }
 
-func zeroPressure() Pressure {
-	return Pressure{Some: PressureLine{Present: true}, Full: PressureLine{Present: true}}
+func zeroPressure() Pressure { return Pressure{HasSome: true, HasFull: true} }
+
+// pl is a pressure line with its total in µs, as the files give it.
+func pl(avg10, avg60, avg300 float64, totalUsec int64) PressureLine {
+	return PressureLine{Avg10: avg10, Avg60: avg60, Avg300: avg300, Total: time.Duration(totalUsec) * time.Microsecond}
 }
 
 func TestReadPureV2(t *testing.T) {
@@ -73,16 +77,18 @@ func TestReadPureV2(t *testing.T) {
 		PidsCurrent:   u(57),
 		PidsMax:       Limit{Unlimited: true, Present: true},
 		CPUPressure: Pressure{
-			Some: PressureLine{12.5, 8.33, 2.1, 3456789, true},
-			Full: PressureLine{Present: true},
+			Some:    pl(12.5, 8.33, 2.1, 3456789),
+			HasSome: true, HasFull: true,
 		},
 		MemoryPressure: Pressure{
-			Some: PressureLine{4, 1.2, 0.3, 234567, true},
-			Full: PressureLine{3.9, 1.1, 0.25, 200001, true},
+			Some:    pl(4, 1.2, 0.3, 234567),
+			Full:    pl(3.9, 1.1, 0.25, 200001),
+			HasSome: true, HasFull: true,
 		},
 		IOPressure: Pressure{
-			Some: PressureLine{0.75, 0.5, 0.1, 45678, true},
-			Full: PressureLine{0.7, 0.45, 0.09, 40000, true},
+			Some:    pl(0.75, 0.5, 0.1, 45678),
+			Full:    pl(0.7, 0.45, 0.09, 40000),
+			HasSome: true, HasFull: true,
 		},
 	}
 	if s != want {
@@ -97,7 +103,7 @@ func TestReadPureV2(t *testing.T) {
 		s.MemoryStat.Anon.Present || s.PidsCurrent.Present || s.PidsMax.Present || s.CPU.NrPeriods.Present {
 		t.Errorf("root: absent files read as present: %+v", s)
 	}
-	if s.CPU.UsageUsec != u(9132451230) || s.IO.ReadBytes != u(1073741824) || s.IOPressure.Full.TotalUsec != 88776655 {
+	if s.CPU.UsageUsec != u(9132451230) || s.IO.ReadBytes != u(1073741824) || s.IOPressure.Full.Total != 88776655*time.Microsecond {
 		t.Errorf("root: %+v", s)
 	}
 }
@@ -117,13 +123,15 @@ func TestReadHybrid(t *testing.T) {
 	want := Stats{
 		CPU: CPUStat{UsageUsec: u(502671), UserUsec: u(482558), SystemUsec: u(20112)},
 		CPUPressure: Pressure{
-			Some: PressureLine{TotalUsec: 297, Present: true},
-			Full: PressureLine{TotalUsec: 297, Present: true},
+			Some:    pl(0, 0, 0, 297),
+			Full:    pl(0, 0, 0, 297),
+			HasSome: true, HasFull: true,
 		},
 		MemoryPressure: zeroPressure(),
 		IOPressure: Pressure{
-			Some: PressureLine{TotalUsec: 8331, Present: true},
-			Full: PressureLine{TotalUsec: 8331, Present: true},
+			Some:    pl(0, 0, 0, 8331),
+			Full:    pl(0, 0, 0, 8331),
+			HasSome: true, HasFull: true,
 		},
 	}
 	if s != want {
@@ -133,7 +141,7 @@ func TestReadHybrid(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !s.CPU.UsageUsec.Present || s.CPU.NrPeriods.Present || s.MemoryCurrent.Present || s.IO.ReadBytes.Present ||
-		!s.CPUPressure.Some.Present || s.CPUPressure.Some.Avg10 != 2.95 {
+		!s.CPUPressure.HasSome || s.CPUPressure.Some.Avg10 != 2.95 {
 		t.Errorf("hybrid root: %+v", s)
 	}
 }
@@ -159,7 +167,7 @@ func TestReadDegrades(t *testing.T) {
 	want := Stats{
 		CPU:         CPUStat{UsageUsec: u(5), UserUsec: u(3), SystemUsec: u(2)},
 		PidsCurrent: u(3),
-		IOPressure:  Pressure{Some: PressureLine{TotalUsec: 9, Present: true}},
+		IOPressure:  Pressure{Some: pl(0, 0, 0, 9), HasSome: true},
 	}
 	if s != want {
 		t.Errorf("got %+v\nwant %+v", s, want)

@@ -1,5 +1,7 @@
 package cgroup
 
+import "github.com/jobtrace/jobtrace/hostmetrics/procfs"
+
 import "errors"
 
 var (
@@ -73,19 +75,12 @@ type IOStat struct {
 	Devices    int         // number of device lines summed
 }
 
-// PressureLine is one line of a pressure (PSI) file: the share of wall time
-// in which some (or all, for "full") non-idle tasks were stalled.
-type PressureLine struct {
-	Avg10, Avg60, Avg300 float64 // percent, averaged over 10 s, 60 s, 300 s
-	TotalUsec            uint64  // total stall time, µs
-	Present              bool
-}
+// Pressure is a cpu.pressure, memory.pressure or io.pressure file, in the
+// same form as the host's /proc/pressure files.
+type Pressure = procfs.Pressure
 
-// Pressure is a cpu.pressure, memory.pressure or io.pressure file.
-type Pressure struct {
-	Some PressureLine
-	Full PressureLine
-}
+// PressureLine is one line ("some" or "full") of a pressure file.
+type PressureLine = procfs.PressureLine
 
 // Stats is one reading of a cgroup v2 directory. Every field tells whether
 // it was present; what is present depends on the kernel and on the

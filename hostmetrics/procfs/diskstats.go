@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
 )
 
 // sectorSize is the unit of the sector counts in /proc/diskstats. It is 512
@@ -151,7 +153,7 @@ func isPartitionOf(name, disk string) bool {
 		}
 		num = num[1:]
 	}
-	_, ok := parseUint([]byte(num))
+	_, ok := kernfmt.ParseUint([]byte(num))
 	return ok
 }
 
@@ -169,24 +171,24 @@ func parseDiskstats(data []byte, out *Diskstats) error {
 	devs := out.Devices[:0]
 	for lineNo := 1; len(data) > 0; lineNo++ {
 		var line []byte
-		line, data = nextLine(data)
+		line, data = kernfmt.NextLine(data)
 		var majorB, minorB, name []byte
-		majorB, line = nextField(line)
+		majorB, line = kernfmt.NextField(line)
 		if len(majorB) == 0 {
 			continue
 		}
-		minorB, line = nextField(line)
-		name, line = nextField(line)
-		major, ok1 := parseUint(majorB)
-		minor, ok2 := parseUint(minorB)
+		minorB, line = kernfmt.NextField(line)
+		name, line = kernfmt.NextField(line)
+		major, ok1 := kernfmt.ParseUint(majorB)
+		minor, ok2 := kernfmt.ParseUint(minorB)
 		if !ok1 || !ok2 || major > 1<<32-1 || minor > 1<<32-1 || len(name) == 0 {
 			return parseErr(lineNo, "bad device numbers or name")
 		}
 		var cols [11]uint64
 		for i := range cols {
 			var v []byte
-			v, line = nextField(line)
-			n, ok := parseUint(v)
+			v, line = kernfmt.NextField(line)
+			n, ok := kernfmt.ParseUint(v)
 			if !ok {
 				return parseErr(lineNo, "bad or missing counter")
 			}

@@ -1,5 +1,7 @@
 package procfs
 
+import "github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
+
 // Loadavg is the content of /proc/loadavg.
 type Loadavg struct {
 	Load1, Load5, Load15 float64 // runnable and uninterruptible tasks, averaged over 1, 5, 15 minutes
@@ -20,16 +22,16 @@ func (f FS) Loadavg(out *Loadavg) error {
 // parseLoadavg parses the single line "0.00 0.33 1.07 1/84 25900".
 func parseLoadavg(data []byte, out *Loadavg) error {
 	*out = Loadavg{}
-	line, _ := nextLine(data)
+	line, _ := kernfmt.NextLine(data)
 	var ok bool
 	for _, dst := range [...]*float64{&out.Load1, &out.Load5, &out.Load15} {
 		var v []byte
-		v, line = nextField(line)
-		if *dst, ok = parseDecimal(v); !ok {
+		v, line = kernfmt.NextField(line)
+		if *dst, ok = kernfmt.ParseDecimal(v); !ok {
 			return parseErr(1, "bad load average")
 		}
 	}
-	tasks, line := nextField(line)
+	tasks, line := kernfmt.NextField(line)
 	slash := -1
 	for i, c := range tasks {
 		if c == '/' {
@@ -40,14 +42,14 @@ func parseLoadavg(data []byte, out *Loadavg) error {
 	if slash < 0 {
 		return parseErr(1, "bad running/total tasks")
 	}
-	if out.Running, ok = parseUint(tasks[:slash]); !ok {
+	if out.Running, ok = kernfmt.ParseUint(tasks[:slash]); !ok {
 		return parseErr(1, "bad running tasks")
 	}
-	if out.Total, ok = parseUint(tasks[slash+1:]); !ok {
+	if out.Total, ok = kernfmt.ParseUint(tasks[slash+1:]); !ok {
 		return parseErr(1, "bad total tasks")
 	}
-	pid, _ := nextField(line)
-	if out.LastPID, ok = parseUint(pid); !ok {
+	pid, _ := kernfmt.NextField(line)
+	if out.LastPID, ok = kernfmt.ParseUint(pid); !ok {
 		return parseErr(1, "bad last pid")
 	}
 	return nil

@@ -1,6 +1,10 @@
 package procfs
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
+)
 
 // Meminfo holds the figures of /proc/meminfo that jobtrace uses, in bytes.
 type Meminfo struct {
@@ -49,8 +53,8 @@ func parseMeminfo(data []byte, out *Meminfo) error {
 	sawTotal := false
 	for lineNo := 1; len(data) > 0; lineNo++ {
 		var line []byte
-		line, data = nextLine(data)
-		key, rest := nextField(line)
+		line, data = kernfmt.NextLine(data)
+		key, rest := kernfmt.NextField(line)
 		if len(key) == 0 {
 			continue
 		}
@@ -76,12 +80,12 @@ func parseMeminfo(data []byte, out *Meminfo) error {
 		default:
 			continue
 		}
-		v, rest := nextField(rest)
-		n, ok := parseUint(v)
+		v, rest := kernfmt.NextField(rest)
+		n, ok := kernfmt.ParseUint(v)
 		if !ok {
 			return parseErr(lineNo, "bad value")
 		}
-		switch unit, _ := nextField(rest); {
+		switch unit, _ := kernfmt.NextField(rest); {
 		case len(unit) == 0:
 		case bytes.Equal(unit, kB):
 			// The kernel prints "kB" but means KiB (it shifts pages by PAGE_SHIFT-10).

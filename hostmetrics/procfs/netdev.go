@@ -1,5 +1,7 @@
 package procfs
 
+import "github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
+
 // NetDevStat holds the counters of one interface in /proc/net/dev, since the
 // interface appeared.
 type NetDevStat struct {
@@ -56,7 +58,7 @@ func parseNetDev(data []byte, out *NetDev) error {
 	ifs := out.Interfaces[:0]
 	for lineNo := 1; len(data) > 0; lineNo++ {
 		var line []byte
-		line, data = nextLine(data)
+		line, data = kernfmt.NextLine(data)
 		if lineNo <= 2 {
 			continue
 		}
@@ -68,12 +70,12 @@ func parseNetDev(data []byte, out *NetDev) error {
 			}
 		}
 		if colon < 0 {
-			if f, _ := nextField(line); len(f) == 0 {
+			if f, _ := kernfmt.NextField(line); len(f) == 0 {
 				continue
 			}
 			return parseErr(lineNo, "no ':' after the interface name")
 		}
-		name, _ := nextField(line[:colon])
+		name, _ := kernfmt.NextField(line[:colon])
 		if len(name) == 0 {
 			return parseErr(lineNo, "empty interface name")
 		}
@@ -81,8 +83,8 @@ func parseNetDev(data []byte, out *NetDev) error {
 		rest := line[colon+1:]
 		for i := range cols {
 			var v []byte
-			v, rest = nextField(rest)
-			n, ok := parseUint(v)
+			v, rest = kernfmt.NextField(rest)
+			n, ok := kernfmt.ParseUint(v)
 			if !ok {
 				return parseErr(lineNo, "bad or missing counter")
 			}

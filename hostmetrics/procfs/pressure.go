@@ -3,6 +3,8 @@ package procfs
 import (
 	"fmt"
 	"time"
+
+	"github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
 )
 
 // PressureResource names a host-wide pressure file under <proc>/pressure.
@@ -83,8 +85,8 @@ func ParsePressure(data []byte, out *Pressure) error {
 	*out = Pressure{}
 	for lineNo := 1; len(data) > 0; lineNo++ {
 		var line []byte
-		line, data = nextLine(data)
-		kind, rest := nextField(line)
+		line, data = kernfmt.NextLine(data)
+		kind, rest := kernfmt.NextField(line)
 		var dst *PressureLine
 		switch string(kind) {
 		case "":
@@ -117,7 +119,7 @@ func parsePressureLine(rest []byte, dst *PressureLine, lineNo int) error {
 	seen := 0
 	for {
 		var kv []byte
-		kv, rest = nextField(rest)
+		kv, rest = kernfmt.NextField(rest)
 		if len(kv) == 0 {
 			break
 		}
@@ -141,7 +143,7 @@ func parsePressureLine(rest []byte, dst *PressureLine, lineNo int) error {
 		case "avg300":
 			avg, seen = &dst.Avg300, seen|seenAvg300
 		case "total":
-			us, ok := parseUint(val)
+			us, ok := kernfmt.ParseUint(val)
 			if !ok || us > uint64(1<<63-1)/uint64(time.Microsecond) {
 				return parseErr(lineNo, "bad total")
 			}
@@ -151,7 +153,7 @@ func parsePressureLine(rest []byte, dst *PressureLine, lineNo int) error {
 		default:
 			continue
 		}
-		v, ok := parseDecimal(val)
+		v, ok := kernfmt.ParseDecimal(val)
 		if !ok {
 			return parseErr(lineNo, "bad average")
 		}

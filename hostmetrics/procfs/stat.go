@@ -1,6 +1,10 @@
 package procfs
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
+)
 
 // userHZ is the unit of the CPU times in /proc/stat: ticks of 1/USER_HZ
 // second. The kernel converts its internal clock (CONFIG_HZ, which varies
@@ -53,8 +57,8 @@ func parseStat(data []byte, out *Stat) error {
 	sawTotal := false
 	for lineNo := 1; len(data) > 0; lineNo++ {
 		var line []byte
-		line, data = nextLine(data)
-		key, rest := nextField(line)
+		line, data = kernfmt.NextLine(data)
+		key, rest := kernfmt.NextField(line)
 		if len(key) == 0 {
 			continue
 		}
@@ -68,7 +72,7 @@ func parseStat(data []byte, out *Stat) error {
 				sawTotal = true
 				continue
 			}
-			id, ok := parseUint(key[len(cpuPrefix):])
+			id, ok := kernfmt.ParseUint(key[len(cpuPrefix):])
 			if !ok || id > 1<<31 {
 				return parseErr(lineNo, "bad CPU name")
 			}
@@ -90,8 +94,8 @@ func parseStat(data []byte, out *Stat) error {
 		default:
 			continue // intr, softirq and future lines
 		}
-		v, _ := nextField(rest)
-		n, ok := parseUint(v)
+		v, _ := kernfmt.NextField(rest)
+		n, ok := kernfmt.ParseUint(v)
 		if !ok {
 			return parseErr(lineNo, "bad value for "+string(key))
 		}
@@ -111,11 +115,11 @@ func parseCPUTimes(rest []byte, t *CPUTimes, lineNo int) error {
 	i := 0
 	for ; i < len(dst); i++ {
 		var v []byte
-		v, rest = nextField(rest)
+		v, rest = kernfmt.NextField(rest)
 		if len(v) == 0 {
 			break
 		}
-		n, ok := parseUint(v)
+		n, ok := kernfmt.ParseUint(v)
 		if !ok {
 			return parseErr(lineNo, "bad CPU time")
 		}

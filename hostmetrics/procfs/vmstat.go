@@ -1,5 +1,7 @@
 package procfs
 
+import "github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
+
 // Vmstat holds the paging counters of /proc/vmstat that jobtrace uses,
 // counted since boot.
 type Vmstat struct {
@@ -26,8 +28,8 @@ func parseVmstat(data []byte, out *Vmstat) error {
 	seen := 0
 	for lineNo := 1; len(data) > 0; lineNo++ {
 		var line []byte
-		line, data = nextLine(data)
-		key, rest := nextField(line)
+		line, data = kernfmt.NextLine(data)
+		key, rest := kernfmt.NextField(line)
 		var dst *uint64
 		switch string(key) {
 		case "pgfault":
@@ -41,8 +43,8 @@ func parseVmstat(data []byte, out *Vmstat) error {
 		default:
 			continue
 		}
-		v, _ := nextField(rest)
-		n, ok := parseUint(v)
+		v, _ := kernfmt.NextField(rest)
+		n, ok := kernfmt.ParseUint(v)
 		if !ok {
 			return parseErr(lineNo, "bad value")
 		}

@@ -116,31 +116,3 @@ func TestAppendDirentPIDs(t *testing.T) {
 		t.Error("appendDirentPIDs accepted a truncated record")
 	}
 }
-
-func TestParseNumbers(t *testing.T) {
-	if v, ok := parseUint([]byte("18446744073709551615")); !ok || v != 1<<64-1 {
-		t.Errorf("parseUint(max) = %d, %v", v, ok)
-	}
-	if _, ok := parseUint([]byte("18446744073709551616")); ok {
-		t.Error("parseUint accepted 2^64")
-	}
-	if v, ok := parseInt([]byte("-17")); !ok || v != -17 {
-		t.Errorf("parseInt(-17) = %d, %v", v, ok)
-	}
-	for _, n := range []int{0, 7, 10, 4194304, 1<<31 - 1} {
-		if got, want := string(appendInt([]byte("/proc/"), n)), "/proc/"+itoa(n); got != want {
-			t.Errorf("appendInt = %q, want %q", got, want)
-		}
-	}
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var s string
-	for ; n > 0; n /= 10 {
-		s = string(rune('0'+n%10)) + s
-	}
-	return s
-}

@@ -1,6 +1,10 @@
 package proctree
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
+)
 
 // procIO holds the fields used from /proc/<pid>/io, described in
 // https://docs.kernel.org/filesystems/proc.html (section 3.3).
@@ -45,8 +49,8 @@ func parseIO(data []byte) (procIO, bool) {
 		default:
 			continue
 		}
-		f, _ := nextField(line[colon+1:])
-		v, ok := parseUint(f)
+		f, _ := kernfmt.NextField(line[colon+1:])
+		v, ok := kernfmt.ParseUint(f)
 		if !ok {
 			return p, false
 		}

@@ -1,6 +1,10 @@
 package proctree
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
+)
 
 // procStat holds the fields used from /proc/<pid>/stat. The format is
 // described in proc_pid_stat(5) and
@@ -38,7 +42,7 @@ func parseStat(data []byte) (procStat, bool) {
 	var ok bool
 	for n := 3; n <= 22; n++ {
 		var f []byte
-		f, rest = nextField(rest)
+		f, rest = kernfmt.NextField(rest)
 		if len(f) == 0 {
 			return s, false
 		}
@@ -50,22 +54,22 @@ func parseStat(data []byte) (procStat, bool) {
 			s.state, ok = f[0], true
 		case 4:
 			var v int64
-			v, ok = parseInt(f)
+			v, ok = kernfmt.ParseInt(f)
 			s.ppid = int(v)
 		case 14:
-			s.utime, ok = parseUint(f)
+			s.utime, ok = kernfmt.ParseUint(f)
 		case 15:
-			s.stime, ok = parseUint(f)
+			s.stime, ok = kernfmt.ParseUint(f)
 		case 16:
 			s.cutime, ok = parseTicks(f)
 		case 17:
 			s.cstime, ok = parseTicks(f)
 		case 20:
 			var v int64
-			v, ok = parseInt(f)
+			v, ok = kernfmt.ParseInt(f)
 			s.threads = int(v)
 		case 22:
-			s.starttime, ok = parseUint(f)
+			s.starttime, ok = kernfmt.ParseUint(f)
 		default:
 			continue
 		}
@@ -79,7 +83,7 @@ func parseStat(data []byte) (procStat, bool) {
 // parseTicks parses cutime and cstime, which the kernel prints as signed
 // longs although they are never negative.
 func parseTicks(f []byte) (uint64, bool) {
-	v, ok := parseInt(f)
+	v, ok := kernfmt.ParseInt(f)
 	if v < 0 {
 		v = 0
 	}

@@ -9,6 +9,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
 )
 
 // Sample walks the trees under roots and returns their summed usage. roots
@@ -212,10 +214,10 @@ func (r *Reader) failParse() {
 func (r *Reader) setPath(pid, tid int, name string) {
 	p := append(r.path[:0], r.root...)
 	p = append(p, '/')
-	p = appendInt(p, pid)
+	p = kernfmt.AppendUint(p, uint64(pid))
 	if tid != 0 {
 		p = append(p, "/task/"...)
-		p = appendInt(p, tid)
+		p = kernfmt.AppendUint(p, uint64(tid))
 	}
 	p = append(p, '/')
 	p = append(p, name...)

@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
 )
 
 // fixtureReader returns a Reader of testdata/proc-a whose page size is 4 KiB
@@ -176,7 +178,7 @@ func pidsString(pids []int) string {
 		if i > 0 {
 			b = append(b, ' ')
 		}
-		b = appendInt(b, p)
+		b = kernfmt.AppendUint(b, uint64(p))
 	}
 	return string(b)
 }

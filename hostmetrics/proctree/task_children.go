@@ -1,6 +1,10 @@
 package proctree
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
+)
 
 // appendChildren appends to dst the pids listed in
 // /proc/<pid>/task/<tid>/children: the children whose parent is that thread,
@@ -9,11 +13,11 @@ import "encoding/binary"
 func appendChildren(dst []int, data []byte) ([]int, bool) {
 	for {
 		var f []byte
-		f, data = nextField(data)
+		f, data = kernfmt.NextField(data)
 		if len(f) == 0 {
 			return dst, true
 		}
-		v, ok := parseUint(f)
+		v, ok := kernfmt.ParseUint(f)
 		if !ok || v == 0 || v > 1<<31 {
 			return dst, false
 		}
@@ -43,7 +47,7 @@ func appendDirentPIDs(dst []int, buf []byte) ([]int, bool) {
 				break
 			}
 		}
-		if v, ok := parseUint(name); ok && v > 0 && v <= 1<<31 {
+		if v, ok := kernfmt.ParseUint(name); ok && v > 0 && v <= 1<<31 {
 			dst = append(dst, int(v))
 		}
 		buf = buf[reclen:]
