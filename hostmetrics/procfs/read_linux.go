@@ -4,48 +4,26 @@ package procfs
 
 import (
 	"io/fs"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/jobtrace/jobtrace/hostmetrics/internal/rawfile"
 )
 
-// readFile reads the whole file at path into r.buf and returns the bytes.
-// It uses raw syscalls on a reused NUL-terminated path because os.Open
-// allocates an *os.File (and more) per call, and a sample reads several files.
+// readFile reads the whole file at path into r.buf and returns the bytes,
+// without allocating (see package rawfile).
 func (r *reader) readFile(path string) ([]byte, error) {
 	r.path = append(append(r.path[:0], path...), 0)
-	var fd int
-	dirfd := unix.AT_FDCWD
-	for {
-		p, _, errno := unix.Syscall6(unix.SYS_OPENAT, uintptr(dirfd),
-			uintptr(unsafe.Pointer(&r.path[0])), uintptr(unix.O_RDONLY|unix.O_CLOEXEC), 0, 0, 0)
-		if errno == unix.EINTR {
-			continue
-		}
-		if errno != 0 {
-			return nil, openError(path, errno)
-		}
-		fd = int(p)
-		break
+	fd, errno := rawfile.Open(r.path, 0)
+	if errno != 0 {
+		return nil, openError(path, errno)
 	}
-	defer unix.Close(fd)
-	n := 0
-	for {
-		if n == len(r.buf) {
-			r.grow(n)
-		}
-		m, err := unix.Read(fd, r.buf[n:])
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil, readError(path, err)
-		}
-		if m == 0 {
-			return r.buf[:n], nil
-		}
-		n += m
+	n, errno := rawfile.Read(fd, &r.buf, false)
+	unix.Close(fd)
+	if errno != 0 {
+		return nil, readError(path, errno)
 	}
+	return r.buf[:n], nil
 }
 
 func openError(path string, errno unix.Errno) error {

@@ -6,11 +6,11 @@ import (
 	"os"
 	"strings"
 	"time"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
+	"github.com/jobtrace/jobtrace/hostmetrics/internal/rawfile"
 )
 
 // Sample walks the trees under roots and returns their summed usage. roots
@@ -226,10 +226,8 @@ func (r *Reader) setPath(pid, tid int, name string) {
 
 func (r *Reader) pathString() string { return string(r.path[:len(r.path)-1]) }
 
-// open opens r.path read-only. It calls openat directly on the bytes of
-// r.path, which end in NUL, because the path-taking wrappers of syscall and
-// x/sys/unix copy a string path into a new NUL-terminated buffer at every
-// call. r.path is reachable from r for the duration of the call.
+// open opens r.path, which ends in NUL, read-only without allocating (see
+// package rawfile).
 //
 // Errors are returned as bare errnos, and wrapped only when they are kept:
 // an io file that is not permitted is met at every sample and must not
@@ -240,18 +238,7 @@ func (r *Reader) open(flags int) (int, unix.Errno) {
 			return -1, errno
 		}
 	}
-	for {
-		fd, _, errno := unix.Syscall6(unix.SYS_OPENAT, uintptr(atFDCWD),
-			uintptr(unsafe.Pointer(&r.path[0])),
-			uintptr(flags|unix.O_RDONLY|unix.O_CLOEXEC), 0, 0, 0)
-		if errno == unix.EINTR {
-			continue
-		}
-		if errno != 0 {
-			return -1, errno
-		}
-		return int(fd), 0
-	}
+	return rawfile.Open(r.path, flags)
 }
 
 // read returns the content of a file of pid (or of its thread tid) in r.buf,
@@ -269,34 +256,10 @@ func (r *Reader) read(pid, tid int, name string, whole bool) ([]byte, unix.Errno
 	if errno != 0 {
 		return nil, errno
 	}
-	n := 0
-	for {
-		if n == len(r.buf) {
-			r.buf = append(r.buf, make([]byte, len(r.buf))...)
-		}
-		m, err := unix.Read(fd, r.buf[n:])
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			unix.Close(fd)
-			return nil, errnoOf(err)
-		}
-		n += m
-		if m == 0 || whole && n < len(r.buf) {
-			break
-		}
-	}
+	n, errno := rawfile.Read(fd, &r.buf, whole)
 	unix.Close(fd)
-	return r.buf[:n], 0
-}
-
-// atFDCWD is a variable so that its negative value converts to uintptr.
-var atFDCWD = unix.AT_FDCWD
-
-func errnoOf(err error) unix.Errno {
-	if errno, ok := err.(unix.Errno); ok {
-		return errno
+	if errno != 0 {
+		return nil, errno
 	}
-	return unix.EIO
+	return r.buf[:n], 0
 }

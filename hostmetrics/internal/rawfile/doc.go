@@ -1,0 +1,7 @@
+// Package rawfile reads the small files of /proc, /sys and cgroupfs without
+// allocating, so that a steady-state sample allocates nothing: os.Open
+// allocates a File per call, and the path-taking wrappers of syscall and
+// x/sys/unix copy the path into a new NUL-terminated buffer every time.
+// Callers keep their paths NUL-terminated in buffers they reuse. Linux only;
+// elsewhere the readers use the os package.
+package rawfile
