@@ -2,7 +2,6 @@ package otlp
 
 import (
 	"context"
-	"crypto/tls"
 	"net/http"
 
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
@@ -14,19 +13,9 @@ import (
 // client it does not retry and does not touch the network before its first
 // export.
 func NewMetricExporter(ctx context.Context, s Settings) (sdkmetric.Exporter, error) {
-	t, err := s.resolve(s.MetricsEndpoint, metricsPath)
+	t, tlsCfg, gz, err := s.prepare(s.MetricsEndpoint, metricsPath)
 	if err != nil {
 		return nil, err
-	}
-	gz, err := s.gzip()
-	if err != nil {
-		return nil, err
-	}
-	var tlsCfg *tls.Config
-	if !t.insecure {
-		if tlsCfg, err = s.tlsConfig(); err != nil {
-			return nil, err
-		}
 	}
 	headers := headersOf(s)
 

@@ -1,6 +1,7 @@
 package otlp
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -163,4 +164,20 @@ func (s Settings) resolve(specific, signalPath string) (target, error) {
 		t.url = (&url.URL{Scheme: scheme, Host: t.hostport, Path: path}).String()
 	}
 	return t, nil
+}
+
+// prepare resolves what both signals' exporters need: the target for the
+// signal's endpoint (specific, else the general one with signalPath), the
+// TLS configuration (nil for plain text) and whether to gzip.
+func (s Settings) prepare(specific, signalPath string) (t target, tlsCfg *tls.Config, gz bool, err error) {
+	if t, err = s.resolve(specific, signalPath); err != nil {
+		return
+	}
+	if gz, err = s.gzip(); err != nil {
+		return
+	}
+	if !t.insecure {
+		tlsCfg, err = s.tlsConfig()
+	}
+	return
 }

@@ -20,19 +20,9 @@ import (
 // NewTraceClient returns an OTLP trace client for s, not started. Nothing
 // touches the network until its first upload.
 func NewTraceClient(s Settings) (otlptrace.Client, error) {
-	t, err := s.resolve(s.TracesEndpoint, tracesPath)
+	t, tlsCfg, gz, err := s.prepare(s.TracesEndpoint, tracesPath)
 	if err != nil {
 		return nil, err
-	}
-	gz, err := s.gzip()
-	if err != nil {
-		return nil, err
-	}
-	var tlsCfg *tls.Config
-	if !t.insecure {
-		if tlsCfg, err = s.tlsConfig(); err != nil {
-			return nil, err
-		}
 	}
 	headers := headersOf(s)
 
