@@ -36,6 +36,14 @@ type Usage struct {
 	// zombie) at the sample. See the package doc and [Reader.Exited] for the
 	// CPU of the processes that are gone.
 	CPUUser, CPUSystem time.Duration
+	// ChildUser and ChildSystem sum cutime and cstime of the same
+	// processes: the CPU of the descendants they waited for. Added to
+	// CPUUser and CPUSystem, and to the CPU of the roots' own waited-for
+	// processes reported by wait4, they give the tree's CPU since it started
+	// with nothing lost to exits, whatever the sample interval: an exiting
+	// process's CPU moves into its reaper's cutime and cstime at the moment
+	// it leaves /proc.
+	ChildUser, ChildSystem time.Duration
 	// RSS sums the resident set size of the processes, in bytes, from
 	// /proc/<pid>/statm. Pages shared between processes are counted once per
 	// process, so RSS can exceed the memory the tree really holds.
@@ -46,6 +54,11 @@ type Usage struct {
 	// the processes whose io file could be read.
 	ReadBytes, WriteBytes uint64
 	RChar, WChar          uint64
+	//
+	// Unlike CPU, a process's io file already includes the IO of the
+	// children it waited for (the kernel adds it at the reap), so these sums
+	// cover the exited descendants reaped inside the tree.
+	//
 	// IOAbsent is set when the io file of at least one process could not be
 	// read (another user's process, or a kernel without IO accounting): the
 	// IO sums are then a lower bound.
@@ -144,6 +157,8 @@ func (u *Usage) add(p *Proc) {
 	u.Threads += p.Threads
 	u.CPUUser += p.CPUUser
 	u.CPUSystem += p.CPUSystem
+	u.ChildUser += p.ChildUser
+	u.ChildSystem += p.ChildSystem
 	u.RSS += p.RSS
 	u.ReadBytes += p.ReadBytes
 	u.WriteBytes += p.WriteBytes

@@ -49,6 +49,19 @@ func (r *Reader) Sample(roots []int, now time.Time) (Usage, error) {
 	return u, errors.Join(r.errs...)
 }
 
+// Children appends to dst the children of every thread of process pid,
+// such as the agent's own pid to find the job and the orphans that
+// re-parented to it as a child subreaper. It allocates nothing once its
+// buffers have grown.
+func (r *Reader) Children(pid int, dst []int) ([]int, error) {
+	r.errs = r.errs[:0]
+	saved := r.queue
+	r.queue = dst
+	r.queueChildren(pid, 2)
+	dst, r.queue = r.queue, saved
+	return dst, errors.Join(r.errs...)
+}
+
 // visit reads one process, records it and queues its children.
 func (r *Reader) visit(pid int) {
 	s, had := r.known[pid]

@@ -8,3 +8,8 @@ import "time"
 func (r *Reader) Sample(roots []int, now time.Time) (Usage, error) {
 	return Usage{Time: now}, ErrUnsupported
 }
+
+// Children returns ErrUnsupported: children are found in Linux /proc.
+func (r *Reader) Children(pid int, dst []int) ([]int, error) {
+	return dst, ErrUnsupported
+}

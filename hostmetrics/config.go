@@ -1,0 +1,29 @@
+package hostmetrics
+
+// Config says where a Source reads.
+type Config struct {
+	// ProcRoot and SysRoot are where /proc and /sys are mounted: "/proc"
+	// and "/sys" unless the host's are mounted elsewhere (a container
+	// with /host/proc).
+	ProcRoot, SysRoot string
+	// CgroupDir is the cgroup v2 directory to read, "" for none. CgroupOwn
+	// says it was made for the job alone.
+	CgroupDir string
+	CgroupOwn bool
+	// WorkDir is the job's working directory, whose file system's usage is
+	// sampled; "" for none.
+	WorkDir string
+	// Subreaper says the agent is a child subreaper, so the job's orphans
+	// are its children: they are walked as part of the job's tree and
+	// their zombies are reaped by the source.
+	Subreaper bool
+}
+
+func (c *Config) defaults() {
+	if c.ProcRoot == "" {
+		c.ProcRoot = "/proc"
+	}
+	if c.SysRoot == "" {
+		c.SysRoot = "/sys"
+	}
+}

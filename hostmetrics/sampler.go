@@ -1,0 +1,246 @@
+package hostmetrics
+
+import (
+	"sync"
+	"time"
+)
+
+// Source reads samples. A Source is used by one Sampler goroutine at a time
+// for Read; SetJob and JobExited may be called from any goroutine.
+type Source interface {
+	// Read fills s with what can be read now (Time and Reason are set by
+	// the caller) and returns the problems met, joined. A figure that
+	// could not be read is left absent; the error never stops sampling.
+	Read(s *Sample) error
+	// SetJob tells the source the pid of the job, once it has started.
+	SetJob(pid int)
+	// JobExited gives the usage the kernel reported when the job was
+	// reaped, which completes the tree's figures.
+	JobExited(u ExitUsage)
+	// Unavailable names, in one sentence, the figures this system cannot
+	// give; "" when it gives them all.
+	Unavailable() string
+	// Close releases the source's files.
+	Close() error
+}
+
+// ExitUsage is the resource usage of a reaped process and of the
+// descendants it waited for, as wait4(2) reports it.
+type ExitUsage struct {
+	User, System time.Duration
+	// MaxRSS is the largest resident set of the process or of any one
+	// descendant it waited for, in bytes.
+	MaxRSS uint64
+	// ReadBytes and WriteBytes are storage IO (ru_inblock and ru_oublock
+	// in 512-byte blocks).
+	ReadBytes, WriteBytes uint64
+}
+
+// Sink receives every sample, in the Sampler's goroutine. It must return
+// quickly and copy what it keeps: the Sample is reused.
+type Sink interface {
+	Sample(s *Sample)
+}
+
+// SinkFunc adapts a function to Sink.
+type SinkFunc func(s *Sample)
+
+// Sample calls f(s).
+func (f SinkFunc) Sample(s *Sample) { f(s) }
+
+// DefaultInterval is the time between two interval samples.
+const DefaultInterval = time.Second
+
+// MinInterval is the shortest interval accepted: below it the agent's own
+// CPU use would stop being negligible next to a job's.
+const MinInterval = 10 * time.Millisecond
+
+// MaxWarnings bounds the distinct read problems a Sampler reports; a problem
+// met at every sample is said once.
+const MaxWarnings = 20
+
+// Options configure a Sampler.
+type Options struct {
+	// Interval between interval samples; DefaultInterval when zero, and no
+	// interval samples at all (only start, boundary and end) when negative.
+	Interval time.Duration
+	// Sinks receive every sample, in order.
+	Sinks []Sink
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+	// Warn receives each distinct read problem once; nil drops them.
+	Warn func(string)
+}
+
+// Sampler takes a sample every interval and, on request, at phase
+// boundaries, and hands each to its sinks. Reading happens in the Sampler's
+// own goroutine, so a caller that asks for a boundary sample never waits
+// for it: Boundary queues a function that is called with the sample as soon
+// as it is taken. Requests that arrive while a sample is being taken share
+// the next one.
+type Sampler struct {
+	src  Source
+	opts Options
+
+	mu      sync.Mutex
+	pending []func(*Sample)
+	running bool
+	stopped bool
+
+	wake chan struct{}
+	stop chan struct{}
+	done chan struct{}
+
+	cur    Sample
+	spare  []func(*Sample)
+	warned map[string]bool
+}
+
+// NewSampler returns a Sampler reading src. Start begins sampling.
+func NewSampler(src Source, opts Options) *Sampler {
+	if opts.Interval == 0 {
+		opts.Interval = DefaultInterval
+	}
+	if opts.Interval > 0 && opts.Interval < MinInterval {
+		opts.Interval = MinInterval
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Sampler{
+		src:    src,
+		opts:   opts,
+		wake:   make(chan struct{}, 1),
+		stop:   make(chan struct{}),
+		done:   make(chan struct{}),
+		warned: map[string]bool{},
+	}
+}
+
+// Source returns the sampler's source.
+func (s *Sampler) Source() Source { return s.src }
+
+// Start takes the first sample, in the caller's goroutine, and starts
+// the sampling goroutine.
+func (s *Sampler) Start() {
+	s.mu.Lock()
+	if s.running || s.stopped {
+		s.mu.Unlock()
+		return
+	}
+	s.running = true
+	s.mu.Unlock()
+	s.take(ReasonStart)
+	go s.loop()
+}
+
+// Boundary asks for a sample now and calls fn with it, in the sampling
+// goroutine, after the sinks have seen it. After Stop, fn is called at once
+// with the last sample, in the caller's goroutine.
+func (s *Sampler) Boundary(fn func(*Sample)) {
+	s.mu.Lock()
+	if s.stopped || !s.running {
+		defer s.mu.Unlock()
+		fn(&s.cur)
+		return
+	}
+	s.pending = append(s.pending, fn)
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Stop takes the last sample, runs the boundary functions still waiting,
+// and stops the sampling goroutine. It returns when all that is done.
+func (s *Sampler) Stop() {
+	s.mu.Lock()
+	if s.stopped {
+		s.mu.Unlock()
+		return
+	}
+	running := s.running
+	s.stopped = true
+	s.mu.Unlock()
+	if running {
+		close(s.stop)
+		<-s.done
+	}
+}
+
+// Last returns the last sample taken. It must not be called while the
+// Sampler runs.
+func (s *Sampler) Last() *Sample { return &s.cur }
+
+func (s *Sampler) loop() {
+	defer close(s.done)
+	var tick <-chan time.Time
+	if s.opts.Interval > 0 {
+		t := time.NewTicker(s.opts.Interval)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		select {
+		case <-tick:
+			s.take(ReasonInterval)
+		case <-s.wake:
+			s.take(ReasonBoundary)
+		case <-s.stop:
+			s.take(ReasonEnd)
+			return
+		}
+	}
+}
+
+// take reads one sample, hands it to the sinks, then to the boundary
+// functions that were waiting when the read began.
+func (s *Sampler) take(reason Reason) {
+	s.mu.Lock()
+	fns := s.pending
+	s.pending = s.spare[:0]
+	s.mu.Unlock()
+	if len(fns) > 0 && reason == ReasonInterval {
+		reason = ReasonBoundary
+	}
+
+	s.cur.Time = s.opts.Now()
+	s.cur.Reason = reason
+	if err := s.src.Read(&s.cur); err != nil {
+		s.warn(err)
+	}
+	for _, k := range s.opts.Sinks {
+		k.Sample(&s.cur)
+	}
+	for i, fn := range fns {
+		fn(&s.cur)
+		fns[i] = nil
+	}
+	s.mu.Lock()
+	s.spare = fns[:0]
+	s.mu.Unlock()
+}
+
+func (s *Sampler) warn(err error) {
+	if s.opts.Warn == nil {
+		return
+	}
+	var errs []error
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	} else {
+		errs = []error{err}
+	}
+	for _, e := range errs {
+		msg := e.Error()
+		if s.warned[msg] || len(s.warned) >= MaxWarnings {
+			continue
+		}
+		s.warned[msg] = true
+		if len(s.warned) == MaxWarnings {
+			msg += " (further sampling problems are not reported)"
+		}
+		s.opts.Warn("sampling: " + msg)
+	}
+}

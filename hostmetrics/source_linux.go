@@ -1,0 +1,289 @@
+package hostmetrics
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/jobtrace/jobtrace/hostmetrics/cgroup"
+	"github.com/jobtrace/jobtrace/hostmetrics/procfs"
+	"github.com/jobtrace/jobtrace/hostmetrics/proctree"
+)
+
+// linuxSource reads /proc, /sys and cgroup v2.
+type linuxSource struct {
+	fs   procfs.FS
+	tree *proctree.Reader
+	cg   *cgroup.Reader
+	own  bool
+	self int
+	// reap is set when the agent is a child subreaper: orphans of the job
+	// become its children, are walked as roots, and their zombies are
+	// reaped here.
+	reap bool
+
+	wdFD   int
+	wdPath string
+
+	stat  procfs.Stat
+	mem   procfs.Meminfo
+	vm    procfs.Vmstat
+	disks procfs.Diskstats
+	net   procfs.NetDev
+	roots []int
+
+	mu       sync.Mutex
+	job      int
+	exited   ExitUsage // the job's, once it has been reaped
+	reaped   ExitUsage // orphans reaped here
+	prevUser time.Duration
+	prevSys  time.Duration
+	prevRead uint64
+	prevWrit uint64
+}
+
+// NewSource returns the source for this system. On Linux it reads
+// cfg.ProcRoot, cfg.SysRoot and cfg.CgroupDir.
+func NewSource(cfg Config) (Source, error) {
+	cfg.defaults()
+	s := &linuxSource{
+		fs:   procfs.NewFS(cfg.ProcRoot, cfg.SysRoot),
+		tree: proctree.NewReader(cfg.ProcRoot),
+		self: os.Getpid(),
+		reap: cfg.Subreaper,
+		own:  cfg.CgroupOwn,
+		wdFD: -1,
+	}
+	if cfg.CgroupDir != "" {
+		s.cg = cgroup.NewReader(cfg.CgroupDir)
+	}
+	if cfg.WorkDir != "" {
+		fd, err := unix.Open(cfg.WorkDir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return s, &os.PathError{Op: "open", Path: cfg.WorkDir, Err: err}
+		}
+		s.wdFD, s.wdPath = fd, cfg.WorkDir
+	}
+	return s, nil
+}
+
+func (s *linuxSource) Unavailable() string { return "" }
+
+func (s *linuxSource) SetJob(pid int) {
+	s.mu.Lock()
+	s.job = pid
+	s.mu.Unlock()
+}
+
+func (s *linuxSource) JobExited(u ExitUsage) {
+	s.mu.Lock()
+	s.exited = u
+	s.job = 0
+	s.mu.Unlock()
+}
+
+func (s *linuxSource) Close() error {
+	if s.wdFD >= 0 {
+		unix.Close(s.wdFD)
+		s.wdFD = -1
+	}
+	return nil
+}
+
+func (s *linuxSource) Read(out *Sample) error {
+	var errs []error
+	s.readHost(&out.Host, &errs)
+	s.readJob(out, &errs)
+	return errors.Join(errs...)
+}
+
+// note records err unless it says the file does not exist, which is how a
+// missing figure (no PSI, no /sys) shows: absent, not a problem.
+func note(errs *[]error, err error) bool {
+	if err == nil {
+		return true
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		*errs = append(*errs, err)
+	}
+	return false
+}
+
+func (s *linuxSource) readHost(h *Host, errs *[]error) {
+	h.HasCPU = note(errs, s.fs.Stat(&s.stat))
+	if h.HasCPU {
+		h.CPU = s.stat.Total
+		h.NumCPU = len(s.stat.CPUs)
+	}
+	h.HasMemory = note(errs, s.fs.Meminfo(&s.mem))
+	if h.HasMemory {
+		m := &s.mem
+		h.Memory = Memory{
+			Total: m.MemTotal, Used: m.Used(), Free: m.MemFree, Available: m.MemAvailable,
+			Buffers: m.Buffers, Cached: m.Cached, SwapTotal: m.SwapTotal, SwapUsed: m.SwapUsed(),
+		}
+	}
+	h.HasPaging = note(errs, s.fs.Vmstat(&s.vm))
+	if h.HasPaging {
+		h.Paging = Paging{Minor: s.vm.MinorFaults(), Major: s.vm.PgMajFault}
+	}
+	h.HasDisk = note(errs, s.fs.Diskstats(&s.disks))
+	h.Disks = append(h.Disks[:0], s.disks.Devices...)
+	if h.HasDisk {
+		h.Disk = s.disks.Totals()
+	}
+	h.HasNet = note(errs, s.fs.NetDev(&s.net))
+	h.Ifaces = append(h.Ifaces[:0], s.net.Interfaces...)
+	if h.HasNet {
+		h.Net = s.net.Totals()
+	}
+	h.HasLoad = note(errs, s.fs.Loadavg(&h.Load))
+	h.HasFS = false
+	if s.wdFD >= 0 {
+		var st unix.Statfs_t
+		if err := unix.Fstatfs(s.wdFD, &st); err == nil {
+			bs := uint64(st.Bsize)
+			h.HasFS = true
+			h.FS = Filesystem{
+				Path:     s.wdPath,
+				Total:    st.Blocks * bs,
+				Used:     (st.Blocks - st.Bfree) * bs,
+				Free:     st.Bavail * bs,
+				Reserved: (st.Bfree - st.Bavail) * bs,
+			}
+		} else {
+			*errs = append(*errs, &os.PathError{Op: "statfs", Path: s.wdPath, Err: err})
+		}
+	}
+	for _, r := range [...]struct {
+		res procfs.PressureResource
+		out *procfs.Pressure
+	}{
+		{procfs.PressureCPU, &h.Pressure.CPU},
+		{procfs.PressureMemory, &h.Pressure.Memory},
+		{procfs.PressureIO, &h.Pressure.IO},
+	} {
+		*r.out = procfs.Pressure{}
+		if !note(errs, s.fs.Pressure(r.res, r.out)) {
+			*r.out = procfs.Pressure{}
+		}
+	}
+}
+
+func (s *linuxSource) readJob(out *Sample, errs *[]error) {
+	j := &out.Job
+	s.mu.Lock()
+	job := s.job
+	s.mu.Unlock()
+
+	// The roots of the tree are the agent's children: the job, and the
+	// orphans that re-parented to the agent as a subreaper.
+	var err error
+	s.roots, err = s.tree.Children(s.self, s.roots[:0])
+	if err != nil {
+		*errs = append(*errs, err)
+	}
+	if !s.reap {
+		s.roots = s.roots[:0]
+		if job > 0 {
+			s.roots = append(s.roots, job)
+		}
+	}
+	u, err := s.tree.Sample(s.roots, out.Time)
+	if err != nil {
+		*errs = append(*errs, err)
+	}
+	if s.reap {
+		s.reapOrphans(job)
+	}
+
+	s.mu.Lock()
+	user := u.CPUUser + u.ChildUser + s.exited.User + s.reaped.User
+	sys := u.CPUSystem + u.ChildSystem + s.exited.System + s.reaped.System
+	rd := u.ReadBytes + s.exited.ReadBytes + s.reaped.ReadBytes
+	wr := u.WriteBytes + s.exited.WriteBytes + s.reaped.WriteBytes
+	// A process reaped between the reading of its parent and its own
+	// reading is missed for one sample: totals never go down.
+	user, sys = max(user, s.prevUser), max(sys, s.prevSys)
+	rd, wr = max(rd, s.prevRead), max(wr, s.prevWrit)
+	s.prevUser, s.prevSys, s.prevRead, s.prevWrit = user, sys, rd, wr
+	s.mu.Unlock()
+
+	j.HasTree = true
+	j.Tree = Tree{
+		Processes: u.Processes, Threads: u.Threads,
+		CPUUser: user, CPUSystem: sys,
+		RSS:       u.RSS,
+		HasIO:     !u.IOAbsent || u.Processes == 0 || rd > 0 || wr > 0,
+		IOPartial: u.IOAbsent,
+		ReadBytes: rd, WriteBytes: wr,
+		Roots: len(s.roots),
+	}
+
+	j.HasCgroup = false
+	if s.cg != nil {
+		err := s.cg.Read(&j.Cgroup)
+		switch {
+		case err == nil:
+			j.HasCgroup = true
+		case errors.Is(err, fs.ErrNotExist):
+		default:
+			j.HasCgroup = true
+			*errs = append(*errs, err)
+		}
+		j.CgroupOwn = s.own
+		j.CgroupDir = s.cg.Dir()
+	}
+}
+
+// reapOrphans waits for the zombies among the agent's children that are not
+// the job (which os/exec waits for), adding their usage to the tree's.
+func (s *linuxSource) reapOrphans(job int) {
+	for _, p := range s.tree.Procs() {
+		if p.PPID != s.self || p.PID == job || p.State != 'Z' {
+			continue
+		}
+		var ru unix.Rusage
+		var ws unix.WaitStatus
+		pid, err := unix.Wait4(p.PID, &ws, unix.WNOHANG, &ru)
+		if err != nil || pid != p.PID {
+			continue
+		}
+		s.mu.Lock()
+		s.reaped.add(rusage(&ru))
+		s.mu.Unlock()
+	}
+}
+
+func (u *ExitUsage) add(v ExitUsage) {
+	u.User += v.User
+	u.System += v.System
+	u.MaxRSS = max(u.MaxRSS, v.MaxRSS)
+	u.ReadBytes += v.ReadBytes
+	u.WriteBytes += v.WriteBytes
+}
+
+func rusage(ru *unix.Rusage) ExitUsage {
+	return ExitUsage{
+		User:       time.Duration(ru.Utime.Nano()),
+		System:     time.Duration(ru.Stime.Nano()),
+		MaxRSS:     uint64(ru.Maxrss) * 1024, // KiB on Linux
+		ReadBytes:  uint64(ru.Inblock) * 512,
+		WriteBytes: uint64(ru.Oublock) * 512,
+	}
+}
+
+// SetSubreaper makes the calling process a child subreaper
+// (PR_SET_CHILD_SUBREAPER): the orphans of its descendants re-parent to it
+// instead of init, so they stay in the job's tree.
+func SetSubreaper() error {
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("prctl(PR_SET_CHILD_SUBREAPER): %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,167 @@
+package usage
+
+import (
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+)
+
+// Usage is what a phase (or the job) cost over its window. Each group has a
+// Has flag: a figure the system could not give is absent, not zero.
+type Usage struct {
+	Duration time.Duration
+	Samples  int // samples in the window, both boundaries included
+	NumCPU   int
+
+	// The job's own cost: its cgroup when it has one, else its process
+	// tree.
+	HasCPU             bool
+	CPUUser, CPUSystem time.Duration
+	CPUAvg, CPUPeak    float64 // share of all CPUs, 0 to 1
+	HasMemory          bool
+	MemoryPeak         uint64 // bytes
+	HasIO              bool
+	ReadBytes          uint64
+	WriteBytes         uint64
+	HasPressure        bool // the job's own cgroup's stall time
+	Pressure           Stalls
+	OOMKills           uint64
+
+	// The machine's figures over the same window.
+	HasSystemCPU                    bool
+	SystemCPUAvg, SystemCPUPeak     float64 // share of all CPUs not idle, 0 to 1
+	SystemCPUIOWait, SystemCPUSteal time.Duration
+	HasSystemMemory                 bool
+	SystemMemoryPeak                uint64 // bytes in use
+	HasSystemDisk                   bool
+	SystemReadBytes                 uint64
+	SystemWriteBytes                uint64
+	HasNetwork                      bool
+	NetworkReceive                  uint64 // bytes, loopback excluded
+	NetworkTransmit                 uint64
+	HasSystemPressure               bool
+	SystemPressure                  Stalls
+}
+
+// Stalls is pressure stall time over a window: time during which some (or
+// all) non-idle tasks waited for the resource.
+type Stalls struct {
+	CPUSome, MemorySome, MemoryFull, IOSome, IOFull                time.Duration
+	HasCPUSome, HasMemorySome, HasMemoryFull, HasIOSome, HasIOFull bool
+}
+
+// Has reports whether any stall figure is present.
+func (s Stalls) Has() bool {
+	return s.HasCPUSome || s.HasMemorySome || s.HasMemoryFull || s.HasIOSome || s.HasIOFull
+}
+
+// CPU returns user + system CPU time.
+func (u *Usage) CPU() time.Duration { return u.CPUUser + u.CPUSystem }
+
+// Attribute keys of the usage of a phase or of the job, documented in
+// docs/attributes.md. No semantic convention exists for the cost of a span;
+// the names follow the metrics they are deltas of.
+const (
+	AttrCPUUser        = attribute.Key("jobtrace.usage.cpu.user")
+	AttrCPUSystem      = attribute.Key("jobtrace.usage.cpu.system")
+	AttrCPUAvg         = attribute.Key("jobtrace.usage.cpu.utilization.avg")
+	AttrCPUPeak        = attribute.Key("jobtrace.usage.cpu.utilization.peak")
+	AttrMemoryPeak     = attribute.Key("jobtrace.usage.memory.peak")
+	AttrDiskRead       = attribute.Key("jobtrace.usage.disk.read")
+	AttrDiskWrite      = attribute.Key("jobtrace.usage.disk.write")
+	AttrStallCPU       = attribute.Key("jobtrace.usage.pressure.cpu.some")
+	AttrStallMemory    = attribute.Key("jobtrace.usage.pressure.memory.some")
+	AttrStallMemFull   = attribute.Key("jobtrace.usage.pressure.memory.full")
+	AttrStallIO        = attribute.Key("jobtrace.usage.pressure.io.some")
+	AttrStallIOFull    = attribute.Key("jobtrace.usage.pressure.io.full")
+	AttrOOMKills       = attribute.Key("jobtrace.usage.oom_kills")
+	AttrSamples        = attribute.Key("jobtrace.usage.samples")
+	AttrSysCPUAvg      = attribute.Key("jobtrace.system.cpu.utilization.avg")
+	AttrSysCPUPeak     = attribute.Key("jobtrace.system.cpu.utilization.peak")
+	AttrSysCPUIOWait   = attribute.Key("jobtrace.system.cpu.iowait")
+	AttrSysCPUSteal    = attribute.Key("jobtrace.system.cpu.steal")
+	AttrSysMemoryPeak  = attribute.Key("jobtrace.system.memory.peak")
+	AttrSysDiskRead    = attribute.Key("jobtrace.system.disk.read")
+	AttrSysDiskWrite   = attribute.Key("jobtrace.system.disk.write")
+	AttrSysNetReceive  = attribute.Key("jobtrace.system.network.receive")
+	AttrSysNetTransmit = attribute.Key("jobtrace.system.network.transmit")
+	AttrSysStallCPU    = attribute.Key("jobtrace.system.pressure.cpu.some")
+	AttrSysStallMemory = attribute.Key("jobtrace.system.pressure.memory.some")
+	AttrSysStallIO     = attribute.Key("jobtrace.system.pressure.io.some")
+)
+
+// AttributeKeys lists every key Attributes can set, in order, for the test
+// that checks docs/attributes.md.
+var AttributeKeys = []attribute.Key{
+	AttrCPUUser, AttrCPUSystem, AttrCPUAvg, AttrCPUPeak, AttrMemoryPeak,
+	AttrDiskRead, AttrDiskWrite, AttrStallCPU, AttrStallMemory, AttrStallMemFull,
+	AttrStallIO, AttrStallIOFull, AttrOOMKills, AttrSamples,
+	AttrSysCPUAvg, AttrSysCPUPeak, AttrSysCPUIOWait, AttrSysCPUSteal, AttrSysMemoryPeak,
+	AttrSysDiskRead, AttrSysDiskWrite, AttrSysNetReceive, AttrSysNetTransmit,
+	AttrSysStallCPU, AttrSysStallMemory, AttrSysStallIO,
+}
+
+// Attributes returns the usage as span attributes: durations in seconds
+// (double), sizes in bytes (int), utilisations as a share of all CPUs
+// (double, 0 to 1). Absent figures are left out.
+func (u *Usage) Attributes() []attribute.KeyValue {
+	a := make([]attribute.KeyValue, 0, len(AttributeKeys))
+	if u.HasCPU {
+		a = append(a,
+			AttrCPUUser.Float64(u.CPUUser.Seconds()),
+			AttrCPUSystem.Float64(u.CPUSystem.Seconds()),
+			AttrCPUAvg.Float64(round4(u.CPUAvg)),
+			AttrCPUPeak.Float64(round4(u.CPUPeak)))
+	}
+	if u.HasMemory {
+		a = append(a, AttrMemoryPeak.Int64(int64(u.MemoryPeak)))
+	}
+	if u.HasIO {
+		a = append(a, AttrDiskRead.Int64(int64(u.ReadBytes)), AttrDiskWrite.Int64(int64(u.WriteBytes)))
+	}
+	if u.HasPressure {
+		a = stallAttrs(a, u.Pressure, AttrStallCPU, AttrStallMemory, AttrStallMemFull, AttrStallIO, AttrStallIOFull)
+		a = append(a, AttrOOMKills.Int64(int64(u.OOMKills)))
+	}
+	if u.Samples > 0 {
+		a = append(a, AttrSamples.Int(u.Samples))
+	}
+	if u.HasSystemCPU {
+		a = append(a,
+			AttrSysCPUAvg.Float64(round4(u.SystemCPUAvg)),
+			AttrSysCPUPeak.Float64(round4(u.SystemCPUPeak)),
+			AttrSysCPUIOWait.Float64(u.SystemCPUIOWait.Seconds()),
+			AttrSysCPUSteal.Float64(u.SystemCPUSteal.Seconds()))
+	}
+	if u.HasSystemMemory {
+		a = append(a, AttrSysMemoryPeak.Int64(int64(u.SystemMemoryPeak)))
+	}
+	if u.HasSystemDisk {
+		a = append(a, AttrSysDiskRead.Int64(int64(u.SystemReadBytes)), AttrSysDiskWrite.Int64(int64(u.SystemWriteBytes)))
+	}
+	if u.HasNetwork {
+		a = append(a, AttrSysNetReceive.Int64(int64(u.NetworkReceive)), AttrSysNetTransmit.Int64(int64(u.NetworkTransmit)))
+	}
+	if u.HasSystemPressure {
+		a = stallAttrs(a, u.SystemPressure, AttrSysStallCPU, AttrSysStallMemory, "", AttrSysStallIO, "")
+	}
+	return a
+}
+
+func stallAttrs(a []attribute.KeyValue, s Stalls, cpu, mem, memFull, io, ioFull attribute.Key) []attribute.KeyValue {
+	add := func(k attribute.Key, d time.Duration, ok bool) {
+		if ok && k != "" {
+			a = append(a, k.Float64(d.Seconds()))
+		}
+	}
+	add(cpu, s.CPUSome, s.HasCPUSome)
+	add(mem, s.MemorySome, s.HasMemorySome)
+	add(memFull, s.MemoryFull, s.HasMemoryFull)
+	add(io, s.IOSome, s.HasIOSome)
+	add(ioFull, s.IOFull, s.HasIOFull)
+	return a
+}
+
+func round4(v float64) float64 {
+	return float64(int64(v*10000+0.5)) / 10000
+}

@@ -1,0 +1,236 @@
+// Package usage turns the samples taken at a phase's two boundaries, and
+// those taken in between, into what the phase cost: CPU seconds, average and
+// peak CPU utilisation, peak memory, IO bytes, pressure stall time, and the
+// same machine-wide figures for the same interval, so that a slow phase can
+// be told apart from a busy neighbour.
+//
+// Counters are exact deltas between the boundary samples. Peaks are taken
+// over the samples inside the window, so they are as fine as the sampling
+// interval; a phase shorter than MinPeakSpan has its average as its peak.
+package usage
+
+import (
+	"time"
+
+	"github.com/jobtrace/jobtrace/hostmetrics"
+	"github.com/jobtrace/jobtrace/hostmetrics/procfs"
+)
+
+// MinPeakSpan is the shortest span over which a utilisation is taken as a
+// peak. Boundary samples can be a millisecond apart, and the CPU time of a
+// process tree moves in 10 ms clock ticks: over such a span a utilisation
+// says nothing. Spans shorter than this are joined to the next one.
+const MinPeakSpan = 200 * time.Millisecond
+
+// point is what a window keeps of a sample: only counters and the time.
+type point struct {
+	t           time.Time
+	hasCPU      bool
+	user, sys   time.Duration
+	hasIO       bool
+	read, write uint64
+	hasPSI      bool
+	psi         hostmetrics.PressureSet
+	oomKill     uint64
+	hasHostCPU  bool
+	hostCPU     procfs.CPUTimes
+	hasDisk     bool
+	disk        procfs.DiskTotals
+	hasNet      bool
+	net         procfs.NetDevStat
+	hostPSI     hostmetrics.PressureSet
+	numCPU      int
+}
+
+func pointOf(s *hostmetrics.Sample) point {
+	p := point{t: s.Time, numCPU: s.Host.NumCPU}
+	p.user, p.sys, p.hasCPU = s.Job.CPU()
+	p.read, p.write, p.hasIO = s.Job.IO()
+	p.psi, p.hasPSI = s.Job.Pressure()
+	if s.Job.HasCgroup && s.Job.CgroupOwn {
+		p.oomKill, _ = s.Job.Cgroup.MemoryEvents.OOMKill.Get()
+	}
+	p.hasHostCPU, p.hostCPU = s.Host.HasCPU, s.Host.CPU
+	p.hasDisk, p.disk = s.Host.HasDisk, s.Host.Disk
+	p.hasNet, p.net = s.Host.HasNet, s.Host.Net
+	p.hostPSI = s.Host.Pressure
+	return p
+}
+
+// Window accumulates the usage of one phase (or of the whole job) from its
+// begin sample to its end sample. The zero Window is not started: call
+// Begin.
+type Window struct {
+	begin, last point // last: where the current peak span starts
+	started     bool
+
+	memPeak    uint64
+	hasMem     bool
+	sysMemPeak uint64
+	hasSysMem  bool
+	cpuPeak    float64
+	hasPeak    bool
+	sysPeak    float64
+	hasSysPeak bool
+	samples    int
+}
+
+// Begin starts the window at sample s.
+func (w *Window) Begin(s *hostmetrics.Sample) {
+	*w = Window{begin: pointOf(s), started: true}
+	w.last = w.begin
+	w.gauges(s)
+}
+
+// Started reports whether Begin was called.
+func (w *Window) Started() bool { return w.started }
+
+// Add takes a sample taken inside the window into its peaks.
+func (w *Window) Add(s *hostmetrics.Sample) {
+	if !w.started {
+		return
+	}
+	w.gauges(s)
+	p := pointOf(s)
+	if p.t.Sub(w.last.t) < MinPeakSpan {
+		return
+	}
+	if u, ok := jobUtil(w.last, p); ok && (!w.hasPeak || u > w.cpuPeak) {
+		w.cpuPeak, w.hasPeak = u, true
+	}
+	if u, ok := hostUtil(w.last, p); ok && (!w.hasSysPeak || u > w.sysPeak) {
+		w.sysPeak, w.hasSysPeak = u, true
+	}
+	w.last = p
+}
+
+func (w *Window) gauges(s *hostmetrics.Sample) {
+	w.samples++
+	if m, ok := s.Job.Memory(); ok {
+		w.memPeak = max(w.memPeak, m)
+		w.hasMem = true
+	}
+	if s.Host.HasMemory {
+		w.sysMemPeak = max(w.sysMemPeak, s.Host.Memory.Used)
+		w.hasSysMem = true
+	}
+}
+
+// End closes the window at sample s and returns the usage over it.
+func (w *Window) End(s *hostmetrics.Sample) Usage {
+	if !w.started {
+		return Usage{}
+	}
+	w.Add(s)
+	e := pointOf(s)
+	b := w.begin
+	u := Usage{Duration: e.t.Sub(b.t), Samples: w.samples, NumCPU: e.numCPU}
+	if b.hasCPU && e.hasCPU {
+		u.HasCPU = true
+		u.CPUUser = nonNeg(e.user - b.user)
+		u.CPUSystem = nonNeg(e.sys - b.sys)
+		u.CPUAvg, _ = jobUtil(b, e)
+		u.CPUPeak = u.CPUAvg
+		if w.hasPeak && w.cpuPeak > u.CPUPeak {
+			u.CPUPeak = w.cpuPeak
+		}
+	}
+	u.HasMemory, u.MemoryPeak = w.hasMem, w.memPeak
+	if b.hasIO && e.hasIO {
+		u.HasIO = true
+		u.ReadBytes, u.WriteBytes = sub(e.read, b.read), sub(e.write, b.write)
+	}
+	if b.hasPSI && e.hasPSI {
+		u.HasPressure = true
+		u.Pressure = stalls(b.psi, e.psi)
+		u.OOMKills = sub(e.oomKill, b.oomKill)
+	}
+	if b.hasHostCPU && e.hasHostCPU {
+		u.HasSystemCPU = true
+		u.SystemCPUAvg, _ = hostUtil(b, e)
+		u.SystemCPUPeak = u.SystemCPUAvg
+		if w.hasSysPeak && w.sysPeak > u.SystemCPUPeak {
+			u.SystemCPUPeak = w.sysPeak
+		}
+		u.SystemCPUIOWait = seconds(e.hostCPU.IOWait - b.hostCPU.IOWait)
+		u.SystemCPUSteal = seconds(e.hostCPU.Steal - b.hostCPU.Steal)
+	}
+	u.HasSystemMemory, u.SystemMemoryPeak = w.hasSysMem, w.sysMemPeak
+	if b.hasDisk && e.hasDisk {
+		u.HasSystemDisk = true
+		u.SystemReadBytes = sub(e.disk.ReadBytes, b.disk.ReadBytes)
+		u.SystemWriteBytes = sub(e.disk.WrittenBytes, b.disk.WrittenBytes)
+	}
+	if b.hasNet && e.hasNet {
+		u.HasNetwork = true
+		u.NetworkReceive = sub(e.net.RxBytes, b.net.RxBytes)
+		u.NetworkTransmit = sub(e.net.TxBytes, b.net.TxBytes)
+	}
+	u.SystemPressure = stalls(b.hostPSI, e.hostPSI)
+	u.HasSystemPressure = u.SystemPressure.Has()
+	return u
+}
+
+// jobUtil is the job's CPU time between a and b over the CPU time the
+// machine had in that span (wall time × CPUs): 0 to 1.
+func jobUtil(a, b point) (float64, bool) {
+	d := b.t.Sub(a.t)
+	if !a.hasCPU || !b.hasCPU || d <= 0 || b.numCPU <= 0 {
+		return 0, false
+	}
+	used := nonNeg(b.user-a.user) + nonNeg(b.sys-a.sys)
+	return clamp01(used.Seconds() / (d.Seconds() * float64(b.numCPU))), true
+}
+
+// hostUtil is the share of the machine's CPU time between a and b that was
+// not idle (iowait counts as idle, as in top).
+func hostUtil(a, b point) (float64, bool) {
+	if !a.hasHostCPU || !b.hasHostCPU {
+		return 0, false
+	}
+	total := sumTimes(b.hostCPU) - sumTimes(a.hostCPU)
+	idle := (b.hostCPU.Idle + b.hostCPU.IOWait) - (a.hostCPU.Idle + a.hostCPU.IOWait)
+	if total <= 0 {
+		return 0, false
+	}
+	return clamp01(1 - idle/total), true
+}
+
+func sumTimes(c procfs.CPUTimes) float64 {
+	return c.User + c.Nice + c.System + c.Idle + c.IOWait + c.IRQ + c.SoftIRQ + c.Steal
+}
+
+func stalls(a, b hostmetrics.PressureSet) Stalls {
+	var s Stalls
+	s.CPUSome, s.HasCPUSome = stall(a.CPU.HasSome && b.CPU.HasSome, a.CPU.Some, b.CPU.Some)
+	s.MemorySome, s.HasMemorySome = stall(a.Memory.HasSome && b.Memory.HasSome, a.Memory.Some, b.Memory.Some)
+	s.MemoryFull, s.HasMemoryFull = stall(a.Memory.HasFull && b.Memory.HasFull, a.Memory.Full, b.Memory.Full)
+	s.IOSome, s.HasIOSome = stall(a.IO.HasSome && b.IO.HasSome, a.IO.Some, b.IO.Some)
+	s.IOFull, s.HasIOFull = stall(a.IO.HasFull && b.IO.HasFull, a.IO.Full, b.IO.Full)
+	return s
+}
+
+func stall(ok bool, a, b procfs.PressureLine) (time.Duration, bool) {
+	if !ok {
+		return 0, false
+	}
+	return nonNeg(b.Total - a.Total), true
+}
+
+func nonNeg(d time.Duration) time.Duration { return max(d, 0) }
+
+func sub(a, b uint64) uint64 {
+	if a < b {
+		return 0
+	}
+	return a - b
+}
+
+func seconds(s float64) time.Duration {
+	if s < 0 {
+		return 0
+	}
+	return time.Duration(s * float64(time.Second))
+}
+
+func clamp01(v float64) float64 { return min(max(v, 0), 1) }
