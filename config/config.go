@@ -61,9 +61,15 @@ type Config struct {
 	// ResourceAttributes are added to the resource.
 	ResourceAttributes map[string]string `yaml:"resource_attributes"`
 
-	OTLP    OTLP    `yaml:"otlp"`
-	Markers Markers `yaml:"markers"`
-	Limits  Limits  `yaml:"limits"`
+	// Summary is how the end-of-job summary is written: off, text (on
+	// stderr, and as Markdown to $GITHUB_STEP_SUMMARY when it is set) or
+	// markdown (on stderr too).
+	Summary string `yaml:"summary"`
+
+	OTLP     OTLP     `yaml:"otlp"`
+	Markers  Markers  `yaml:"markers"`
+	Limits   Limits   `yaml:"limits"`
+	Sampling Sampling `yaml:"sampling"`
 
 	// origins says where each key's value came from; see Source.
 	origins map[string]origin
@@ -159,6 +165,36 @@ type Limits struct {
 	MaxSocketConns int `yaml:"max_socket_conns"`
 }
 
+// Summary formats.
+const (
+	SummaryOff      = "off"
+	SummaryText     = "text"
+	SummaryMarkdown = "markdown"
+)
+
+// Cgroup modes.
+const (
+	CgroupAuto = "auto"
+	CgroupOff  = "off"
+)
+
+// MinInterval is the shortest sampling interval accepted.
+const MinInterval = 10 * time.Millisecond
+
+// Sampling configures resource sampling.
+type Sampling struct {
+	// Interval is the time between two samples; samples are also taken at
+	// every phase boundary. 0 turns resource sampling off.
+	Interval time.Duration `yaml:"interval"`
+	// Cgroup is auto (make a cgroup v2 for the job where permitted, else
+	// read the one jobtrace is in) or off.
+	Cgroup string `yaml:"cgroup"`
+	// ProcRoot and SysRoot are where the host's /proc and /sys are
+	// mounted, such as /host/proc inside a container.
+	ProcRoot string `yaml:"proc_root"`
+	SysRoot  string `yaml:"sys_root"`
+}
+
 // Default returns the first layer of the configuration.
 func Default() Config {
 	return Config{
@@ -176,7 +212,9 @@ func Default() Config {
 				Compression: CompressionNone,
 			},
 		},
-		Markers: Markers{Phase: true, GitHub: true, GitLab: true, Socket: true, MarkerDir: true},
+		Summary:  SummaryText,
+		Sampling: Sampling{Interval: time.Second, Cgroup: CgroupAuto, ProcRoot: "/proc", SysRoot: "/sys"},
+		Markers:  Markers{Phase: true, GitHub: true, GitLab: true, Socket: true, MarkerDir: true},
 		Limits: Limits{
 			// 64 KiB: far longer than any marker line, and small enough
 			// that buffering one line per output stream stays cheap.
@@ -329,6 +367,22 @@ func (c Config) validate() *fieldError {
 	}
 	if err := validateOTLP(c.OTLP); err != nil {
 		return err
+	}
+	switch c.Summary {
+	case SummaryOff, SummaryText, SummaryMarkdown:
+	default:
+		return bad("summary", "%q is not off, text or markdown", c.Summary)
+	}
+	switch c.Sampling.Cgroup {
+	case CgroupAuto, CgroupOff:
+	default:
+		return bad("sampling.cgroup", "%q is not auto or off", c.Sampling.Cgroup)
+	}
+	if iv := c.Sampling.Interval; iv != 0 && iv < MinInterval {
+		return bad("sampling.interval", "must be 0 (off) or at least %v, not %v", MinInterval, iv)
+	}
+	if c.Sampling.ProcRoot == "" {
+		return bad("sampling.proc_root", "must not be empty")
 	}
 	for i, p := range c.Markers.Patterns {
 		key := fmt.Sprintf("markers.patterns[%d]", i)
