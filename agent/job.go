@@ -72,6 +72,9 @@ type JobOptions struct {
 	// job's process group.
 	GracePeriod time.Duration
 	Warn        func(string)
+	// CgroupFD, when positive, is an open cgroup v2 directory the job is
+	// started in (Linux).
+	CgroupFD int
 }
 
 // Job is a started job.
@@ -91,9 +94,12 @@ type Job struct {
 	closers []io.Closer // our copies of the child's ends, closed after start
 	plat    platformJob
 	waitErr error
-	done    chan struct{}
-	started time.Time
-	exited  time.Time
+	// cgroupErr is why the job could not be started in JobOptions.CgroupFD
+	// (it was started without it).
+	cgroupErr error
+	done      chan struct{}
+	started   time.Time
+	exited    time.Time
 }
 
 // resolve finds the program as a shell would, and maps failures to the
@@ -416,6 +422,13 @@ func exitCode(ps *os.ProcessState, err error) int {
 
 // Pid is the job's process id.
 func (j *Job) Pid() int { return j.cmd.Process.Pid }
+
+// CgroupErr returns why the job could not be started in the cgroup of
+// JobOptions.CgroupFD, or nil when it was (or none was asked for).
+func (j *Job) CgroupErr() error { return j.cgroupErr }
+
+// ProcessState returns the job's exit state once Wait has returned.
+func (j *Job) ProcessState() *os.ProcessState { return j.cmd.ProcessState }
 
 // Started and Exited are when the job started and when it was reaped.
 func (j *Job) Started() time.Time { return j.started }

@@ -61,6 +61,10 @@ type Options struct {
 	MaxSocketConns  int
 	MaxOpenPhases   int
 
+	Sampling SamplingOptions
+	// Summary is the end-of-job summary's form: off, text or markdown.
+	Summary string
+
 	Resource *sdkresource.Resource
 	Export   ExportSettings
 	// Parent is the context the job's span joins (from TRACEPARENT, or a
@@ -130,8 +134,14 @@ func Run(o Options) int {
 	_, startup := tracer.Start(rootCtx, "jobtrace startup", trace.WithTimestamp(o.Start))
 	sampled := root.SpanContext().IsSampled()
 
+	res := newResources(o.Sampling, log)
+	var observer spans.PhaseObserver
+	if res != nil {
+		observer = res.phases
+		mark("resource sampling ready")
+	}
 	tracker := spans.NewTracker(rootCtx, tracer, spans.TrackerOptions{
-		Meter: pipe.Meter, Warn: log.Warn, MaxOpenPhases: o.MaxOpenPhases,
+		Meter: pipe.Meter, Warn: log.Warn, MaxOpenPhases: o.MaxOpenPhases, Observer: observer,
 	})
 	var running atomic.Pointer[Job]
 	handle := func(m protocol.Msg) protocol.Reply {
@@ -168,16 +178,31 @@ func Run(o Options) int {
 	signal.Notify(sigs, ForwardedSignals...)
 	defer signal.Stop(sigs)
 
+	cgroupFD := 0
+	if res != nil {
+		res.start(o.Sampling.Interval, rootCtx, nil, log)
+		cgroupFD = res.jobCg.cgroupFD()
+		mark("first sample taken")
+	}
 	job, err := StartJob(JobOptions{
 		Args: o.Args, Env: jobEnv,
 		Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr,
 		WriteStdout: stdoutGate, WriteStderr: stderrGate,
 		OutStdout: outScan, OutStderr: errScan,
 		GracePeriod: o.GracePeriod, Warn: log.Warn,
+		CgroupFD: cgroupFD,
 	})
 	mark("job started")
+	if res != nil && err == nil {
+		res.jobStarted(job, log)
+	}
 	for i, name := range stepNames {
 		startup.AddEvent(name, steps[i])
+	}
+	if res != nil {
+		for _, n := range res.notes {
+			startup.AddEvent("resource sampling: " + n)
+		}
 	}
 	startup.End()
 	code := 0
@@ -196,6 +221,9 @@ func Run(o Options) int {
 		code = supervise(job, sigs, o.GracePeriod, log)
 	}
 	ended := time.Now()
+	if res != nil && jobErr == nil {
+		res.jobEnded(job)
+	}
 
 	_, shutdown := tracer.Start(rootCtx, "jobtrace shutdown")
 	outScan.Close()
@@ -225,11 +253,18 @@ func Run(o Options) int {
 		}
 		root.SetStatus(codes.Error, desc)
 	}
+	if res != nil {
+		var j *Job
+		if jobErr == nil {
+			j = job
+		}
+		res.finish(j, log)
+	}
 	shutdown.End()
 	root.End()
 
-	res := pipe.Shutdown(o.ExportTimeout, sampled)
-	report(log, o, res, pipe, root.SpanContext(), code, ended.Sub(o.Start), sampled)
+	sr := pipe.Shutdown(o.ExportTimeout, sampled)
+	report(log, o, sr, pipe, root.SpanContext(), code, ended.Sub(o.Start), sampled)
 	return code
 }
 

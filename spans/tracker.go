@@ -55,6 +55,21 @@ type TrackerOptions struct {
 	MaxCounters   int
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// Observer, when set, is told of every phase's begin and end, and
+	// ends the phase spans itself (so it can set attributes on them
+	// first).
+	Observer PhaseObserver
+}
+
+// PhaseObserver is told of phase boundaries, such as a resource sampler
+// that measures what each phase cost. Its methods are called with the
+// Tracker's lock held: they must not block, nor call the Tracker.
+type PhaseObserver interface {
+	// PhaseBegan is called when a phase span has started.
+	PhaseBegan(ctx context.Context, span trace.Span, name string)
+	// PhaseEnded is called when a phase ends, with its result; the
+	// observer must end the span, at ts, once it is done with it.
+	PhaseEnded(ctx context.Context, span trace.Span, name, result string, ts time.Time)
 }
 
 // TrackerStats count what a Tracker did.
@@ -183,6 +198,9 @@ func (t *Tracker) begin(m protocol.Msg, ts time.Time) protocol.Reply {
 	ctx, sp := t.tracer.Start(parent, m.Name, trace.WithTimestamp(ts), trace.WithAttributes(attrs...), trace.WithSpanKind(trace.SpanKindInternal))
 	t.open = append(t.open, &phase{name: m.Name, syntax: m.Syntax, span: sp, ctx: ctx})
 	t.stats.Phases++
+	if t.opts.Observer != nil {
+		t.opts.Observer.PhaseBegan(ctx, sp, m.Name)
+	}
 	return protocol.Reply{OK: true, Traceparent: Traceparent(sp.SpanContext())}
 }
 
@@ -226,7 +244,11 @@ func (t *Tracker) endAt(i int, ts time.Time, result, desc string) {
 		}
 		p.span.SetStatus(codes.Error, desc)
 	}
-	p.span.End(trace.WithTimestamp(ts))
+	if t.opts.Observer != nil {
+		t.opts.Observer.PhaseEnded(p.ctx, p.span, p.name, result, ts)
+	} else {
+		p.span.End(trace.WithTimestamp(ts))
+	}
 	t.open = append(t.open[:i], t.open[i+1:]...)
 }
 
@@ -365,6 +387,32 @@ func (t *Tracker) Stats() TrackerStats {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.stats
+}
+
+// Path returns the names of the open phases, outermost first, joined with
+// "/": the phase path of the moment, such as "build/compile".
+func (t *Tracker) Path() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch len(t.open) {
+	case 0:
+		return ""
+	case 1:
+		return t.open[0].name
+	}
+	n := len(t.open) - 1
+	for _, p := range t.open {
+		n += len(p.name)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for i, p := range t.open {
+		if i > 0 {
+			b.WriteByte('/')
+		}
+		b.WriteString(p.name)
+	}
+	return b.String()
 }
 
 // Innermost returns the context of the innermost open phase, or the root.

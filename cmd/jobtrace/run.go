@@ -63,6 +63,13 @@ func cmdRun(args []string) error {
 		Stdout:          os.Stdout,
 		Stderr:          os.Stderr,
 		Start:           runStart,
+		Sampling: agent.SamplingOptions{
+			Interval: s.cfg.Sampling.Interval,
+			Cgroup:   s.cfg.Sampling.Cgroup == config.CgroupAuto,
+			ProcRoot: s.cfg.Sampling.ProcRoot,
+			SysRoot:  s.cfg.Sampling.SysRoot,
+		},
+		Summary: s.cfg.Summary,
 	}
 	if logw != nil {
 		o.Log = logw

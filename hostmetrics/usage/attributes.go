@@ -25,6 +25,7 @@ type Usage struct {
 	WriteBytes         uint64
 	HasPressure        bool // the job's own cgroup's stall time
 	Pressure           Stalls
+	HasOOMKills        bool
 	OOMKills           uint64
 
 	// The machine's figures over the same window.
@@ -121,6 +122,8 @@ func (u *Usage) Attributes() []attribute.KeyValue {
 	}
 	if u.HasPressure {
 		a = stallAttrs(a, u.Pressure, AttrStallCPU, AttrStallMemory, AttrStallMemFull, AttrStallIO, AttrStallIOFull)
+	}
+	if u.HasOOMKills {
 		a = append(a, AttrOOMKills.Int64(int64(u.OOMKills)))
 	}
 	if u.Samples > 0 {

@@ -48,7 +48,7 @@ func pointOf(s *hostmetrics.Sample) point {
 	p.read, p.write, p.hasIO = s.Job.IO()
 	p.psi, p.hasPSI = s.Job.Pressure()
 	if s.Job.HasCgroup && s.Job.CgroupOwn {
-		p.oomKill, _ = s.Job.Cgroup.MemoryEvents.OOMKill.Get()
+		p.oomKill, p.hasOOM = s.Job.Cgroup.MemoryEvents.OOMKill.Get()
 	}
 	p.hasHostCPU, p.hostCPU = s.Host.HasCPU, s.Host.CPU
 	p.hasDisk, p.disk = s.Host.HasDisk, s.Host.Disk
@@ -73,6 +73,7 @@ type Window struct {
 	sysPeak    float64
 	hasSysPeak bool
 	samples    int
+	seen       time.Time // time of the last sample taken into the gauges
 }
 
 // Begin starts the window at sample s.
@@ -105,6 +106,10 @@ func (w *Window) Add(s *hostmetrics.Sample) {
 }
 
 func (w *Window) gauges(s *hostmetrics.Sample) {
+	if s.Time.Equal(w.seen) && w.samples > 0 {
+		return // the same sample, given to Add and then to End
+	}
+	w.seen = s.Time
 	w.samples++
 	if m, ok := s.Job.Memory(); ok {
 		w.memPeak = max(w.memPeak, m)
@@ -143,6 +148,9 @@ func (w *Window) End(s *hostmetrics.Sample) Usage {
 	if b.hasPSI && e.hasPSI {
 		u.HasPressure = true
 		u.Pressure = stalls(b.psi, e.psi)
+	}
+	if b.hasOOM && e.hasOOM {
+		u.HasOOMKills = true
 		u.OOMKills = sub(e.oomKill, b.oomKill)
 	}
 	if b.hasHostCPU && e.hasHostCPU {

@@ -1,0 +1,212 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/jobtrace/jobtrace/hostmetrics"
+	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+)
+
+// SamplingOptions configure resource sampling in a run.
+type SamplingOptions struct {
+	// Interval is the time between samples; 0 turns sampling off.
+	Interval time.Duration
+	// Cgroup lets jobtrace make a cgroup v2 for the job where it may.
+	Cgroup bool
+	// ProcRoot and SysRoot are where /proc and /sys are mounted.
+	ProcRoot, SysRoot string
+}
+
+// resources samples the host and the job while the job runs and measures
+// what each phase cost.
+type resources struct {
+	src     hostmetrics.Source
+	sampler *hostmetrics.Sampler
+	phases  *phaseUsage
+	jobCg   *jobCgroup // nil when the job has no cgroup of its own
+	cgDir   string     // the cgroup read: the job's, or jobtrace's own
+	notes   []string   // what start-up found, for the startup span
+	closers []func() error
+}
+
+// newResources makes the job's cgroup (where permitted) and the source. It
+// returns nil when sampling is off.
+func newResources(o SamplingOptions, log *Logger) *resources {
+	if o.Interval <= 0 {
+		return nil
+	}
+	r := &resources{phases: newPhaseUsage()}
+	cfg := hostmetrics.Config{ProcRoot: o.ProcRoot, SysRoot: o.SysRoot}
+	if wd, err := os.Getwd(); err == nil {
+		cfg.WorkDir = wd
+	}
+	if err := hostmetrics.SetSubreaper(); err != nil {
+		r.notes = append(r.notes, "not a child subreaper: "+err.Error())
+	} else {
+		cfg.Subreaper = subreaperSupported
+	}
+	if o.Cgroup {
+		cg, own, note := setupCgroup(o.ProcRoot)
+		if note != "" {
+			r.notes = append(r.notes, note)
+		}
+		r.jobCg = own
+		cfg.CgroupDir, cfg.CgroupOwn = cg, own != nil
+		r.cgDir = cg
+	}
+	src, err := hostmetrics.NewSource(cfg)
+	if err != nil {
+		log.Warn(fmt.Sprintf("resource sampling: %v", err))
+	}
+	if src == nil {
+		r.cleanup(log)
+		return nil
+	}
+	if u := src.Unavailable(); u != "" {
+		log.Printf("%s", u)
+	}
+	r.src = src
+	return r
+}
+
+// observer returns the tracker's phase observer, nil when r is nil.
+func (r *resources) observer() *phaseUsage {
+	if r == nil {
+		return nil
+	}
+	return r.phases
+}
+
+// start starts sampling, handing every sample to sinks and to the phase
+// usage windows; the job's window begins with the first sample.
+func (r *resources) start(interval time.Duration, rootCtx context.Context, sinks []hostmetrics.Sink, log *Logger) {
+	all := append([]hostmetrics.Sink{r.phases}, sinks...)
+	r.sampler = hostmetrics.NewSampler(r.src, hostmetrics.Options{Interval: interval, Sinks: all, Warn: log.Warn})
+	r.phases.sampler = r.sampler
+	r.phases.root = trace.SpanFromContext(rootCtx)
+	r.sampler.Start()
+}
+
+// jobStarted tells the source the job's pid. When the job could not be
+// started right into its cgroup it is moved there now; its first children
+// may then have been forked outside it.
+func (r *resources) jobStarted(j *Job, log *Logger) {
+	r.src.SetJob(j.Pid())
+	if err := j.CgroupErr(); err != nil && r.jobCg != nil {
+		if err2 := r.jobCg.addProc(j.Pid()); err2 != nil {
+			log.Warn(fmt.Sprintf("the job could not be started in its cgroup (%v) nor moved there (%v): its cgroup figures are not the job's", err, err2))
+		} else {
+			r.notes = append(r.notes, fmt.Sprintf("job moved into its cgroup after start (%v)", err))
+		}
+	}
+}
+
+// jobEnded gives the source the job's rusage.
+func (r *resources) jobEnded(j *Job) {
+	if j != nil {
+		r.src.JobExited(hostmetrics.ExitUsageOf(j.ProcessState()))
+	}
+}
+
+// finish takes the job's last sample, sets the job's usage on its span,
+// stops sampling and removes the job's cgroup. Phases must have been ended
+// before: their spans end with the same last sample.
+func (r *resources) finish(j *Job, log *Logger) usage.Usage {
+	var u usage.Usage
+	var exit hostmetrics.ExitUsage
+	if j != nil {
+		exit = hostmetrics.ExitUsageOf(j.ProcessState())
+	}
+	done := make(chan struct{})
+	r.sampler.Boundary(func(s *hostmetrics.Sample) {
+		defer close(done)
+		u = r.phases.rootWin.End(s)
+		// The job's peak memory is also known exactly from its cgroup's
+		// memory.peak, and as a floor from the largest process wait4 saw.
+		if s.Job.HasCgroup && s.Job.CgroupOwn {
+			if p, ok := s.Job.Cgroup.MemoryPeak.Get(); ok && p > u.MemoryPeak {
+				u.MemoryPeak, u.HasMemory = p, true
+			}
+		}
+		if exit.MaxRSS > u.MemoryPeak {
+			u.MemoryPeak, u.HasMemory = exit.MaxRSS, true
+		}
+		r.phases.root.SetAttributes(u.Attributes()...)
+	})
+	r.sampler.Stop()
+	<-done
+	r.cleanup(log)
+	return u
+}
+
+func (r *resources) cleanup(log *Logger) {
+	if r.src != nil {
+		r.src.Close()
+	}
+	for _, c := range r.closers {
+		if err := c(); err != nil {
+			log.Warn(err.Error())
+		}
+	}
+	if r.jobCg != nil {
+		if msg := r.jobCg.remove(); msg != "" {
+			log.Printf("%s", msg)
+		}
+	}
+}
+
+// phaseUsage is the tracker's phase observer: it opens a usage window at
+// each phase begin and, at its end, sets the usage on the span and ends it.
+// Windows are touched only in the sampler's goroutine (or, once the sampler
+// has stopped, under its lock), so they need no lock of their own.
+type phaseUsage struct {
+	sampler *hostmetrics.Sampler
+	root    trace.Span
+	rootWin usage.Window
+	windows map[trace.Span]*usage.Window
+	// onEnd, when set, is called with each phase's usage as it ends.
+	onEnd func(ctx context.Context, name, result string, u *usage.Usage)
+}
+
+func newPhaseUsage() *phaseUsage {
+	return &phaseUsage{windows: map[trace.Span]*usage.Window{}}
+}
+
+// Sample implements hostmetrics.Sink.
+func (p *phaseUsage) Sample(s *hostmetrics.Sample) {
+	if !p.rootWin.Started() {
+		p.rootWin.Begin(s)
+		return
+	}
+	p.rootWin.Add(s)
+	for _, w := range p.windows {
+		w.Add(s)
+	}
+}
+
+func (p *phaseUsage) PhaseBegan(ctx context.Context, sp trace.Span, name string) {
+	p.sampler.Boundary(func(s *hostmetrics.Sample) {
+		w := &usage.Window{}
+		w.Begin(s)
+		p.windows[sp] = w
+	})
+}
+
+func (p *phaseUsage) PhaseEnded(ctx context.Context, sp trace.Span, name, result string, ts time.Time) {
+	p.sampler.Boundary(func(s *hostmetrics.Sample) {
+		if w := p.windows[sp]; w != nil {
+			delete(p.windows, sp)
+			u := w.End(s)
+			sp.SetAttributes(u.Attributes()...)
+			if p.onEnd != nil {
+				p.onEnd(ctx, name, result, &u)
+			}
+		}
+		sp.End(trace.WithTimestamp(ts))
+	})
+}

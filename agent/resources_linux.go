@@ -1,0 +1,100 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/jobtrace/jobtrace/hostmetrics/cgroup"
+)
+
+// subreaperSupported: Linux has PR_SET_CHILD_SUBREAPER.
+const subreaperSupported = true
+
+// CgroupRemoveWait is how long jobtrace waits, at the end of the job, for
+// the processes the job left in its cgroup to exit by themselves before it
+// kills them so the cgroup can be removed.
+const CgroupRemoveWait = 100 * time.Millisecond
+
+// jobCgroup is the cgroup made for the job, and a descriptor of its
+// directory to start the job in.
+type jobCgroup struct {
+	g  *cgroup.Group
+	fd int
+}
+
+// setupCgroup makes a cgroup for the job below the one jobtrace is in. It
+// returns the directory to read (the new cgroup, else jobtrace's own, else
+// ""), the new cgroup if there is one, and a note on what it found.
+func setupCgroup(procRoot string) (dir string, own *jobCgroup, note string) {
+	m, err := cgroup.FindMount(procRoot)
+	if err != nil {
+		return "", nil, "no cgroup v2: " + err.Error()
+	}
+	self, err := cgroup.SelfPath(procRoot)
+	if err != nil {
+		return "", nil, "no cgroup v2: " + err.Error()
+	}
+	selfDir, err := m.Dir(self)
+	if err != nil {
+		return "", nil, "no cgroup v2: " + err.Error()
+	}
+	parent := strings.TrimPrefix(selfDir, m.Point)
+	g, err := cgroup.Create(m.Point, parent, fmt.Sprintf("jobtrace-%d", os.Getpid()))
+	if err != nil {
+		return selfDir, nil, "reading jobtrace's own cgroup " + selfDir + ": no cgroup of the job's own (" + err.Error() + ")"
+	}
+	fd, err := unix.Open(g.Dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		g.Remove(0)
+		return selfDir, nil, "reading jobtrace's own cgroup " + selfDir + ": " + err.Error()
+	}
+	what := "job cgroup " + g.Dir
+	if len(g.Controllers) > 0 {
+		what += " (" + strings.Join(g.Controllers, " ") + ")"
+	} else {
+		what += " (no controllers: cpu.stat and pressure only)"
+	}
+	return g.Dir, &jobCgroup{g: g, fd: fd}, what
+}
+
+func (c *jobCgroup) cgroupFD() int {
+	if c == nil {
+		return 0
+	}
+	return c.fd
+}
+
+// remove removes the job's cgroup, killing what the job left running in it.
+// It returns a line for the job's log when it had to kill, or failed.
+func (c *jobCgroup) remove() string {
+	if c.fd > 0 {
+		unix.Close(c.fd)
+		c.fd = 0
+	}
+	if err := c.g.Remove(CgroupRemoveWait); err == nil {
+		return ""
+	}
+	n := countProcs(c.g.Dir)
+	if err := c.g.Kill(); err != nil && !errors.Is(err, cgroup.ErrNotSupported) {
+		return fmt.Sprintf("could not kill the processes left in %s: %v", c.g.Dir, err)
+	}
+	if err := c.g.Remove(2 * time.Second); err != nil {
+		return err.Error()
+	}
+	return fmt.Sprintf("killed %d processes the job left running (its cgroup %s is removed at the end)", n, c.g.Dir)
+}
+
+func countProcs(dir string) int {
+	data, err := os.ReadFile(dir + "/cgroup.procs")
+	if err != nil {
+		return 0
+	}
+	return strings.Count(string(data), "\n")
+}
+
+func (c *jobCgroup) addProc(pid int) error { return c.g.AddProc(pid) }
