@@ -32,6 +32,7 @@ type point struct {
 	hasPSI      bool
 	psi         hostmetrics.PressureSet
 	oomKill     uint64
+	hasOOM      bool
 	hasHostCPU  bool
 	hostCPU     procfs.CPUTimes
 	hasDisk     bool
