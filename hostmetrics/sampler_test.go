@@ -1,0 +1,159 @@
+package hostmetrics
+
+import (
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// fakeSource counts reads and can fail.
+type fakeSource struct {
+	reads atomic.Int64
+	err   error
+	delay time.Duration
+}
+
+func (f *fakeSource) Read(s *Sample) error {
+	n := f.reads.Add(1)
+	time.Sleep(f.delay)
+	s.Host.HasCPU = true
+	s.Host.CPU.User = float64(n)
+	return f.err
+}
+func (f *fakeSource) SetJob(int)          {}
+func (f *fakeSource) JobExited(ExitUsage) {}
+func (f *fakeSource) Unavailable() string { return "" }
+func (f *fakeSource) Close() error        { return nil }
+
+type reasons struct {
+	mu  sync.Mutex
+	got []Reason
+}
+
+func (r *reasons) Sample(s *Sample) {
+	r.mu.Lock()
+	r.got = append(r.got, s.Reason)
+	r.mu.Unlock()
+}
+
+func (r *reasons) list() []Reason {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Reason(nil), r.got...)
+}
+
+func TestSamplerStartBoundaryStop(t *testing.T) {
+	src := &fakeSource{}
+	rec := &reasons{}
+	s := NewSampler(src, Options{Interval: -1, Sinks: []Sink{rec}})
+	s.Start()
+	got := make(chan float64, 1)
+	s.Boundary(func(x *Sample) {
+		if x.Reason != ReasonBoundary {
+			t.Errorf("boundary function got a %v sample", x.Reason)
+		}
+		got <- x.Host.CPU.User
+	})
+	select {
+	case v := <-got:
+		if v != 2 {
+			t.Errorf("boundary sample is read %v, want the second read", v)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no boundary sample")
+	}
+	ended := false
+	s.Boundary(func(*Sample) {}) // may share the last sample
+	s.Stop()
+	s.Boundary(func(x *Sample) { ended = x.Reason == ReasonEnd })
+	if !ended {
+		t.Error("a boundary after Stop was not given the last sample")
+	}
+	r := rec.list()
+	if len(r) < 3 || r[0] != ReasonStart || r[len(r)-1] != ReasonEnd {
+		t.Errorf("reasons %v: want start first and end last", r)
+	}
+	for _, x := range r {
+		if x == ReasonInterval {
+			t.Errorf("an interval sample with a negative interval: %v", r)
+		}
+	}
+}
+
+// Requests that arrive while a sample is being read share the next one,
+// and every function is called exactly once.
+func TestSamplerCoalescesBoundaries(t *testing.T) {
+	src := &fakeSource{delay: 2 * time.Millisecond}
+	s := NewSampler(src, Options{Interval: -1})
+	s.Start()
+	const n = 500
+	var calls atomic.Int64
+	for range n {
+		s.Boundary(func(*Sample) { calls.Add(1) })
+	}
+	s.Stop()
+	if c := calls.Load(); c != n {
+		t.Fatalf("%d boundary functions called, want %d", c, n)
+	}
+	if r := src.reads.Load(); r > n/4 {
+		t.Errorf("%d reads for %d boundary requests: they were not shared", r, n)
+	}
+}
+
+func TestSamplerInterval(t *testing.T) {
+	src := &fakeSource{}
+	rec := &reasons{}
+	s := NewSampler(src, Options{Interval: 20 * time.Millisecond, Sinks: []Sink{rec}})
+	s.Start()
+	time.Sleep(150 * time.Millisecond)
+	s.Stop()
+	n := 0
+	for _, x := range rec.list() {
+		if x == ReasonInterval {
+			n++
+		}
+	}
+	if n < 3 || n > 9 {
+		t.Errorf("%d interval samples in 150ms at 20ms", n)
+	}
+}
+
+// A read problem met at every sample is reported once, and sampling goes
+// on.
+func TestSamplerWarnsOnce(t *testing.T) {
+	src := &fakeSource{err: errors.Join(errors.New("cannot read x"), errors.New("cannot read y"))}
+	var warnings []string
+	s := NewSampler(src, Options{Interval: MinInterval, Warn: func(w string) { warnings = append(warnings, w) }})
+	s.Start()
+	time.Sleep(60 * time.Millisecond)
+	s.Stop()
+	if src.reads.Load() < 3 {
+		t.Fatalf("only %d reads", src.reads.Load())
+	}
+	if len(warnings) != 2 {
+		t.Errorf("warnings %q: want each problem once", warnings)
+	}
+}
+
+func TestSamplerMinInterval(t *testing.T) {
+	s := NewSampler(&fakeSource{}, Options{Interval: time.Microsecond})
+	if s.opts.Interval != MinInterval {
+		t.Errorf("interval %v, want the minimum %v", s.opts.Interval, MinInterval)
+	}
+}
+
+func TestCopyToReusesSlices(t *testing.T) {
+	a := Sample{Reason: ReasonEnd}
+	a.Host.Ifaces = append(a.Host.Ifaces, a.Host.Net, a.Host.Net)
+	var b Sample
+	a.CopyTo(&b)
+	if b.Reason != ReasonEnd || len(b.Host.Ifaces) != 2 {
+		t.Fatalf("copy %+v", b)
+	}
+	a.Host.Ifaces[0].Name = "changed"
+	if b.Host.Ifaces[0].Name == "changed" {
+		t.Error("CopyTo shares the slice")
+	}
+}

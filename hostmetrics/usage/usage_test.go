@@ -1,0 +1,171 @@
+package usage
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/jobtrace/jobtrace/hostmetrics"
+	"github.com/jobtrace/jobtrace/hostmetrics/cgroup"
+)
+
+var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+
+// sample builds a sample at t0+at with the job's cumulative CPU (from an own
+// cgroup), memory and IO, and the host's cumulative CPU times.
+func sample(at time.Duration, jobCPU time.Duration, mem, wrote uint64, hostBusy, hostIdle float64) *hostmetrics.Sample {
+	s := &hostmetrics.Sample{Time: t0.Add(at)}
+	s.Host.NumCPU = 2
+	s.Host.HasCPU = true
+	s.Host.CPU.User = hostBusy
+	s.Host.CPU.Idle = hostIdle
+	s.Job.HasCgroup, s.Job.CgroupOwn = true, true
+	us := uint64(jobCPU / time.Microsecond)
+	s.Job.Cgroup.CPU.UsageUsec = cgroup.Opt[uint64]{Value: us, Present: true}
+	s.Job.Cgroup.CPU.UserUsec = cgroup.Opt[uint64]{Value: us * 3 / 4, Present: true}
+	s.Job.Cgroup.CPU.SystemUsec = cgroup.Opt[uint64]{Value: us - us*3/4, Present: true}
+	s.Job.Cgroup.MemoryCurrent = cgroup.Opt[uint64]{Value: mem, Present: true}
+	s.Job.Cgroup.IO.ReadBytes = cgroup.Opt[uint64]{Value: 0, Present: true}
+	s.Job.Cgroup.IO.WriteBytes = cgroup.Opt[uint64]{Value: wrote, Present: true}
+	s.Job.Cgroup.CPUPressure.HasSome = true
+	s.Job.Cgroup.CPUPressure.Some.Total = jobCPU / 10
+	return s
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+func TestWindowDeltasAndPeaks(t *testing.T) {
+	var w Window
+	// The job had used 5s of CPU before the phase.
+	w.Begin(sample(0, 5*time.Second, 100, 1000, 10, 10))
+	// First second: one CPU of two busy (0.5); second second: both (1.0).
+	w.Add(sample(time.Second, 6*time.Second, 400, 1000, 11, 11))
+	w.Add(sample(2*time.Second, 8*time.Second, 300, 5000, 13, 11))
+	u := w.End(sample(2*time.Second+100*time.Millisecond, 8*time.Second+100*time.Millisecond, 200, 6000, 13.1, 11.1))
+
+	if !u.HasCPU || u.CPU() != 3100*time.Millisecond {
+		t.Errorf("CPU %v, want 3.1s", u.CPU())
+	}
+	if want := 3.1 / (2.1 * 2); !near(u.CPUAvg, want) {
+		t.Errorf("avg utilisation %v, want %v", u.CPUAvg, want)
+	}
+	if !near(u.CPUPeak, 1) {
+		t.Errorf("peak utilisation %v, want 1 (the second second)", u.CPUPeak)
+	}
+	if u.MemoryPeak != 400 {
+		t.Errorf("memory peak %d, want 400", u.MemoryPeak)
+	}
+	if !u.HasIO || u.WriteBytes != 5000 || u.ReadBytes != 0 {
+		t.Errorf("IO %d/%d, want 0/5000", u.ReadBytes, u.WriteBytes)
+	}
+	if !u.HasPressure || u.Pressure.CPUSome != 310*time.Millisecond || u.Pressure.HasIOSome {
+		t.Errorf("stalls %+v", u.Pressure)
+	}
+	if u.Samples != 4 || u.Duration != 2100*time.Millisecond {
+		t.Errorf("samples %d duration %v", u.Samples, u.Duration)
+	}
+	// Host: busy 3.1 of 4.2 CPU-seconds.
+	if want := 3.1 / 4.2; !u.HasSystemCPU || math.Abs(u.SystemCPUAvg-want) > 1e-9 {
+		t.Errorf("host avg %v, want %v", u.SystemCPUAvg, want)
+	}
+	if !near(u.SystemCPUPeak, 1) {
+		t.Errorf("host peak %v, want 1", u.SystemCPUPeak)
+	}
+}
+
+// A 50 ms phase: its deltas are exact, and its peak is its average.
+func TestWindowShortPhase(t *testing.T) {
+	var w Window
+	w.Begin(sample(0, time.Second, 10, 0, 1, 1))
+	u := w.End(sample(50*time.Millisecond, time.Second+40*time.Millisecond, 10, 0, 1.04, 1.06))
+	if u.CPU() != 40*time.Millisecond {
+		t.Errorf("CPU %v, want 40ms", u.CPU())
+	}
+	if !near(u.CPUPeak, u.CPUAvg) || !near(u.CPUAvg, 0.4) {
+		t.Errorf("avg %v peak %v, want 0.4 both", u.CPUAvg, u.CPUPeak)
+	}
+}
+
+// Boundary samples a few milliseconds apart do not make a peak: the span
+// is joined to the next.
+func TestWindowIgnoresShortSpansForPeaks(t *testing.T) {
+	var w Window
+	w.Begin(sample(0, 0, 0, 0, 0, 0))
+	// 10ms later the tree's CPU has moved by one 10ms tick on each CPU:
+	// 100% over that span, which says nothing.
+	w.Add(sample(10*time.Millisecond, 20*time.Millisecond, 0, 0, 0.02, 0))
+	u := w.End(sample(time.Second, 100*time.Millisecond, 0, 0, 0.1, 1.9))
+	if u.CPUPeak > 0.051 {
+		t.Errorf("peak %v from a 10ms span", u.CPUPeak)
+	}
+}
+
+func TestWindowAbsentIsNotZero(t *testing.T) {
+	var w Window
+	s := &hostmetrics.Sample{Time: t0}
+	w.Begin(s)
+	e := &hostmetrics.Sample{Time: t0.Add(time.Second)}
+	u := w.End(e)
+	if u.HasCPU || u.HasMemory || u.HasIO || u.HasPressure || u.HasSystemCPU || u.HasNetwork || u.HasOOMKills {
+		t.Errorf("figures present from empty samples: %+v", u)
+	}
+	for _, kv := range u.Attributes() {
+		if kv.Key != AttrSamples {
+			t.Errorf("attribute %s set from empty samples", kv.Key)
+		}
+	}
+}
+
+// Counters that go down (a cgroup recreated, a device gone) give zero, not
+// a huge unsigned number.
+func TestWindowCountersNeverNegative(t *testing.T) {
+	var w Window
+	w.Begin(sample(0, 2*time.Second, 0, 9000, 5, 5))
+	u := w.End(sample(time.Second, time.Second, 0, 10, 4, 4))
+	if u.CPU() != 0 || u.WriteBytes != 0 {
+		t.Errorf("CPU %v write %d: want 0", u.CPU(), u.WriteBytes)
+	}
+}
+
+func TestAttributesUnitsAndKeys(t *testing.T) {
+	var w Window
+	w.Begin(sample(0, 0, 0, 0, 0, 0))
+	u := w.End(sample(time.Second, 1500*time.Millisecond, 1<<20, 4096, 1, 1))
+	got := map[attribute.Key]attribute.Value{}
+	for _, kv := range u.Attributes() {
+		got[kv.Key] = kv.Value
+	}
+	if v := got[AttrCPUUser].AsFloat64() + got[AttrCPUSystem].AsFloat64(); !near(v, 1.5) {
+		t.Errorf("cpu user+system %v s, want 1.5", v)
+	}
+	if got[AttrMemoryPeak].AsInt64() != 1<<20 || got[AttrDiskWrite].AsInt64() != 4096 {
+		t.Errorf("memory %v write %v", got[AttrMemoryPeak], got[AttrDiskWrite])
+	}
+	known := map[attribute.Key]bool{}
+	for _, k := range AttributeKeys {
+		known[k] = true
+	}
+	for k := range got {
+		if !known[k] {
+			t.Errorf("attribute %s is not in AttributeKeys", k)
+		}
+	}
+}
+
+// Every attribute is documented in docs/attributes.md.
+func TestAttributesDocumented(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "attributes.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range AttributeKeys {
+		if !strings.Contains(string(data), "| `"+string(k)+"` |") {
+			t.Errorf("docs/attributes.md has no row for %s", k)
+		}
+	}
+}
