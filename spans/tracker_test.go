@@ -264,3 +264,47 @@ func TestMergeEnv(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// observer records boundaries and ends spans with an attribute, as a
+// resource sampler does.
+type observer struct {
+	log []string
+}
+
+func (o *observer) PhaseBegan(ctx context.Context, sp trace.Span, name string) {
+	o.log = append(o.log, "begin "+name)
+}
+
+func (o *observer) PhaseEnded(ctx context.Context, sp trace.Span, name, result string, ts time.Time) {
+	o.log = append(o.log, "end "+name+" "+result)
+	sp.SetAttributes(attribute.String("observed", name))
+	sp.End(trace.WithTimestamp(ts))
+}
+
+func TestObserverEndsPhases(t *testing.T) {
+	obs := &observer{}
+	f := newFixture(t, TrackerOptions{Observer: obs})
+	h := f.tracker.Handle
+	h(protocol.Msg{Type: protocol.TypeBegin, Name: "build", Syntax: "socket"})
+	h(protocol.Msg{Type: protocol.TypeBegin, Name: "compile", Syntax: "socket"})
+	if p := f.tracker.Path(); p != "build/compile" {
+		t.Errorf("path %q, want build/compile", p)
+	}
+	h(protocol.Msg{Type: protocol.TypeEnd, Name: "compile", Syntax: "socket", Result: "failure"})
+	if p := f.tracker.Path(); p != "build" {
+		t.Errorf("path %q, want build", p)
+	}
+	spans := f.finish(t)
+	want := []string{"begin build", "begin compile", "end compile failure", "end build error"}
+	if strings.Join(obs.log, ",") != strings.Join(want, ",") {
+		t.Errorf("observer saw %q, want %q", obs.log, want)
+	}
+	for _, n := range []string{"build", "compile"} {
+		if v, ok := attr(spans[n], "observed"); !ok || v.AsString() != n {
+			t.Errorf("span %s was not ended by the observer", n)
+		}
+	}
+	if p := f.tracker.Path(); p != "" {
+		t.Errorf("path %q after close", p)
+	}
+}
