@@ -1,0 +1,440 @@
+package usagecsv
+
+import (
+	"time"
+
+	"github.com/jobtrace/jobtrace/hostmetrics"
+	"github.com/jobtrace/jobtrace/hostmetrics/procfs"
+)
+
+// Column is one column of the file. Columns is the only list of them: the
+// header, the rows and docs/csv.md all follow it.
+type Column struct {
+	// Name is the header, in snake_case with the unit as suffix.
+	Name string
+	// Unit of the values: s, bytes, %, count, tasks, or text.
+	Unit string
+	// Delta is set for a cumulative counter written as its change since
+	// the previous row; the first row leaves it empty.
+	Delta bool
+	// Help says what the value is, in one sentence or two.
+	Help string
+	// Source names where the value comes from: a Linux file, a system
+	// call, or jobtrace itself.
+	Source string
+
+	// cell appends the value for row r to b, or nothing when it is absent.
+	cell func(b []byte, r *row) []byte
+}
+
+// row is what a cell is formatted from.
+type row struct {
+	cur   *hostmetrics.Sample
+	prev  *hostmetrics.Sample // the sample of the previous row written; nil for the first
+	start time.Time           // the time of the first row written
+	phase string
+}
+
+// Columns lists the columns in file order. New columns are only appended.
+var Columns = []Column{
+	{Name: "time_utc", Unit: "RFC 3339",
+		Help:   "When the sample was taken, in UTC, with milliseconds.",
+		Source: "agent clock",
+		cell:   func(b []byte, r *row) []byte { return appendTime(b, r.cur.Time) }},
+	{Name: "elapsed_s", Unit: "s",
+		Help:   "Time since the first row.",
+		Source: "agent clock",
+		cell: func(b []byte, r *row) []byte {
+			if r.prev == nil {
+				return append(b, '0')
+			}
+			return appendDuration(b, r.cur.Time.Sub(r.start))
+		}},
+	{Name: "reason", Unit: "text",
+		Help:   "Why the sample was taken: start (as the job starts), interval, boundary (a phase began or ended), end (after the job exited).",
+		Source: "sampler",
+		cell:   func(b []byte, r *row) []byte { return appendField(b, r.cur.Reason.String()) }},
+	{Name: "phase", Unit: "text",
+		Help:   "The active phase path, phases joined with a slash (build/compile); empty outside any phase.",
+		Source: "phase tracker",
+		cell:   func(b []byte, r *row) []byte { return appendField(b, r.phase) }},
+
+	{Name: "job_cpu_user_s", Unit: "s", Delta: true,
+		Help:   "CPU time the job spent in user mode since the previous row: its own cgroup when it has one, else its process tree, exited processes included.",
+		Source: "cgroup cpu.stat user_usec, else /proc/<pid>/stat",
+		cell:   deltaDuration(jobCPUUser, sameJobCPU)},
+	{Name: "job_cpu_system_s", Unit: "s", Delta: true,
+		Help:   "CPU time the job spent in kernel mode since the previous row, from the same place.",
+		Source: "cgroup cpu.stat system_usec, else /proc/<pid>/stat",
+		cell:   deltaDuration(jobCPUSystem, sameJobCPU)},
+	{Name: "job_cpu_pct", Unit: "%",
+		Help:   "The job's CPU time since the previous row as a share of all CPUs over that time: 100 means every CPU was busy with the job.",
+		Source: "cgroup cpu.stat, else /proc/<pid>/stat",
+		cell:   jobCPUPct},
+	{Name: "job_memory_bytes", Unit: "bytes",
+		Help:   "Memory the job uses: its own cgroup's memory.current (page cache included) when the memory controller is on, else job_rss_bytes.",
+		Source: "cgroup memory.current, else /proc/<pid>/statm",
+		cell:   gauge(func(s *hostmetrics.Sample) (uint64, bool) { return s.Job.Memory() })},
+	{Name: "job_rss_bytes", Unit: "bytes",
+		Help:   "Resident memory summed over the live processes of the job's tree.",
+		Source: "/proc/<pid>/statm",
+		cell:   gauge(func(s *hostmetrics.Sample) (uint64, bool) { return s.Job.Tree.RSS, s.Job.HasTree })},
+	{Name: "job_processes_count", Unit: "count",
+		Help:   "Live processes in the job's tree.",
+		Source: "/proc/<pid>/task/<tid>/children",
+		cell:   gauge(func(s *hostmetrics.Sample) (uint64, bool) { return uint64(s.Job.Tree.Processes), s.Job.HasTree })},
+	{Name: "job_threads_count", Unit: "count",
+		Help:   "Threads of the live processes in the job's tree.",
+		Source: "/proc/<pid>/stat",
+		cell:   gauge(func(s *hostmetrics.Sample) (uint64, bool) { return uint64(s.Job.Tree.Threads), s.Job.HasTree })},
+	{Name: "job_read_bytes", Unit: "bytes", Delta: true,
+		Help:   "Bytes the job read from storage since the previous row: its own cgroup when the io controller is on, else its process tree.",
+		Source: "cgroup io.stat rbytes, else /proc/<pid>/io read_bytes",
+		cell:   deltaUint(jobRead, sameJobIO)},
+	{Name: "job_write_bytes", Unit: "bytes", Delta: true,
+		Help:   "Bytes the job wrote to storage since the previous row, from the same place.",
+		Source: "cgroup io.stat wbytes, else /proc/<pid>/io write_bytes",
+		cell:   deltaUint(jobWrite, sameJobIO)},
+	{Name: "job_cpu_pressure_some_s", Unit: "s", Delta: true,
+		Help:   "Time since the previous row in which some of the job's tasks waited for a CPU (the job's own cgroup only).",
+		Source: "cgroup cpu.pressure",
+		cell:   deltaDuration(jobPressure(cpuSome), nil)},
+	{Name: "job_memory_pressure_some_s", Unit: "s", Delta: true,
+		Help:   "Time since the previous row in which some of the job's tasks waited for memory (the job's own cgroup only).",
+		Source: "cgroup memory.pressure",
+		cell:   deltaDuration(jobPressure(memorySome), nil)},
+	{Name: "job_memory_pressure_full_s", Unit: "s", Delta: true,
+		Help:   "Time since the previous row in which all of the job's running tasks waited for memory at once (the job's own cgroup only).",
+		Source: "cgroup memory.pressure",
+		cell:   deltaDuration(jobPressure(memoryFull), nil)},
+	{Name: "job_io_pressure_some_s", Unit: "s", Delta: true,
+		Help:   "Time since the previous row in which some of the job's tasks waited for IO (the job's own cgroup only).",
+		Source: "cgroup io.pressure",
+		cell:   deltaDuration(jobPressure(ioSome), nil)},
+	{Name: "job_io_pressure_full_s", Unit: "s", Delta: true,
+		Help:   "Time since the previous row in which all of the job's running tasks waited for IO at once (the job's own cgroup only).",
+		Source: "cgroup io.pressure",
+		cell:   deltaDuration(jobPressure(ioFull), nil)},
+	{Name: "job_cpu_throttled_s", Unit: "s", Delta: true,
+		Help:   "Time since the previous row in which the job was held back by the CPU limit of its own cgroup (when the cpu controller is on).",
+		Source: "cgroup cpu.stat throttled_usec",
+		cell:   deltaDuration(jobThrottled, nil)},
+	{Name: "job_oom_kills_count", Unit: "count", Delta: true,
+		Help:   "Processes of the job killed by the OOM killer since the previous row (the job's own cgroup only).",
+		Source: "cgroup memory.events oom_kill",
+		cell:   deltaUint(jobOOMKills, nil)},
+
+	{Name: "host_cpus_count", Unit: "count",
+		Help:   "Online CPUs: what the _pct columns are shares of.",
+		Source: "/proc/stat",
+		cell:   gauge(func(s *hostmetrics.Sample) (uint64, bool) { return uint64(s.Host.NumCPU), s.Host.NumCPU > 0 })},
+	{Name: "host_cpu_pct", Unit: "%",
+		Help:   "Share of all CPUs not idle since the previous row; iowait counts as idle, as in top.",
+		Source: "/proc/stat",
+		cell:   hostCPUPct},
+	{Name: "host_cpu_user_s", Unit: "s", Delta: true,
+		Help:   "CPU time of all CPUs together in user mode since the previous row, niced processes included.",
+		Source: "/proc/stat user, nice",
+		cell:   deltaSeconds(hostCPU(func(c *procfs.CPUTimes) float64 { return c.User + c.Nice }))},
+	{Name: "host_cpu_system_s", Unit: "s", Delta: true,
+		Help:   "CPU time of all CPUs together in kernel mode since the previous row, interrupts not included.",
+		Source: "/proc/stat system",
+		cell:   deltaSeconds(hostCPU(func(c *procfs.CPUTimes) float64 { return c.System }))},
+	{Name: "host_cpu_iowait_s", Unit: "s", Delta: true,
+		Help:   "Idle CPU time while IO was outstanding, all CPUs together, since the previous row.",
+		Source: "/proc/stat iowait",
+		cell:   deltaSeconds(hostCPU(func(c *procfs.CPUTimes) float64 { return c.IOWait }))},
+	{Name: "host_cpu_steal_s", Unit: "s", Delta: true,
+		Help:   "CPU time the hypervisor gave to other machines while this one wanted it (a noisy neighbour), all CPUs together, since the previous row.",
+		Source: "/proc/stat steal",
+		cell:   deltaSeconds(hostCPU(func(c *procfs.CPUTimes) float64 { return c.Steal }))},
+	{Name: "host_memory_used_bytes", Unit: "bytes",
+		Help:   "Memory in use: total memory less what is available.",
+		Source: "/proc/meminfo MemTotal, MemAvailable",
+		cell:   gauge(hostMemory(func(m *hostmetrics.Memory) uint64 { return m.Used }))},
+	{Name: "host_memory_available_bytes", Unit: "bytes",
+		Help:   "Memory available to new work without swapping, page cache that can be dropped included.",
+		Source: "/proc/meminfo MemAvailable",
+		cell:   gauge(hostMemory(func(m *hostmetrics.Memory) uint64 { return m.Available }))},
+	{Name: "host_swap_used_bytes", Unit: "bytes",
+		Help:   "Swap space in use.",
+		Source: "/proc/meminfo SwapTotal, SwapFree",
+		cell:   gauge(hostMemory(func(m *hostmetrics.Memory) uint64 { return m.SwapUsed }))},
+	{Name: "host_page_faults_major_count", Unit: "count", Delta: true,
+		Help:   "Page faults that had to wait for IO since the previous row.",
+		Source: "/proc/vmstat pgmajfault",
+		cell:   deltaUint(func(s *hostmetrics.Sample) (uint64, bool) { return s.Host.Paging.Major, s.Host.HasPaging }, nil)},
+	{Name: "host_disk_read_bytes", Unit: "bytes", Delta: true,
+		Help:   "Bytes read from the machine's disks since the previous row: whole disks, not partitions, loop, ram or zram devices.",
+		Source: "/proc/diskstats",
+		cell:   deltaUint(hostDisk(func(d *procfs.DiskTotals) uint64 { return d.ReadBytes }), nil)},
+	{Name: "host_disk_write_bytes", Unit: "bytes", Delta: true,
+		Help:   "Bytes written to the same disks since the previous row.",
+		Source: "/proc/diskstats",
+		cell:   deltaUint(hostDisk(func(d *procfs.DiskTotals) uint64 { return d.WrittenBytes }), nil)},
+	{Name: "host_disk_reads_count", Unit: "count", Delta: true,
+		Help:   "Reads the same disks completed since the previous row.",
+		Source: "/proc/diskstats",
+		cell:   deltaUint(hostDisk(func(d *procfs.DiskTotals) uint64 { return d.Reads }), nil)},
+	{Name: "host_disk_writes_count", Unit: "count", Delta: true,
+		Help:   "Writes the same disks completed since the previous row.",
+		Source: "/proc/diskstats",
+		cell:   deltaUint(hostDisk(func(d *procfs.DiskTotals) uint64 { return d.Writes }), nil)},
+	{Name: "host_net_rx_bytes", Unit: "bytes", Delta: true,
+		Help:   "Bytes received on every network interface but loopback since the previous row.",
+		Source: "/proc/net/dev",
+		cell:   deltaUint(hostNet(func(n *procfs.NetDevStat) uint64 { return n.RxBytes }), nil)},
+	{Name: "host_net_tx_bytes", Unit: "bytes", Delta: true,
+		Help:   "Bytes sent on every network interface but loopback since the previous row.",
+		Source: "/proc/net/dev",
+		cell:   deltaUint(hostNet(func(n *procfs.NetDevStat) uint64 { return n.TxBytes }), nil)},
+	{Name: "host_load1", Unit: "tasks",
+		Help:   "Load average over one minute: runnable and uninterruptible tasks, averaged.",
+		Source: "/proc/loadavg",
+		cell: func(b []byte, r *row) []byte {
+			if !r.cur.Host.HasLoad {
+				return b
+			}
+			return appendFixed2(b, r.cur.Host.Load.Load1)
+		}},
+	{Name: "host_procs_running_count", Unit: "count",
+		Help:   "Runnable tasks (threads) at the sample.",
+		Source: "/proc/loadavg",
+		cell:   gauge(func(s *hostmetrics.Sample) (uint64, bool) { return s.Host.Load.Running, s.Host.HasLoad })},
+	{Name: "host_procs_total_count", Unit: "count",
+		Help:   "Tasks (threads) that exist at the sample.",
+		Source: "/proc/loadavg",
+		cell:   gauge(func(s *hostmetrics.Sample) (uint64, bool) { return s.Host.Load.Total, s.Host.HasLoad })},
+	{Name: "host_cpu_pressure_some_s", Unit: "s", Delta: true,
+		Help:   "Time since the previous row in which some task on the machine waited for a CPU.",
+		Source: "/proc/pressure/cpu",
+		cell:   deltaDuration(hostPressure(cpuSome), nil)},
+	{Name: "host_memory_pressure_some_s", Unit: "s", Delta: true,
+		Help:   "Time since the previous row in which some task on the machine waited for memory.",
+		Source: "/proc/pressure/memory",
+		cell:   deltaDuration(hostPressure(memorySome), nil)},
+	{Name: "host_io_pressure_some_s", Unit: "s", Delta: true,
+		Help:   "Time since the previous row in which some task on the machine waited for IO.",
+		Source: "/proc/pressure/io",
+		cell:   deltaDuration(hostPressure(ioSome), nil)},
+
+	{Name: "fs_used_bytes", Unit: "bytes",
+		Help:   "Space used on the file system that holds the job's working directory.",
+		Source: "statfs(2)",
+		cell:   gauge(func(s *hostmetrics.Sample) (uint64, bool) { return s.Host.FS.Used, s.Host.HasFS })},
+	{Name: "fs_free_bytes", Unit: "bytes",
+		Help:   "Space on that file system still free to unprivileged users.",
+		Source: "statfs(2)",
+		cell:   gauge(func(s *hostmetrics.Sample) (uint64, bool) { return s.Host.FS.Free, s.Host.HasFS })},
+}
+
+// A cell is made of a getter that reads one figure of a sample and says
+// whether it is present, wrapped by gauge (the value at the sample) or by a
+// delta* function (the change since the previous row).
+
+func gauge(get func(*hostmetrics.Sample) (uint64, bool)) func([]byte, *row) []byte {
+	return func(b []byte, r *row) []byte {
+		if v, ok := get(r.cur); ok {
+			b = appendUint(b, v)
+		}
+		return b
+	}
+}
+
+// deltaUint writes the change of a counter since the previous row. It is
+// empty when the previous row lacks the figure, when same (if not nil) says
+// the two samples read it from different places, or when the counter went
+// back, which happens when what it sums lost a member (an interface or a
+// disk removed): the change is then unknown.
+func deltaUint(get func(*hostmetrics.Sample) (uint64, bool), same func(a, b *hostmetrics.Sample) bool) func([]byte, *row) []byte {
+	return func(b []byte, r *row) []byte {
+		if r.prev == nil || (same != nil && !same(r.prev, r.cur)) {
+			return b
+		}
+		a, okA := get(r.prev)
+		c, okC := get(r.cur)
+		if okA && okC && c >= a {
+			b = appendUint(b, c-a)
+		}
+		return b
+	}
+}
+
+// deltaDuration is deltaUint for a counter of time, written in seconds.
+func deltaDuration(get func(*hostmetrics.Sample) (time.Duration, bool), same func(a, b *hostmetrics.Sample) bool) func([]byte, *row) []byte {
+	return func(b []byte, r *row) []byte {
+		if r.prev == nil || (same != nil && !same(r.prev, r.cur)) {
+			return b
+		}
+		a, okA := get(r.prev)
+		c, okC := get(r.cur)
+		if okA && okC && c >= a {
+			b = appendDuration(b, c-a)
+		}
+		return b
+	}
+}
+
+// deltaSeconds is deltaUint for a counter of seconds.
+func deltaSeconds(get func(*hostmetrics.Sample) (float64, bool)) func([]byte, *row) []byte {
+	return func(b []byte, r *row) []byte {
+		if r.prev == nil {
+			return b
+		}
+		a, okA := get(r.prev)
+		c, okC := get(r.cur)
+		if okA && okC && c >= a {
+			b = appendSeconds(b, c-a)
+		}
+		return b
+	}
+}
+
+func jobCPUUser(s *hostmetrics.Sample) (time.Duration, bool) {
+	u, _, ok := s.Job.CPU()
+	return u, ok
+}
+
+func jobCPUSystem(s *hostmetrics.Sample) (time.Duration, bool) {
+	_, sys, ok := s.Job.CPU()
+	return sys, ok
+}
+
+// sameJobCPU says whether Job.CPU read both samples from the same place.
+// It falls back from the cgroup to the process tree when the cgroup's
+// cpu.stat cannot be read; the two count differently (the tree misses
+// processes reaped before they were seen), so a change across a fall-back is
+// not the job's CPU time.
+func sameJobCPU(a, b *hostmetrics.Sample) bool { return cgroupCPU(a) == cgroupCPU(b) }
+
+// cgroupCPU mirrors the choice Job.CPU makes.
+func cgroupCPU(s *hostmetrics.Sample) bool {
+	return s.Job.HasCgroup && s.Job.CgroupOwn && s.Job.Cgroup.CPU.UserUsec.Present && s.Job.Cgroup.CPU.SystemUsec.Present
+}
+
+func jobRead(s *hostmetrics.Sample) (uint64, bool) {
+	r, _, ok := s.Job.IO()
+	return r, ok
+}
+
+func jobWrite(s *hostmetrics.Sample) (uint64, bool) {
+	_, w, ok := s.Job.IO()
+	return w, ok
+}
+
+// sameJobIO is sameJobCPU for Job.IO.
+func sameJobIO(a, b *hostmetrics.Sample) bool { return cgroupIO(a) == cgroupIO(b) }
+
+// cgroupIO mirrors the choice Job.IO makes.
+func cgroupIO(s *hostmetrics.Sample) bool {
+	return s.Job.HasCgroup && s.Job.CgroupOwn && s.Job.Cgroup.IO.ReadBytes.Present && s.Job.Cgroup.IO.WriteBytes.Present
+}
+
+func jobThrottled(s *hostmetrics.Sample) (time.Duration, bool) {
+	if !s.Job.HasCgroup || !s.Job.CgroupOwn {
+		return 0, false
+	}
+	v, ok := s.Job.Cgroup.CPU.ThrottledUsec.Get()
+	return time.Duration(v) * time.Microsecond, ok
+}
+
+func jobOOMKills(s *hostmetrics.Sample) (uint64, bool) {
+	if !s.Job.HasCgroup || !s.Job.CgroupOwn {
+		return 0, false
+	}
+	return s.Job.Cgroup.MemoryEvents.OOMKill.Get()
+}
+
+// stallLine picks one line of a PressureSet.
+type stallLine func(p *hostmetrics.PressureSet) (procfs.PressureLine, bool)
+
+func cpuSome(p *hostmetrics.PressureSet) (procfs.PressureLine, bool) {
+	return p.CPU.Some, p.CPU.HasSome
+}
+
+func memorySome(p *hostmetrics.PressureSet) (procfs.PressureLine, bool) {
+	return p.Memory.Some, p.Memory.HasSome
+}
+
+func memoryFull(p *hostmetrics.PressureSet) (procfs.PressureLine, bool) {
+	return p.Memory.Full, p.Memory.HasFull
+}
+
+func ioSome(p *hostmetrics.PressureSet) (procfs.PressureLine, bool) {
+	return p.IO.Some, p.IO.HasSome
+}
+
+func ioFull(p *hostmetrics.PressureSet) (procfs.PressureLine, bool) {
+	return p.IO.Full, p.IO.HasFull
+}
+
+func jobPressure(line stallLine) func(*hostmetrics.Sample) (time.Duration, bool) {
+	return func(s *hostmetrics.Sample) (time.Duration, bool) {
+		p, ok := s.Job.Pressure()
+		if !ok {
+			return 0, false
+		}
+		l, ok := line(&p)
+		return l.Total, ok
+	}
+}
+
+func hostPressure(line stallLine) func(*hostmetrics.Sample) (time.Duration, bool) {
+	return func(s *hostmetrics.Sample) (time.Duration, bool) {
+		l, ok := line(&s.Host.Pressure)
+		return l.Total, ok
+	}
+}
+
+func hostCPU(get func(*procfs.CPUTimes) float64) func(*hostmetrics.Sample) (float64, bool) {
+	return func(s *hostmetrics.Sample) (float64, bool) { return get(&s.Host.CPU), s.Host.HasCPU }
+}
+
+func hostMemory(get func(*hostmetrics.Memory) uint64) func(*hostmetrics.Sample) (uint64, bool) {
+	return func(s *hostmetrics.Sample) (uint64, bool) { return get(&s.Host.Memory), s.Host.HasMemory }
+}
+
+func hostDisk(get func(*procfs.DiskTotals) uint64) func(*hostmetrics.Sample) (uint64, bool) {
+	return func(s *hostmetrics.Sample) (uint64, bool) { return get(&s.Host.Disk), s.Host.HasDisk }
+}
+
+func hostNet(get func(*procfs.NetDevStat) uint64) func(*hostmetrics.Sample) (uint64, bool) {
+	return func(s *hostmetrics.Sample) (uint64, bool) { return get(&s.Host.Net), s.Host.HasNet }
+}
+
+// jobCPUPct is the job's CPU time between the two rows over the CPU time the
+// machine had in that span (wall time × CPUs), in percent. Tree figures move
+// in clock ticks, so over a short span the share can pass 100; it is capped.
+func jobCPUPct(b []byte, r *row) []byte {
+	if r.prev == nil || !sameJobCPU(r.prev, r.cur) {
+		return b
+	}
+	u0, s0, ok0 := r.prev.Job.CPU()
+	u1, s1, ok1 := r.cur.Job.CPU()
+	span := r.cur.Time.Sub(r.prev.Time).Seconds()
+	n := r.cur.Host.NumCPU
+	if !ok0 || !ok1 || span <= 0 || n <= 0 || u1 < u0 || s1 < s0 {
+		return b
+	}
+	used := (u1 - u0 + s1 - s0).Seconds()
+	return appendFixed2(b, min(100, 100*used/(span*float64(n))))
+}
+
+// hostCPUPct is the share of the machine's CPU time between the two rows
+// that was not idle, in percent; iowait counts as idle, as in top.
+func hostCPUPct(b []byte, r *row) []byte {
+	if r.prev == nil || !r.prev.Host.HasCPU || !r.cur.Host.HasCPU {
+		return b
+	}
+	a, c := &r.prev.Host.CPU, &r.cur.Host.CPU
+	total := sumCPU(c) - sumCPU(a)
+	idle := (c.Idle + c.IOWait) - (a.Idle + a.IOWait)
+	if total <= 0 {
+		return b
+	}
+	return appendFixed2(b, 100*min(1, max(0, 1-idle/total)))
+}
+
+func sumCPU(c *procfs.CPUTimes) float64 {
+	return c.User + c.Nice + c.System + c.Idle + c.IOWait + c.IRQ + c.SoftIRQ + c.Steal
+}

@@ -1,0 +1,230 @@
+package usagecsv
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/jobtrace/jobtrace/hostmetrics"
+)
+
+// FileName is the name of the file in the output directory.
+const FileName = "resource-usage.csv"
+
+// DefaultMaxBytes bounds the file when Options.MaxBytes is 0. A row is 150
+// to 300 bytes, so at one sample a second the bound lasts ten days or more:
+// it is there so that a job that never ends cannot fill the disk.
+const DefaultMaxBytes = 256 << 20
+
+// Options configure a Writer.
+type Options struct {
+	// Phase returns the active phase path at the time of the row, phases
+	// joined with "/" ("build/compile"); "" outside any phase. Nil means
+	// the phase column stays empty.
+	Phase func() string
+	// Warn receives one line per problem, each said once: the first write
+	// error, the size bound reached. Nil drops them.
+	Warn func(string)
+	// MaxBytes bounds the size of the file, header included; 0 means
+	// DefaultMaxBytes and a negative value no bound. When a row would make
+	// the file pass it, that row and all later ones are not written, Warn
+	// is called once, and Dropped counts them.
+	MaxBytes int64
+}
+
+// file is what a Writer needs of its file; *os.File in use, a fake in tests.
+type file interface {
+	io.WriteSeeker
+	Truncate(size int64) error
+	Close() error
+}
+
+// Writer writes one row per sample to the CSV file. It is a
+// hostmetrics.Sink. Its methods may be called from any goroutine.
+type Writer struct {
+	path string
+	opts Options
+
+	mu      sync.Mutex
+	f       file // nil once closed
+	size    int64
+	rows    int
+	dropped int
+	stopped bool // no more rows: the bound was reached, or the file is damaged
+	warned  bool // a write error was reported
+	buf     []byte
+	row     row
+	prev    hostmetrics.Sample // the sample of the last row written
+	hasPrev bool
+	start   time.Time
+}
+
+var _ hostmetrics.Sink = (*Writer)(nil)
+
+// Create creates the file at path (or truncates it) and writes the header
+// at once. The agent passes filepath.Join(outDir, FileName).
+func Create(path string, opts Options) (*Writer, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("usagecsv: %w", err)
+	}
+	w, err := newWriter(f, path, opts)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return w, nil
+}
+
+func newWriter(f file, path string, opts Options) (*Writer, error) {
+	if opts.MaxBytes == 0 {
+		opts.MaxBytes = DefaultMaxBytes
+	}
+	w := &Writer{path: path, opts: opts, f: f, buf: make([]byte, 0, 1024)}
+	h := w.buf
+	for i := range Columns {
+		if i > 0 {
+			h = append(h, ',')
+		}
+		h = append(h, Columns[i].Name...)
+	}
+	h = append(h, '\n')
+	n, err := f.Write(h)
+	if err != nil {
+		return nil, fmt.Errorf("usagecsv: write %s: %w", path, err)
+	}
+	w.size = int64(n)
+	w.buf = h[:0]
+	return w, nil
+}
+
+// Sample formats one row from s and writes it with a single write call.
+//
+// The deltas of a row are taken against the last row written, not the
+// last sample seen: when a row is lost to a write error, the next one
+// covers its span too, and a column's sum stays the total.
+func (w *Writer) Sample(s *hostmetrics.Sample) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.f == nil || w.stopped {
+		w.dropped++
+		return
+	}
+	r := &w.row // kept in the Writer: a row on the stack would escape through the cells
+	*r = row{cur: s, start: w.start}
+	if w.hasPrev {
+		r.prev = &w.prev
+	}
+	if w.opts.Phase != nil {
+		r.phase = w.opts.Phase()
+	}
+	b := w.buf[:0]
+	for i := range Columns {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = Columns[i].cell(b, r)
+	}
+	b = append(b, '\n')
+	w.buf = b
+	*r = row{} // keep no reference to the caller's sample
+
+	if w.opts.MaxBytes > 0 && w.size+int64(len(b)) > w.opts.MaxBytes {
+		w.stopped = true
+		w.dropped++
+		w.warn(fmt.Sprintf("%s reached its bound of %d bytes (%s); later rows are not written", w.path, w.opts.MaxBytes, sizeText(w.opts.MaxBytes)))
+		return
+	}
+	n, err := w.f.Write(b)
+	if err != nil {
+		w.failed(n, err)
+		return
+	}
+	w.size += int64(n)
+	w.rows++
+	if !w.hasPrev {
+		w.start = s.Time
+	}
+	// Only the fields the columns read are kept: the per-device slices
+	// are left out, so keeping a sample copies no slice and allocates
+	// nothing.
+	w.prev = *s
+	w.prev.Host.Disks, w.prev.Host.Ifaces = nil, nil
+	w.hasPrev = true
+}
+
+// failed handles a row that could not be written. A part of it may have
+// reached the file: the file is cut back to its last whole row, so that a
+// reader never sees a broken row, and later rows are tried again (a full
+// disk may get room). If the file cannot be cut back, rows stop.
+func (w *Writer) failed(n int, err error) {
+	w.dropped++
+	if n > 0 {
+		if terr := w.f.Truncate(w.size); terr != nil {
+			w.stopped = true
+			w.warn(fmt.Sprintf("write %s: %v; the file ends in a partial row and later rows are not written", w.path, err))
+			return
+		}
+		if _, serr := w.f.Seek(w.size, io.SeekStart); serr != nil {
+			w.stopped = true
+			w.warn(fmt.Sprintf("write %s: %v; later rows are not written", w.path, err))
+			return
+		}
+	}
+	if !w.warned {
+		w.warned = true
+		w.warn(fmt.Sprintf("write %s: %v; rows are missing from the file", w.path, err))
+	}
+}
+
+func (w *Writer) warn(msg string) {
+	if w.opts.Warn != nil {
+		w.opts.Warn(msg)
+	}
+}
+
+// Rows returns the number of rows written, the header not counted.
+func (w *Writer) Rows() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.rows
+}
+
+// Dropped returns the number of samples whose row was not written: past
+// the size bound, lost to a write error, or given after Close.
+func (w *Writer) Dropped() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.dropped
+}
+
+// Close closes the file. Rows are already written: there is nothing to
+// flush. Calling Close again does nothing.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.f == nil {
+		return nil
+	}
+	err := w.f.Close()
+	w.f = nil
+	if err != nil {
+		return fmt.Errorf("usagecsv: close %s: %w", w.path, err)
+	}
+	return nil
+}
+
+// sizeText writes a size in the largest binary unit that divides it.
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d B", n)
+}
