@@ -1,0 +1,88 @@
+package summary
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/otel/codes"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+)
+
+const (
+	kib = 1024
+	mib = 1024 * kib
+	gib = 1024 * mib
+)
+
+var t0 = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+
+func at(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+
+// phaseUsage is a usage with every group the phase table shows.
+func phaseUsage(cpu time.Duration, avg, peak float64, mem, read, write, rx, tx uint64) usage.Usage {
+	return usage.Usage{
+		NumCPU: 2, HasCPU: true, CPUUser: cpu * 3 / 4, CPUSystem: cpu / 4, CPUAvg: avg, CPUPeak: peak,
+		HasMemory: true, MemoryPeak: mem,
+		HasIO: true, ReadBytes: read, WriteBytes: write,
+		HasNetwork: true, NetworkReceive: rx, NetworkTransmit: tx,
+	}
+}
+
+type fixture struct {
+	spans  *Spans
+	mem    *tracetest.InMemoryExporter
+	tracer trace.Tracer
+	tp     *sdktrace.TracerProvider
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	f := &fixture{spans: NewSpans(), mem: tracetest.NewInMemoryExporter()}
+	f.tp = sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(f.spans), sdktrace.WithSyncer(f.mem))
+	t.Cleanup(func() { f.tp.Shutdown(context.Background()) })
+	f.tracer = f.tp.Tracer("test")
+	return f
+}
+
+// span starts and ends a span under ctx from a to b seconds, with u's
+// attributes when u is not nil, and returns its context.
+func (f *fixture) span(ctx context.Context, name string, a, b float64, u *usage.Usage, failed string) context.Context {
+	ctx, sp := f.tracer.Start(ctx, name, trace.WithTimestamp(at(a)))
+	if u != nil {
+		sp.SetAttributes(u.Attributes()...)
+	}
+	if failed != "" {
+		sp.SetStatus(codes.Error, failed)
+	}
+	sp.End(trace.WithTimestamp(at(b)))
+	return ctx
+}
+
+// jobFixture is a job with nested phases, one failed, one without usage,
+// one whose name holds a "|", and a job span that ends last.
+func jobFixture(t *testing.T) (*fixture, trace.SpanID, usage.Usage) {
+	f := newFixture(t)
+	ctx, root := f.tracer.Start(context.Background(), "build", trace.WithTimestamp(at(0)))
+	u := phaseUsage(500*time.Millisecond, 0.125, 0.3, 50*mib, 10*mib, 80*mib, 40*mib, 100*kib)
+	f.span(ctx, "checkout", 0, 2, &u, "")
+	bctx, build := f.tracer.Start(ctx, "make", trace.WithTimestamp(at(2)))
+	u = phaseUsage(100*time.Second, 0.86, 1, 1536*mib, 300*mib, 900*mib, 2*mib, 1*mib)
+	f.span(bctx, "compile | link", 2, 60, &u, "")
+	u = phaseUsage(15*time.Second, 0.75, 0.9, 400*mib, 1*mib, 2*mib, 0, 0)
+	f.span(bctx, "vet", 60, 70, &u, "")
+	u = phaseUsage(115*time.Second, 0.85, 1, 1536*mib, 301*mib, 902*mib, 2*mib, 1*mib)
+	build.SetAttributes(u.Attributes()...)
+	build.End(trace.WithTimestamp(at(70)))
+	u = phaseUsage(30*time.Second, 0.68, 1, 700*mib, 5*mib, 10*mib, 0, 0)
+	f.span(ctx, "test", 70, 92, &u, "exit status 1\nsee the log")
+	f.span(ctx, "upload", 80, 81, nil, "")
+	ju := phaseUsage(146*time.Second, 0.79, 1, 1536*mib, 316*mib, 992*mib, 42*mib, 1100*kib)
+	root.SetAttributes(ju.Attributes()...)
+	root.End(trace.WithTimestamp(at(92)))
+	return f, root.SpanContext().SpanID(), ju
+}

@@ -1,0 +1,201 @@
+package summary
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/jobtrace/jobtrace/hostmetrics"
+	"github.com/jobtrace/jobtrace/hostmetrics/procfs"
+)
+
+// tick is one hand-made sample: cumulative counters at a time.
+type tick struct {
+	sec          float64
+	jobCPU       time.Duration // user + system
+	rss          uint64
+	jobIO        uint64 // read + write; ignored when noJobIO
+	busy, idle   float64
+	ops, dbytes  uint64
+	rx, tx       uint64
+	noJobIO      bool
+	noHostFigure bool
+}
+
+func (k tick) sample() hostmetrics.Sample {
+	s := hostmetrics.Sample{Time: at(k.sec), Reason: hostmetrics.ReasonInterval}
+	s.Host.NumCPU = 2
+	if !k.noHostFigure {
+		s.Host.HasCPU = true
+		s.Host.CPU = procfs.CPUTimes{User: k.busy * 0.75, System: k.busy * 0.25, Idle: k.idle}
+		s.Host.HasDisk = true
+		s.Host.Disk = procfs.DiskTotals{Reads: k.ops / 2, Writes: k.ops - k.ops/2, ReadBytes: k.dbytes / 4, WrittenBytes: k.dbytes - k.dbytes/4}
+		s.Host.HasNet = true
+		s.Host.Net = procfs.NetDevStat{RxBytes: k.rx, TxBytes: k.tx}
+	}
+	s.Job.HasTree = true
+	s.Job.Tree = hostmetrics.Tree{CPUUser: k.jobCPU * 2 / 3, CPUSystem: k.jobCPU - k.jobCPU*2/3, RSS: k.rss}
+	if !k.noJobIO {
+		s.Job.Tree.HasIO = true
+		s.Job.Tree.ReadBytes, s.Job.Tree.WriteBytes = k.jobIO/2, k.jobIO-k.jobIO/2
+	}
+	return s
+}
+
+func feed(ticks []tick) *Series {
+	se := NewSeries()
+	for _, k := range ticks {
+		s := k.sample()
+		se.Sample(&s)
+	}
+	return se
+}
+
+// weighted computes the time-weighted mean and population standard
+// deviation of xs directly, in two passes, as a reference.
+func weighted(xs, ws []float64) (mean, sd float64) {
+	var sw float64
+	for i := range xs {
+		mean += xs[i] * ws[i]
+		sw += ws[i]
+	}
+	mean /= sw
+	for i := range xs {
+		sd += ws[i] * (xs[i] - mean) * (xs[i] - mean)
+	}
+	return mean, math.Sqrt(sd / sw)
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*max(1, math.Abs(a), math.Abs(b)) }
+
+func checkStat(t *testing.T, what string, got Stat, n int, mean, sd, peak float64) {
+	t.Helper()
+	if got.N != n || !near(got.Mean, mean) || !near(got.StdDev, sd) || !got.HasPeak || !near(got.Peak, peak) {
+		t.Errorf("%s = %+v, want N=%d mean=%g stddev=%g peak=%g", what, got, n, mean, sd, peak)
+	}
+}
+
+// Two boundary samples 1 ms apart in the middle: the span from 1 s to
+// 1.001 s is too short for a rate and is joined to the next, so the rates
+// are over [0,1] and [1,3].
+var ticks = []tick{
+	{sec: 0, rss: 100 * mib},
+	{sec: 1, jobCPU: 1 * time.Second, rss: 300 * mib, jobIO: 10 * mib, busy: 1, idle: 1, ops: 100, dbytes: 4 * mib, rx: 1000, tx: 24},
+	{sec: 1.001, jobCPU: 1 * time.Second, rss: 1000 * mib, jobIO: 10 * mib, busy: 1, idle: 1, ops: 100, dbytes: 4 * mib, rx: 1000, tx: 24},
+	{sec: 3, jobCPU: 4 * time.Second, rss: 200 * mib, jobIO: 50 * mib, busy: 4, idle: 2, ops: 500, dbytes: 12 * mib, rx: 5096, tx: 24},
+}
+
+func TestSeriesStatistics(t *testing.T) {
+	st := feed(ticks).Stats()
+	if st.Samples != 4 || st.NumCPU != 2 {
+		t.Fatalf("samples %d, CPUs %d; want 4, 2", st.Samples, st.NumCPU)
+	}
+	w := []float64{1, 2}
+
+	// Job CPU: 1 s of 2 CPUs over 1 s is 50 %; 3 s over 2 s is 75 %. The
+	// mean is the job's CPU time over its duration: 4 s / (3 s × 2).
+	m, sd := weighted([]float64{50, 75}, w)
+	if !near(m, 100*4.0/6) {
+		t.Fatalf("reference mean %g", m)
+	}
+	checkStat(t, "job CPU", st.CPU, 2, m, sd, 75)
+	if !near(sd, math.Sqrt(1250.0/9)) {
+		t.Errorf("reference stddev %g", sd)
+	}
+
+	// Host CPU: 1 busy of 2 is 50 %, then 3 busy of 4 is 75 %.
+	checkStat(t, "host CPU", st.HostCPU, 2, m, sd, 75)
+
+	// IOPS: 100 ops in 1 s, 400 in 2 s.
+	m, sd = weighted([]float64{100, 200}, w)
+	checkStat(t, "IOPS", st.IOPS, 2, m, sd, 200)
+
+	// Job IO: 10 MiB in 1 s, then 40 MiB in 2 s.
+	m, sd = weighted([]float64{10 * mib, 20 * mib}, w)
+	checkStat(t, "job IO", st.IO, 2, m, sd, 20*mib)
+	if st.IOHost {
+		t.Error("IO says it is the host's, but the job's was read")
+	}
+
+	// Network: 1024 bytes in 1 s, 4096 in 2 s.
+	m, sd = weighted([]float64{1024, 2048}, w)
+	checkStat(t, "network", st.Network, 2, m, sd, 2048)
+
+	// Memory: each sample stands for the time since the previous one; the
+	// first only counts for the peak, which the 1 ms sample holds.
+	gap := func(a, b float64) float64 { return at(b).Sub(at(a)).Seconds() }
+	m, sd = weighted([]float64{300 * mib, 1000 * mib, 200 * mib}, []float64{gap(0, 1), gap(1, 1.001), gap(1.001, 3)})
+	checkStat(t, "memory", st.Memory, 3, m, sd, 1000*mib)
+}
+
+func TestSeriesHostIOWhenJobIOAbsent(t *testing.T) {
+	ts := append([]tick(nil), ticks...)
+	for i := range ts {
+		ts[i].noJobIO = true
+	}
+	st := feed(ts).Stats()
+	if !st.IOHost {
+		t.Fatal("IO should be the host's disks when the job's is absent")
+	}
+	// Host disk bytes: 4 MiB in 1 s, 8 MiB in 2 s.
+	m, sd := weighted([]float64{4 * mib, 4 * mib}, []float64{1, 2})
+	checkStat(t, "host IO", st.IO, 2, m, sd, 4*mib)
+}
+
+func TestSeriesAbsentFigures(t *testing.T) {
+	ts := append([]tick(nil), ticks...)
+	for i := range ts {
+		ts[i].noHostFigure, ts[i].noJobIO = true, true
+	}
+	st := feed(ts).Stats()
+	for name, s := range map[string]Stat{"host CPU": st.HostCPU, "IOPS": st.IOPS, "IO": st.IO, "network": st.Network} {
+		if s.N != 0 || s.HasPeak {
+			t.Errorf("%s = %+v, want absent", name, s)
+		}
+	}
+	if st.IOHost {
+		t.Error("IOHost set with no IO at all")
+	}
+	if st.CPU.N != 2 {
+		t.Errorf("job CPU N = %d, want 2", st.CPU.N)
+	}
+}
+
+func TestSeriesShortSpanAtEnd(t *testing.T) {
+	// A last sample 100 ms after the previous one gives no rate of its
+	// own: a 100 % burst there must not show as the peak.
+	ts := append(append([]tick(nil), ticks...), tick{sec: 3.1, jobCPU: 4*time.Second + 200*time.Millisecond, busy: 4.2, idle: 2})
+	st := feed(ts).Stats()
+	if st.CPU.N != 2 || st.CPU.Peak != 75 {
+		t.Errorf("job CPU = %+v, want the two long spans only", st.CPU)
+	}
+}
+
+func TestSeriesCounterGoesBack(t *testing.T) {
+	// An interface that goes away lowers the host's network total: the
+	// span counts as no traffic, not as 2^64 bytes.
+	ts := []tick{{sec: 0, rx: 5000}, {sec: 1, rx: 100}, {sec: 2, rx: 1100}}
+	st := feed(ts).Stats()
+	checkStat(t, "network", st.Network, 2, 500, 500, 1000)
+}
+
+func TestSeriesAllocatesNothingPerSample(t *testing.T) {
+	se := NewSeries()
+	s := ticks[1].sample()
+	s.Host.Disks = make([]procfs.DiskStat, 4)
+	s.Host.Ifaces = make([]procfs.NetDevStat, 3)
+	s.Job.HasCgroup, s.Job.CgroupOwn = true, true
+	s.Job.Cgroup.MemoryCurrent.Value, s.Job.Cgroup.MemoryCurrent.Present = 1<<30, true
+	allocs := testing.AllocsPerRun(1000, func() {
+		s.Time = s.Time.Add(time.Second)
+		s.Job.Tree.CPUUser += 500 * time.Millisecond
+		s.Host.Net.RxBytes += 4096
+		se.Sample(&s)
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per sample, want 0", allocs)
+	}
+	if st := se.Stats(); st.Samples < 1000 || st.Memory.Peak != 1<<30 {
+		t.Errorf("stats after the run: %+v", st)
+	}
+}
