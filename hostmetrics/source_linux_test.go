@@ -1,0 +1,114 @@
+package hostmetrics
+
+import (
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestLinuxSourceHost(t *testing.T) {
+	src, err := NewSource(Config{WorkDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	var s Sample
+	s.Time = time.Now()
+	if err := src.Read(&s); err != nil {
+		t.Fatal(err)
+	}
+	h := &s.Host
+	if !h.HasCPU || h.NumCPU < 1 || h.CPU.User <= 0 {
+		t.Errorf("CPU %+v, %d CPUs", h.CPU, h.NumCPU)
+	}
+	if !h.HasMemory || h.Memory.Total == 0 || h.Memory.Used > h.Memory.Total {
+		t.Errorf("memory %+v", h.Memory)
+	}
+	if !h.HasLoad || h.Load.Total == 0 {
+		t.Errorf("load %+v", h.Load)
+	}
+	if !h.HasFS || h.FS.Total == 0 || h.FS.Used+h.FS.Free+h.FS.Reserved != h.FS.Total {
+		t.Errorf("file system %+v", h.FS)
+	}
+	if !h.HasNet {
+		t.Error("no network figures")
+	}
+	if src.Unavailable() != "" {
+		t.Errorf("Unavailable says %q on Linux", src.Unavailable())
+	}
+}
+
+// With the agent a child subreaper, a process the job leaves behind
+// re-parents to it, stays in the tree, and is reaped by the source with its
+// CPU counted.
+func TestLinuxSourceOrphans(t *testing.T) {
+	if err := SetSubreaper(); err != nil {
+		t.Skip(err)
+	}
+	src, err := NewSource(Config{Subreaper: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	marker := t.TempDir() + "/orphan.pid"
+	// The job starts a CPU burner in the background and exits at once.
+	cmd := exec.Command("sh", "-c", `sh -c 'echo $$ > `+marker+`; i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done' & exit 0`)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	src.SetJob(cmd.Process.Pid)
+	cmd.Wait()
+	src.JobExited(ExitUsageOf(cmd.ProcessState))
+
+	var pid int
+	for i := 0; i < 200 && pid == 0; i++ {
+		data, _ := os.ReadFile(marker)
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(data)))
+		time.Sleep(10 * time.Millisecond)
+	}
+	if pid == 0 {
+		t.Fatal("the orphan did not start")
+	}
+	var s Sample
+	s.Time = time.Now()
+	if err := src.Read(&s); err != nil {
+		t.Fatal(err)
+	}
+	if !s.Job.HasTree || s.Job.Tree.Roots < 1 || s.Job.Tree.Processes < 1 {
+		t.Fatalf("the orphan is not in the tree: %+v", s.Job.Tree)
+	}
+	// Wait for it to end; the source reaps it.
+	deadline := time.Now().Add(20 * time.Second)
+	var last time.Duration
+	for {
+		s.Time = time.Now()
+		src.Read(&s)
+		cpu := s.Job.Tree.CPUUser + s.Job.Tree.CPUSystem
+		if cpu < last {
+			t.Fatalf("tree CPU went down: %v then %v", last, cpu)
+		}
+		last = cpu
+		if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); err != nil {
+			break // gone: reaped
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the orphan was not reaped")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	s.Time = time.Now()
+	src.Read(&s)
+	if c := s.Job.Tree.CPUUser + s.Job.Tree.CPUSystem; c < last {
+		t.Errorf("tree CPU went down after the reap: %v then %v", last, c)
+	}
+	if s.Job.Tree.Processes != 0 {
+		t.Errorf("%d processes left", s.Job.Tree.Processes)
+	}
+	if last < 50*time.Millisecond {
+		t.Errorf("tree CPU %v: the orphan's CPU was lost", last)
+	}
+	t.Logf("tree CPU with the reaped orphan: %v", last)
+}
