@@ -142,6 +142,9 @@ type Tree struct {
 	// Roots is the number of trees walked: the job and the orphans that
 	// re-parented to the agent.
 	Roots int
+	// At is when the tree was walked: earlier than the sample's time when
+	// walking a large tree is spaced out to keep its cost bounded.
+	At time.Time
 }
 
 // CPU returns the job's CPU time since it started: from its own cgroup's

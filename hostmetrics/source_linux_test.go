@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -99,7 +100,7 @@ func TestLinuxSourceOrphans(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	s.Time = time.Now()
+	s.Time, s.Reason = time.Now(), ReasonEnd
 	src.Read(&s)
 	if c := s.Job.Tree.CPUUser + s.Job.Tree.CPUSystem; c < last {
 		t.Errorf("tree CPU went down after the reap: %v then %v", last, c)
@@ -112,3 +113,50 @@ func TestLinuxSourceOrphans(t *testing.T) {
 	}
 	t.Logf("tree CPU with the reaped orphan: %v", last)
 }
+
+// Walking a large tree is spaced out so that it costs at most TreeBudget of
+// a CPU; the first and last samples always walk it.
+func TestLinuxSourceSpacesCostlyWalks(t *testing.T) {
+	cmd := exec.Command("sh", "-c", `for i in $(seq 300); do sleep 30 & done; wait`)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { syscallKillGroup(cmd); cmd.Wait() }()
+	src, err := NewSource(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	src.SetJob(cmd.Process.Pid)
+	var s Sample
+	for i := 0; i < 100; i++ {
+		s.Time, s.Reason = time.Now(), ReasonStart
+		src.Read(&s)
+		if s.Job.Tree.Processes > 300 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	ls := src.(*linuxSource)
+	if ls.walkCost <= CheapWalk {
+		t.Skipf("walking %d processes took only %v here", s.Job.Tree.Processes, ls.walkCost)
+	}
+	first := s.Job.Tree.At
+	s.Time, s.Reason = time.Now(), ReasonBoundary
+	src.Read(&s)
+	if !s.Job.Tree.At.Equal(first) {
+		t.Errorf("the tree was walked again right after a walk of %v", ls.walkCost)
+	}
+	if gap := ls.nextWalk.Sub(first); gap < time.Duration(float64(ls.walkCost)/TreeBudget)-time.Millisecond {
+		t.Errorf("next walk after %v, want cost/budget = %v", gap, time.Duration(float64(ls.walkCost)/TreeBudget))
+	}
+	s.Time, s.Reason = time.Now(), ReasonEnd
+	src.Read(&s)
+	if s.Job.Tree.At.Equal(first) {
+		t.Error("the last sample did not walk the tree")
+	}
+	t.Logf("%d processes: walk %v, next after %v", s.Job.Tree.Processes, ls.walkCost, ls.nextWalk.Sub(first))
+}
+
+func syscallKillGroup(cmd *exec.Cmd) { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
