@@ -1,0 +1,105 @@
+package usagemetrics
+
+import (
+	"context"
+	"fmt"
+
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+
+	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+)
+
+// MaxPhaseNames bounds the distinct phase names the per-phase metrics
+// carry. Each name makes a series per metric and result in every backend
+// the metrics reach; a job that names its phases after something that
+// changes (a test name, a timestamp) would otherwise make series without
+// end. Past this many names, phases are recorded under OtherPhase and Warn
+// says so once. A thousand is far more than the stages of any real job.
+const MaxPhaseNames = 1000
+
+// OtherPhase is the phase name recorded once MaxPhaseNames distinct names
+// have been seen, and the result recorded for a result outside the
+// convention's values.
+const OtherPhase = "other"
+
+type phaseKey struct{ name, result string }
+
+// phaseSets are the attribute sets of one phase name and result.
+type phaseSets struct {
+	base attrs    // jobtrace.phase.name, cicd.pipeline.task.run.result
+	dir  [2]attrs // the same with disk.io.direction read, write
+}
+
+type phaseState struct {
+	names  map[string]struct{}
+	sets   map[phaseKey]*phaseSets
+	warned bool
+}
+
+func (p *phaseState) init() {
+	p.names = map[string]struct{}{}
+	p.sets = map[phaseKey]*phaseSets{}
+}
+
+// Phase records what a phase cost, when it ends: its duration, and the
+// job's CPU time, peak memory and storage IO during it when u has them.
+// ctx holds the phase's span, which the exemplars point at. result is a
+// cicd.pipeline.task.run.result value; "" means success.
+func (r *Recorder) Phase(ctx context.Context, name, result string, u *usage.Usage) {
+	if u == nil {
+		return
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	r.phaseMu.Lock()
+	a := r.setsFor(name, result)
+	r.phaseMu.Unlock()
+
+	if h := r.fh[mPhaseDuration]; h != nil {
+		h.Record(ctx, max(u.Duration, 0).Seconds(), a.base.rec...)
+	}
+	if h := r.fh[mPhaseCPU]; h != nil && u.HasCPU {
+		h.Record(ctx, u.CPU().Seconds(), a.base.rec...)
+	}
+	if h := r.ih[mPhaseMemPeak]; h != nil && u.HasMemory {
+		h.Record(ctx, int64(u.MemoryPeak), a.base.rec...)
+	}
+	if h := r.ih[mPhaseDiskIO]; h != nil && u.HasIO {
+		h.Record(ctx, int64(u.ReadBytes), a.dir[dirIn].rec...)
+		h.Record(ctx, int64(u.WriteBytes), a.dir[dirOut].rec...)
+	}
+}
+
+func (r *Recorder) setsFor(name, result string) *phaseSets {
+	p := &r.phaseState
+	if _, ok := p.names[name]; !ok {
+		if len(p.names) < MaxPhaseNames {
+			p.names[name] = struct{}{}
+		} else {
+			if !p.warned {
+				p.warned = true
+				r.warn(fmt.Sprintf("more than %d phase names: phase %q and later new names are recorded as %q", MaxPhaseNames, name, OtherPhase))
+			}
+			name = OtherPhase
+		}
+	}
+	switch result {
+	case "":
+		result = "success"
+	case "success", "failure", "error", "timeout", "cancellation", "skip":
+	default:
+		result = OtherPhase
+	}
+	k := phaseKey{name, result}
+	if s := p.sets[k]; s != nil {
+		return s
+	}
+	n, res := AttrPhaseName.String(name), semconv.CICDPipelineTaskRunResultKey.String(result)
+	s := &phaseSets{
+		base: newAttrs(n, res),
+		dir:  [2]attrs{newAttrs(n, res, semconv.DiskIODirectionRead), newAttrs(n, res, semconv.DiskIODirectionWrite)},
+	}
+	p.sets[k] = s
+	return s
+}

@@ -1,0 +1,93 @@
+package usagemetrics
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+)
+
+var fullUsage = usage.Usage{
+	Duration: 90 * time.Second, Samples: 91, NumCPU: 2,
+	HasCPU: true, CPUUser: 60 * time.Second, CPUSystem: 15 * time.Second,
+	HasMemory: true, MemoryPeak: 3 << 30,
+	HasIO: true, ReadBytes: 5 << 20, WriteBytes: 7 << 20,
+}
+
+func TestPhase(t *testing.T) {
+	r := newRig(t)
+	r.rec.Phase(r.ctx, "compile", "", &fullUsage)
+	test := fullUsage
+	test.Duration = 30 * time.Second
+	test.HasCPU, test.HasMemory, test.HasIO = false, false, false
+	r.rec.Phase(r.ctx, "test", "failure", &test)
+	r.rec.Phase(r.ctx, "nothing", "success", nil)
+	r.rec.Phase(context.Background(), "lint", "bogus", &test)
+	ms := r.collect()
+
+	const (
+		compile  = "cicd.pipeline.task.run.result=success,jobtrace.phase.name=compile"
+		testFail = "cicd.pipeline.task.run.result=failure,jobtrace.phase.name=test"
+		lint     = "cicd.pipeline.task.run.result=other,jobtrace.phase.name=lint"
+	)
+	checkValues(t, ms, "jobtrace.phase.duration", map[string]float64{compile: 90, testFail: 30, lint: 30})
+	checkValues(t, ms, "jobtrace.phase.cpu.time", map[string]float64{compile: 75})
+	checkValues(t, ms, "jobtrace.phase.memory.peak", map[string]float64{compile: 3 << 30})
+	checkValues(t, ms, "jobtrace.phase.disk.io", map[string]float64{
+		"cicd.pipeline.task.run.result=success,disk.io.direction=read,jobtrace.phase.name=compile":  5 << 20,
+		"cicd.pipeline.task.run.result=success,disk.io.direction=write,jobtrace.phase.name=compile": 7 << 20,
+	})
+
+	// One observation per phase; the bucket counts place it.
+	for _, p := range pointsOf(ms["jobtrace.phase.duration"]) {
+		if p.count != 1 {
+			t.Errorf("%s: count %d, want 1", p.attrs.Encoded(attribute.DefaultEncoder()), p.count)
+		}
+		enc := p.attrs.Encoded(attribute.DefaultEncoder())
+		if enc == lint {
+			if len(p.exemplars) > 0 {
+				t.Errorf("lint ended with no span in its context, yet has exemplars %v", p.exemplars)
+			}
+		} else if !hasExemplarOf(p, r.span) {
+			t.Errorf("%s: no exemplar of the phase span", enc)
+		}
+	}
+}
+
+func TestMaxPhaseNames(t *testing.T) {
+	r := newRig(t)
+	u := usage.Usage{Duration: time.Second}
+	const extra = 7
+	for i := range MaxPhaseNames + extra {
+		r.rec.Phase(r.ctx, fmt.Sprintf("step-%d", i), "success", &u)
+	}
+	// A name seen before the bound keeps its own series.
+	r.rec.Phase(r.ctx, "step-0", "success", &u)
+	ms := r.collect()
+
+	byName := map[string]uint64{}
+	for _, p := range pointsOf(ms["jobtrace.phase.duration"]) {
+		v, _ := p.attrs.Value(AttrPhaseName)
+		byName[v.AsString()] += p.count
+	}
+	if len(byName) != MaxPhaseNames+1 {
+		t.Errorf("%d distinct phase names, want %d (the bound, plus %q)", len(byName), MaxPhaseNames+1, OtherPhase)
+	}
+	if byName[OtherPhase] != extra {
+		t.Errorf("%q has %d phases, want %d", OtherPhase, byName[OtherPhase], extra)
+	}
+	if byName["step-0"] != 2 {
+		t.Errorf("step-0 has %d phases, want 2", byName["step-0"])
+	}
+	if _, ok := byName[fmt.Sprintf("step-%d", MaxPhaseNames)]; ok {
+		t.Error("a name past the bound has its own series")
+	}
+	if len(r.warns) != 1 || !strings.Contains(r.warns[0], "phase names") {
+		t.Errorf("warnings %q, want one about phase names", r.warns)
+	}
+}

@@ -1,0 +1,435 @@
+package usagemetrics
+
+import (
+	"context"
+	"fmt"
+
+	"go.opentelemetry.io/otel/attribute"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+
+	"github.com/jobtrace/jobtrace/hostmetrics"
+	"github.com/jobtrace/jobtrace/hostmetrics/procfs"
+)
+
+// MaxDevices bounds the disks, and separately the network interfaces, that
+// get series of their own. A CI machine that runs containers makes a
+// virtual interface for each one; past this many names a new device is not
+// recorded (and Warn says so once), which keeps the agent's memory and the
+// number of series bounded over a long job.
+const MaxDevices = 256
+
+// CPU modes in the order of cpu.mode attribute sets.
+const (
+	modeUser = iota
+	modeNice
+	modeSystem
+	modeIdle
+	modeIOWait
+	modeInterrupt
+	modeSteal
+	numModes
+)
+
+var modeNames = [numModes]string{"user", "nice", "system", "idle", "iowait", "interrupt", "steal"}
+
+func modeTimes(c *procfs.CPUTimes) [numModes]float64 {
+	return [numModes]float64{c.User, c.Nice, c.System, c.Idle, c.IOWait, c.IRQ + c.SoftIRQ, c.Steal}
+}
+
+// Directions: index 0 is read (disks) or receive (networks), 1 is write or
+// transmit.
+const (
+	dirIn = iota
+	dirOut
+)
+
+// Pressure series, indexed resource*2 + kind.
+const (
+	psiCPUSome = iota
+	psiCPUFull
+	psiMemSome
+	psiMemFull
+	psiIOSome
+	psiIOFull
+	numPSI
+)
+
+// fcounter is the state of one float counter series: the last value seen.
+type fcounter struct {
+	prev float64
+	ok   bool
+}
+
+// delta returns the increase since the previous value; 0 on the first
+// value, which is the baseline. A value below the previous one (a job
+// tree's CPU dips when a process exits before its parent has reaped it;
+// /proc/stat's iowait can step back) is not counted, and the series waits
+// until it passes its highest value again, so a sum never counts the same
+// work twice.
+func (c *fcounter) delta(cur float64) float64 {
+	if !c.ok {
+		c.prev, c.ok = cur, true
+		return 0
+	}
+	if cur <= c.prev {
+		return 0
+	}
+	d := cur - c.prev
+	c.prev = cur
+	return d
+}
+
+// icounter is fcounter for integer counters.
+type icounter struct {
+	prev uint64
+	ok   bool
+}
+
+func (c *icounter) delta(cur uint64) uint64 {
+	if !c.ok {
+		c.prev, c.ok = cur, true
+		return 0
+	}
+	if cur <= c.prev {
+		return 0
+	}
+	d := cur - c.prev
+	c.prev = cur
+	return d
+}
+
+// level is the state of one up-down counter series: the value its sum
+// holds.
+type level struct{ last int64 }
+
+func (l *level) delta(cur int64) int64 {
+	d := cur - l.last
+	l.last = cur
+	return d
+}
+
+// disk holds the series of one disk.
+type disk struct {
+	seen    uint64
+	io, ops [2]icounter
+	ioTime  fcounter
+	aDir    [2]attrs // system.device, disk.io.direction
+	aDev    attrs    // system.device
+}
+
+// iface holds the series of one network interface.
+type iface struct {
+	seen                 uint64
+	bytes, packets, errs [2]icounter
+	aName                [2]attrs // network.interface.name, network.io.direction
+	aDev                 [2]attrs // system.device, network.io.direction
+}
+
+type sampleState struct {
+	gen uint64 // samples taken, to find devices that went away
+
+	cpu       [numModes]fcounter
+	cpuPrev   [numModes]float64
+	hasPrev   bool
+	mem       [4]level
+	paging    [2]icounter
+	disks     map[string]*disk
+	ifaces    map[string]*iface
+	fs        [3]level
+	fsDevice  string
+	aFS       [3]attrs
+	sysPSI    [numPSI]fcounter
+	procCPU   [2]fcounter
+	procMem   level
+	procIO    [2]icounter
+	procThr   level
+	procCount level
+	contCPU   [2]fcounter
+	contMem   level
+	contIO    [2]icounter
+	contPSI   [numPSI]fcounter
+
+	warnedDisks, warnedIfaces bool
+
+	aNone  attrs
+	aMode  [numModes]attrs
+	aMem   [4]attrs
+	aFault [2]attrs
+	aDisk  [2]attrs // disk.io.direction
+	aPSI   [numPSI]attrs
+}
+
+func (s *sampleState) init() {
+	s.disks = map[string]*disk{}
+	s.ifaces = map[string]*iface{}
+	s.aNone = newAttrs()
+	for i, m := range modeNames {
+		s.aMode[i] = newAttrs(semconv.CPUModeKey.String(m))
+	}
+	for i, st := range [4]string{"used", "free", "buffers", "cached"} {
+		s.aMem[i] = newAttrs(semconv.SystemMemoryStateKey.String(st))
+	}
+	s.aFault[0] = newAttrs(semconv.SystemPagingFaultTypeKey.String("minor"))
+	s.aFault[1] = newAttrs(semconv.SystemPagingFaultTypeKey.String("major"))
+	s.aDisk[dirIn] = newAttrs(semconv.DiskIODirectionRead)
+	s.aDisk[dirOut] = newAttrs(semconv.DiskIODirectionWrite)
+	for i := range s.aPSI {
+		res := [...]string{"cpu", "memory", "io"}[i/2]
+		kind := [...]string{"some", "full"}[i%2]
+		s.aPSI[i] = newAttrs(AttrPressureResource.String(res), AttrPressureKind.String(kind))
+	}
+	s.setFSDevice("")
+}
+
+func (s *sampleState) setFSDevice(dev string) {
+	s.fsDevice = dev
+	for i, st := range [3]string{"used", "free", "reserved"} {
+		kv := []attribute.KeyValue{semconv.SystemFilesystemStateKey.String(st)}
+		if dev != "" {
+			kv = append(kv, semconv.SystemDeviceKey.String(dev))
+		}
+		s.aFS[i] = newAttrs(kv...)
+	}
+}
+
+// Sample records s. It implements hostmetrics.Sink.
+func (r *Recorder) Sample(s *hostmetrics.Sample) {
+	ctx := context.Background()
+	if r.opts.Active != nil {
+		if c := r.opts.Active(); c != nil {
+			ctx = c
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.gen++
+	r.host(ctx, &s.Host)
+	r.job(ctx, &s.Job)
+}
+
+func (r *Recorder) host(ctx context.Context, h *hostmetrics.Host) {
+	st := &r.sampleState
+	if h.HasCPU {
+		cur := modeTimes(&h.CPU)
+		for i := range cur {
+			r.addF(ctx, mSysCPUTime, st.cpu[i].delta(cur[i]), &st.aMode[i])
+		}
+		if st.hasPrev {
+			var d [numModes]float64
+			total := 0.0
+			for i := range cur {
+				d[i] = max(cur[i]-st.cpuPrev[i], 0)
+				total += d[i]
+			}
+			if total > 0 {
+				for i := range d {
+					r.gauge(ctx, mSysCPUUtil, d[i]/total, &st.aMode[i])
+				}
+			}
+		}
+		st.cpuPrev, st.hasPrev = cur, true
+	}
+	if h.HasMemory {
+		m := &h.Memory
+		v := [4]uint64{m.Used, m.Free, m.Buffers, m.Cached}
+		for i := range v {
+			r.addLevel(ctx, mSysMemUsage, &st.mem[i], v[i], &st.aMem[i])
+		}
+		if m.Total > 0 {
+			for i := range v {
+				r.gauge(ctx, mSysMemUtil, float64(v[i])/float64(m.Total), &st.aMem[i])
+			}
+		}
+	}
+	if h.HasPaging {
+		r.addI(ctx, mSysPaging, st.paging[0].delta(h.Paging.Minor), &st.aFault[0])
+		r.addI(ctx, mSysPaging, st.paging[1].delta(h.Paging.Major), &st.aFault[1])
+	}
+	if h.HasDisk {
+		r.recordDisks(ctx, h.Disks)
+	}
+	if h.HasNet {
+		r.recordIfaces(ctx, h.Ifaces)
+	}
+	if h.HasFS {
+		if h.FS.Device != st.fsDevice {
+			// Move the sums off the old attribute set, so the old series
+			// does not keep its last value next to the new one.
+			for i := range st.fs {
+				r.addLevel(ctx, mSysFSUsage, &st.fs[i], 0, &st.aFS[i])
+			}
+			st.setFSDevice(h.FS.Device)
+		}
+		v := [3]uint64{h.FS.Used, h.FS.Free, h.FS.Reserved}
+		for i := range v {
+			r.addLevel(ctx, mSysFSUsage, &st.fs[i], v[i], &st.aFS[i])
+		}
+	}
+	if h.HasLoad {
+		r.gauge(ctx, mLoad1, h.Load.Load1, &st.aNone)
+		r.gauge(ctx, mLoad5, h.Load.Load5, &st.aNone)
+		r.gauge(ctx, mLoad15, h.Load.Load15, &st.aNone)
+	}
+	// Machine-wide CPU "full" is not recorded: the kernel keeps it at zero
+	// (Documentation/accounting/psi.rst).
+	r.pressure(ctx, mSysPressure, &st.sysPSI, &h.Pressure, false)
+}
+
+func (r *Recorder) recordDisks(ctx context.Context, devs []procfs.DiskStat) {
+	st := &r.sampleState
+	for i := range devs {
+		d := &devs[i]
+		if !d.Whole || d.Virtual {
+			continue
+		}
+		e := st.disks[d.Name]
+		if e == nil {
+			if len(st.disks) >= MaxDevices {
+				if !st.warnedDisks {
+					st.warnedDisks = true
+					r.warn(fmt.Sprintf("more than %d disks: disk %s and later ones are not recorded", MaxDevices, d.Name))
+				}
+				continue
+			}
+			e = newDisk(d.Name)
+			st.disks[d.Name] = e
+		}
+		e.seen = st.gen
+		r.addI(ctx, mSysDiskIO, e.io[dirIn].delta(d.ReadBytes()), &e.aDir[dirIn])
+		r.addI(ctx, mSysDiskIO, e.io[dirOut].delta(d.WrittenBytes()), &e.aDir[dirOut])
+		r.addI(ctx, mSysDiskOps, e.ops[dirIn].delta(d.Reads), &e.aDir[dirIn])
+		r.addI(ctx, mSysDiskOps, e.ops[dirOut].delta(d.Writes), &e.aDir[dirOut])
+		r.addF(ctx, mSysDiskIOTime, e.ioTime.delta(d.IOTime.Seconds()), &e.aDev)
+	}
+	// A disk that went away starts from a new baseline if it comes back:
+	// its counters may have started again from zero.
+	for _, e := range st.disks {
+		if e.seen != st.gen {
+			e.io, e.ops, e.ioTime = [2]icounter{}, [2]icounter{}, fcounter{}
+		}
+	}
+}
+
+func newDisk(name string) *disk {
+	e := &disk{aDev: newAttrs(semconv.SystemDeviceKey.String(name))}
+	e.aDir[dirIn] = newAttrs(semconv.SystemDeviceKey.String(name), semconv.DiskIODirectionRead)
+	e.aDir[dirOut] = newAttrs(semconv.SystemDeviceKey.String(name), semconv.DiskIODirectionWrite)
+	return e
+}
+
+func (r *Recorder) recordIfaces(ctx context.Context, ifs []procfs.NetDevStat) {
+	st := &r.sampleState
+	for i := range ifs {
+		n := &ifs[i]
+		e := st.ifaces[n.Name]
+		if e == nil {
+			if len(st.ifaces) >= MaxDevices {
+				if !st.warnedIfaces {
+					st.warnedIfaces = true
+					r.warn(fmt.Sprintf("more than %d network interfaces: %s and later ones are not recorded", MaxDevices, n.Name))
+				}
+				continue
+			}
+			e = newIface(n.Name)
+			st.ifaces[n.Name] = e
+		}
+		e.seen = st.gen
+		r.addI(ctx, mSysNetIO, e.bytes[dirIn].delta(n.RxBytes), &e.aName[dirIn])
+		r.addI(ctx, mSysNetIO, e.bytes[dirOut].delta(n.TxBytes), &e.aName[dirOut])
+		r.addI(ctx, mSysNetPackets, e.packets[dirIn].delta(n.RxPackets), &e.aDev[dirIn])
+		r.addI(ctx, mSysNetPackets, e.packets[dirOut].delta(n.TxPackets), &e.aDev[dirOut])
+		r.addI(ctx, mSysNetErrors, e.errs[dirIn].delta(n.RxErrors), &e.aName[dirIn])
+		r.addI(ctx, mSysNetErrors, e.errs[dirOut].delta(n.TxErrors), &e.aName[dirOut])
+	}
+	for _, e := range st.ifaces {
+		if e.seen != st.gen {
+			e.bytes, e.packets, e.errs = [2]icounter{}, [2]icounter{}, [2]icounter{}
+		}
+	}
+}
+
+func newIface(name string) *iface {
+	e := &iface{}
+	for i, dir := range [2]attribute.KeyValue{semconv.NetworkIODirectionReceive, semconv.NetworkIODirectionTransmit} {
+		e.aName[i] = newAttrs(semconv.NetworkInterfaceNameKey.String(name), dir)
+		e.aDev[i] = newAttrs(semconv.SystemDeviceKey.String(name), dir)
+	}
+	return e
+}
+
+// pressure records the stall time of each resource and kind present in p.
+func (r *Recorder) pressure(ctx context.Context, id int, c *[numPSI]fcounter, p *hostmetrics.PressureSet, cpuFull bool) {
+	st := &r.sampleState
+	for res, pr := range [3]*procfs.Pressure{&p.CPU, &p.Memory, &p.IO} {
+		if pr.HasSome {
+			i := res*2 + 0
+			r.addF(ctx, id, c[i].delta(pr.Some.Total.Seconds()), &st.aPSI[i])
+		}
+		if pr.HasFull && (res != 0 || cpuFull) {
+			i := res*2 + 1
+			r.addF(ctx, id, c[i].delta(pr.Full.Total.Seconds()), &st.aPSI[i])
+		}
+	}
+}
+
+func (r *Recorder) job(ctx context.Context, j *hostmetrics.Job) {
+	st := &r.sampleState
+	if j.HasTree {
+		t := &j.Tree
+		r.addF(ctx, mProcCPUTime, st.procCPU[0].delta(t.CPUUser.Seconds()), &st.aMode[modeUser])
+		r.addF(ctx, mProcCPUTime, st.procCPU[1].delta(t.CPUSystem.Seconds()), &st.aMode[modeSystem])
+		r.addLevel(ctx, mProcMemory, &st.procMem, t.RSS, &st.aNone)
+		if t.HasIO {
+			r.addI(ctx, mProcDiskIO, st.procIO[dirIn].delta(t.ReadBytes), &st.aDisk[dirIn])
+			r.addI(ctx, mProcDiskIO, st.procIO[dirOut].delta(t.WriteBytes), &st.aDisk[dirOut])
+		}
+		r.addLevel(ctx, mProcThreads, &st.procThr, uint64(max(t.Threads, 0)), &st.aNone)
+		r.addLevel(ctx, mProcCount, &st.procCount, uint64(max(t.Processes, 0)), &st.aNone)
+	}
+	if j.HasCgroup {
+		c := &j.Cgroup
+		if v, ok := c.CPU.UserUsec.Get(); ok {
+			r.addF(ctx, mContCPUTime, st.contCPU[0].delta(float64(v)/1e6), &st.aMode[modeUser])
+		}
+		if v, ok := c.CPU.SystemUsec.Get(); ok {
+			r.addF(ctx, mContCPUTime, st.contCPU[1].delta(float64(v)/1e6), &st.aMode[modeSystem])
+		}
+		if v, ok := c.MemoryCurrent.Get(); ok {
+			r.addLevel(ctx, mContMemory, &st.contMem, v, &st.aNone)
+		}
+		if v, ok := c.IO.ReadBytes.Get(); ok {
+			r.addI(ctx, mContDiskIO, st.contIO[dirIn].delta(v), &st.aDisk[dirIn])
+		}
+		if v, ok := c.IO.WriteBytes.Get(); ok {
+			r.addI(ctx, mContDiskIO, st.contIO[dirOut].delta(v), &st.aDisk[dirOut])
+		}
+		p := hostmetrics.PressureSet{CPU: c.CPUPressure, Memory: c.MemoryPressure, IO: c.IOPressure}
+		r.pressure(ctx, mContPressure, &st.contPSI, &p, true)
+	}
+}
+
+func (r *Recorder) addF(ctx context.Context, id int, v float64, a *attrs) {
+	if c := r.fc[id]; c != nil {
+		c.Add(ctx, v, a.add...)
+	}
+}
+
+func (r *Recorder) addI(ctx context.Context, id int, v uint64, a *attrs) {
+	if c := r.ic[id]; c != nil {
+		c.Add(ctx, int64(v), a.add...)
+	}
+}
+
+// addLevel moves an up-down counter's sum to cur.
+func (r *Recorder) addLevel(ctx context.Context, id int, l *level, cur uint64, a *attrs) {
+	d := l.delta(int64(cur))
+	if c := r.iu[id]; c != nil {
+		c.Add(ctx, d, a.add...)
+	}
+}
+
+func (r *Recorder) gauge(ctx context.Context, id int, v float64, a *attrs) {
+	if g := r.fg[id]; g != nil {
+		g.Record(ctx, v, a.rec...)
+	}
+}

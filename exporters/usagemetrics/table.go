@@ -1,0 +1,301 @@
+package usagemetrics
+
+import (
+	"go.opentelemetry.io/otel/attribute"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+	"go.opentelemetry.io/otel/semconv/v1.43.0/containerconv"
+	"go.opentelemetry.io/otel/semconv/v1.43.0/processconv"
+	"go.opentelemetry.io/otel/semconv/v1.43.0/systemconv"
+)
+
+// Kind is the kind of instrument a metric is recorded with.
+type Kind uint8
+
+const (
+	// Counter is a monotonic sum, recorded as the increase since the
+	// previous sample.
+	Counter Kind = iota + 1
+	// UpDownCounter is a non-monotonic sum whose value is the current
+	// figure.
+	UpDownCounter
+	// Gauge is the last value recorded.
+	Gauge
+	// Histogram is the distribution of the values recorded.
+	Histogram
+)
+
+// String returns the kind as docs/metrics.md spells it.
+func (k Kind) String() string {
+	switch k {
+	case Counter:
+		return "counter"
+	case UpDownCounter:
+		return "updowncounter"
+	case Gauge:
+		return "gauge"
+	case Histogram:
+		return "histogram"
+	}
+	return "unknown"
+}
+
+// Number is the value type of a metric's data points.
+type Number uint8
+
+const (
+	// Int64 values: bytes, counts.
+	Int64 Number = iota
+	// Float64 values: seconds, ratios.
+	Float64
+)
+
+// Metric declares one metric.
+type Metric struct {
+	Name   string
+	Unit   string
+	Kind   Kind
+	Number Number
+	// Attributes are the keys its data points may carry, in the order
+	// docs/metrics.md lists them.
+	Attributes  []attribute.Key
+	Description string
+	// Enabled metrics get an instrument; a disabled one is never created
+	// nor recorded.
+	Enabled bool
+	// Buckets are the explicit bucket boundaries of a histogram.
+	Buckets []float64
+}
+
+// Attribute keys without a semantic convention.
+const (
+	// AttrPressureResource is the resource a pressure stall figure is
+	// about: cpu, memory or io.
+	AttrPressureResource = attribute.Key("jobtrace.pressure.resource")
+	// AttrPressureKind says which tasks were stalled: some (at least one
+	// non-idle task) or full (all non-idle tasks at once).
+	AttrPressureKind = attribute.Key("jobtrace.pressure.kind")
+	// AttrPhaseName is the name of the phase a per-phase figure is about.
+	AttrPhaseName = attribute.Key("jobtrace.phase.name")
+)
+
+// Indices of Table. The table is written with these as keys, so a metric's
+// place in it and the constant that names it cannot drift apart.
+const (
+	mSysCPUTime = iota
+	mSysCPUUtil
+	mSysMemUsage
+	mSysMemUtil
+	mSysPaging
+	mSysDiskIO
+	mSysDiskOps
+	mSysDiskIOTime
+	mSysNetIO
+	mSysNetPackets
+	mSysNetErrors
+	mSysFSUsage
+	mLoad1
+	mLoad5
+	mLoad15
+	mSysPressure
+	mProcCPUTime
+	mProcMemory
+	mProcDiskIO
+	mProcThreads
+	mProcCount
+	mContCPUTime
+	mContMemory
+	mContDiskIO
+	mContPressure
+	mPhaseDuration
+	mPhaseCPU
+	mPhaseMemPeak
+	mPhaseDiskIO
+	numMetrics
+)
+
+// Bucket boundaries of the per-phase histograms. Phases range from a
+// fraction of a second (a cache restore) to hours (a full build and test),
+// and from kilobytes to tens of gigabytes: the SDK's default boundaries
+// (0 to 10,000, meant for milliseconds) would put most phases in one bucket.
+var (
+	secondsBuckets = []float64{0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200, 14400, 28800}
+	bytesBuckets   = []float64{0, 1 << 20, 4 << 20, 16 << 20, 64 << 20, 256 << 20, 1 << 30, 4 << 30, 16 << 30, 64 << 30, 256 << 30}
+)
+
+var phaseAttrs = []attribute.Key{AttrPhaseName, semconv.CICDPipelineTaskRunResultKey}
+
+// Table declares every metric this package records, in the order of
+// docs/metrics.md.
+var Table = []Metric{
+	mSysCPUTime: {
+		Name: systemconv.CPUTime{}.Name(), Unit: systemconv.CPUTime{}.Unit(), Kind: Counter, Number: Float64,
+		Attributes:  []attribute.Key{semconv.CPUModeKey},
+		Description: "CPU time of all CPUs together in each mode (interrupt includes softirq), since jobtrace started.",
+		Enabled:     true,
+	},
+	mSysCPUUtil: {
+		Name: systemconv.CPUUtilization{}.Name(), Unit: systemconv.CPUUtilization{}.Unit(), Kind: Gauge, Number: Float64,
+		Attributes:  []attribute.Key{semconv.CPUModeKey},
+		Description: "Share of the time of all CPUs spent in each mode between the last two samples, 0 to 1.",
+		Enabled:     true,
+	},
+	mSysMemUsage: {
+		Name: systemconv.MemoryUsage{}.Name(), Unit: systemconv.MemoryUsage{}.Unit(), Kind: UpDownCounter, Number: Int64,
+		Attributes:  []attribute.Key{semconv.SystemMemoryStateKey},
+		Description: "Memory in each state: used (total minus available), free, buffers, cached.",
+		Enabled:     true,
+	},
+	mSysMemUtil: {
+		Name: systemconv.MemoryUtilization{}.Name(), Unit: systemconv.MemoryUtilization{}.Unit(), Kind: Gauge, Number: Float64,
+		Attributes:  []attribute.Key{semconv.SystemMemoryStateKey},
+		Description: "Memory in each state as a share of total memory, 0 to 1.",
+		Enabled:     true,
+	},
+	mSysPaging: {
+		Name: systemconv.PagingFaults{}.Name(), Unit: systemconv.PagingFaults{}.Unit(), Kind: Counter, Number: Int64,
+		Attributes:  []attribute.Key{semconv.SystemPagingFaultTypeKey},
+		Description: "Page faults of the whole machine, minor and major.",
+		Enabled:     true,
+	},
+	mSysDiskIO: {
+		Name: systemconv.DiskIO{}.Name(), Unit: systemconv.DiskIO{}.Unit(), Kind: Counter, Number: Int64,
+		Attributes:  []attribute.Key{semconv.SystemDeviceKey, semconv.DiskIODirectionKey},
+		Description: "Bytes read from and written to each whole, non-virtual disk.",
+		Enabled:     true,
+	},
+	mSysDiskOps: {
+		Name: systemconv.DiskOperations{}.Name(), Unit: systemconv.DiskOperations{}.Unit(), Kind: Counter, Number: Int64,
+		Attributes:  []attribute.Key{semconv.SystemDeviceKey, semconv.DiskIODirectionKey},
+		Description: "Completed reads and writes of each whole, non-virtual disk.",
+		Enabled:     true,
+	},
+	mSysDiskIOTime: {
+		Name: systemconv.DiskIOTime{}.Name(), Unit: systemconv.DiskIOTime{}.Unit(), Kind: Counter, Number: Float64,
+		Attributes:  []attribute.Key{semconv.SystemDeviceKey},
+		Description: "Time each whole, non-virtual disk had IO in flight.",
+		Enabled:     true,
+	},
+	mSysNetIO: {
+		Name: systemconv.NetworkIO{}.Name(), Unit: systemconv.NetworkIO{}.Unit(), Kind: Counter, Number: Int64,
+		Attributes:  []attribute.Key{semconv.NetworkInterfaceNameKey, semconv.NetworkIODirectionKey},
+		Description: "Bytes received and transmitted on each network interface, loopback included.",
+		Enabled:     true,
+	},
+	mSysNetPackets: {
+		Name: systemconv.NetworkPacketCount{}.Name(), Unit: systemconv.NetworkPacketCount{}.Unit(), Kind: Counter, Number: Int64,
+		Attributes:  []attribute.Key{semconv.SystemDeviceKey, semconv.NetworkIODirectionKey},
+		Description: "Packets received and transmitted on each network interface (system.device is the interface name, as the convention has it).",
+		Enabled:     true,
+	},
+	mSysNetErrors: {
+		Name: systemconv.NetworkErrors{}.Name(), Unit: systemconv.NetworkErrors{}.Unit(), Kind: Counter, Number: Int64,
+		Attributes:  []attribute.Key{semconv.NetworkInterfaceNameKey, semconv.NetworkIODirectionKey},
+		Description: "Receive and transmit errors on each network interface.",
+		Enabled:     true,
+	},
+	mSysFSUsage: {
+		Name: systemconv.FilesystemUsage{}.Name(), Unit: systemconv.FilesystemUsage{}.Unit(), Kind: UpDownCounter, Number: Int64,
+		Attributes:  []attribute.Key{semconv.SystemFilesystemStateKey, semconv.SystemDeviceKey},
+		Description: "Space of the file system holding the job's working directory: used, free (to unprivileged users), reserved (for root). system.device only when the source knows it.",
+		Enabled:     true,
+	},
+	mLoad1: {
+		Name: "jobtrace.system.cpu.load_average.1m", Unit: "{thread}", Kind: Gauge, Number: Float64,
+		Description: "Load average over 1 minute: runnable and uninterruptible threads.",
+		Enabled:     true,
+	},
+	mLoad5: {
+		Name: "jobtrace.system.cpu.load_average.5m", Unit: "{thread}", Kind: Gauge, Number: Float64,
+		Description: "Load average over 5 minutes.",
+		Enabled:     true,
+	},
+	mLoad15: {
+		Name: "jobtrace.system.cpu.load_average.15m", Unit: "{thread}", Kind: Gauge, Number: Float64,
+		Description: "Load average over 15 minutes.",
+		Enabled:     true,
+	},
+	mSysPressure: {
+		Name: "jobtrace.system.pressure.stall", Unit: "s", Kind: Counter, Number: Float64,
+		Attributes:  []attribute.Key{AttrPressureResource, AttrPressureKind},
+		Description: "Machine-wide pressure stall time: time some (or all) non-idle tasks waited for CPU, memory or IO. No cpu/full: the kernel leaves it at zero machine-wide.",
+		Enabled:     true,
+	},
+	mProcCPUTime: {
+		Name: processconv.CPUTime{}.Name(), Unit: processconv.CPUTime{}.Unit(), Kind: Counter, Number: Float64,
+		Attributes:  []attribute.Key{semconv.CPUModeKey},
+		Description: "CPU time of the job's process tree, user and system, exited processes included.",
+		Enabled:     true,
+	},
+	mProcMemory: {
+		Name: processconv.MemoryUsage{}.Name(), Unit: processconv.MemoryUsage{}.Unit(), Kind: UpDownCounter, Number: Int64,
+		Description: "Resident memory of the job's live processes, summed.",
+		Enabled:     true,
+	},
+	mProcDiskIO: {
+		Name: processconv.DiskIO{}.Name(), Unit: processconv.DiskIO{}.Unit(), Kind: Counter, Number: Int64,
+		Attributes:  []attribute.Key{semconv.DiskIODirectionKey},
+		Description: "Storage bytes read and written by the job's process tree, exited processes included.",
+		Enabled:     true,
+	},
+	mProcThreads: {
+		Name: processconv.ThreadCount{}.Name(), Unit: processconv.ThreadCount{}.Unit(), Kind: UpDownCounter, Number: Int64,
+		Description: "Threads of the job's live processes.",
+		Enabled:     true,
+	},
+	mProcCount: {
+		Name: "jobtrace.process.count", Unit: "{process}", Kind: UpDownCounter, Number: Int64,
+		Description: "Live processes in the job's process tree.",
+		Enabled:     true,
+	},
+	mContCPUTime: {
+		Name: containerconv.CPUTime{}.Name(), Unit: containerconv.CPUTime{}.Unit(), Kind: Counter, Number: Float64,
+		Attributes:  []attribute.Key{semconv.CPUModeKey},
+		Description: "CPU time of the cgroup (cpu.stat), user and system.",
+		Enabled:     true,
+	},
+	mContMemory: {
+		Name: containerconv.MemoryUsage{}.Name(), Unit: containerconv.MemoryUsage{}.Unit(), Kind: UpDownCounter, Number: Int64,
+		Description: "Memory charged to the cgroup (memory.current), page cache included.",
+		Enabled:     true,
+	},
+	mContDiskIO: {
+		Name: containerconv.DiskIO{}.Name(), Unit: containerconv.DiskIO{}.Unit(), Kind: Counter, Number: Int64,
+		Attributes:  []attribute.Key{semconv.DiskIODirectionKey},
+		Description: "Storage bytes read and written by the cgroup (io.stat), all devices together.",
+		Enabled:     true,
+	},
+	mContPressure: {
+		Name: "jobtrace.container.pressure.stall", Unit: "s", Kind: Counter, Number: Float64,
+		Attributes:  []attribute.Key{AttrPressureResource, AttrPressureKind},
+		Description: "Pressure stall time of the cgroup's tasks (cpu.pressure, memory.pressure, io.pressure).",
+		Enabled:     true,
+	},
+	mPhaseDuration: {
+		Name: "jobtrace.phase.duration", Unit: "s", Kind: Histogram, Number: Float64,
+		Attributes:  phaseAttrs,
+		Description: "Wall time of each phase that ended.",
+		Enabled:     true,
+		Buckets:     secondsBuckets,
+	},
+	mPhaseCPU: {
+		Name: "jobtrace.phase.cpu.time", Unit: "s", Kind: Histogram, Number: Float64,
+		Attributes:  phaseAttrs,
+		Description: "CPU time (user plus system) the job used during each phase that ended.",
+		Enabled:     true,
+		Buckets:     secondsBuckets,
+	},
+	mPhaseMemPeak: {
+		Name: "jobtrace.phase.memory.peak", Unit: "By", Kind: Histogram, Number: Int64,
+		Attributes:  phaseAttrs,
+		Description: "Largest memory use of the job seen during each phase that ended.",
+		Enabled:     true,
+		Buckets:     bytesBuckets,
+	},
+	mPhaseDiskIO: {
+		Name: "jobtrace.phase.disk.io", Unit: "By", Kind: Histogram, Number: Int64,
+		Attributes:  []attribute.Key{AttrPhaseName, semconv.CICDPipelineTaskRunResultKey, semconv.DiskIODirectionKey},
+		Description: "Storage bytes the job read and wrote during each phase that ended.",
+		Enabled:     true,
+		Buckets:     bytesBuckets,
+	},
+}
