@@ -7,43 +7,12 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/jobtrace/jobtrace/internal/sleeptree"
 )
 
-// spawnSleepers starts sh with n sleeping children in a process group of its
-// own, waits until the Reader sees all of them, and kills the group at the
-// end of the test.
-func spawnSleepers(tb testing.TB, n int) *exec.Cmd {
-	tb.Helper()
-	cmd := exec.Command("sh", "-c", "for i in $(seq "+strconv.Itoa(n)+"); do sleep 60 & done; wait")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		tb.Skipf("cannot start sh: %v", err)
-	}
-	tb.Cleanup(func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		cmd.Wait()
-	})
-	r := NewReader("/proc")
-	// Forking is slow on some CI machines, and each poll reads the whole
-	// tree: poll at most four times a second.
-	deadline := time.Now().Add(180 * time.Second)
-	for {
-		r.Sample([]int{cmd.Process.Pid}, time.Now())
-		sleepers := 0
-		for _, p := range r.Procs() {
-			if p.Comm == "sleep" && p.PPID == cmd.Process.Pid {
-				sleepers++
-			}
-		}
-		if sleepers == n && len(r.Procs()) == n+1 {
-			return cmd
-		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("after 180 s, %d of %d sleepers are there", sleepers, n)
-		}
-		time.Sleep(min(250*time.Millisecond, time.Duration(n)*time.Millisecond))
-	}
-}
+// spawnSleepers starts sh with n sleeping children (see package sleeptree).
+func spawnSleepers(tb testing.TB, n int) *exec.Cmd { return sleeptree.Start(tb, n) }
 
 func TestSampleRealProc(t *testing.T) {
 	cmd := spawnSleepers(t, 5)
