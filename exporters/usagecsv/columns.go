@@ -62,11 +62,11 @@ var Columns = []Column{
 	{Name: "job_cpu_user_s", Unit: "s", Delta: true,
 		Help:   "CPU time the job spent in user mode since the previous row: its own cgroup when it has one, else its process tree, exited processes included.",
 		Source: "cgroup cpu.stat user_usec, else /proc/<pid>/stat",
-		cell:   deltaDuration(jobCPUUser, sameJobCPU)},
+		cell:   deltaDuration(jobCPUUser, jobCPUChange)},
 	{Name: "job_cpu_system_s", Unit: "s", Delta: true,
 		Help:   "CPU time the job spent in kernel mode since the previous row, from the same place.",
 		Source: "cgroup cpu.stat system_usec, else /proc/<pid>/stat",
-		cell:   deltaDuration(jobCPUSystem, sameJobCPU)},
+		cell:   deltaDuration(jobCPUSystem, jobCPUChange)},
 	{Name: "job_cpu_pct", Unit: "%",
 		Help:   "The job's CPU time since the previous row as a share of all CPUs over that time: 100 means every CPU was busy with the job.",
 		Source: "cgroup cpu.stat, else /proc/<pid>/stat",
@@ -74,27 +74,27 @@ var Columns = []Column{
 	{Name: "job_memory_bytes", Unit: "bytes",
 		Help:   "Memory the job uses: its own cgroup's memory.current (page cache included) when the memory controller is on, else job_rss_bytes.",
 		Source: "cgroup memory.current, else /proc/<pid>/statm",
-		cell:   gauge(func(s *hostmetrics.Sample) (uint64, bool) { return s.Job.Memory() })},
+		cell:   gauge(jobMemory)},
 	{Name: "job_rss_bytes", Unit: "bytes",
 		Help:   "Resident memory summed over the live processes of the job's tree.",
 		Source: "/proc/<pid>/statm",
-		cell:   gauge(func(s *hostmetrics.Sample) (uint64, bool) { return s.Job.Tree.RSS, s.Job.HasTree })},
+		cell:   gauge(func(s *hostmetrics.Sample) (uint64, bool) { return s.Job.Tree.RSS, treeFresh(s) })},
 	{Name: "job_processes_count", Unit: "count",
 		Help:   "Live processes in the job's tree.",
 		Source: "/proc/<pid>/task/<tid>/children",
-		cell:   gauge(func(s *hostmetrics.Sample) (uint64, bool) { return uint64(s.Job.Tree.Processes), s.Job.HasTree })},
+		cell:   gauge(func(s *hostmetrics.Sample) (uint64, bool) { return uint64(s.Job.Tree.Processes), treeFresh(s) })},
 	{Name: "job_threads_count", Unit: "count",
 		Help:   "Threads of the live processes in the job's tree.",
 		Source: "/proc/<pid>/stat",
-		cell:   gauge(func(s *hostmetrics.Sample) (uint64, bool) { return uint64(s.Job.Tree.Threads), s.Job.HasTree })},
+		cell:   gauge(func(s *hostmetrics.Sample) (uint64, bool) { return uint64(s.Job.Tree.Threads), treeFresh(s) })},
 	{Name: "job_read_bytes", Unit: "bytes", Delta: true,
 		Help:   "Bytes the job read from storage since the previous row: its own cgroup when the io controller is on, else its process tree.",
 		Source: "cgroup io.stat rbytes, else /proc/<pid>/io read_bytes",
-		cell:   deltaUint(jobRead, sameJobIO)},
+		cell:   deltaUint(jobRead, jobIOChange)},
 	{Name: "job_write_bytes", Unit: "bytes", Delta: true,
 		Help:   "Bytes the job wrote to storage since the previous row, from the same place.",
 		Source: "cgroup io.stat wbytes, else /proc/<pid>/io write_bytes",
-		cell:   deltaUint(jobWrite, sameJobIO)},
+		cell:   deltaUint(jobWrite, jobIOChange)},
 	{Name: "job_cpu_pressure_some_s", Unit: "s", Delta: true,
 		Help:   "Time since the previous row in which some of the job's tasks waited for a CPU (the job's own cgroup only).",
 		Source: "cgroup cpu.pressure",
@@ -242,13 +242,13 @@ func gauge(get func(*hostmetrics.Sample) (uint64, bool)) func([]byte, *row) []by
 }
 
 // deltaUint writes the change of a counter since the previous row. It is
-// empty when the previous row lacks the figure, when same (if not nil) says
-// the two samples read it from different places, or when the counter went
-// back, which happens when what it sums lost a member (an interface or a
-// disk removed): the change is then unknown.
-func deltaUint(get func(*hostmetrics.Sample) (uint64, bool), same func(a, b *hostmetrics.Sample) bool) func([]byte, *row) []byte {
+// empty when the previous row lacks the figure, when valid (if not nil) says
+// the change of the two samples' figures is not a change of the counter, or
+// when the counter went back, which happens when what it sums lost a member
+// (an interface or a disk removed): the change is then unknown.
+func deltaUint(get func(*hostmetrics.Sample) (uint64, bool), valid func(prev, cur *hostmetrics.Sample) bool) func([]byte, *row) []byte {
 	return func(b []byte, r *row) []byte {
-		if r.prev == nil || (same != nil && !same(r.prev, r.cur)) {
+		if r.prev == nil || (valid != nil && !valid(r.prev, r.cur)) {
 			return b
 		}
 		a, okA := get(r.prev)
@@ -261,9 +261,9 @@ func deltaUint(get func(*hostmetrics.Sample) (uint64, bool), same func(a, b *hos
 }
 
 // deltaDuration is deltaUint for a counter of time, written in seconds.
-func deltaDuration(get func(*hostmetrics.Sample) (time.Duration, bool), same func(a, b *hostmetrics.Sample) bool) func([]byte, *row) []byte {
+func deltaDuration(get func(*hostmetrics.Sample) (time.Duration, bool), valid func(prev, cur *hostmetrics.Sample) bool) func([]byte, *row) []byte {
 	return func(b []byte, r *row) []byte {
-		if r.prev == nil || (same != nil && !same(r.prev, r.cur)) {
+		if r.prev == nil || (valid != nil && !valid(r.prev, r.cur)) {
 			return b
 		}
 		a, okA := get(r.prev)
@@ -290,6 +290,24 @@ func deltaSeconds(get func(*hostmetrics.Sample) (float64, bool)) func([]byte, *r
 	}
 }
 
+// treeFresh says whether the job's process tree was walked for this
+// sample. A large tree is walked less often than samples are taken, and the
+// samples in between carry the figures of the last walk (Tree.At is then
+// earlier than the sample): those figures are not this sample's, so their
+// cells are left empty, and the next walked row's deltas cover the rows
+// between. A zero Tree.At means the source does not space out its walks.
+func treeFresh(s *hostmetrics.Sample) bool {
+	return s.Job.HasTree && (s.Job.Tree.At.IsZero() || s.Job.Tree.At.Equal(s.Time))
+}
+
+// treeTime is when the tree's figures of s were read.
+func treeTime(s *hostmetrics.Sample) time.Time {
+	if s.Job.Tree.At.IsZero() {
+		return s.Time
+	}
+	return s.Job.Tree.At
+}
+
 func jobCPUUser(s *hostmetrics.Sample) (time.Duration, bool) {
 	u, _, ok := s.Job.CPU()
 	return u, ok
@@ -300,12 +318,26 @@ func jobCPUSystem(s *hostmetrics.Sample) (time.Duration, bool) {
 	return sys, ok
 }
 
-// sameJobCPU says whether Job.CPU read both samples from the same place.
-// It falls back from the cgroup to the process tree when the cgroup's
-// cpu.stat cannot be read; the two count differently (the tree misses
-// processes reaped before they were seen), so a change across a fall-back is
-// not the job's CPU time.
-func sameJobCPU(a, b *hostmetrics.Sample) bool { return cgroupCPU(a) == cgroupCPU(b) }
+func jobMemory(s *hostmetrics.Sample) (uint64, bool) {
+	v, ok := s.Job.Memory()
+	cg := s.Job.HasCgroup && s.Job.CgroupOwn && s.Job.Cgroup.MemoryCurrent.Present
+	return v, ok && (cg || treeFresh(s))
+}
+
+// jobCPUChange says whether the change of the job's CPU time from the
+// previous row's sample to the current one can be written. Job.CPU must
+// have read both from the same place: it falls back from the cgroup to the
+// process tree when the cgroup's cpu.stat cannot be read, and the two count
+// differently (the tree misses processes reaped before they were seen). And
+// a tree's figures must be from a walk made for the current sample; the
+// previous row's may be older, which is right: they are what the file last
+// said, so the change still adds up.
+func jobCPUChange(prev, cur *hostmetrics.Sample) bool {
+	if cgroupCPU(cur) {
+		return cgroupCPU(prev)
+	}
+	return !cgroupCPU(prev) && treeFresh(cur)
+}
 
 // cgroupCPU mirrors the choice Job.CPU makes.
 func cgroupCPU(s *hostmetrics.Sample) bool {
@@ -322,8 +354,13 @@ func jobWrite(s *hostmetrics.Sample) (uint64, bool) {
 	return w, ok
 }
 
-// sameJobIO is sameJobCPU for Job.IO.
-func sameJobIO(a, b *hostmetrics.Sample) bool { return cgroupIO(a) == cgroupIO(b) }
+// jobIOChange is jobCPUChange for Job.IO.
+func jobIOChange(prev, cur *hostmetrics.Sample) bool {
+	if cgroupIO(cur) {
+		return cgroupIO(prev)
+	}
+	return !cgroupIO(prev) && treeFresh(cur)
+}
 
 // cgroupIO mirrors the choice Job.IO makes.
 func cgroupIO(s *hostmetrics.Sample) bool {
@@ -403,15 +440,21 @@ func hostNet(get func(*procfs.NetDevStat) uint64) func(*hostmetrics.Sample) (uin
 }
 
 // jobCPUPct is the job's CPU time between the two rows over the CPU time the
-// machine had in that span (wall time × CPUs), in percent. Tree figures move
-// in clock ticks, so over a short span the share can pass 100; it is capped.
+// machine had in that span (wall time × CPUs), in percent. The span is
+// between the times the figures were read: for the tree, its walks. Tree
+// figures move in clock ticks, so over a short span the share can pass 100;
+// it is capped.
 func jobCPUPct(b []byte, r *row) []byte {
-	if r.prev == nil || !sameJobCPU(r.prev, r.cur) {
+	if r.prev == nil || !jobCPUChange(r.prev, r.cur) {
 		return b
 	}
 	u0, s0, ok0 := r.prev.Job.CPU()
 	u1, s1, ok1 := r.cur.Job.CPU()
-	span := r.cur.Time.Sub(r.prev.Time).Seconds()
+	t0, t1 := r.prev.Time, r.cur.Time
+	if !cgroupCPU(r.cur) {
+		t0, t1 = treeTime(r.prev), treeTime(r.cur)
+	}
+	span := t1.Sub(t0).Seconds()
 	n := r.cur.Host.NumCPU
 	if !ok0 || !ok1 || span <= 0 || n <= 0 || u1 < u0 || s1 < s0 {
 		return b

@@ -478,3 +478,47 @@ func (fakeSource) Unavailable() string             { return "" }
 func (fakeSource) Close() error                    { return nil }
 
 func itoa(n int64) string { return string(appendUint(nil, uint64(n))) }
+
+// TestTreeWalkedLessOften: when a large tree is walked less often than
+// samples are taken, a sample between two walks carries the last walk's
+// figures (Tree.At earlier than Time). The tree's cells are empty in its
+// row, and the next walked row has the change since the last row written,
+// as a rate over the time between the walks.
+func TestTreeWalkedLessOften(t *testing.T) {
+	a, b, c := fullA(), fullA(), fullA()
+	for _, s := range []*hostmetrics.Sample{a, b, c} {
+		s.Job.HasCgroup, s.Job.CgroupOwn = false, false
+	}
+	a.Job.Tree.At = a.Time
+	b.Time, b.Job.Tree.At = t0.Add(time.Second), a.Time // not walked
+	c.Time = t0.Add(2500 * time.Millisecond)
+	c.Job.Tree.At = c.Time
+	c.Job.Tree.CPUUser += 2500 * time.Millisecond // 2.5 s of 2.5 s × 4 CPUs: 25 %
+	c.Job.Tree.ReadBytes += 100
+	c.Job.Tree.RSS = 1 << 30
+	w, path := create(t, Options{})
+	w.Sample(a)
+	w.Sample(b)
+	w.Sample(c)
+	recs := readCSV(t, readFile(t, path))
+	stale := cells(t, recs[2])
+	for _, k := range []string{"job_cpu_user_s", "job_cpu_system_s", "job_cpu_pct", "job_memory_bytes", "job_rss_bytes",
+		"job_processes_count", "job_threads_count", "job_read_bytes", "job_write_bytes"} {
+		if stale[k] != "" {
+			t.Errorf("between walks: %s = %q, want empty", k, stale[k])
+		}
+	}
+	if stale["host_cpus_count"] != "4" {
+		t.Errorf("between walks: host_cpus_count = %q, the host's figures are not the tree's", stale["host_cpus_count"])
+	}
+	walked := cells(t, recs[3])
+	for k, v := range map[string]string{
+		"job_cpu_user_s": "2.5", "job_cpu_system_s": "0", "job_cpu_pct": "25.00",
+		"job_memory_bytes": "1073741824", "job_rss_bytes": "1073741824", "job_processes_count": "5",
+		"job_read_bytes": "100", "job_write_bytes": "0",
+	} {
+		if walked[k] != v {
+			t.Errorf("after the walk: %s = %q, want %q", k, walked[k], v)
+		}
+	}
+}
