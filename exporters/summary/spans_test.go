@@ -3,6 +3,7 @@ package summary
 import (
 	"context"
 	"math"
+	"sync"
 	"testing"
 	"time"
 
@@ -107,5 +108,24 @@ func TestSpansBound(t *testing.T) {
 	phases, dropped := f.spans.Phases()
 	if len(phases) != MaxPhases || dropped != 4 {
 		t.Errorf("kept %d, dropped %d; want %d and 4 (3 steps and the job)", len(phases), dropped, MaxPhases)
+	}
+}
+
+func TestSpansConcurrentEnds(t *testing.T) {
+	f := newFixture(t)
+	ctx, root := f.tracer.Start(context.Background(), "job")
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 100 {
+				_, sp := f.tracer.Start(ctx, "step")
+				sp.End()
+			}
+		})
+	}
+	wg.Wait()
+	root.End()
+	if phases, dropped := f.spans.Phases(); len(phases) != 801 || dropped != 0 {
+		t.Errorf("kept %d, dropped %d; want 801, 0", len(phases), dropped)
 	}
 }

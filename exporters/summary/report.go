@@ -1,0 +1,171 @@
+package summary
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+)
+
+// JobInfo is what the agent knows of the job as a whole.
+type JobInfo struct {
+	Name     string
+	ExitCode int
+	// Result is the job's cicd.pipeline.task.run.result: success,
+	// failure, error, timeout, cancellation. When empty it is success for
+	// exit code 0 and failure for any other.
+	Result   string
+	Duration time.Duration
+	// NumCPU is the machine's CPU count, which utilisation is a share of;
+	// when 0 it is taken from the usage or the samples.
+	NumCPU int
+	// Usage is the job's own usage, set on its span; when HasUsage is
+	// false it is read back from the job's span if Spans kept it.
+	Usage    usage.Usage
+	HasUsage bool
+}
+
+// Report is what both renderers print.
+type Report struct {
+	Name     string
+	Result   string // as in JobInfo, never empty
+	ExitCode int
+	Duration time.Duration
+	NumCPU   int // 0 when unknown
+
+	// Phases are the spans under the job's, in start order, each followed
+	// by its children; Depth 0 is a child of the job's span.
+	Phases []Row
+	// Total is the job as a whole; its Name is the job's.
+	Total Row
+	// Dropped counts spans that ended past MaxPhases and are not listed.
+	Dropped int
+
+	Stats JobStats
+}
+
+// Row is one line of the phase table.
+type Row struct {
+	Name     string
+	Depth    int
+	Duration time.Duration
+	Failed   bool
+	Status   string
+	Figures
+}
+
+// MaxDepth bounds the nesting the tables show: deeper phases are listed
+// at this depth, so that indentation never pushes the figures off screen.
+const MaxDepth = 8
+
+// Build puts together the phases under root (the job's span), in start
+// order and nested, the job's totals and the statistics of the samples.
+// spans or series may be nil. Spans whose parent is neither root nor a
+// kept span (their parent ended past MaxPhases) are listed at the top
+// level rather than lost.
+func Build(spans *Spans, series *Series, root trace.SpanID, job JobInfo) Report {
+	var phases []Phase
+	var dropped int
+	if spans != nil {
+		phases, dropped = spans.Phases()
+	}
+	var stats JobStats
+	if series != nil {
+		stats = series.Stats()
+	}
+
+	r := Report{
+		Name: job.Name, ExitCode: job.ExitCode, Result: job.Result,
+		Duration: job.Duration, NumCPU: job.NumCPU, Dropped: dropped, Stats: stats,
+	}
+	if r.Result == "" {
+		r.Result = "success"
+		if job.ExitCode != 0 {
+			r.Result = "failure"
+		}
+	}
+
+	// The job's own span gives what JobInfo leaves out.
+	var rootPhase *Phase
+	for i := range phases {
+		if root.IsValid() && phases[i].ID == root {
+			rootPhase = &phases[i]
+			break
+		}
+	}
+	r.Total = Row{Name: job.Name, Duration: job.Duration}
+	switch {
+	case job.HasUsage:
+		r.Total.Figures = FiguresOf(&job.Usage)
+	case rootPhase != nil:
+		r.Total.Figures = rootPhase.Usage
+	}
+	if r.Total.Duration <= 0 && rootPhase != nil {
+		r.Total.Duration = rootPhase.End.Sub(rootPhase.Start)
+		r.Duration = r.Total.Duration
+	}
+	if r.NumCPU <= 0 {
+		r.NumCPU = max(job.Usage.NumCPU, stats.NumCPU)
+	}
+
+	r.Phases = nest(phases, root)
+	return r
+}
+
+// nest orders the phases under root depth first, each level in start
+// order.
+func nest(phases []Phase, root trace.SpanID) []Row {
+	known := make(map[trace.SpanID]bool, len(phases))
+	for i := range phases {
+		known[phases[i].ID] = true
+	}
+	children := map[trace.SpanID][]int{}
+	var top []int
+	for i := range phases {
+		p := &phases[i]
+		switch {
+		case root.IsValid() && p.ID == root:
+			// The job itself is the total row.
+		case p.Parent == root || !known[p.Parent] || p.Parent == p.ID:
+			top = append(top, i)
+		default:
+			children[p.Parent] = append(children[p.Parent], i)
+		}
+	}
+	byStart := func(a, b int) int {
+		return cmp.Or(phases[a].Start.Compare(phases[b].Start), cmp.Compare(a, b))
+	}
+	slices.SortFunc(top, byStart)
+
+	rows := make([]Row, 0, len(phases))
+	seen := make([]bool, len(phases))
+	// An explicit stack rather than recursion: nesting depth is the
+	// job's to choose.
+	type item struct{ i, depth int }
+	stack := make([]item, 0, len(top))
+	for k := len(top) - 1; k >= 0; k-- {
+		stack = append(stack, item{top[k], 0})
+	}
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[it.i] {
+			continue
+		}
+		seen[it.i] = true
+		p := &phases[it.i]
+		rows = append(rows, Row{
+			Name: p.Name, Depth: min(it.depth, MaxDepth), Duration: p.End.Sub(p.Start),
+			Failed: p.Failed, Status: p.Status, Figures: p.Usage,
+		})
+		kids := children[p.ID]
+		slices.SortFunc(kids, byStart)
+		for k := len(kids) - 1; k >= 0; k-- {
+			stack = append(stack, item{kids[k], it.depth + 1})
+		}
+	}
+	return rows
+}

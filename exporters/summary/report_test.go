@@ -1,0 +1,351 @@
+package summary
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+)
+
+// job is the report of the fixture job: spans with usage, a failed
+// phase, a phase without usage, a "|" in a name, and the samples of
+// series_test.go.
+func job(t *testing.T) Report {
+	f, root, _ := jobFixture(t)
+	return Build(f.spans, feed(ticks), root, JobInfo{Name: "build", ExitCode: 1, Duration: 92 * time.Second, NumCPU: 2})
+}
+
+const wantText = `jobtrace: job "build" failed with exit code 1 after 1m32s; CPU % of 2 CPUs
+jobtrace:   phase             duration      CPU  avg%  peak%        mem       read      write  host net  status
+jobtrace:   checkout             2.00s  500.0ms   12%    30%   50.0 MiB   10.0 MiB   80.0 MiB  40.1 MiB
+jobtrace:   make                  1m8s    1m55s   85%   100%    1.5 GiB  301.0 MiB  902.0 MiB   3.0 MiB
+jobtrace:     compile | link    58.00s    1m40s   86%   100%    1.5 GiB  300.0 MiB  900.0 MiB   3.0 MiB
+jobtrace:     vet               10.00s   15.00s   75%    90%  400.0 MiB    1.0 MiB    2.0 MiB       0 B
+jobtrace:   test                22.00s   30.00s   68%   100%  700.0 MiB    5.0 MiB   10.0 MiB       0 B  FAILED: exit status 1 see the log
+jobtrace:   upload               1.00s        –     –      –          –          –          –         –
+jobtrace:   total                1m32s    2m26s   79%   100%    1.5 GiB  316.0 MiB  992.0 MiB  43.1 MiB
+jobtrace:   job statistics (4 samples)         avg        peak     stddev
+jobtrace:   job CPU                            67%         75%        12%
+jobtrace:   host CPU                           67%         75%        12%
+jobtrace:   job memory                   233.6 MiB     1.0 GiB   49.2 MiB
+jobtrace:   host disk IOPS                     167         200         47
+jobtrace:   job IO                      16.7 MiB/s  20.0 MiB/s  4.7 MiB/s
+jobtrace:   host network                 1.7 KiB/s   2.0 KiB/s    483 B/s
+`
+
+const wantMarkdown = `### jobtrace: job **build** failed with exit code 1 after 1m32s
+
+CPU % of 2 CPUs.
+
+| phase | duration | CPU time | CPU avg | CPU peak | memory peak | disk read | disk write | host net in | host net out | status |
+| :-- | --: | --: | --: | --: | --: | --: | --: | --: | --: | :-- |
+| checkout | 2.00s | 500.0ms | 12% | 30% | 50.0 MiB | 10.0 MiB | 80.0 MiB | 40.0 MiB | 100.0 KiB |  |
+| make | 1m8s | 1m55s | 85% | 100% | 1.5 GiB | 301.0 MiB | 902.0 MiB | 2.0 MiB | 1.0 MiB |  |
+| &emsp;compile \| link | 58.00s | 1m40s | 86% | 100% | 1.5 GiB | 300.0 MiB | 900.0 MiB | 2.0 MiB | 1.0 MiB |  |
+| &emsp;vet | 10.00s | 15.00s | 75% | 90% | 400.0 MiB | 1.0 MiB | 2.0 MiB | 0 B | 0 B |  |
+| test | 22.00s | 30.00s | 68% | 100% | 700.0 MiB | 5.0 MiB | 10.0 MiB | 0 B | 0 B | **FAILED**: exit status 1 see the log |
+| upload | 1.00s | – | – | – | – | – | – | – | – |  |
+| **total** | 1m32s | 2m26s | 79% | 100% | 1.5 GiB | 316.0 MiB | 992.0 MiB | 42.0 MiB | 1.1 MiB |  |
+
+| job statistics (4 samples) | avg | peak | stddev |
+| :-- | --: | --: | --: |
+| job CPU | 67% | 75% | 12% |
+| host CPU | 67% | 75% | 12% |
+| job memory | 233.6 MiB | 1.0 GiB | 49.2 MiB |
+| host disk IOPS | 167 | 200 | 47 |
+| job IO | 16.7 MiB/s | 20.0 MiB/s | 4.7 MiB/s |
+| host network | 1.7 KiB/s | 2.0 KiB/s | 483 B/s |
+
+`
+
+func TestWriteText(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteText(&b, job(t)); err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != wantText {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), wantText)
+	}
+}
+
+func TestWriteMarkdown(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteMarkdown(&b, job(t)); err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != wantMarkdown {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), wantMarkdown)
+	}
+}
+
+func TestBuildNesting(t *testing.T) {
+	r := job(t)
+	var got []string
+	for _, row := range r.Phases {
+		got = append(got, fmt.Sprintf("%d %s", row.Depth, row.Name))
+	}
+	want := []string{"0 checkout", "0 make", "1 compile | link", "1 vet", "0 test", "0 upload"}
+	if strings.Join(got, ", ") != strings.Join(want, ", ") {
+		t.Errorf("rows %q, want %q", got, want)
+	}
+	if r.Result != "failure" || r.Total.Duration != 92*time.Second || r.NumCPU != 2 {
+		t.Errorf("job: result %q, duration %v, CPUs %d", r.Result, r.Total.Duration, r.NumCPU)
+	}
+}
+
+func TestBuildFromSpansAlone(t *testing.T) {
+	// Without the job's usage, duration and CPU count from the agent, the
+	// job's span and the samples give them.
+	f, root, ju := jobFixture(t)
+	r := Build(f.spans, feed(ticks), root, JobInfo{Name: "build"})
+	if r.Result != "success" || r.Duration != 92*time.Second || r.NumCPU != 2 {
+		t.Errorf("result %q, duration %v, CPUs %d", r.Result, r.Duration, r.NumCPU)
+	}
+	if want := FiguresOf(&ju); !sameFigures(r.Total.Figures, want) {
+		t.Errorf("total %+v, want %+v", r.Total.Figures, want)
+	}
+}
+
+func TestBuildListsOrphans(t *testing.T) {
+	// A span whose parent was not kept (it ended past the bound) is listed
+	// at the top level, not lost; spans of another root are too, the job's
+	// own span is not.
+	f := newFixture(t)
+	ctx, root := f.tracer.Start(context.Background(), "job", trace.WithTimestamp(at(0)))
+	pctx, parent := f.tracer.Start(ctx, "lost parent", trace.WithTimestamp(at(1)))
+	f.span(pctx, "orphan", 2, 3, nil, "")
+	f.span(ctx, "first", 0.5, 1, nil, "")
+	root.End(trace.WithTimestamp(at(4)))
+	_ = parent // never ended: the processor never sees it
+	r := Build(f.spans, nil, root.SpanContext().SpanID(), JobInfo{Name: "job"})
+	if len(r.Phases) != 2 || r.Phases[0].Name != "first" || r.Phases[1].Name != "orphan" || r.Phases[1].Depth != 0 {
+		t.Errorf("rows %+v", r.Phases)
+	}
+}
+
+func TestBuildDeepNesting(t *testing.T) {
+	f := newFixture(t)
+	ctx, root := f.tracer.Start(context.Background(), "job")
+	var ends []func()
+	for i := range 3 * MaxDepth {
+		var sp trace.Span
+		ctx, sp = f.tracer.Start(ctx, fmt.Sprintf("level %d with a rather long name", i))
+		ends = append(ends, func() { sp.End() })
+	}
+	for i := len(ends) - 1; i >= 0; i-- {
+		ends[i]()
+	}
+	root.End()
+	r := Build(f.spans, nil, root.SpanContext().SpanID(), JobInfo{Name: "job"})
+	if len(r.Phases) != 3*MaxDepth || r.Phases[len(r.Phases)-1].Depth != MaxDepth {
+		t.Fatalf("%d rows, last at depth %d", len(r.Phases), r.Phases[len(r.Phases)-1].Depth)
+	}
+	var b bytes.Buffer
+	WriteText(&b, r)
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")[1:]
+	head := lines[0]
+	if col := width(head[len(textPrefix+textIndent):strings.Index(head, "duration")]) - 2; col != maxTextName {
+		t.Errorf("name column %d wide, want %d:\n%s", col, maxTextName, b.String())
+	}
+	for _, l := range lines {
+		if width(l) != width(head) {
+			t.Errorf("line %q is not aligned with the header %q", l, head)
+		}
+	}
+	deepest := lines[len(lines)-2]
+	if !strings.HasPrefix(deepest, textPrefix+textIndent+strings.Repeat("  ", MaxDepth)+"level 23") || !strings.Contains(deepest, "…") {
+		t.Errorf("deepest phase printed as %q", deepest)
+	}
+}
+
+func TestAbsentColumnsDropped(t *testing.T) {
+	// Spans without usage and no samples: only the name and duration are
+	// known, so only they are printed, and no figure prints as 0.
+	f := newFixture(t)
+	ctx, root := f.tracer.Start(context.Background(), "job", trace.WithTimestamp(at(0)))
+	f.span(ctx, "compile", 0, 1.5, nil, "")
+	root.End(trace.WithTimestamp(at(2)))
+	r := Build(f.spans, nil, root.SpanContext().SpanID(), JobInfo{Name: "job"})
+	var b bytes.Buffer
+	WriteText(&b, r)
+	want := `jobtrace: job "job" succeeded after 2.00s
+jobtrace:   phase    duration
+jobtrace:   compile     1.50s
+jobtrace:   total       2.00s
+`
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+	b.Reset()
+	WriteMarkdown(&b, r)
+	want = `### jobtrace: job **job** succeeded after 2.00s
+
+| phase | duration |
+| :-- | --: |
+| compile | 1.50s |
+| **total** | 2.00s |
+
+`
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+func TestAbsentFiguresPrintDash(t *testing.T) {
+	// Memory known for one phase only: the other's cell is "–", not "0 B".
+	f := newFixture(t)
+	ctx, root := f.tracer.Start(context.Background(), "job", trace.WithTimestamp(at(0)))
+	f.span(ctx, "a", 0, 1, &usage.Usage{HasMemory: true, MemoryPeak: 3 * mib}, "")
+	f.span(ctx, "b", 1, 2, nil, "")
+	root.End(trace.WithTimestamp(at(2)))
+	r := Build(f.spans, nil, root.SpanContext().SpanID(), JobInfo{Name: "job"})
+	var b bytes.Buffer
+	WriteText(&b, r)
+	if !strings.Contains(b.String(), "jobtrace:   b         1.00s        –\n") || strings.Contains(b.String(), "0 B") {
+		t.Errorf("got\n%s", b.String())
+	}
+	b.Reset()
+	WriteMarkdown(&b, r)
+	if !strings.Contains(b.String(), "| b | 1.00s | – |\n") || !strings.Contains(b.String(), "| a | 1.00s | 3.0 MiB |\n") {
+		t.Errorf("got\n%s", b.String())
+	}
+}
+
+func TestMarkdownEscapes(t *testing.T) {
+	f := newFixture(t)
+	ctx, root := f.tracer.Start(context.Background(), "job", trace.WithTimestamp(at(0)))
+	f.span(ctx, "a|b\nc *d* <e> `f`", 0, 1, nil, "broke | here\nand here")
+	root.End(trace.WithTimestamp(at(2)))
+	r := Build(f.spans, nil, root.SpanContext().SpanID(), JobInfo{Name: "job | 1\n#", ExitCode: 3})
+	var b bytes.Buffer
+	WriteMarkdown(&b, r)
+	out := b.String()
+	for _, want := range []string{
+		"### jobtrace: job **job \\| 1 \\#** failed with exit code 3 after 2.00s\n",
+		"| a\\|b c \\*d\\* \\<e\\> \\`f\\` | 1.00s | **FAILED**: broke \\| here and here |\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in\n%s", want, out)
+		}
+	}
+	// Every row of the table has as many unescaped "|" as the header.
+	var pipes []int
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "|") {
+			pipes = append(pipes, strings.Count(l, "|")-strings.Count(l, "\\|"))
+		}
+	}
+	if len(pipes) != 4 {
+		t.Fatalf("%d table lines in\n%s", len(pipes), out)
+	}
+	for _, n := range pipes {
+		if n != pipes[0] {
+			t.Errorf("cells per row %v in\n%s", pipes, out)
+			break
+		}
+	}
+}
+
+func TestTextNameOnOneLine(t *testing.T) {
+	f := newFixture(t)
+	ctx, root := f.tracer.Start(context.Background(), "job", trace.WithTimestamp(at(0)))
+	f.span(ctx, "two\nlines\tand a tab", 0, 1, nil, "")
+	root.End(trace.WithTimestamp(at(1)))
+	var b bytes.Buffer
+	WriteText(&b, Build(f.spans, nil, root.SpanContext().SpanID(), JobInfo{Name: "job"}))
+	if !strings.Contains(b.String(), "jobtrace:   two lines and a tab     1.00s\n") {
+		t.Errorf("got\n%s", b.String())
+	}
+}
+
+func TestIOOfTheHost(t *testing.T) {
+	u := usage.Usage{HasSystemDisk: true, SystemReadBytes: 2 * kib, SystemWriteBytes: 3 * mib}
+	r := Report{Name: "job", Result: "success", Total: Row{Figures: FiguresOf(&u)},
+		Stats: JobStats{Samples: 2, IO: Stat{N: 1, Mean: 10, Peak: 10, HasPeak: true}, IOHost: true}}
+	var b bytes.Buffer
+	WriteText(&b, r)
+	for _, want := range []string{
+		"jobtrace:   total  2.0 KiB*  3.0 MiB*\n",
+		"jobtrace:   * the host's disks: the job's own IO could not be read\n",
+		"jobtrace:   host disk IO                10 B/s  10 B/s   0 B/s\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("missing %q in\n%s", want, b.String())
+		}
+	}
+	b.Reset()
+	WriteMarkdown(&b, r)
+	if !strings.Contains(b.String(), "| **total** | 2.0 KiB* | 3.0 MiB* |") ||
+		!strings.Contains(b.String(), "\\* the host's disks") {
+		t.Errorf("got\n%s", b.String())
+	}
+}
+
+func TestBoundReported(t *testing.T) {
+	f := newFixture(t)
+	ctx, root := f.tracer.Start(context.Background(), "job")
+	for range MaxPhases + 3 {
+		_, sp := f.tracer.Start(ctx, "step")
+		sp.End()
+	}
+	root.End()
+	r := Build(f.spans, nil, root.SpanContext().SpanID(), JobInfo{Name: "job"})
+	if r.Dropped != 4 || len(r.Phases) != MaxPhases {
+		t.Fatalf("dropped %d, listed %d", r.Dropped, len(r.Phases))
+	}
+	var b bytes.Buffer
+	WriteText(&b, r)
+	if !strings.Contains(b.String(), "\njobtrace:   (4 more spans not listed: limit 10000)\n") {
+		t.Errorf("text does not mention the dropped spans")
+	}
+	b.Reset()
+	WriteMarkdown(&b, r)
+	if !strings.Contains(b.String(), "\n4 more spans not listed (limit 10000).\n") {
+		t.Errorf("markdown does not mention the dropped spans")
+	}
+}
+
+func TestTitle(t *testing.T) {
+	cases := []struct {
+		r    Report
+		want string
+	}{
+		{Report{Result: "success", Duration: time.Second}, "job x succeeded after 1.00s"},
+		{Report{Result: "failure", ExitCode: 2}, "job x failed with exit code 2"},
+		{Report{Result: "timeout", ExitCode: 124}, "job x timed out with exit code 124"},
+		{Report{Result: "cancellation", ExitCode: 143}, "job x was cancelled with exit code 143"},
+		{Report{Result: "error"}, "job x ended in error"},
+		{Report{Result: "skip"}, "job x ended: skip"},
+	}
+	for _, c := range cases {
+		if got := title(&c.r, "x"); got != c.want {
+			t.Errorf("title(%+v) = %q, want %q", c.r, got, c.want)
+		}
+	}
+}
+
+type failingWriter struct{ n int }
+
+func (w *failingWriter) Write(p []byte) (int, error) {
+	w.n++
+	return 0, fmt.Errorf("disk full")
+}
+
+func TestWriteOnceAndReportError(t *testing.T) {
+	r := job(t)
+	for name, write := range map[string]func(*failingWriter) error{
+		"text":     func(w *failingWriter) error { return WriteText(w, r) },
+		"markdown": func(w *failingWriter) error { return WriteMarkdown(w, r) },
+	} {
+		w := &failingWriter{}
+		if err := write(w); err == nil || w.n != 1 {
+			t.Errorf("%s: error %v after %d writes; want the error, once", name, err, w.n)
+		}
+	}
+}

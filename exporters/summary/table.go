@@ -1,0 +1,184 @@
+package summary
+
+import (
+	"fmt"
+	"strings"
+)
+
+// column is one column of a table, as both renderers lay it out. A cell
+// "" is a figure that is absent; it prints as "–", or as nothing in a
+// column that is not a figure (the status).
+type column struct {
+	head   string
+	left   bool // left-aligned (names, status); figures are right-aligned
+	notFig bool // "" prints as nothing rather than "–"
+	keep   bool // kept even when every cell is ""
+	cells  []string
+}
+
+// present drops the columns whose every cell is absent.
+func present(cols []column) []column {
+	out := cols[:0]
+	for _, c := range cols {
+		if c.keep || strings.Join(c.cells, "") != "" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (c *column) cell(i int) string {
+	if s := c.cells[i]; s != "" || c.notFig {
+		return s
+	}
+	return absent
+}
+
+// phaseColumns lays out the phase table: one row per phase, then the job's
+// total. net in one column (received + sent) for the terminal, in two for
+// Markdown, where width is not scarce. name renders a row's name; total
+// is set for the job's row.
+func phaseColumns(r *Report, md bool, name func(row Row, total bool) string) []column {
+	rows := append(r.Phases[:len(r.Phases):len(r.Phases)], r.Total)
+	n := len(rows)
+	mk := func(head string) column { return column{head: head, cells: make([]string, n)} }
+	names := column{head: "phase", left: true, keep: true, cells: make([]string, n)}
+	dur := mk("duration")
+	cpu, avg, peak := mk("CPU"), mk("avg%"), mk("peak%")
+	mem, read, write := mk("mem"), mk("read"), mk("write")
+	net, netIn, netOut := mk("host net"), mk("host net in"), mk("host net out")
+	status := column{head: "status", left: true, notFig: true, cells: make([]string, n)}
+	if md {
+		cpu.head, avg.head, peak.head = "CPU time", "CPU avg", "CPU peak"
+		mem.head, read.head, write.head = "memory peak", "disk read", "disk write"
+	}
+	for i, row := range rows {
+		names.cells[i] = name(row, i == n-1)
+		if row.Duration > 0 || i < n-1 {
+			// The job's duration is 0 only when it is unknown; a
+			// phase's can be 0 (an instant).
+			dur.cells[i] = fmtDuration(row.Duration)
+		}
+		f := &row.Figures
+		if f.HasCPU {
+			cpu.cells[i] = fmtDuration(f.CPU)
+			avg.cells[i] = fmtPercent(f.CPUAvg)
+			peak.cells[i] = fmtPercent(f.CPUPeak)
+		}
+		if f.HasMemory {
+			mem.cells[i] = fmtBytes(float64(f.MemoryPeak))
+		}
+		if f.HasIO {
+			mark := ""
+			if f.IOHost {
+				mark = "*"
+			}
+			read.cells[i] = fmtBytes(float64(f.ReadBytes)) + mark
+			write.cells[i] = fmtBytes(float64(f.WriteBytes)) + mark
+		}
+		if f.HasNetwork {
+			net.cells[i] = fmtBytes(float64(f.NetReceive) + float64(f.NetTransmit))
+			netIn.cells[i] = fmtBytes(float64(f.NetReceive))
+			netOut.cells[i] = fmtBytes(float64(f.NetTransmit))
+		}
+		if row.Failed {
+			status.cells[i] = "FAILED"
+			if row.Status != "" {
+				status.cells[i] += ": " + oneLine(row.Status)
+			}
+		}
+	}
+	cols := []column{names, dur, cpu, avg, peak, mem, read, write}
+	if md {
+		cols = append(cols, netIn, netOut)
+	} else {
+		cols = append(cols, net)
+	}
+	return present(append(cols, status))
+}
+
+// statColumns lays out the job statistics: one row per quantity, with its
+// mean, peak and standard deviation.
+func statColumns(st *JobStats, head string) []column {
+	type line struct {
+		name string
+		s    Stat
+		f    func(float64) string
+	}
+	io := "job IO"
+	if st.IOHost {
+		io = "host disk IO"
+	}
+	lines := []line{
+		{"job CPU", st.CPU, fmtPercent},
+		{"host CPU", st.HostCPU, fmtPercent},
+		{"job memory", st.Memory, fmtBytes},
+		{"host disk IOPS", st.IOPS, fmtCount},
+		{io, st.IO, fmtRate},
+		{"host network", st.Network, fmtRate},
+	}
+	n := len(lines)
+	names := column{head: head, left: true, keep: true, cells: make([]string, n)}
+	avg := column{head: "avg", keep: true, cells: make([]string, n)}
+	peak := column{head: "peak", keep: true, cells: make([]string, n)}
+	sd := column{head: "stddev", keep: true, cells: make([]string, n)}
+	for i, l := range lines {
+		names.cells[i] = l.name
+		if l.s.N > 0 {
+			avg.cells[i] = l.f(l.s.Mean)
+			sd.cells[i] = l.f(l.s.StdDev)
+		}
+		if l.s.HasPeak {
+			peak.cells[i] = l.f(l.s.Peak)
+		}
+	}
+	return []column{names, avg, peak, sd}
+}
+
+// title is the sentence that heads both renderings: the job, its result
+// and how long it took.
+func title(r *Report, name string) string {
+	var b strings.Builder
+	b.WriteString("job " + name + " ")
+	switch r.Result {
+	case "success":
+		b.WriteString("succeeded")
+	case "failure":
+		b.WriteString("failed")
+	case "timeout":
+		b.WriteString("timed out")
+	case "cancellation":
+		b.WriteString("was cancelled")
+	case "error":
+		b.WriteString("ended in error")
+	default:
+		b.WriteString("ended: " + oneLine(r.Result))
+	}
+	if r.ExitCode != 0 {
+		fmt.Fprintf(&b, " with exit code %d", r.ExitCode)
+	}
+	if r.Duration > 0 {
+		b.WriteString(" after " + fmtDuration(r.Duration))
+	}
+	return b.String()
+}
+
+// anyIOHost reports whether some row's IO is the host's.
+func anyIOHost(r *Report) bool {
+	if r.Total.HasIO && r.Total.IOHost {
+		return true
+	}
+	for i := range r.Phases {
+		if r.Phases[i].HasIO && r.Phases[i].IOHost {
+			return true
+		}
+	}
+	return false
+}
+
+// hasFigures reports whether the phase table has anything to show: a
+// phase, or a figure of the job's.
+func hasFigures(r *Report) bool {
+	f := &r.Total.Figures
+	return len(r.Phases) > 0 || f.HasCPU || f.HasMemory || f.HasIO || f.HasNetwork
+}

@@ -1,0 +1,98 @@
+package summary
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+const (
+	// textPrefix starts every line, as the agent's other lines.
+	textPrefix = "jobtrace: "
+	// textIndent sets the tables off from the lines around them.
+	textIndent = "  "
+	// maxTextName bounds the phase column, indentation included: longer
+	// names are cut with "…" so that a typical table stays within about
+	// 100 columns.
+	maxTextName = 32
+	// maxTextStatus bounds a failed phase's status message.
+	maxTextStatus = 60
+)
+
+// WriteText writes the summary for a terminal: a title line, the phase
+// table (phases indented by nesting, in start order, then the job's total)
+// and the job's statistics, every line prefixed "jobtrace: ". Columns are
+// aligned; a column with no figure in any row is left out. It writes once.
+func WriteText(w io.Writer, r Report) error {
+	var b bytes.Buffer
+	t := title(&r, strconv.Quote(r.Name))
+	if r.NumCPU > 0 {
+		t += fmt.Sprintf("; CPU %% of %d CPUs", r.NumCPU)
+	}
+	b.WriteString(textPrefix + t + "\n")
+
+	if hasFigures(&r) {
+		cols := phaseColumns(&r, false, func(row Row, total bool) string {
+			if total {
+				return "total"
+			}
+			name := strings.Repeat("  ", row.Depth) + oneLine(row.Name)
+			return truncate(name, maxTextName)
+		})
+		for i := range cols {
+			if cols[i].head == "status" {
+				for k, s := range cols[i].cells {
+					cols[i].cells[k] = truncate(s, maxTextStatus)
+				}
+			}
+		}
+		writeTextTable(&b, cols)
+		if anyIOHost(&r) {
+			b.WriteString(textPrefix + textIndent + "* the host's disks: the job's own IO could not be read\n")
+		}
+	}
+	if r.Dropped > 0 {
+		fmt.Fprintf(&b, "%s%s(%d more spans not listed: limit %d)\n", textPrefix, textIndent, r.Dropped, MaxPhases)
+	}
+	if r.Stats.Samples > 0 {
+		writeTextTable(&b, statColumns(&r.Stats, fmt.Sprintf("job statistics (%d samples)", r.Stats.Samples)))
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func writeTextTable(b *bytes.Buffer, cols []column) {
+	if len(cols) == 0 {
+		return
+	}
+	widths := make([]int, len(cols))
+	for i := range cols {
+		widths[i] = width(cols[i].head)
+		for k := range cols[i].cells {
+			widths[i] = max(widths[i], width(cols[i].cell(k)))
+		}
+	}
+	line := func(cell func(c *column) string) {
+		var l strings.Builder
+		l.WriteString(textPrefix + textIndent)
+		for i := range cols {
+			if i > 0 {
+				l.WriteString("  ")
+			}
+			s := cell(&cols[i])
+			pad := strings.Repeat(" ", widths[i]-width(s))
+			if cols[i].left {
+				l.WriteString(s + pad)
+			} else {
+				l.WriteString(pad + s)
+			}
+		}
+		b.WriteString(strings.TrimRight(l.String(), " ") + "\n")
+	}
+	line(func(c *column) string { return c.head })
+	for k := range cols[0].cells {
+		line(func(c *column) string { return c.cell(k) })
+	}
+}
