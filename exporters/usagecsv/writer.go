@@ -105,20 +105,33 @@ func newWriter(f file, path string, opts Options) (*Writer, error) {
 // The deltas of a row are taken against the last row written, not the
 // last sample seen: when a row is lost to a write error, the next one
 // covers its span too, and a column's sum stays the total.
+//
+// Phase and Warn are called without the Writer's lock held, so they may
+// call the Writer's methods.
 func (w *Writer) Sample(s *hostmetrics.Sample) {
+	phase := ""
+	if w.opts.Phase != nil {
+		phase = w.opts.Phase()
+	}
 	w.mu.Lock()
-	defer w.mu.Unlock()
+	msg := w.write(s, phase)
+	w.mu.Unlock()
+	if msg != "" && w.opts.Warn != nil {
+		w.opts.Warn(msg)
+	}
+}
+
+// write formats and writes the row of s. It returns a problem to report,
+// or "".
+func (w *Writer) write(s *hostmetrics.Sample, phase string) string {
 	if w.f == nil || w.stopped {
 		w.dropped++
-		return
+		return ""
 	}
 	r := &w.row // kept in the Writer: a row on the stack would escape through the cells
-	*r = row{cur: s, start: w.start}
+	*r = row{cur: s, start: w.start, phase: phase}
 	if w.hasPrev {
 		r.prev = &w.prev
-	}
-	if w.opts.Phase != nil {
-		r.phase = w.opts.Phase()
 	}
 	b := w.buf[:0]
 	for i := range Columns {
@@ -134,13 +147,11 @@ func (w *Writer) Sample(s *hostmetrics.Sample) {
 	if w.opts.MaxBytes > 0 && w.size+int64(len(b)) > w.opts.MaxBytes {
 		w.stopped = true
 		w.dropped++
-		w.warn(fmt.Sprintf("%s reached its bound of %d bytes (%s); later rows are not written", w.path, w.opts.MaxBytes, sizeText(w.opts.MaxBytes)))
-		return
+		return fmt.Sprintf("%s reached its bound of %d bytes (%s); later rows are not written", w.path, w.opts.MaxBytes, sizeText(w.opts.MaxBytes))
 	}
 	n, err := w.f.Write(b)
 	if err != nil {
-		w.failed(n, err)
-		return
+		return w.failed(n, err)
 	}
 	w.size += int64(n)
 	w.rows++
@@ -153,36 +164,31 @@ func (w *Writer) Sample(s *hostmetrics.Sample) {
 	w.prev = *s
 	w.prev.Host.Disks, w.prev.Host.Ifaces = nil, nil
 	w.hasPrev = true
+	return ""
 }
 
-// failed handles a row that could not be written. A part of it may have
-// reached the file: the file is cut back to its last whole row, so that a
-// reader never sees a broken row, and later rows are tried again (a full
-// disk may get room). If the file cannot be cut back, rows stop.
-func (w *Writer) failed(n int, err error) {
+// failed handles a row that could not be written and returns the problem to
+// report, if it is a new one. A part of the row may have reached the file:
+// the file is cut back to its last whole row, so that a reader never sees a
+// broken row, and later rows are tried again (a full disk may get room). If
+// the file cannot be cut back, rows stop.
+func (w *Writer) failed(n int, err error) string {
 	w.dropped++
 	if n > 0 {
 		if terr := w.f.Truncate(w.size); terr != nil {
 			w.stopped = true
-			w.warn(fmt.Sprintf("write %s: %v; the file ends in a partial row and later rows are not written", w.path, err))
-			return
+			return fmt.Sprintf("write %s: %v; the file ends in a partial row and later rows are not written", w.path, err)
 		}
 		if _, serr := w.f.Seek(w.size, io.SeekStart); serr != nil {
 			w.stopped = true
-			w.warn(fmt.Sprintf("write %s: %v; later rows are not written", w.path, err))
-			return
+			return fmt.Sprintf("write %s: %v; later rows are not written", w.path, err)
 		}
 	}
-	if !w.warned {
-		w.warned = true
-		w.warn(fmt.Sprintf("write %s: %v; rows are missing from the file", w.path, err))
+	if w.warned {
+		return ""
 	}
-}
-
-func (w *Writer) warn(msg string) {
-	if w.opts.Warn != nil {
-		w.opts.Warn(msg)
-	}
+	w.warned = true
+	return fmt.Sprintf("write %s: %v; rows are missing from the file", w.path, err)
 }
 
 // Rows returns the number of rows written, the header not counted.

@@ -522,3 +522,24 @@ func TestTreeWalkedLessOften(t *testing.T) {
 		}
 	}
 }
+
+// TestCallbacksMayCallBack: Phase and Warn run without the Writer's lock.
+func TestCallbacksMayCallBack(t *testing.T) {
+	var w *Writer
+	var seen []int
+	w, _ = create(t, Options{
+		MaxBytes: 1,
+		Phase:    func() string { seen = append(seen, w.Rows()); return "" },
+		Warn:     func(string) { seen = append(seen, w.Dropped()) },
+	})
+	done := make(chan struct{})
+	go func() { w.Sample(fullA()); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Sample deadlocked calling Phase or Warn")
+	}
+	if len(seen) != 2 || seen[0] != 0 || seen[1] != 1 {
+		t.Errorf("Rows in Phase, Dropped in Warn = %v, want [0 1]", seen)
+	}
+}
