@@ -10,9 +10,11 @@ import (
 // Column is one column of the file. Columns is the only list of them: the
 // header, the rows and docs/csv.md all follow it.
 type Column struct {
-	// Name is the header, in snake_case with the unit as suffix.
+	// Name is the header, in snake_case, with the unit as suffix for
+	// numbers.
 	Name string
-	// Unit of the values: s, bytes, %, count, tasks, or text.
+	// Unit of the values: s, bytes, %, count, tasks, text, or RFC 3339
+	// for the time.
 	Unit string
 	// Delta is set for a cumulative counter written as its change since
 	// the previous row; the first row leaves it empty.
