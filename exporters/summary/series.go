@@ -67,36 +67,35 @@ func (r *running) stat() Stat {
 	return s
 }
 
-// counters is what Series keeps of a sample to take rates against the
-// next: the cumulative counters only.
-type counters struct {
-	t          time.Time
-	numCPU     int
-	hasCPU     bool
-	cpu        time.Duration // job user + system
-	hasJobIO   bool
-	jobIO      uint64 // job read + write bytes
-	hasHostCPU bool
-	hostCPU    procfs.CPUTimes
-	hasDisk    bool
-	diskOps    uint64 // host reads + writes
-	diskBytes  uint64 // host read + written bytes
-	hasNet     bool
-	net        uint64 // host rx + tx bytes, loopback excluded
+// anchor turns a cumulative counter into rates over spans of at least
+// usage.MinPeakSpan: it holds the counter where the current span began.
+type anchor struct {
+	t  time.Time
+	v  float64
+	ok bool
 }
 
-func (c *counters) read(s *hostmetrics.Sample) {
-	c.t, c.numCPU = s.Time, s.Host.NumCPU
-	var u, sy time.Duration
-	u, sy, c.hasCPU = s.Job.CPU()
-	c.cpu = u + sy
-	r, w, ok := s.Job.IO()
-	c.hasJobIO, c.jobIO = ok, r+w
-	c.hasHostCPU, c.hostCPU = s.Host.HasCPU, s.Host.CPU
-	c.hasDisk = s.Host.HasDisk
-	c.diskOps = s.Host.Disk.Reads + s.Host.Disk.Writes
-	c.diskBytes = s.Host.Disk.ReadBytes + s.Host.Disk.WrittenBytes
-	c.hasNet, c.net = s.Host.HasNet, s.Host.Net.RxBytes+s.Host.Net.TxBytes
+// next takes the counter's value v read at t. When the span since the
+// anchor is long enough it returns the rate per second over it and the
+// span in seconds, and starts the next span at t. A counter that went back
+// (a device or interface went away, a counter wrapped) counts as no
+// change. An absent value leaves the span open, to end at the next value.
+func (a *anchor) next(t time.Time, v float64, has bool) (perSec, sec float64, ok bool) {
+	if !has {
+		return 0, 0, false
+	}
+	if !a.ok {
+		a.t, a.v, a.ok = t, v, true
+		return 0, 0, false
+	}
+	d := t.Sub(a.t)
+	if d < usage.MinPeakSpan {
+		return 0, 0, false
+	}
+	sec = d.Seconds()
+	perSec = max(v-a.v, 0) / sec
+	a.t, a.v = t, v
+	return perSec, sec, true
 }
 
 // Series is a sampler sink that keeps running statistics of the job's
@@ -104,26 +103,34 @@ func (c *counters) read(s *hostmetrics.Sample) {
 //
 //   - job CPU: percent of all CPUs, from Job.CPU() deltas;
 //   - host CPU: percent of all CPUs not idle (iowait counts as idle);
-//   - job memory: bytes, Job.Memory() at each sample;
+//   - job memory: bytes, Job.Memory() at each reading;
 //   - host disk operations per second (reads + writes);
 //   - IO throughput in bytes per second: the job's own (Job.IO()), and
 //     the host's disks, which the summary shows when the job's is absent;
 //   - host network throughput in bytes per second, received + sent.
 //
-// Rates are taken between samples at least usage.MinPeakSpan apart: a
+// Rates are taken between readings at least usage.MinPeakSpan apart: a
 // shorter span (two boundary samples can be a millisecond apart, and CPU
 // time moves in 10 ms ticks) is joined to the next. A span shorter than
 // that at the very end of the job is left out.
+//
+// The job's figures are timed by when they were read: a large process tree
+// is walked less often than samples are taken, and the samples in between
+// carry the last walk's figures (Tree.At says when). Taken at the sample's
+// time they would show no CPU between walks and a burst at each walk;
+// taken at the walk's time, a rate spans the time between two walks.
 //
 // A Series holds a fixed amount of memory and allocates nothing per
 // sample. It is safe to read while the sampler runs.
 type Series struct {
 	mu      sync.Mutex
 	samples int
-	prevT   time.Time // time of the previous sample
-	anchor  counters  // where the current rate span began
-	started bool
 	numCPU  int
+
+	cpuAt, jobIOAt                        anchor
+	opsAt, diskAt, netAt, busyAt, totalAt anchor
+	memT                                  time.Time // when the last memory reading was made
+	memOK                                 bool
 
 	cpu, hostCPU, memory, iops, jobIO, hostIO, network running
 }
@@ -141,53 +148,64 @@ func (se *Series) Sample(s *hostmetrics.Sample) {
 	if s.Host.NumCPU > 0 {
 		se.numCPU = s.Host.NumCPU
 	}
+	j := &s.Job
+	own := j.HasCgroup && j.CgroupOwn
 
-	// Memory is a gauge: each sample stands for the time since the
-	// previous one.
-	var w float64
-	if se.started {
-		w = s.Time.Sub(se.prevT).Seconds()
-	}
-	if m, ok := s.Job.Memory(); ok {
-		se.memory.add(float64(m), w)
-	}
-	if !se.started || s.Time.After(se.prevT) {
-		se.prevT = s.Time
-	}
-
-	if !se.started {
-		se.anchor.read(s)
-		se.started = true
-		return
-	}
-	span := s.Time.Sub(se.anchor.t)
-	if span < usage.MinPeakSpan {
-		return
-	}
-	var c counters
-	c.read(s)
-	a := &se.anchor
-	sec := span.Seconds()
-	if a.hasCPU && c.hasCPU && c.numCPU > 0 {
-		used := max(c.cpu-a.cpu, 0).Seconds()
-		se.cpu.add(100*min(used/(sec*float64(c.numCPU)), 1), sec)
-	}
-	if a.hasHostCPU && c.hasHostCPU {
-		if u, ok := hostBusy(&a.hostCPU, &c.hostCPU); ok {
-			se.hostCPU.add(100*u, sec)
+	// Memory is a gauge: each new reading stands for the time since the
+	// previous one; the first counts only for the peak.
+	if m, ok := j.Memory(); ok {
+		t := readAt(s, own && j.Cgroup.MemoryCurrent.Present)
+		switch {
+		case !se.memOK:
+			se.memory.add(float64(m), 0)
+			se.memT, se.memOK = t, true
+		case t.After(se.memT):
+			se.memory.add(float64(m), t.Sub(se.memT).Seconds())
+			se.memT = t
 		}
 	}
-	if a.hasDisk && c.hasDisk {
-		se.iops.add(float64(delta(c.diskOps, a.diskOps))/sec, sec)
-		se.hostIO.add(float64(delta(c.diskBytes, a.diskBytes))/sec, sec)
+
+	if u, sy, ok := j.CPU(); ok {
+		t := readAt(s, own && j.Cgroup.CPU.UserUsec.Present && j.Cgroup.CPU.SystemUsec.Present)
+		if r, sec, ok := se.cpuAt.next(t, (u + sy).Seconds(), true); ok && s.Host.NumCPU > 0 {
+			se.cpu.add(100*min(r/float64(s.Host.NumCPU), 1), sec)
+		}
 	}
-	if a.hasJobIO && c.hasJobIO {
-		se.jobIO.add(float64(delta(c.jobIO, a.jobIO))/sec, sec)
+	if rd, wr, ok := j.IO(); ok {
+		t := readAt(s, own && j.Cgroup.IO.ReadBytes.Present && j.Cgroup.IO.WriteBytes.Present)
+		if r, sec, ok := se.jobIOAt.next(t, float64(rd)+float64(wr), true); ok {
+			se.jobIO.add(r, sec)
+		}
 	}
-	if a.hasNet && c.hasNet {
-		se.network.add(float64(delta(c.net, a.net))/sec, sec)
+
+	h := &s.Host
+	busy, total := cpuBusy(&h.CPU)
+	b, secB, okB := se.busyAt.next(s.Time, busy, h.HasCPU)
+	tot, _, okT := se.totalAt.next(s.Time, total, h.HasCPU)
+	if okB && okT && tot > 0 {
+		se.hostCPU.add(100*min(b/tot, 1), secB)
 	}
-	se.anchor = c
+	d := &h.Disk
+	if r, sec, ok := se.opsAt.next(s.Time, float64(d.Reads)+float64(d.Writes), h.HasDisk); ok {
+		se.iops.add(r, sec)
+	}
+	if r, sec, ok := se.diskAt.next(s.Time, float64(d.ReadBytes)+float64(d.WrittenBytes), h.HasDisk); ok {
+		se.hostIO.add(r, sec)
+	}
+	if r, sec, ok := se.netAt.next(s.Time, float64(h.Net.RxBytes)+float64(h.Net.TxBytes), h.HasNet); ok {
+		se.network.add(r, sec)
+	}
+}
+
+// readAt is when a job figure of s was read: the sample's time for a
+// figure from the job's cgroup, the last walk's for one from the process
+// tree. fromCgroup says which, by the same choice Job.CPU, Job.Memory and
+// Job.IO make.
+func readAt(s *hostmetrics.Sample, fromCgroup bool) time.Time {
+	if fromCgroup || !s.Job.HasTree || s.Job.Tree.At.IsZero() {
+		return s.Time
+	}
+	return s.Job.Tree.At
 }
 
 // JobStats is what Series measured over the job.
@@ -220,26 +238,9 @@ func (se *Series) Stats() JobStats {
 	return st
 }
 
-// hostBusy is the share of the machine's CPU time between a and b that
-// was not idle, as package usage computes it.
-func hostBusy(a, b *procfs.CPUTimes) (float64, bool) {
-	total := sumTimes(b) - sumTimes(a)
-	idle := (b.Idle + b.IOWait) - (a.Idle + a.IOWait)
-	if total <= 0 {
-		return 0, false
-	}
-	return min(max(1-idle/total, 0), 1), true
-}
-
-func sumTimes(c *procfs.CPUTimes) float64 {
-	return c.User + c.Nice + c.System + c.Idle + c.IOWait + c.IRQ + c.SoftIRQ + c.Steal
-}
-
-// delta is b − a for a counter, 0 when the counter went back (a device or
-// interface went away, or a counter wrapped).
-func delta(b, a uint64) uint64 {
-	if b < a {
-		return 0
-	}
-	return b - a
+// cpuBusy returns the machine's CPU time not idle (iowait counts as idle,
+// as in top and in package usage) and its total, in seconds.
+func cpuBusy(c *procfs.CPUTimes) (busy, total float64) {
+	total = c.User + c.Nice + c.System + c.Idle + c.IOWait + c.IRQ + c.SoftIRQ + c.Steal
+	return total - c.Idle - c.IOWait, total
 }

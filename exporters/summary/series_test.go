@@ -199,3 +199,64 @@ func TestSeriesAllocatesNothingPerSample(t *testing.T) {
 		t.Errorf("stats after the run: %+v", st)
 	}
 }
+
+func TestSeriesTreeWalkedLessOften(t *testing.T) {
+	// A large tree walked every 2 s while samples are taken every second:
+	// the samples between walks carry the last walk's figures, and the
+	// rates span the walks, not the samples.
+	walks := []struct {
+		sec, walked float64
+		cpu         time.Duration
+		rss         uint64
+	}{
+		{0, 0, 0, 100 * mib},
+		{1, 0, 0, 100 * mib},
+		{2, 2, 2 * time.Second, 300 * mib},
+		{3, 2, 2 * time.Second, 300 * mib},
+		{4, 4, 6 * time.Second, 200 * mib},
+	}
+	se, cg := NewSeries(), NewSeries()
+	for i, w := range walks {
+		s := hostmetrics.Sample{Time: at(w.sec)}
+		s.Host.NumCPU = 2
+		s.Job.HasTree = true
+		s.Job.Tree = hostmetrics.Tree{CPUUser: w.cpu, RSS: w.rss, At: at(w.walked)}
+		se.Sample(&s)
+
+		// The same with a cgroup of the job's own without the memory
+		// controller: CPU from cpu.stat, read at every sample (1 s of
+		// CPU each), memory from the tree.
+		s.Job.HasCgroup, s.Job.CgroupOwn = true, true
+		s.Job.Cgroup.CPU.UserUsec.Value, s.Job.Cgroup.CPU.UserUsec.Present = uint64(i)*1e6, true
+		s.Job.Cgroup.CPU.SystemUsec.Present = true
+		cg.Sample(&s)
+	}
+	st := se.Stats()
+	// 2 s of CPU over [0,2], 4 s over [2,4], on 2 CPUs.
+	checkStat(t, "job CPU", st.CPU, 2, 75, 25, 100)
+	// Readings made at 0, 2 and 4 s; the first counts for the peak only.
+	checkStat(t, "job memory", st.Memory, 2, 250*mib, 50*mib, 300*mib)
+
+	st = cg.Stats()
+	checkStat(t, "job CPU from the cgroup", st.CPU, 4, 50, 0, 50)
+	checkStat(t, "job memory from the tree", st.Memory, 2, 250*mib, 50*mib, 300*mib)
+}
+
+func TestSeriesGapInAFigure(t *testing.T) {
+	// A figure missing from one sample (a read that failed once) leaves
+	// the span open: the next reading's rate covers the gap.
+	ts := []tick{{sec: 0}, {sec: 1, rx: 1 << 40, noHostFigure: true}, {sec: 2, rx: 2048}}
+	st := feed(ts).Stats()
+	checkStat(t, "network", st.Network, 1, 1024, 0, 1024)
+}
+
+func BenchmarkSeriesSample(b *testing.B) {
+	se := NewSeries()
+	s := ticks[1].sample()
+	b.ReportAllocs()
+	for b.Loop() {
+		s.Time = s.Time.Add(time.Second)
+		s.Job.Tree.CPUUser += 500 * time.Millisecond
+		se.Sample(&s)
+	}
+}
