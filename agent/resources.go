@@ -4,12 +4,15 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/jobtrace/jobtrace/exporters/usagecsv"
 	"github.com/jobtrace/jobtrace/hostmetrics"
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+	"github.com/jobtrace/jobtrace/spans"
 )
 
 // SamplingOptions configure resource sampling in a run.
@@ -31,6 +34,7 @@ type resources struct {
 	jobCg   *jobCgroup // nil when the job has no cgroup of its own
 	cgDir   string     // the cgroup read: the job's, or jobtrace's own
 	notes   []string   // what start-up found, for the startup span
+	csv     *usagecsv.Writer
 	closers []func() error
 }
 
@@ -80,6 +84,22 @@ func (r *resources) observer() *phaseUsage {
 		return nil
 	}
 	return r.phases
+}
+
+// sinks makes the sinks of the samples: the CSV file in the out
+// directory.
+func (r *resources) sinks(pipe *Pipeline, tracker *spans.Tracker, log *Logger) []hostmetrics.Sink {
+	var out []hostmetrics.Sink
+	csvPath := filepath.Join(pipe.Dir(), usagecsv.FileName)
+	w, err := usagecsv.Create(csvPath, usagecsv.Options{Phase: tracker.Path, Warn: log.Warn})
+	if err != nil {
+		log.Warn(fmt.Sprintf("no %s: %v", usagecsv.FileName, err))
+	} else {
+		r.csv = w
+		out = append(out, w)
+		r.closers = append(r.closers, w.Close)
+	}
+	return out
 }
 
 // start starts sampling, handing every sample to sinks and to the phase

@@ -180,7 +180,7 @@ func Run(o Options) int {
 
 	cgroupFD := 0
 	if res != nil {
-		res.start(o.Sampling.Interval, rootCtx, nil, log)
+		res.start(o.Sampling.Interval, rootCtx, res.sinks(pipe, tracker, log), log)
 		cgroupFD = res.jobCg.cgroupFD()
 		mark("first sample taken")
 	}
