@@ -2,6 +2,7 @@ package summary
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -20,7 +21,7 @@ type column struct {
 func present(cols []column) []column {
 	out := cols[:0]
 	for _, c := range cols {
-		if c.keep || strings.Join(c.cells, "") != "" {
+		if c.keep || slices.ContainsFunc(c.cells, func(s string) bool { return s != "" }) {
 			out = append(out, c)
 		}
 	}
@@ -35,8 +36,8 @@ func (c *column) cell(i int) string {
 }
 
 // phaseColumns lays out the phase table: one row per phase, then the job's
-// total. net in one column (received + sent) for the terminal, in two for
-// Markdown, where width is not scarce. name renders a row's name; total
+// total. The host's network is one column (received + sent) on the
+// terminal, two in Markdown, where width is not scarce. name renders a row's name; total
 // is set for the job's row.
 func phaseColumns(r *Report, md bool, name func(row Row, total bool) string) []column {
 	rows := append(r.Phases[:len(r.Phases):len(r.Phases)], r.Total)
