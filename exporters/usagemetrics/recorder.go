@@ -19,8 +19,9 @@ type Options struct {
 	// at that span. context.Background() is used when Active is nil or
 	// returns nil.
 	Active func() context.Context
-	// Warn receives each limit reached (phase names, devices), once; nil
-	// drops them.
+	// Warn receives each limit reached (phase names, devices), once, from
+	// the goroutine of the Sample or Phase call that reached it; nil drops
+	// them.
 	Warn func(string)
 }
 

@@ -415,3 +415,31 @@ func TestNoActiveSpan(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrentSampleAndPhase: Sample runs in the sampler's goroutine while
+// phases end in others (run with -race).
+func TestConcurrentSampleAndPhase(t *testing.T) {
+	r := newRig(t)
+	r.rec.opts.Warn = nil
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for k := range uint64(50) {
+			r.rec.Sample(fullSample(k))
+		}
+	}()
+	u := fullUsage
+	for i := range 50 {
+		r.rec.Phase(r.ctx, []string{"compile", "test"}[i%2], "success", &u)
+	}
+	<-done
+	ms := r.collect()
+	checkValues(t, ms, "process.thread.count", map[string]float64{"": 7 + 2*49})
+	var n uint64
+	for _, p := range pointsOf(ms["jobtrace.phase.duration"]) {
+		n += p.count
+	}
+	if n != 50 {
+		t.Errorf("%d phases recorded, want 50", n)
+	}
+}
