@@ -9,7 +9,9 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/jobtrace/jobtrace/exporters/summary"
 	"github.com/jobtrace/jobtrace/exporters/usagecsv"
+	"github.com/jobtrace/jobtrace/exporters/usagemetrics"
 	"github.com/jobtrace/jobtrace/hostmetrics"
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
 	"github.com/jobtrace/jobtrace/spans"
@@ -35,6 +37,7 @@ type resources struct {
 	cgDir   string     // the cgroup read: the job's, or jobtrace's own
 	notes   []string   // what start-up found, for the startup span
 	csv     *usagecsv.Writer
+	series  *summary.Series
 	closers []func() error
 }
 
@@ -86,10 +89,21 @@ func (r *resources) observer() *phaseUsage {
 	return r.phases
 }
 
-// sinks makes the sinks of the samples: the CSV file in the out
-// directory.
+// sinks makes the sinks of the samples: the summary's statistics, the OTel
+// metrics (whose data points carry exemplars of the innermost phase) and the
+// CSV file in the out directory.
 func (r *resources) sinks(pipe *Pipeline, tracker *spans.Tracker, log *Logger) []hostmetrics.Sink {
-	var out []hostmetrics.Sink
+	r.series = summary.NewSeries()
+	out := []hostmetrics.Sink{r.series}
+	if pipe.Meter != nil {
+		rec, err := usagemetrics.New(pipe.Meter, usagemetrics.Options{Active: tracker.Innermost, Warn: log.Warn})
+		if err != nil {
+			log.Warn(fmt.Sprintf("no resource metrics: %v", err))
+		} else {
+			out = append(out, rec)
+			r.phases.onEnd = rec.Phase
+		}
+	}
 	csvPath := filepath.Join(pipe.Dir(), usagecsv.FileName)
 	w, err := usagecsv.Create(csvPath, usagecsv.Options{Phase: tracker.Path, Warn: log.Warn})
 	if err != nil {
@@ -138,23 +152,18 @@ func (r *resources) jobEnded(j *Job) {
 // before: their spans end with the same last sample.
 func (r *resources) finish(j *Job, log *Logger) usage.Usage {
 	var u usage.Usage
-	var exit hostmetrics.ExitUsage
-	if j != nil {
-		exit = hostmetrics.ExitUsageOf(j.ProcessState())
-	}
 	done := make(chan struct{})
 	r.sampler.Boundary(func(s *hostmetrics.Sample) {
 		defer close(done)
 		u = r.phases.rootWin.End(s)
-		// The job's peak memory is also known exactly from its cgroup's
-		// memory.peak, and as a floor from the largest process wait4 saw.
+		// The job's peak memory is known exactly from its cgroup's
+		// memory.peak. (wait4's ru_maxrss is no floor: the job's first
+		// process inherits jobtrace's own high-water mark, as the child of
+		// a vfork keeps its parent's memory until it execs.)
 		if s.Job.HasCgroup && s.Job.CgroupOwn {
 			if p, ok := s.Job.Cgroup.MemoryPeak.Get(); ok && p > u.MemoryPeak {
 				u.MemoryPeak, u.HasMemory = p, true
 			}
-		}
-		if exit.MaxRSS > u.MemoryPeak {
-			u.MemoryPeak, u.HasMemory = exit.MaxRSS, true
 		}
 		r.phases.root.SetAttributes(u.Attributes()...)
 	})

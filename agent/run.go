@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -253,18 +252,20 @@ func Run(o Options) int {
 		}
 		root.SetStatus(codes.Error, desc)
 	}
+	end := jobEnd{code: code, result: result, took: ended.Sub(o.Start)}
 	if res != nil {
 		var j *Job
 		if jobErr == nil {
 			j = job
 		}
-		res.finish(j, log)
+		end.usage, end.hasUsage = res.finish(j, log), true
+		end.series = res.series
 	}
 	shutdown.End()
 	root.End()
 
 	sr := pipe.Shutdown(o.ExportTimeout, sampled)
-	report(log, o, sr, pipe, root.SpanContext(), code, ended.Sub(o.Start), sampled)
+	report(log, o, sr, pipe, root.SpanContext(), end, sampled)
 	return code
 }
 
@@ -427,13 +428,9 @@ func (s *sources) statsAttrs(out, errs *scan.Scanner, t *spans.Tracker, log *Log
 
 // report prints the end-of-job lines: the phases, where the artifacts are,
 // and what happened to the export.
-func report(log *Logger, o Options, res ShutdownResult, pipe *Pipeline, root trace.SpanContext, code int, took time.Duration, sampled bool) {
-	var b bytes.Buffer
-	pipe.summary.write(&b, root.SpanID())
-	if b.Len() > 0 {
-		log.out(b.Bytes())
-	}
-	log.Printf("job %q exited with code %d after %s; trace %s", o.Name, code, fmtDuration(took), root.TraceID())
+func report(log *Logger, o Options, res ShutdownResult, pipe *Pipeline, root trace.SpanContext, end jobEnd, sampled bool) {
+	writeSummary(log, o, pipe, root.SpanID(), end)
+	log.Printf("job %q exited with code %d after %s; trace %s", o.Name, end.code, fmtDuration(end.took), root.TraceID())
 	log.Printf("%d spans written to %s", res.Spans, pipe.SpoolPath())
 	if res.Dropped > 0 {
 		log.Printf("%d spans dropped: the spool queue was full (limit %d)", res.Dropped, spool.MaxQueueSpans)

@@ -1,99 +1,77 @@
 package agent
 
 import (
-	"context"
+	"bytes"
 	"fmt"
-	"io"
-	"sort"
+	"os"
 	"strings"
-	"sync"
 	"time"
 
-	"go.opentelemetry.io/otel/codes"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/jobtrace/jobtrace/exporters/summary"
+	"github.com/jobtrace/jobtrace/hostmetrics/usage"
 )
 
-// MaxSummaryPhases bounds the phases kept for the end-of-job summary.
-const MaxSummaryPhases = 10000
+// EnvStepSummary is the file GitHub Actions shows as the step's summary;
+// the summary is appended to it as Markdown.
+const EnvStepSummary = "GITHUB_STEP_SUMMARY"
 
-type phaseRecord struct {
-	name          string
-	id, parent    trace.SpanID
-	start, end    time.Time
-	failed        bool
-	statusMessage string
+// jobEnd is how the job ended and what it cost, for the summary.
+type jobEnd struct {
+	code     int
+	result   string
+	took     time.Duration
+	usage    usage.Usage
+	hasUsage bool
+	series   *summary.Series
 }
 
-// summaryProcessor keeps the name, nesting, times and status of every
-// ended span, for the summary printed at the end of the job.
-type summaryProcessor struct {
-	mu      sync.Mutex
-	phases  []phaseRecord
-	dropped int
-}
-
-func newSummaryProcessor() *summaryProcessor { return &summaryProcessor{} }
-
-func (p *summaryProcessor) OnStart(context.Context, sdktrace.ReadWriteSpan) {}
-func (p *summaryProcessor) OnEnd(s sdktrace.ReadOnlySpan) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if len(p.phases) >= MaxSummaryPhases {
-		p.dropped++
+// writeSummary prints the end-of-job summary on jobtrace's log, as text or
+// Markdown, and appends it as Markdown to $GITHUB_STEP_SUMMARY when the job
+// runs in GitHub Actions.
+func writeSummary(log *Logger, o Options, pipe *Pipeline, root trace.SpanID, end jobEnd) {
+	if o.Summary == "off" {
 		return
 	}
-	p.phases = append(p.phases, phaseRecord{
-		name: s.Name(), id: s.SpanContext().SpanID(), parent: s.Parent().SpanID(),
-		start: s.StartTime(), end: s.EndTime(),
-		failed: s.Status().Code == codes.Error, statusMessage: s.Status().Description,
+	rep := summary.Build(pipe.summary, end.series, root, summary.JobInfo{
+		Name: o.Name, ExitCode: end.code, Result: end.result, Duration: end.took,
+		Usage: end.usage, HasUsage: end.hasUsage,
 	})
-}
-func (p *summaryProcessor) Shutdown(context.Context) error   { return nil }
-func (p *summaryProcessor) ForceFlush(context.Context) error { return nil }
-
-// write prints the phases under root as an indented table, in start order.
-func (p *summaryProcessor) write(w io.Writer, root trace.SpanID) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	children := map[trace.SpanID][]phaseRecord{}
-	for _, ph := range p.phases {
-		children[ph.parent] = append(children[ph.parent], ph)
+	var b bytes.Buffer
+	if o.Summary == "markdown" {
+		summary.WriteMarkdown(&b, rep)
+	} else {
+		summary.WriteText(&b, rep)
 	}
-	var lines [][3]string
-	var walk func(id trace.SpanID, depth int)
-	walk = func(id trace.SpanID, depth int) {
-		kids := children[id]
-		sort.Slice(kids, func(i, j int) bool { return kids[i].start.Before(kids[j].start) })
-		for _, k := range kids {
-			status := "ok"
-			if k.failed {
-				status = "FAILED"
-				if k.statusMessage != "" {
-					status += ": " + k.statusMessage
-				}
-			}
-			lines = append(lines, [3]string{strings.Repeat("  ", depth) + k.name, fmtDuration(k.end.Sub(k.start)), status})
-			if depth < 32 {
-				walk(k.id, depth+1)
+	log.out(b.Bytes())
+	if path := envValue(o.Env, EnvStepSummary); path != "" {
+		b.Reset()
+		summary.WriteMarkdown(&b, rep)
+		b.WriteByte('\n')
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err == nil {
+			_, err = f.Write(b.Bytes())
+			if cerr := f.Close(); err == nil {
+				err = cerr
 			}
 		}
+		if err != nil {
+			log.Warn(fmt.Sprintf("summary not written to %s: %v", EnvStepSummary, err))
+		}
 	}
-	walk(root, 0)
-	if len(lines) == 0 {
-		return
+}
+
+// envValue returns the value of key in env (KEY=value entries); the last
+// entry wins, as in os/exec.
+func envValue(env []string, key string) string {
+	v := ""
+	for _, kv := range env {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == key {
+			v = val
+		}
 	}
-	width := len("phase")
-	for _, l := range lines {
-		width = max(width, len(l[0]))
-	}
-	fmt.Fprintf(w, "jobtrace:   %-*s %10s  %s\n", width, "phase", "duration", "status")
-	for _, l := range lines {
-		fmt.Fprintf(w, "jobtrace:   %-*s %10s  %s\n", width, l[0], l[1], l[2])
-	}
-	if p.dropped > 0 {
-		fmt.Fprintf(w, "jobtrace:   (%d more spans not listed: limit %d)\n", p.dropped, MaxSummaryPhases)
-	}
+	return v
 }
 
 func fmtDuration(d time.Duration) string {

@@ -18,6 +18,7 @@ import (
 	"github.com/jobtrace/jobtrace/exporters/forward"
 	"github.com/jobtrace/jobtrace/exporters/otlp"
 	"github.com/jobtrace/jobtrace/exporters/spool"
+	"github.com/jobtrace/jobtrace/exporters/summary"
 	"github.com/jobtrace/jobtrace/spans"
 )
 
@@ -46,7 +47,7 @@ type Pipeline struct {
 	fwdCancel context.CancelFunc
 	fwdDone   chan struct{}
 	endpoint  string
-	summary   *summaryProcessor
+	summary   *summary.Spans
 	dir       string
 	unlock    func()
 }
@@ -84,7 +85,7 @@ func NewPipeline(dir string, res *sdkresource.Resource, exp ExportSettings, warn
 	if err != nil {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
-	p := &Pipeline{dir: dir, unlock: unlock, spoolPath: filepath.Join(dir, spool.TracesFile), summary: newSummaryProcessor()}
+	p := &Pipeline{dir: dir, unlock: unlock, spoolPath: filepath.Join(dir, spool.TracesFile), summary: summary.NewSpans()}
 	client := spool.NewTraceClient(p.spoolPath)
 	if err := client.Start(context.Background()); err != nil {
 		return nil, fmt.Errorf("spool: %w", err)
