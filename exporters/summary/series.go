@@ -58,6 +58,20 @@ func (r *running) add(x, w float64) {
 	r.m2 += w * d * (x - r.mean)
 }
 
+// addRate takes a rate x measured over w seconds. A rate over a span
+// shorter than usage.MinPeakSpan (only the last span of a job can be one)
+// counts for the mean with its small weight, but not for the peak: a burst
+// of a few ticks says nothing about a peak.
+func (r *running) addRate(x, w float64) {
+	if w < usage.MinPeakSpan.Seconds() {
+		peak, has := r.peak, r.hasPeak
+		r.add(x, w)
+		r.peak, r.hasPeak = peak, has
+		return
+	}
+	r.add(x, w)
+}
+
 func (r *running) stat() Stat {
 	s := Stat{N: r.n, Peak: r.peak, HasPeak: r.hasPeak}
 	if r.n > 0 {
@@ -80,7 +94,9 @@ type anchor struct {
 // span in seconds, and starts the next span at t. A counter that went back
 // (a device or interface went away, a counter wrapped) counts as no
 // change. An absent value leaves the span open, to end at the next value.
-func (a *anchor) next(t time.Time, v float64, has bool) (perSec, sec float64, ok bool) {
+// The last sample of the job ends the span however short it is, so the
+// work done just before the job's end is counted.
+func (a *anchor) next(t time.Time, v float64, has, last bool) (perSec, sec float64, ok bool) {
 	if !has {
 		return 0, 0, false
 	}
@@ -89,7 +105,7 @@ func (a *anchor) next(t time.Time, v float64, has bool) (perSec, sec float64, ok
 		return 0, 0, false
 	}
 	d := t.Sub(a.t)
-	if d < usage.MinPeakSpan {
+	if d <= 0 || (d < usage.MinPeakSpan && !last) {
 		return 0, 0, false
 	}
 	sec = d.Seconds()
@@ -111,8 +127,8 @@ func (a *anchor) next(t time.Time, v float64, has bool) (perSec, sec float64, ok
 //
 // Rates are taken between readings at least usage.MinPeakSpan apart: a
 // shorter span (two boundary samples can be a millisecond apart, and CPU
-// time moves in 10 ms ticks) is joined to the next. A span shorter than
-// that at the very end of the job is left out.
+// time moves in 10 ms ticks) is joined to the next; the last sample ends
+// the last span whatever its length.
 //
 // The job's figures are timed by when they were read: a large process tree
 // is walked less often than samples are taken, and the samples in between
@@ -150,6 +166,7 @@ func (se *Series) Sample(s *hostmetrics.Sample) {
 	}
 	j := &s.Job
 	own := j.HasCgroup && j.CgroupOwn
+	last := s.Reason == hostmetrics.ReasonEnd
 
 	// Memory is a gauge: each new reading stands for the time since the
 	// previous one; the first counts only for the peak.
@@ -167,33 +184,33 @@ func (se *Series) Sample(s *hostmetrics.Sample) {
 
 	if u, sy, ok := j.CPU(); ok {
 		t := readAt(s, own && j.Cgroup.CPU.UserUsec.Present && j.Cgroup.CPU.SystemUsec.Present)
-		if r, sec, ok := se.cpuAt.next(t, (u + sy).Seconds(), true); ok && s.Host.NumCPU > 0 {
-			se.cpu.add(100*min(r/float64(s.Host.NumCPU), 1), sec)
+		if r, sec, ok := se.cpuAt.next(t, (u + sy).Seconds(), true, last); ok && s.Host.NumCPU > 0 {
+			se.cpu.addRate(100*min(r/float64(s.Host.NumCPU), 1), sec)
 		}
 	}
 	if rd, wr, ok := j.IO(); ok {
 		t := readAt(s, own && j.Cgroup.IO.ReadBytes.Present && j.Cgroup.IO.WriteBytes.Present)
-		if r, sec, ok := se.jobIOAt.next(t, float64(rd)+float64(wr), true); ok {
-			se.jobIO.add(r, sec)
+		if r, sec, ok := se.jobIOAt.next(t, float64(rd)+float64(wr), true, last); ok {
+			se.jobIO.addRate(r, sec)
 		}
 	}
 
 	h := &s.Host
 	busy, total := cpuBusy(&h.CPU)
-	b, secB, okB := se.busyAt.next(s.Time, busy, h.HasCPU)
-	tot, _, okT := se.totalAt.next(s.Time, total, h.HasCPU)
+	b, secB, okB := se.busyAt.next(s.Time, busy, h.HasCPU, last)
+	tot, _, okT := se.totalAt.next(s.Time, total, h.HasCPU, last)
 	if okB && okT && tot > 0 {
-		se.hostCPU.add(100*min(b/tot, 1), secB)
+		se.hostCPU.addRate(100*min(b/tot, 1), secB)
 	}
 	d := &h.Disk
-	if r, sec, ok := se.opsAt.next(s.Time, float64(d.Reads)+float64(d.Writes), h.HasDisk); ok {
-		se.iops.add(r, sec)
+	if r, sec, ok := se.opsAt.next(s.Time, float64(d.Reads)+float64(d.Writes), h.HasDisk, last); ok {
+		se.iops.addRate(r, sec)
 	}
-	if r, sec, ok := se.diskAt.next(s.Time, float64(d.ReadBytes)+float64(d.WrittenBytes), h.HasDisk); ok {
-		se.hostIO.add(r, sec)
+	if r, sec, ok := se.diskAt.next(s.Time, float64(d.ReadBytes)+float64(d.WrittenBytes), h.HasDisk, last); ok {
+		se.hostIO.addRate(r, sec)
 	}
-	if r, sec, ok := se.netAt.next(s.Time, float64(h.Net.RxBytes)+float64(h.Net.TxBytes), h.HasNet); ok {
-		se.network.add(r, sec)
+	if r, sec, ok := se.netAt.next(s.Time, float64(h.Net.RxBytes)+float64(h.Net.TxBytes), h.HasNet, last); ok {
+		se.network.addRate(r, sec)
 	}
 }
 

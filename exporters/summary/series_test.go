@@ -20,10 +20,14 @@ type tick struct {
 	rx, tx       uint64
 	noJobIO      bool
 	noHostFigure bool
+	last         bool // the job's last sample (ReasonEnd)
 }
 
 func (k tick) sample() hostmetrics.Sample {
 	s := hostmetrics.Sample{Time: at(k.sec), Reason: hostmetrics.ReasonInterval}
+	if k.last {
+		s.Reason = hostmetrics.ReasonEnd
+	}
 	s.Host.NumCPU = 2
 	if !k.noHostFigure {
 		s.Host.HasCPU = true
@@ -168,6 +172,13 @@ func TestSeriesShortSpanAtEnd(t *testing.T) {
 	st := feed(ts).Stats()
 	if st.CPU.N != 2 || st.CPU.Peak != 75 {
 		t.Errorf("job CPU = %+v, want the two long spans only", st.CPU)
+	}
+	// The job's last sample ends the span anyway: its work counts for the
+	// mean, weighted by its 100 ms, but not for the peak.
+	ts[len(ts)-1].last = true
+	end := feed(ts).Stats()
+	if end.CPU.N != 3 || end.CPU.Peak != 75 || end.CPU.Mean <= st.CPU.Mean {
+		t.Errorf("job CPU with the last sample = %+v, want 3 spans, peak 75, a higher mean than %v", end.CPU, st.CPU.Mean)
 	}
 }
 
