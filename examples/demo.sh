@@ -16,13 +16,14 @@ echo "::group::Build"
 
 # 2. The socket: 'jobtrace phase|event' inside 'jobtrace run'.
 jobtrace phase begin compile --attr lang=c
-sleep 0.3
+i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done   # some CPU work
 jobtrace event cache-miss --attr key=deps
 jobtrace phase end compile
 
 # 3. The marker dir: any process appends JSON lines to a file of its own.
 echo "{\"v\":1,\"type\":\"begin\",\"name\":\"link\",\"ts\":$(now)}" >> "$JOBTRACE_MARKER_DIR/$$.jsonl"
-sleep 0.1
+out=$(mktemp)   # some IO: 16 MiB written and synced to disk
+dd if=/dev/zero of="$out" bs=1M count=16 conv=fsync 2>/dev/null; rm -f "$out"
 echo "{\"v\":1,\"type\":\"end\",\"name\":\"link\",\"ts\":$(now)}" >> "$JOBTRACE_MARKER_DIR/$$.jsonl"
 sleep 0.3 # the marker dir is read every 200 ms
 echo "::endgroup::"
