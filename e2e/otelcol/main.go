@@ -1,12 +1,15 @@
 // Command otelcol is the smallest OpenTelemetry Collector the e2e tests need:
-// an OTLP receiver (gRPC and HTTP) in front of an OTLP gRPC exporter, plus the
-// debug exporter for looking at what arrives. It is a module of its own so its
-// collector release does not have to match the one Jaeger is built from.
+// an OTLP receiver (gRPC and HTTP) in front of an OTLP gRPC exporter, the
+// debug exporter for looking at what arrives, and the file exporter (from
+// contrib), which writes what arrives as OTLP JSON lines for a test to read.
+// It is a module of its own so its collector release does not have to match
+// the one Jaeger is built from.
 package main
 
 import (
 	"log"
 
+	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/fileexporter"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/confmap/provider/envprovider"
@@ -25,7 +28,7 @@ func factories() (otelcol.Factories, error) {
 	if f.Receivers, err = otelcol.MakeFactoryMap(otlpreceiver.NewFactory()); err != nil {
 		return f, err
 	}
-	if f.Exporters, err = otelcol.MakeFactoryMap(otlpexporter.NewFactory(), debugexporter.NewFactory()); err != nil {
+	if f.Exporters, err = otelcol.MakeFactoryMap(otlpexporter.NewFactory(), debugexporter.NewFactory(), fileexporter.NewFactory()); err != nil {
 		return f, err
 	}
 	return f, nil

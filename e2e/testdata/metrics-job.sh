@@ -1,0 +1,21 @@
+#!/bin/sh
+# The job of the metrics tests, run as
+# `jobtrace run --name metrics --interval 200ms -- sh metrics-job.sh`.
+# Two phases, marked on stdout:
+#
+#   cpu-busy      a shell spins for half a second: CPU time, several samples
+#                 at 200 ms, so the periodic metrics have points in a phase;
+#   write-fsync   8 MiB written to $E2E_WORK/data.bin and fsync'ed before dd
+#                 exits, so the bytes reach the disk within the phase.
+#
+# `timeout` ends the spinning shell with SIGTERM (status 124): that is the
+# plan, not a failure.
+set -eu
+
+echo "BEGIN_PHASE cpu-busy"
+timeout 0.5 sh -c 'while :; do :; done' || true
+echo "END_PHASE cpu-busy"
+
+echo "BEGIN_PHASE write-fsync"
+dd if=/dev/zero of="$E2E_WORK/data.bin" bs=1M count=8 conv=fsync 2>/dev/null
+echo "END_PHASE write-fsync"
