@@ -1,0 +1,441 @@
+package hostmetrics
+
+import (
+	"cmp"
+	"errors"
+	"io/fs"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/shirou/gopsutil/v4/cpu"
+	"github.com/shirou/gopsutil/v4/disk"
+	"github.com/shirou/gopsutil/v4/load"
+	"github.com/shirou/gopsutil/v4/mem"
+	"github.com/shirou/gopsutil/v4/net"
+	"github.com/shirou/gopsutil/v4/process"
+
+	"github.com/jobtrace/jobtrace/hostmetrics/procfs"
+)
+
+// This file turns what gopsutil returns into a Sample's fields. The calls
+// that read the figures are in source_others.go, built only where there is
+// no native reader; the conversions are here, untagged, so that they are
+// tested everywhere, Linux included.
+
+// figure is a group of figures that a source may be unable to give.
+type figure uint32
+
+const (
+	figPressure figure = 1 << iota
+	figCgroup
+	figCPU
+	figNumCPU
+	figMemory
+	figBuffers
+	figCached
+	figSwap
+	figPaging
+	figDisk
+	figDiskBusy
+	figNet
+	figLoad
+	figFS
+	figProcCPU
+	figProcMemory
+	figProcIO
+	figProcThreads
+)
+
+// figureNames names each figure, in the order Unavailable lists them.
+var figureNames = [...]struct {
+	f    figure
+	name string
+}{
+	{figPressure, "pressure stall information"},
+	{figCgroup, "cgroup"},
+	{figCPU, "CPU times"},
+	{figNumCPU, "CPU count"},
+	{figMemory, "memory figures"},
+	{figBuffers, "buffer size"},
+	{figCached, "page cache size"},
+	{figSwap, "swap figures"},
+	{figPaging, "page fault counts"},
+	{figDisk, "disk IO"},
+	{figDiskBusy, "disk busy time"},
+	{figNet, "network IO"},
+	{figLoad, "load average"},
+	{figFS, "file system usage"},
+	{figProcCPU, "per-process CPU"},
+	{figProcMemory, "per-process memory"},
+	{figProcIO, "per-process IO"},
+	{figProcThreads, "thread counts"},
+}
+
+func (f figure) String() string {
+	var names []string
+	for _, n := range figureNames {
+		if f&n.f != 0 {
+			names = append(names, n.name)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// knownAbsent returns the figures that gopsutil cannot give on goos, as of
+// v4.26: those it has no call for at all, and those whose call answers
+// without the figure (zeros) rather than with an error. Figures whose call
+// says it is not implemented are found by trying it, not listed here.
+func knownAbsent(goos string) figure {
+	// Pressure stall information and cgroups are Linux's; gopsutil's swap
+	// figures carry page faults only on Linux.
+	f := figPressure | figCgroup | figPaging
+	switch goos {
+	case "darwin":
+		// The IOKit statistics give the time spent in reads and in
+		// writes, summed over concurrent requests: not the time the
+		// disk was busy. Mach's VM statistics have no buffer or cache
+		// figure.
+		f |= figDiskBusy | figBuffers | figCached
+	case "windows":
+		// gopsutil emulates a load average on Windows with a goroutine
+		// that polls the processor queue every five seconds from the
+		// first call on; no counter says how long a volume was busy;
+		// GlobalMemoryStatusEx has no buffer or cache figure.
+		f |= figLoad | figDiskBusy | figBuffers | figCached
+	case "freebsd":
+		// A process's IO is given as the block operation counts of its
+		// rusage, not in bytes. The page cache count went away in
+		// FreeBSD 11.2 (its pages are in the inactive and laundry
+		// queues since).
+		f |= figProcIO | figCached
+	}
+	return f
+}
+
+// unavailableSentence says, in one sentence, which figures absent names on
+// goos: "on darwin: no pressure stall information, no cgroup, ...".
+func unavailableSentence(goos string, absent figure) string {
+	var b strings.Builder
+	for _, n := range figureNames {
+		if absent&n.f == 0 {
+			continue
+		}
+		if b.Len() == 0 {
+			b.WriteString("on " + goos + ": no ")
+		} else {
+			b.WriteString(", no ")
+		}
+		b.WriteString(n.name)
+	}
+	return b.String()
+}
+
+// isNotImplemented tells whether err is gopsutil's answer for a figure it
+// does not read on this system. gopsutil keeps that sentinel in an internal
+// package, so its text is what identifies it.
+func isNotImplemented(err error) bool {
+	for err != nil {
+		if err.Error() == "not implemented yet" {
+			return true
+		}
+		switch u := err.(type) {
+		case interface{ Unwrap() error }:
+			err = u.Unwrap()
+		case interface{ Unwrap() []error }:
+			return slices.ContainsFunc(u.Unwrap(), isNotImplemented)
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// isGone tells whether err says that the process asked about no longer
+// exists, which is no problem: it left the tree between the listing and the
+// reading.
+func isGone(err error) bool {
+	return errors.Is(err, process.ErrorProcessNotRunning) || errors.Is(err, fs.ErrNotExist)
+}
+
+// isDenied tells whether err says that the process asked about may not be
+// read by the agent (another user's).
+func isDenied(err error) bool {
+	return errors.Is(err, process.ErrorNotPermitted) || errors.Is(err, fs.ErrPermission)
+}
+
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// cpuTimesOf converts the host's CPU times. gopsutil gives seconds, as
+// procfs.CPUTimes does. Guest time is left out, being already counted in
+// user and nice where a system reports it (Linux).
+func cpuTimesOf(t *cpu.TimesStat) procfs.CPUTimes {
+	return procfs.CPUTimes{
+		User: t.User, Nice: t.Nice, System: t.System, Idle: t.Idle,
+		IOWait: t.Iowait, IRQ: t.Irq, SoftIRQ: t.Softirq, Steal: t.Steal,
+	}
+}
+
+// memoryOf converts host memory; sw is nil when swap could not be read.
+// Used is Total − Available, the convention of system.memory.usage, when
+// the system gives Available (all that gopsutil supports do).
+func memoryOf(vm *mem.VirtualMemoryStat, sw *mem.SwapMemoryStat) Memory {
+	m := Memory{
+		Total: vm.Total, Used: vm.Used, Free: vm.Free, Available: vm.Available,
+		Buffers: vm.Buffers, Cached: vm.Cached,
+	}
+	if vm.Available > 0 && vm.Available <= vm.Total {
+		m.Used = vm.Total - vm.Available
+	}
+	if sw != nil {
+		m.SwapTotal, m.SwapUsed = sw.Total, sw.Used
+	}
+	return m
+}
+
+// diskSector is the unit of DiskStat's sector counts, those of
+// /proc/diskstats; gopsutil counts bytes.
+const diskSector = 512
+
+// disksOf converts per-device disk counters into dst (reused), sorted by
+// name, and their totals. Every device gopsutil lists off Linux is taken as
+// a whole disk: darwin lists disks, not partitions; FreeBSD lists devstat
+// devices, which are disks; Windows lists fixed volumes by drive letter.
+// The totals are summed from bytes, so they do not round to sectors. The
+// devices' IOTime is set only when busy says that gopsutil's IoTime is the
+// time the device was busy.
+func disksOf(m map[string]disk.IOCountersStat, busy bool, dst []procfs.DiskStat) ([]procfs.DiskStat, procfs.DiskTotals) {
+	dst = dst[:0]
+	var t procfs.DiskTotals
+	for name, c := range m {
+		d := procfs.DiskStat{
+			Name:           name,
+			Reads:          c.ReadCount,
+			Writes:         c.WriteCount,
+			SectorsRead:    c.ReadBytes / diskSector,
+			SectorsWritten: c.WriteBytes / diskSector,
+			Whole:          true,
+		}
+		if busy {
+			d.IOTime = time.Duration(c.IoTime) * time.Millisecond
+		}
+		dst = append(dst, d)
+		t.Reads += c.ReadCount
+		t.Writes += c.WriteCount
+		t.ReadBytes += c.ReadBytes
+		t.WrittenBytes += c.WriteBytes
+		t.IOTime += d.IOTime
+	}
+	slices.SortFunc(dst, func(a, b procfs.DiskStat) int { return strings.Compare(a.Name, b.Name) })
+	return dst, t
+}
+
+// isLoopback tells whether an interface is the loopback, whose traffic
+// never leaves the host: "lo" on Linux, "lo0" on darwin and the BSDs,
+// "Loopback Pseudo-Interface 1" on Windows.
+func isLoopback(name string) bool {
+	return name == "lo" || name == "lo0" || strings.HasPrefix(name, "Loopback Pseudo-Interface")
+}
+
+// ifacesOf converts per-interface counters into dst (reused), in gopsutil's
+// order, and their sum over every interface but the loopback.
+func ifacesOf(cs []net.IOCountersStat, dst []procfs.NetDevStat) ([]procfs.NetDevStat, procfs.NetDevStat) {
+	dst = dst[:0]
+	var t procfs.NetDevStat
+	for i := range cs {
+		c := &cs[i]
+		d := procfs.NetDevStat{
+			Name:    c.Name,
+			RxBytes: c.BytesRecv, RxPackets: c.PacketsRecv, RxErrors: c.Errin, RxDrops: c.Dropin,
+			TxBytes: c.BytesSent, TxPackets: c.PacketsSent, TxErrors: c.Errout, TxDrops: c.Dropout,
+		}
+		dst = append(dst, d)
+		if isLoopback(d.Name) {
+			continue
+		}
+		t.RxBytes += d.RxBytes
+		t.RxPackets += d.RxPackets
+		t.RxErrors += d.RxErrors
+		t.RxDrops += d.RxDrops
+		t.TxBytes += d.TxBytes
+		t.TxPackets += d.TxPackets
+		t.TxErrors += d.TxErrors
+		t.TxDrops += d.TxDrops
+	}
+	return dst, t
+}
+
+// loadOf converts the load average. The task counts of /proc/loadavg have
+// no counterpart there and stay zero.
+func loadOf(a *load.AvgStat) procfs.Loadavg {
+	return procfs.Loadavg{Load1: a.Load1, Load5: a.Load5, Load15: a.Load15}
+}
+
+// filesystemOf converts the usage of the file system holding path. Free is
+// what unprivileged users may use where the system says so (statfs's
+// f_bavail); what is left is reserved.
+func filesystemOf(path string, u *disk.UsageStat) Filesystem {
+	f := Filesystem{Path: path, Total: u.Total, Used: u.Used, Free: u.Free}
+	if u.Used+u.Free < u.Total {
+		f.Reserved = u.Total - u.Used - u.Free
+	}
+	return f
+}
+
+// procIOBytes returns a process's storage IO in bytes. allIO says that the
+// system gives only the bytes of every read and write the process made
+// (Windows' GetProcessIoCounters: files, pipes and network alike), which
+// then stand for storage IO as they do in the Collector's process scraper;
+// elsewhere the disk figures are taken.
+func procIOBytes(c *process.IOCountersStat, allIO bool) (read, write uint64) {
+	if allIO {
+		return c.ReadBytes, c.WriteBytes
+	}
+	return c.DiskReadBytes, c.DiskWriteBytes
+}
+
+// procLink is one row of the process table: a process, its parent, and its
+// thread count when the table gives it (-1 when it does not).
+type procLink struct {
+	PID, PPID int32
+	Threads   int32
+}
+
+// descendants appends to dst the row of root and those of every process
+// below it, breadth first. It sorts table by parent, which lets a whole
+// tree be found in one pass over one listing of the system's processes;
+// gopsutil's Children lists every process again for each process it is
+// asked about. A process whose parent link leads back to root (Windows
+// does not re-parent, so a reused pid can make a loop) is not followed
+// twice.
+func descendants(root int32, table []procLink, dst []procLink) []procLink {
+	i := slices.IndexFunc(table, func(l procLink) bool { return l.PID == root })
+	if i < 0 {
+		return dst
+	}
+	start := len(dst)
+	dst = append(dst, table[i])
+	slices.SortFunc(table, func(a, b procLink) int { return cmp.Compare(a.PPID, b.PPID) })
+	for k := start; k < len(dst); k++ {
+		pid := dst[k].PID
+		j, _ := slices.BinarySearchFunc(table, pid, func(l procLink, p int32) int { return cmp.Compare(l.PPID, p) })
+		for ; j < len(table) && table[j].PPID == pid; j++ {
+			if c := table[j]; c.PID != pid && c.PID != root {
+				dst = append(dst, c)
+			}
+		}
+	}
+	return dst
+}
+
+// procFigures is what one process of the job's tree has used, read at one
+// sample.
+type procFigures struct {
+	PID int32
+	// HasCPU is false when the process's CPU could not be read; User and
+	// System are then taken from the previous sample.
+	HasCPU       bool
+	User, System time.Duration
+	RSS          uint64
+	Threads      int
+	// IOAbsent is set when the process's IO could not be read; ReadBytes
+	// and WriteBytes are then taken from the previous sample.
+	IOAbsent              bool
+	ReadBytes, WriteBytes uint64
+}
+
+// usageSum is cumulative usage: CPU and storage IO.
+type usageSum struct {
+	User, System          time.Duration
+	ReadBytes, WriteBytes uint64
+}
+
+func (u *usageSum) add(p *procFigures) {
+	u.User += p.User
+	u.System += p.System
+	u.ReadBytes += p.ReadBytes
+	u.WriteBytes += p.WriteBytes
+}
+
+// treeTally sums the job's process tree over the samples. gopsutil gives a
+// process's own CPU and IO, never those of the children it has waited for
+// (the cutime of Linux's /proc/<pid>/stat), so a process that exits would
+// take its usage with it: the tally keeps the figures last seen for every
+// process that has left the tree. What a process used after the last
+// sample that saw it is lost, until JobExited's usage (which wait4 sums
+// over the job and the descendants it waited for) bounds the CPU from
+// below.
+type treeTally struct {
+	last, cur map[int32]procFigures
+	gone      usageSum // last-seen usage of the processes that left
+	prev      usageSum // the totals last given: they never go down
+	tree      Tree
+	ioAbsent  bool
+}
+
+func newTreeTally() treeTally {
+	return treeTally{last: map[int32]procFigures{}, cur: map[int32]procFigures{}}
+}
+
+// begin starts a sample.
+func (t *treeTally) begin() {
+	clear(t.cur)
+	t.tree = Tree{}
+	t.ioAbsent = false
+}
+
+// add counts one process of the tree at this sample.
+func (t *treeTally) add(p procFigures) {
+	l, seen := t.last[p.PID]
+	if !p.HasCPU && seen {
+		p.User, p.System = l.User, l.System
+	}
+	if p.IOAbsent {
+		t.ioAbsent = true
+		if seen {
+			p.ReadBytes, p.WriteBytes = l.ReadBytes, l.WriteBytes
+		}
+	}
+	t.cur[p.PID] = p
+	t.tree.Processes++
+	t.tree.Threads += p.Threads
+	t.tree.RSS += p.RSS
+}
+
+// end closes the sample and returns the tree. roots is the number of roots
+// walked (1 while the job runs); exited is the job's usage once it has been
+// reaped; hasIO says that the system gives per-process IO at all.
+func (t *treeTally) end(roots int, exited ExitUsage, hasIO bool) Tree {
+	for pid, l := range t.last {
+		c, ok := t.cur[pid]
+		// CPU time never goes down: a process with less than was last
+		// seen under its pid is another one, the pid having been reused.
+		if !ok || c.User+c.System < l.User+l.System {
+			t.gone.add(&l)
+		}
+	}
+	t.last, t.cur = t.cur, t.last
+	sum := t.gone
+	for _, p := range t.last {
+		sum.add(&p)
+	}
+	// The exited usage and the tally count the same processes (the job
+	// and its descendants), so the larger of the two is taken, never
+	// their sum. Storage IO from rusage is in block operations on these
+	// systems, not bytes, so only the tally gives IO.
+	sum.User = max(sum.User, exited.User, t.prev.User)
+	sum.System = max(sum.System, exited.System, t.prev.System)
+	sum.ReadBytes = max(sum.ReadBytes, t.prev.ReadBytes)
+	sum.WriteBytes = max(sum.WriteBytes, t.prev.WriteBytes)
+	t.prev = sum
+
+	tr := t.tree
+	tr.CPUUser, tr.CPUSystem = sum.User, sum.System
+	tr.Roots = roots
+	if hasIO {
+		tr.ReadBytes, tr.WriteBytes = sum.ReadBytes, sum.WriteBytes
+		tr.HasIO = !t.ioAbsent || tr.Processes == 0 || sum.ReadBytes > 0 || sum.WriteBytes > 0
+		tr.IOPartial = t.ioAbsent
+	}
+	return tr
+}
