@@ -58,20 +58,6 @@ func (r *running) add(x, w float64) {
 	r.m2 += w * d * (x - r.mean)
 }
 
-// addRate takes a rate x measured over w seconds. A rate over a span
-// shorter than usage.MinPeakSpan (only the last span of a job can be one)
-// counts for the mean with its small weight, but not for the peak: a burst
-// of a few ticks says nothing about a peak.
-func (r *running) addRate(x, w float64) {
-	if w < usage.MinPeakSpan.Seconds() {
-		peak, has := r.peak, r.hasPeak
-		r.add(x, w)
-		r.peak, r.hasPeak = peak, has
-		return
-	}
-	r.add(x, w)
-}
-
 func (r *running) stat() Stat {
 	s := Stat{N: r.n, Peak: r.peak, HasPeak: r.hasPeak}
 	if r.n > 0 {
@@ -95,7 +81,8 @@ type anchor struct {
 // (a device or interface went away, a counter wrapped) counts as no
 // change. An absent value leaves the span open, to end at the next value.
 // The last sample of the job ends the span however short it is, so the
-// work done just before the job's end is counted.
+// work done just before the job's end is counted; its rate is taken over at
+// least MinPeakSpan.
 func (a *anchor) next(t time.Time, v float64, has, last bool) (perSec, sec float64, ok bool) {
 	if !has {
 		return 0, 0, false
@@ -109,7 +96,10 @@ func (a *anchor) next(t time.Time, v float64, has, last bool) (perSec, sec float
 		return 0, 0, false
 	}
 	sec = d.Seconds()
-	perSec = max(v-a.v, 0) / sec
+	// A last span shorter than MinPeakSpan is taken as if it were that
+	// long: its work counts, without the burst a few clock ticks over a
+	// few milliseconds would make.
+	perSec = max(v-a.v, 0) / max(sec, usage.MinPeakSpan.Seconds())
 	a.t, a.v = t, v
 	return perSec, sec, true
 }
@@ -185,13 +175,13 @@ func (se *Series) Sample(s *hostmetrics.Sample) {
 	if u, sy, ok := j.CPU(); ok {
 		t := readAt(s, own && j.Cgroup.CPU.UserUsec.Present && j.Cgroup.CPU.SystemUsec.Present)
 		if r, sec, ok := se.cpuAt.next(t, (u + sy).Seconds(), true, last); ok && s.Host.NumCPU > 0 {
-			se.cpu.addRate(100*min(r/float64(s.Host.NumCPU), 1), sec)
+			se.cpu.add(100*min(r/float64(s.Host.NumCPU), 1), sec)
 		}
 	}
 	if rd, wr, ok := j.IO(); ok {
 		t := readAt(s, own && j.Cgroup.IO.ReadBytes.Present && j.Cgroup.IO.WriteBytes.Present)
 		if r, sec, ok := se.jobIOAt.next(t, float64(rd)+float64(wr), true, last); ok {
-			se.jobIO.addRate(r, sec)
+			se.jobIO.add(r, sec)
 		}
 	}
 
@@ -200,17 +190,17 @@ func (se *Series) Sample(s *hostmetrics.Sample) {
 	b, secB, okB := se.busyAt.next(s.Time, busy, h.HasCPU, last)
 	tot, _, okT := se.totalAt.next(s.Time, total, h.HasCPU, last)
 	if okB && okT && tot > 0 {
-		se.hostCPU.addRate(100*min(b/tot, 1), secB)
+		se.hostCPU.add(100*min(b/tot, 1), secB)
 	}
 	d := &h.Disk
 	if r, sec, ok := se.opsAt.next(s.Time, float64(d.Reads)+float64(d.Writes), h.HasDisk, last); ok {
-		se.iops.addRate(r, sec)
+		se.iops.add(r, sec)
 	}
 	if r, sec, ok := se.diskAt.next(s.Time, float64(d.ReadBytes)+float64(d.WrittenBytes), h.HasDisk, last); ok {
-		se.hostIO.addRate(r, sec)
+		se.hostIO.add(r, sec)
 	}
 	if r, sec, ok := se.netAt.next(s.Time, float64(h.Net.RxBytes)+float64(h.Net.TxBytes), h.HasNet, last); ok {
-		se.network.addRate(r, sec)
+		se.network.add(r, sec)
 	}
 }
 

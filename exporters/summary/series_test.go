@@ -2,6 +2,7 @@ package summary
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -173,12 +174,13 @@ func TestSeriesShortSpanAtEnd(t *testing.T) {
 	if st.CPU.N != 2 || st.CPU.Peak != 75 {
 		t.Errorf("job CPU = %+v, want the two long spans only", st.CPU)
 	}
-	// The job's last sample ends the span anyway: its work counts for the
-	// mean, weighted by its 100 ms, but not for the peak.
+	// The job's last sample ends the span anyway: its work counts, its
+	// rate taken over MinPeakSpan (200ms of CPU over 200ms on 2 CPUs:
+	// 50%), weighted by its 100 ms; the peak stays the long spans'.
 	ts[len(ts)-1].last = true
 	end := feed(ts).Stats()
-	if end.CPU.N != 3 || end.CPU.Peak != 75 || end.CPU.Mean <= st.CPU.Mean {
-		t.Errorf("job CPU with the last sample = %+v, want 3 spans, peak 75, a higher mean than %v", end.CPU, st.CPU.Mean)
+	if end.CPU.N != 3 || end.CPU.Peak != 75 || end.CPU.Mean > end.CPU.Peak {
+		t.Errorf("job CPU with the last sample = %+v, want 3 spans, peak 75, mean below the peak", end.CPU)
 	}
 }
 
@@ -269,5 +271,32 @@ func BenchmarkSeriesSample(b *testing.B) {
 		s.Time = s.Time.Add(time.Second)
 		s.Job.Tree.CPUUser += 500 * time.Millisecond
 		se.Sample(&s)
+	}
+}
+
+// Whatever the spacing of the samples, no mean exceeds its peak.
+func TestSeriesMeanNeverAbovePeak(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for round := 0; round < 200; round++ {
+		var ts []tick
+		var k tick
+		for i := 0; i < 2+r.IntN(10); i++ {
+			k.sec += []float64{0.001, 0.01, 0.15, 0.3, 1}[r.IntN(5)]
+			k.jobCPU += time.Duration(r.IntN(400)) * time.Millisecond
+			k.jobIO += uint64(r.IntN(1 << 24))
+			k.busy += r.Float64()
+			k.idle += r.Float64()
+			k.ops += uint64(r.IntN(500))
+			k.dbytes += uint64(r.IntN(1 << 24))
+			k.rx += uint64(r.IntN(1 << 20))
+			ts = append(ts, k)
+		}
+		ts[len(ts)-1].last = true
+		st := feed(ts).Stats()
+		for name, s := range map[string]Stat{"cpu": st.CPU, "host cpu": st.HostCPU, "iops": st.IOPS, "io": st.IO, "net": st.Network} {
+			if s.N > 0 && s.Mean > s.Peak*(1+1e-9) {
+				t.Fatalf("round %d: %s mean %v above peak %v (ticks %+v)", round, name, s.Mean, s.Peak, ts)
+			}
+		}
 	}
 }
