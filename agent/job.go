@@ -75,6 +75,9 @@ type JobOptions struct {
 	// CgroupFD, when positive, is an open cgroup v2 directory the job is
 	// started in (Linux).
 	CgroupFD int
+	// OnExit, when set, is called as soon as the job has been reaped, before
+	// its output is drained.
+	OnExit func(*os.ProcessState)
 }
 
 // Job is a started job.
@@ -385,6 +388,9 @@ const (
 func (j *Job) Wait() int {
 	err := j.cmd.Wait()
 	j.exited = time.Now()
+	if j.opts.OnExit != nil {
+		j.opts.OnExit(j.cmd.ProcessState)
+	}
 	drained := make(chan struct{})
 	go func() { j.copies.Wait(); close(drained) }()
 	select {

@@ -140,17 +140,15 @@ func (r *resources) jobStarted(j *Job, log *Logger) {
 	}
 }
 
-// jobEnded gives the source the job's rusage.
-func (r *resources) jobEnded(j *Job) {
-	if j != nil {
-		r.src.JobExited(hostmetrics.ExitUsageOf(j.ProcessState()))
-	}
+// jobExited gives the source the job's rusage, as soon as it is reaped.
+func (r *resources) jobExited(ps *os.ProcessState) {
+	r.src.JobExited(hostmetrics.ExitUsageOf(ps))
 }
 
 // finish takes the job's last sample, sets the job's usage on its span,
 // stops sampling and removes the job's cgroup. Phases must have been ended
 // before: their spans end with the same last sample.
-func (r *resources) finish(j *Job, log *Logger) usage.Usage {
+func (r *resources) finish(log *Logger) usage.Usage {
 	var u usage.Usage
 	done := make(chan struct{})
 	r.sampler.Boundary(func(s *hostmetrics.Sample) {
@@ -218,24 +216,47 @@ func (p *phaseUsage) Sample(s *hostmetrics.Sample) {
 	}
 }
 
-func (p *phaseUsage) PhaseBegan(ctx context.Context, sp trace.Span, name string) {
-	p.sampler.Boundary(func(s *hostmetrics.Sample) {
+// AckSampleWait bounds how long a phase message whose sender waits for the
+// reply (`jobtrace phase begin`) waits for its boundary sample, so that the
+// sample is taken before the sender goes on with the phase's work.
+const AckSampleWait = 100 * time.Millisecond
+
+func (p *phaseUsage) PhaseBegan(b spans.Boundary) {
+	p.boundary(b.Wait, func(s *hostmetrics.Sample) {
 		w := &usage.Window{}
 		w.Begin(s)
-		p.windows[sp] = w
+		p.windows[b.Span] = w
 	})
 }
 
-func (p *phaseUsage) PhaseEnded(ctx context.Context, sp trace.Span, name, result string, ts time.Time) {
-	p.sampler.Boundary(func(s *hostmetrics.Sample) {
-		if w := p.windows[sp]; w != nil {
-			delete(p.windows, sp)
+func (p *phaseUsage) PhaseEnded(b spans.Boundary) {
+	p.boundary(b.Wait, func(s *hostmetrics.Sample) {
+		if w := p.windows[b.Span]; w != nil {
+			delete(p.windows, b.Span)
 			u := w.End(s)
-			sp.SetAttributes(u.Attributes()...)
+			b.Span.SetAttributes(u.Attributes()...)
 			if p.onEnd != nil {
-				p.onEnd(ctx, name, result, &u)
+				p.onEnd(b.Ctx, b.Name, b.Result, &u)
 			}
 		}
-		sp.End(trace.WithTimestamp(ts))
+		b.Span.End(trace.WithTimestamp(b.Time))
 	})
+}
+
+// boundary asks for a boundary sample for fn and, when wait is set, waits
+// (at most AckSampleWait) until fn has run.
+func (p *phaseUsage) boundary(wait bool, fn func(*hostmetrics.Sample)) {
+	if !wait {
+		p.sampler.Boundary(fn)
+		return
+	}
+	done := make(chan struct{})
+	p.sampler.Boundary(func(s *hostmetrics.Sample) {
+		fn(s)
+		close(done)
+	})
+	select {
+	case <-done:
+	case <-time.After(AckSampleWait):
+	}
 }

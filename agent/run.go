@@ -178,7 +178,9 @@ func Run(o Options) int {
 	defer signal.Stop(sigs)
 
 	cgroupFD := 0
+	var onExit func(*os.ProcessState)
 	if res != nil {
+		onExit = res.jobExited
 		res.start(o.Sampling.Interval, rootCtx, res.sinks(pipe, tracker, log), log)
 		cgroupFD = res.jobCg.cgroupFD()
 		mark("first sample taken")
@@ -189,7 +191,7 @@ func Run(o Options) int {
 		WriteStdout: stdoutGate, WriteStderr: stderrGate,
 		OutStdout: outScan, OutStderr: errScan,
 		GracePeriod: o.GracePeriod, Warn: log.Warn,
-		CgroupFD: cgroupFD,
+		CgroupFD: cgroupFD, OnExit: onExit,
 	})
 	mark("job started")
 	if res != nil && err == nil {
@@ -220,9 +222,6 @@ func Run(o Options) int {
 		code = supervise(job, sigs, o.GracePeriod, log)
 	}
 	ended := time.Now()
-	if res != nil && jobErr == nil {
-		res.jobEnded(job)
-	}
 
 	_, shutdown := tracer.Start(rootCtx, "jobtrace shutdown")
 	outScan.Close()
@@ -254,11 +253,7 @@ func Run(o Options) int {
 	}
 	end := jobEnd{code: code, result: result, took: ended.Sub(o.Start)}
 	if res != nil {
-		var j *Job
-		if jobErr == nil {
-			j = job
-		}
-		end.usage, end.hasUsage = res.finish(j, log), true
+		end.usage, end.hasUsage = res.finish(log), true
 		end.series = res.series
 	}
 	shutdown.End()

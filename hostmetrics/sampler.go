@@ -73,11 +73,12 @@ type Options struct {
 }
 
 // Sampler takes a sample every interval and, on request, at phase
-// boundaries, and hands each to its sinks. Reading happens in the Sampler's
-// own goroutine, so a caller that asks for a boundary sample never waits
-// for it: Boundary queues a function that is called with the sample as soon
-// as it is taken. Requests that arrive while a sample is being taken share
-// the next one.
+// boundaries, and hands each to its sinks. A boundary far enough from the
+// last sample (SyncGap) is sampled at once in the caller's goroutine, so
+// that the sample precedes the phase's work; closer ones are queued for the
+// Sampler's goroutine and share its next sample, so a flood of phases costs
+// one sample per SyncGap. Sinks and boundary functions are called with one
+// sample at a time, never concurrently.
 type Sampler struct {
 	src  Source
 	opts Options
@@ -91,10 +92,24 @@ type Sampler struct {
 	stop chan struct{}
 	done chan struct{}
 
-	cur    Sample
-	spare  []func(*Sample)
-	warned map[string]bool
+	// readMu is held while a sample is read and handed out: by the
+	// sampling goroutine, or by a caller of Boundary that samples in its
+	// own goroutine.
+	readMu   sync.Mutex
+	lastTake time.Time // guarded by mu
+	cur      Sample
+	spare    []func(*Sample)
+	warned   map[string]bool
 }
+
+// SyncGap is how long after the last sample a boundary is sampled in the
+// caller's own goroutine, at once, rather than queued for the sampling
+// goroutine: a queued request waits for that goroutine to be scheduled,
+// which on a loaded machine can take longer than a short phase, while the
+// work of the phase has already begun. Boundaries closer together than
+// SyncGap (a flood of phases) are queued and share samples, so the caller
+// never pays for more than one sample per SyncGap.
+const SyncGap = 10 * time.Millisecond
 
 // NewSampler returns a Sampler reading src. Start begins sampling.
 func NewSampler(src Source, opts Options) *Sampler {
@@ -130,22 +145,34 @@ func (s *Sampler) Start() {
 	}
 	s.running = true
 	s.mu.Unlock()
+	s.readMu.Lock()
 	s.take(ReasonStart)
+	s.readMu.Unlock()
 	go s.loop()
 }
 
-// Boundary asks for a sample now and calls fn with it, in the sampling
-// goroutine, after the sinks have seen it. After Stop, fn is called at once
-// with the last sample, in the caller's goroutine.
+// Boundary asks for a sample now and calls fn with it after the sinks have
+// seen it: in the caller's goroutine when no sample was taken in the last
+// SyncGap and none is being taken, otherwise in the sampling goroutine. After
+// Stop, fn is called with the last sample, in the caller's goroutine.
 func (s *Sampler) Boundary(fn func(*Sample)) {
 	s.mu.Lock()
 	if s.stopped || !s.running {
-		defer s.mu.Unlock()
+		s.mu.Unlock()
+		s.readMu.Lock()
+		defer s.readMu.Unlock()
 		fn(&s.cur)
 		return
 	}
 	s.pending = append(s.pending, fn)
+	now := s.opts.Now()
+	sync := now.Sub(s.lastTake) >= SyncGap
 	s.mu.Unlock()
+	if sync && s.readMu.TryLock() {
+		s.take(ReasonBoundary)
+		s.readMu.Unlock()
+		return
+	}
 	select {
 	case s.wake <- struct{}{}:
 	default:
@@ -182,30 +209,38 @@ func (s *Sampler) loop() {
 		tick = t.C
 	}
 	for {
+		var reason Reason
 		select {
 		case <-tick:
-			s.take(ReasonInterval)
+			reason = ReasonInterval
 		case <-s.wake:
-			s.take(ReasonBoundary)
+			reason = ReasonBoundary
 		case <-s.stop:
-			s.take(ReasonEnd)
+			reason = ReasonEnd
+		}
+		s.readMu.Lock()
+		s.take(reason)
+		s.readMu.Unlock()
+		if reason == ReasonEnd {
 			return
 		}
 	}
 }
 
 // take reads one sample, hands it to the sinks, then to the boundary
-// functions that were waiting when the read began.
+// functions that were waiting when the read began. The caller holds readMu.
 func (s *Sampler) take(reason Reason) {
+	now := s.opts.Now()
 	s.mu.Lock()
 	fns := s.pending
 	s.pending = s.spare[:0]
+	s.lastTake = now
 	s.mu.Unlock()
 	if len(fns) > 0 && reason == ReasonInterval {
 		reason = ReasonBoundary
 	}
 
-	s.cur.Time = s.opts.Now()
+	s.cur.Time = now
 	s.cur.Reason = reason
 	if err := s.src.Read(&s.cur); err != nil {
 		s.warn(err)

@@ -157,3 +157,20 @@ func TestCopyToReusesSlices(t *testing.T) {
 		t.Error("CopyTo shares the slice")
 	}
 }
+
+// A boundary far from the last sample is sampled before Boundary returns.
+func TestSamplerBoundaryAtOnce(t *testing.T) {
+	src := &fakeSource{}
+	s := NewSampler(src, Options{Interval: -1})
+	s.Start()
+	defer s.Stop()
+	time.Sleep(2 * SyncGap)
+	called := false
+	s.Boundary(func(*Sample) { called = true })
+	if !called {
+		t.Error("the boundary function was not called before Boundary returned")
+	}
+	if r := src.reads.Load(); r != 2 {
+		t.Errorf("%d reads, want 2", r)
+	}
+}

@@ -44,8 +44,9 @@ type linuxSource struct {
 
 	mu       sync.Mutex
 	job      int
-	exited   ExitUsage // the job's, once it has been reaped
-	reaped   ExitUsage // orphans reaped here
+	exited   ExitUsage     // the job's, once it has been reaped
+	exitedCh chan struct{} // closed by JobExited
+	reaped   ExitUsage     // orphans reaped here
 	prevUser time.Duration
 	prevSys  time.Duration
 	prevRead uint64
@@ -58,12 +59,13 @@ type linuxSource struct {
 // tree is then walked less often, every cost/TreeBudget (a 50 ms walk every
 // 10 s), and the samples in between keep the figures of the last walk (see
 // Tree.At). The job's own cgroup, when it has one, still gives exact CPU at
-// every sample. A walk that costs at most CheapWalk (a tree of a few dozen
-// processes) is done at every sample, boundaries included, so the phases of
-// a small job get exact deltas even without a cgroup.
+// every sample. The cost is the agent's CPU time during the walk, so a busy
+// machine that delays the walk does not space it out. A tree of at most
+// CheapWalkProcs processes is walked at every sample, boundaries included,
+// so the phases of a small job get exact deltas even without a cgroup.
 const (
-	TreeBudget = 0.005
-	CheapWalk  = time.Millisecond
+	TreeBudget     = 0.005
+	CheapWalkProcs = 64
 )
 
 // NewSource returns the source for this system. On Linux it reads
@@ -96,14 +98,41 @@ func (s *linuxSource) Unavailable() string { return "" }
 func (s *linuxSource) SetJob(pid int) {
 	s.mu.Lock()
 	s.job = pid
+	s.exitedCh = make(chan struct{})
 	s.mu.Unlock()
 }
 
 func (s *linuxSource) JobExited(u ExitUsage) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.job == 0 {
+		return
+	}
 	s.exited = u
 	s.job = 0
+	close(s.exitedCh)
+}
+
+// ExitWait bounds how long a sample waits, once the job has been reaped, for
+// JobExited to give its usage. Between the reap and that call the job's CPU
+// and IO, and those of every descendant it waited for, are in no file; a
+// sample taken then (the end of a phase marked just before the job exits)
+// would miss them.
+const ExitWait = 200 * time.Millisecond
+
+// awaitExit waits for JobExited when the job has been reaped but its usage
+// has not been given yet.
+func (s *linuxSource) awaitExit(job int) {
+	if job <= 0 || unix.Kill(job, 0) != unix.ESRCH {
+		return // running, or a zombie whose usage is still in /proc
+	}
+	s.mu.Lock()
+	ch := s.exitedCh
 	s.mu.Unlock()
+	select {
+	case <-ch:
+	case <-time.After(ExitWait):
+	}
 }
 
 func (s *linuxSource) Close() error {
@@ -199,6 +228,10 @@ func (s *linuxSource) readJob(out *Sample, errs *[]error) {
 	s.mu.Lock()
 	job := s.job
 	s.mu.Unlock()
+	s.awaitExit(job)
+	s.mu.Lock()
+	job = s.job
+	s.mu.Unlock()
 
 	j.HasCgroup = false
 	if s.cg != nil {
@@ -238,14 +271,14 @@ func (s *linuxSource) readJob(out *Sample, errs *[]error) {
 		return
 	}
 
-	if out.Reason != ReasonStart && out.Reason != ReasonEnd && out.Time.Before(s.nextWalk) && j.HasTree && s.walkCost > CheapWalk {
+	if out.Reason != ReasonStart && out.Reason != ReasonEnd && out.Time.Before(s.nextWalk) && j.HasTree && j.Tree.Processes > CheapWalkProcs {
 		// Too soon for this tree: the figures of the last walk stand.
 		if s.reap {
 			s.reapChildren(job)
 		}
 		return
 	}
-	began := time.Now()
+	began := cpuTime()
 	u, err := s.tree.Sample(s.roots, out.Time)
 	if err != nil {
 		*errs = append(*errs, err)
@@ -253,7 +286,7 @@ func (s *linuxSource) readJob(out *Sample, errs *[]error) {
 	if s.reap {
 		s.reapOrphans(job)
 	}
-	s.walkCost = time.Since(began)
+	s.walkCost = cpuTime() - began
 	s.nextWalk = out.Time.Add(time.Duration(float64(s.walkCost) / TreeBudget))
 
 	s.mu.Lock()
@@ -342,4 +375,13 @@ func SetSubreaper() error {
 		return fmt.Errorf("prctl(PR_SET_CHILD_SUBREAPER): %w", err)
 	}
 	return nil
+}
+
+// cpuTime returns the CPU time the agent has used so far.
+func cpuTime() time.Duration {
+	var ts unix.Timespec
+	if unix.ClockGettime(unix.CLOCK_PROCESS_CPUTIME_ID, &ts) != nil {
+		return 0
+	}
+	return time.Duration(ts.Nano())
 }

@@ -139,8 +139,8 @@ func TestLinuxSourceSpacesCostlyWalks(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	ls := src.(*linuxSource)
-	if ls.walkCost <= CheapWalk {
-		t.Skipf("walking %d processes took only %v here", s.Job.Tree.Processes, ls.walkCost)
+	if s.Job.Tree.Processes <= CheapWalkProcs || ls.walkCost <= 0 {
+		t.Fatalf("%d processes, walk cost %v", s.Job.Tree.Processes, ls.walkCost)
 	}
 	first := s.Job.Tree.At
 	s.Time, s.Reason = time.Now(), ReasonBoundary

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -63,13 +64,27 @@ type TrackerOptions struct {
 
 // PhaseObserver is told of phase boundaries, such as a resource sampler
 // that measures what each phase cost. Its methods are called with the
-// Tracker's lock held: they must not block, nor call the Tracker.
+// Tracker's lock held: they must return quickly, and may call only Path and
+// Innermost of the Tracker.
 type PhaseObserver interface {
 	// PhaseBegan is called when a phase span has started.
-	PhaseBegan(ctx context.Context, span trace.Span, name string)
+	PhaseBegan(b Boundary)
 	// PhaseEnded is called when a phase ends, with its result; the
-	// observer must end the span, at ts, once it is done with it.
-	PhaseEnded(ctx context.Context, span trace.Span, name, result string, ts time.Time)
+	// observer must end the span, at b.Time, once it is done with it.
+	PhaseEnded(b Boundary)
+}
+
+// Boundary is a phase's begin or end, as told to a PhaseObserver.
+type Boundary struct {
+	Ctx    context.Context // the phase's context, holding its span
+	Span   trace.Span
+	Name   string
+	Result string // at the end
+	Time   time.Time
+	// Wait is set when the sender waits for the reply (a socket client
+	// such as `jobtrace phase`): the observer may finish its work before
+	// returning, so that it happens before the sender goes on.
+	Wait bool
 }
 
 // TrackerStats count what a Tracker did.
@@ -105,6 +120,7 @@ type Tracker struct {
 	opts     TrackerOptions
 	stats    TrackerStats
 	closed   bool
+	now      atomic.Pointer[now]
 }
 
 // NewTracker returns a Tracker whose phases are children of the span in
@@ -180,7 +196,7 @@ func (t *Tracker) begin(m protocol.Msg, ts time.Time) protocol.Reply {
 	if m.Syntax == "github" {
 		// GitHub Actions groups do not nest: a new group ends the last one.
 		if i := t.find("", "github"); i >= 0 {
-			t.endAt(i, ts, "success", "")
+			t.endAt(i, ts, "success", "", false)
 		}
 	}
 	if len(t.open) >= t.opts.MaxOpenPhases {
@@ -198,8 +214,9 @@ func (t *Tracker) begin(m protocol.Msg, ts time.Time) protocol.Reply {
 	ctx, sp := t.tracer.Start(parent, m.Name, trace.WithTimestamp(ts), trace.WithAttributes(attrs...), trace.WithSpanKind(trace.SpanKindInternal))
 	t.open = append(t.open, &phase{name: m.Name, syntax: m.Syntax, span: sp, ctx: ctx})
 	t.stats.Phases++
+	t.publish()
 	if t.opts.Observer != nil {
-		t.opts.Observer.PhaseBegan(ctx, sp, m.Name)
+		t.opts.Observer.PhaseBegan(Boundary{Ctx: ctx, Span: sp, Name: m.Name, Time: ts, Wait: m.Ack})
 	}
 	return protocol.Reply{OK: true, Traceparent: Traceparent(sp.SpanContext())}
 }
@@ -229,12 +246,12 @@ func (t *Tracker) end(m protocol.Msg, ts time.Time) protocol.Reply {
 		result = "error"
 	}
 	t.open[i].span.SetAttributes(m.Attrs...)
-	t.endAt(i, ts, result, "")
+	t.endAt(i, ts, result, "", m.Ack)
 	return protocol.Reply{OK: true}
 }
 
 // endAt ends the open phase i and removes it from the open list.
-func (t *Tracker) endAt(i int, ts time.Time, result, desc string) {
+func (t *Tracker) endAt(i int, ts time.Time, result, desc string, wait bool) {
 	p := t.open[i]
 	p.span.SetAttributes(semconv.CICDPipelineTaskRunResultKey.String(result))
 	switch result {
@@ -244,12 +261,38 @@ func (t *Tracker) endAt(i int, ts time.Time, result, desc string) {
 		}
 		p.span.SetStatus(codes.Error, desc)
 	}
+	t.open = append(t.open[:i], t.open[i+1:]...)
+	t.publish()
 	if t.opts.Observer != nil {
-		t.opts.Observer.PhaseEnded(p.ctx, p.span, p.name, result, ts)
+		t.opts.Observer.PhaseEnded(Boundary{Ctx: p.ctx, Span: p.span, Name: p.name, Result: result, Time: ts, Wait: wait})
 	} else {
 		p.span.End(trace.WithTimestamp(ts))
 	}
-	t.open = append(t.open[:i], t.open[i+1:]...)
+}
+
+// now is what Path and Innermost return: the open phases at the last
+// change, published without the lock so that an observer's sinks may read
+// it while the Tracker calls them.
+type now struct {
+	path string
+	ctx  context.Context
+}
+
+// publish records the open phases for Path and Innermost. The caller holds
+// t.mu.
+func (t *Tracker) publish() {
+	n := &now{ctx: t.innermostCtx()}
+	if len(t.open) > 0 {
+		var b strings.Builder
+		for i, p := range t.open {
+			if i > 0 {
+				b.WriteByte('/')
+			}
+			b.WriteString(p.name)
+		}
+		n.path = b.String()
+	}
+	t.now.Store(n)
 }
 
 func (t *Tracker) count(m protocol.Msg) protocol.Reply {
@@ -368,7 +411,7 @@ func (t *Tracker) Close(result string) []string {
 		i := len(t.open) - 1
 		names = append(names, t.open[i].name)
 		t.stats.LeftOpen++
-		t.endAt(i, now, result, "phase still open when the job ended")
+		t.endAt(i, now, result, "phase still open when the job ended", false)
 	}
 	for _, name := range t.order {
 		c := t.counters[name]
@@ -390,34 +433,20 @@ func (t *Tracker) Stats() TrackerStats {
 }
 
 // Path returns the names of the open phases, outermost first, joined with
-// "/": the phase path of the moment, such as "build/compile".
+// "/": the phase path of the moment, such as "build/compile". It takes no
+// lock: a phase observer's callees may call it.
 func (t *Tracker) Path() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	switch len(t.open) {
-	case 0:
-		return ""
-	case 1:
-		return t.open[0].name
+	if n := t.now.Load(); n != nil {
+		return n.path
 	}
-	n := len(t.open) - 1
-	for _, p := range t.open {
-		n += len(p.name)
-	}
-	var b strings.Builder
-	b.Grow(n)
-	for i, p := range t.open {
-		if i > 0 {
-			b.WriteByte('/')
-		}
-		b.WriteString(p.name)
-	}
-	return b.String()
+	return ""
 }
 
 // Innermost returns the context of the innermost open phase, or the root.
+// It takes no lock: a phase observer's callees may call it.
 func (t *Tracker) Innermost() context.Context {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.innermostCtx()
+	if n := t.now.Load(); n != nil {
+		return n.ctx
+	}
+	return t.root
 }

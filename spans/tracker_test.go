@@ -2,6 +2,7 @@ package spans
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -271,21 +272,21 @@ type observer struct {
 	log []string
 }
 
-func (o *observer) PhaseBegan(ctx context.Context, sp trace.Span, name string) {
-	o.log = append(o.log, "begin "+name)
+func (o *observer) PhaseBegan(b Boundary) {
+	o.log = append(o.log, fmt.Sprintf("begin %s %v", b.Name, b.Wait))
 }
 
-func (o *observer) PhaseEnded(ctx context.Context, sp trace.Span, name, result string, ts time.Time) {
-	o.log = append(o.log, "end "+name+" "+result)
-	sp.SetAttributes(attribute.String("observed", name))
-	sp.End(trace.WithTimestamp(ts))
+func (o *observer) PhaseEnded(b Boundary) {
+	o.log = append(o.log, fmt.Sprintf("end %s %s %v", b.Name, b.Result, b.Wait))
+	b.Span.SetAttributes(attribute.String("observed", b.Name))
+	b.Span.End(trace.WithTimestamp(b.Time))
 }
 
 func TestObserverEndsPhases(t *testing.T) {
 	obs := &observer{}
 	f := newFixture(t, TrackerOptions{Observer: obs})
 	h := f.tracker.Handle
-	h(protocol.Msg{Type: protocol.TypeBegin, Name: "build", Syntax: "socket"})
+	h(protocol.Msg{Type: protocol.TypeBegin, Name: "build", Syntax: "socket", Ack: true})
 	h(protocol.Msg{Type: protocol.TypeBegin, Name: "compile", Syntax: "socket"})
 	if p := f.tracker.Path(); p != "build/compile" {
 		t.Errorf("path %q, want build/compile", p)
@@ -295,7 +296,7 @@ func TestObserverEndsPhases(t *testing.T) {
 		t.Errorf("path %q, want build", p)
 	}
 	spans := f.finish(t)
-	want := []string{"begin build", "begin compile", "end compile failure", "end build error"}
+	want := []string{"begin build true", "begin compile false", "end compile failure false", "end build error false"}
 	if strings.Join(obs.log, ",") != strings.Join(want, ",") {
 		t.Errorf("observer saw %q, want %q", obs.log, want)
 	}
