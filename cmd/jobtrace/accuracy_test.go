@@ -49,21 +49,25 @@ const (
 	// after the shell printed them.
 	cgroupCPUTol = 10 * time.Millisecond
 
-	// idleCPUTol is the CPU a phase that only sleeps may show with a
-	// cgroup of the job's own: the fork and exec of sleep(1).
+	// idleCPUTol is how much more CPU than the sleeping workload itself
+	// a phase that only sleeps may show with a cgroup of the job's own:
+	// the shell's fork and wait, about 1 ms measured in a cgroup without
+	// jobtrace.
 	idleCPUTol = 5 * time.Millisecond
 
-	// durationSlack is how much longer than the workload's own run a
-	// short phase may last: the phase also holds the shell's fork and
-	// exec, the Go runtime's start and exit, and jobtrace reading the
-	// END_PHASE line. A few ms on an idle machine; a median of 9 to 15 ms
-	// was measured with 6 to 7 runnable threads on 2 cores (go test ./...
-	// runs packages side by side).
+	// durationSlack is how long after the workload's report a short
+	// phase may end: the Go runtime's exit, the shell's wake-up to reap it
+	// and print END_PHASE, and jobtrace reading the line. A few ms on an
+	// idle machine; medians of 5 to 25 ms were measured with 6 to 7
+	// runnable threads on 2 cores (go test ./... runs packages side by
+	// side).
 	durationSlack = 25 * time.Millisecond
 
-	// durationEarly is how much shorter than the workload's own run a
-	// short phase may last: jobtrace may read the BEGIN_PHASE line after
-	// the workload has started.
+	// durationEarly is how long after the workload's main began a short
+	// phase may begin. The shell prints BEGIN_PHASE before it forks the
+	// workload, and exec and the Go runtime's start take a ms or more,
+	// so jobtrace reads the line before main begins unless it is kept
+	// from running.
 	durationEarly = 5 * time.Millisecond
 
 	// shortRuns is how many ~50 ms phases are run; their median is
@@ -78,7 +82,7 @@ const (
 	writeBytes = 64 << 20
 	burnFor    = time.Second
 	shortFor   = 50 * time.Millisecond
-	idleFor    = "0.3"
+	idleFor    = 300 * time.Millisecond
 
 	// writePause is slept in the write phase before the writer starts.
 	// The phase's first sample is taken once jobtrace has read the
@@ -103,7 +107,7 @@ W="$1"
 read _ rss _ < /proc/$$/statm
 echo "shell_rss_pages=$rss"
 echo "BEGIN_PHASE burn"; "$W" burn %[1]v; echo "END_PHASE burn"
-echo "BEGIN_PHASE idle"; sleep %[2]s; echo "END_PHASE idle"
+echo "BEGIN_PHASE idle"; "$W" sleep %[2]v; echo "END_PHASE idle"
 i=1
 while [ $i -le %[3]d ]; do
 	echo "BEGIN_PHASE short-$i"; "$W" burn %[4]v; echo "END_PHASE short-$i"
@@ -113,15 +117,27 @@ echo "BEGIN_PHASE alloc"; "$W" alloc %[5]d %[6]v; echo "END_PHASE alloc"
 echo "BEGIN_PHASE write"; sleep %[8]s; "$W" write %[7]d "$2"; echo "END_PHASE write"
 `, burnFor, idleFor, shortRuns, shortFor, allocMiB, allocHold, writeBytes, writePause)
 
+// The workloads' reports of accuracyScript, in order.
+const (
+	repBurn = iota
+	repIdle
+	repShort // shortRuns of them
+	repAlloc = repShort + shortRuns
+	repWrite = repAlloc + 1
+)
+
 // wlReport is one line of the workload's report.
 type wlReport struct {
 	args                string
-	wall, user, sys     time.Duration
-	maxRSS              uint64 // bytes
-	inBlocks, outBlocks uint64 // 512-byte blocks
+	start               time.Time     // when its main began
+	wall, user, sys     time.Duration // wall: from start to the report
+	maxRSS              uint64        // bytes
+	inBlocks, outBlocks uint64        // 512-byte blocks
 }
 
 func (r wlReport) cpu() time.Duration { return r.user + r.sys }
+
+func (r wlReport) end() time.Time { return r.start.Add(r.wall) }
 
 // parseReports returns the workload reports found in out, in order.
 func parseReports(t *testing.T, out string) []wlReport {
@@ -146,13 +162,14 @@ func parseReports(t *testing.T, out string) []wlReport {
 			}
 			kv[k] = n
 		}
-		for _, k := range []string{"wall_us", "utime_us", "stime_us", "maxrss_kib", "inblock", "oublock"} {
+		for _, k := range []string{"start_unix_us", "wall_us", "utime_us", "stime_us", "maxrss_kib", "inblock", "oublock"} {
 			if _, ok := kv[k]; !ok {
 				t.Fatalf("workload report %q has no %s", sc.Text(), k)
 			}
 		}
 		reps = append(reps, wlReport{
 			args:      args,
+			start:     time.UnixMicro(int64(kv["start_unix_us"])),
 			wall:      time.Duration(kv["wall_us"]) * time.Microsecond,
 			user:      time.Duration(kv["utime_us"]) * time.Microsecond,
 			sys:       time.Duration(kv["stime_us"]) * time.Microsecond,
@@ -178,6 +195,7 @@ func buildWorkload(t *testing.T, dir string) string {
 // spanUsage is the usage read back from a span's attributes.
 type spanUsage struct {
 	name                  string
+	start, end            time.Time
 	duration              time.Duration
 	hasCPU, hasMem, hasIO bool
 	user, sys             time.Duration
@@ -197,7 +215,12 @@ func (u spanUsage) String() string {
 
 func usageOf(t *testing.T, s *tracepb.Span) spanUsage {
 	t.Helper()
-	u := spanUsage{name: s.Name, duration: time.Duration(s.EndTimeUnixNano - s.StartTimeUnixNano)}
+	u := spanUsage{
+		name:     s.Name,
+		start:    time.Unix(0, int64(s.StartTimeUnixNano)),
+		end:      time.Unix(0, int64(s.EndTimeUnixNano)),
+		duration: time.Duration(s.EndTimeUnixNano - s.StartTimeUnixNano),
+	}
 	seconds := func(key string) (time.Duration, bool) {
 		for _, kv := range s.Attributes {
 			if kv.Key == key {
@@ -327,7 +350,7 @@ func testAccuracy(t *testing.T, wl, mode string) {
 
 	reps := parseReports(t, r.stderr)
 	shellRSS := shellRSSOf(t, r.stdout)
-	wantArgs := []string{fmt.Sprint("burn ", burnFor)}
+	wantArgs := []string{fmt.Sprint("burn ", burnFor), fmt.Sprint("sleep ", idleFor)}
 	for range shortRuns {
 		wantArgs = append(wantArgs, fmt.Sprint("burn ", shortFor))
 	}
@@ -358,7 +381,7 @@ func testAccuracy(t *testing.T, wl, mode string) {
 
 	t.Run("burn", func(t *testing.T) {
 		// One thread busy for 1 s: the phase's CPU is the workload's.
-		p, w := phase(t, "burn"), reps[0]
+		p, w := phase(t, "burn"), reps[repBurn]
 		tol := max(time.Duration(relTol*float64(w.cpu())), cgroupCPUTol) + truncation
 		t.Logf("burn %v: phase cpu %v, workload cpu %v (user %v, system %v), difference %v, tolerance %v",
 			burnFor, p.cpu(), w.cpu(), w.user, w.sys, p.cpu()-w.cpu(), tol)
@@ -368,12 +391,14 @@ func testAccuracy(t *testing.T, wl, mode string) {
 	})
 
 	t.Run("idle", func(t *testing.T) {
-		// sleep 0.3, right after the burn: no CPU of the burn may spill
+		// A sleep right after the burn: ~0 CPU, the sleeper's own (the
+		// Go runtime's start, a ms or two); none of the burn may spill
 		// over into it.
-		p := phase(t, "idle")
-		t.Logf("idle (sleep %ss): phase cpu %v, tolerance %v, %d samples", idleFor, p.cpu(), idleTol, p.samples)
-		if p.cpu() > idleTol {
-			t.Errorf("idle: phase cpu %v for a phase that only sleeps, more than %v", p.cpu(), idleTol)
+		p, w := phase(t, "idle"), reps[repIdle]
+		t.Logf("idle (sleep %v): phase cpu %v, the sleeper's %v, tolerance +%v, %d samples", idleFor, p.cpu(), w.cpu(), idleTol, p.samples)
+		if p.cpu() > w.cpu()+idleTol {
+			t.Errorf("idle: phase cpu %v for a phase that only sleeps: %v more than the sleeper's own %v, tolerance %v",
+				p.cpu(), p.cpu()-w.cpu(), w.cpu(), idleTol)
 		}
 		if p.samples < 3 {
 			t.Errorf("idle: %d samples over %v at a 100ms interval, want at least 3", p.samples, p.duration)
@@ -382,36 +407,47 @@ func testAccuracy(t *testing.T, wl, mode string) {
 
 	t.Run("short", func(t *testing.T) {
 		// Phases of ~50 ms, shorter than the sampling interval: their
-		// usage comes from the two boundary samples alone.
-		var dCPU, dDur []time.Duration
+		// usage comes from the two boundary samples alone, and their
+		// times are those at which jobtrace read the marker lines.
+		var dCPU, begins, ends []time.Duration
 		for i := range shortRuns {
-			p, w := phase(t, fmt.Sprintf("short-%d", i+1)), reps[1+i]
+			p, w := phase(t, fmt.Sprintf("short-%d", i+1)), reps[repShort+i]
 			dCPU = append(dCPU, p.cpu()-w.cpu())
-			dDur = append(dDur, p.duration-w.wall)
-			t.Logf("short-%d: phase %v cpu %v; workload ran %v, cpu %v; differences: cpu %v, duration %v",
-				i+1, p.duration.Round(10*time.Microsecond), p.cpu(), w.wall, w.cpu(), p.cpu()-w.cpu(), p.duration-w.wall)
+			// begin: how long after the workload's main began the phase
+			// began (the shell printed BEGIN_PHASE before it forked);
+			// end: how long after the workload's report the phase
+			// ended (the shell printed END_PHASE after it reaped it).
+			begin, end := p.start.Sub(w.start), p.end.Sub(w.end())
+			begins, ends = append(begins, begin), append(ends, end)
+			t.Logf("short-%d: phase %v, cpu %v; workload ran %v, cpu %v; cpu difference %v; phase began %v after the workload, ended %v after it",
+				i+1, p.duration.Round(10*time.Microsecond), p.cpu(), w.wall, w.cpu(), p.cpu()-w.cpu(), begin, end)
 			// Its own begin and end samples, not one shared (which
 			// would give it no usage at all) nor the interval's.
 			if p.samples < 2 {
 				t.Errorf("short-%d: %d samples in a phase of %v; want its own begin and end samples", i+1, p.samples, p.duration)
 			}
+			if end <= 0 {
+				t.Errorf("short-%d: the phase ended at %v, %v before the workload it brackets printed its report", i+1, p.end, -end)
+			}
 		}
-		mc, md := median(dCPU), median(dDur)
-		t.Logf("short: median differences: cpu %v (tolerance ±%v), duration %v (tolerance -%v..+%v)",
-			mc, cpuTol, md, durationEarly, durationSlack)
+		mc, mb, me := median(dCPU), median(begins), median(ends)
+		t.Logf("short: medians: cpu difference %v (tolerance ±%v); phase began %v after the workload (at most %v), ended %v after it (at most %v)",
+			mc, cpuTol, mb, durationEarly, me, durationSlack)
 		if !within(mc, 0, cpuTol) {
 			t.Errorf("short: median phase cpu is off the workload's by %v, more than %v (each: %v)", mc, cpuTol, dCPU)
 		}
-		if md < -durationEarly || md > durationSlack {
-			t.Errorf("short: median phase duration is off the workload's wall time by %v, outside -%v..+%v (each: %v)",
-				md, durationEarly, durationSlack, dDur)
+		if mb > durationEarly {
+			t.Errorf("short: the phases began a median %v after their workload had started, more than %v (each: %v)", mb, durationEarly, begins)
+		}
+		if me > durationSlack {
+			t.Errorf("short: the phases ended a median %v after their workload's report, more than %v (each: %v)", me, durationSlack, ends)
 		}
 	})
 
 	t.Run("alloc", func(t *testing.T) {
 		// 200 MiB touched and held for 600 ms: the tree's peak RSS is
 		// the workload's peak plus the shell's RSS.
-		p, w := phase(t, "alloc"), reps[1+shortRuns]
+		p, w := phase(t, "alloc"), reps[repAlloc]
 		want := w.maxRSS + shellRSS
 		t.Logf("alloc: phase cpu %v, workload cpu %v (user %v, system %v)", p.cpu(), w.cpu(), w.user, w.sys)
 		t.Logf("alloc %d MiB: phase memory.peak %.2f MiB; workload maxrss %.2f MiB + shell RSS %.2f MiB = %.2f MiB; difference %+.2f%%",
@@ -427,7 +463,7 @@ func testAccuracy(t *testing.T, wl, mode string) {
 	t.Run("write", func(t *testing.T) {
 		// 64 MiB written and fsynced: the phase's disk.write is the
 		// workload's ru_oublock.
-		p, w := phase(t, "write"), reps[2+shortRuns]
+		p, w := phase(t, "write"), reps[repWrite]
 		want := w.outBlocks * 512
 		t.Logf("write: phase cpu %v, workload cpu %v (user %v, system %v)", p.cpu(), w.cpu(), w.user, w.sys)
 		t.Logf("write %d bytes + fsync: phase disk.write %d; workload oublock %d x 512 = %d; difference %+.3f%%",
@@ -472,7 +508,7 @@ func testAccuracy(t *testing.T, wl, mode string) {
 		if !within(j.cpu(), cpu, tol) {
 			t.Errorf("job: cpu %v, the workloads' together %v: off by %v, more than %v", j.cpu(), cpu, j.cpu()-cpu, tol)
 		}
-		if w := reps[1+shortRuns].maxRSS; j.memPeak < w {
+		if w := reps[repAlloc].maxRSS; j.memPeak < w {
 			t.Errorf("job: memory.peak %.2f MiB, below the alloc workload's maxrss %.2f MiB", mib(j.memPeak), mib(w))
 		}
 		if written >= writeBytes && !relWithin(j.diskWrite, written, relTol) {

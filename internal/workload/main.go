@@ -5,15 +5,17 @@
 // process. It is built by those tests; it is not part of jobtrace.
 //
 //	workload burn DURATION     keep one thread busy for DURATION of wall time
+//	workload sleep DURATION    sleep for DURATION
 //	workload alloc MIB HOLD    map MIB MiB, write to every page, hold it for HOLD
 //	workload write BYTES PATH  write BYTES bytes to PATH, fsync, close
 //
 // When done, and just before it exits, it prints its own
 // getrusage(RUSAGE_SELF) as one line on stderr, after its arguments:
 //
-//	workload burn 1s: wall_us=N utime_us=N stime_us=N maxrss_kib=N inblock=N oublock=N
+//	workload burn 1s: start_unix_us=N wall_us=N utime_us=N stime_us=N maxrss_kib=N inblock=N oublock=N
 //
-// wall_us is the time from the start of main to the report. The others are the figures wait4 reports to its parent for it (ru_maxrss in
+// start_unix_us is when main began, in microseconds since the Unix epoch;
+// wall_us the time from then to the report. The others are the figures wait4 reports to its parent for it (ru_maxrss in
 // KiB, ru_inblock and ru_oublock in 512-byte blocks), short of what the exit
 // itself costs: it has released its memory and closed its file before.
 // Printing to stderr rather than to a file keeps the report out of the IO
@@ -40,6 +42,11 @@ func main() {
 		if d, err = time.ParseDuration(args[1]); err == nil {
 			burn(d)
 		}
+	case len(args) == 2 && args[0] == "sleep":
+		var d time.Duration
+		if d, err = time.ParseDuration(args[1]); err == nil {
+			time.Sleep(d)
+		}
 	case len(args) == 3 && args[0] == "alloc":
 		var mib int
 		var hold time.Duration
@@ -54,11 +61,11 @@ func main() {
 			err = write(n, args[2])
 		}
 	default:
-		fmt.Fprintln(os.Stderr, "usage: workload burn DURATION | alloc MIB HOLD | write BYTES PATH")
+		fmt.Fprintln(os.Stderr, "usage: workload burn DURATION | sleep DURATION | alloc MIB HOLD | write BYTES PATH")
 		os.Exit(2)
 	}
 	if err == nil {
-		err = report(strings.Join(args, " "), time.Since(start))
+		err = report(strings.Join(args, " "), start)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "workload:", err)
@@ -133,14 +140,14 @@ func write(n int64, path string) error {
 	return f.Close()
 }
 
-// report prints this process's rusage and the wall time it has run since
-// main began on stderr, after what.
-func report(what string, wall time.Duration) error {
+// report prints on stderr, after what, when main began and how long ago,
+// and this process's rusage.
+func report(what string, start time.Time) error {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(os.Stderr, "workload %s: wall_us=%d utime_us=%d stime_us=%d maxrss_kib=%d inblock=%d oublock=%d\n",
-		what, wall.Microseconds(), ru.Utime.Nano()/1000, ru.Stime.Nano()/1000, ru.Maxrss, ru.Inblock, ru.Oublock)
+	_, err := fmt.Fprintf(os.Stderr, "workload %s: start_unix_us=%d wall_us=%d utime_us=%d stime_us=%d maxrss_kib=%d inblock=%d oublock=%d\n",
+		what, start.UnixMicro(), time.Since(start).Microseconds(), ru.Utime.Nano()/1000, ru.Stime.Nano()/1000, ru.Maxrss, ru.Inblock, ru.Oublock)
 	return err
 }
