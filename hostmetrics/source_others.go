@@ -36,11 +36,12 @@ const readTimeout = DefaultInterval / 2
 const netstatEvery = DefaultInterval / 2
 
 // walkBudget and cheapWalk space out the walks of a costly tree, as the
-// Linux source does: a walk that costs more than cheapWalk is done again
-// only after cost/walkBudget (a 5 ms walk once a second), and the samples
-// in between keep the figures of the last walk (see Tree.At). Here the
-// cost grows with every process of the system, which is listed at each
-// walk, not only with the job's.
+// Linux source does: a walk that costs more than cheapWalk of the agent's
+// CPU is done again only after cost/walkBudget (a 5 ms walk once a
+// second), and the samples in between keep the figures of the last walk
+// (see Tree.At). Here the cost grows with every process of the system,
+// which is listed at each walk, not only with the job's, so cheapness is
+// judged by cost rather than by the tree's size.
 const (
 	walkBudget = 0.005
 	cheapWalk  = time.Millisecond
@@ -66,6 +67,7 @@ type gopsutilSource struct {
 	net      procfs.NetDevStat
 	ifaces   []procfs.NetDevStat
 
+	self     *process.Process
 	table    []procLink
 	tree     []procLink
 	tally    treeTally
@@ -88,6 +90,7 @@ func NewSource(cfg Config) (Source, error) {
 		absent:  knownAbsent(runtime.GOOS),
 		allIO:   runtime.GOOS == "windows",
 		tally:   newTreeTally(),
+		self:    &process.Process{Pid: int32(os.Getpid())},
 	}
 	if slices.Contains([]string{"darwin", "freebsd", "netbsd", "openbsd"}, runtime.GOOS) {
 		s.netEvery = netstatEvery
@@ -96,7 +99,7 @@ func NewSource(cfg Config) (Source, error) {
 	defer cancel()
 	var probe Sample
 	s.readHost(ctx, &probe.Host, nil)
-	s.readProc(ctx, procLink{PID: int32(os.Getpid()), Threads: -1}, nil)
+	s.readProc(ctx, procLink{PID: s.self.Pid, Threads: -1}, nil)
 	s.unavailable = unavailableSentence(runtime.GOOS, s.absent)
 	if cfg.WorkDir != "" {
 		if _, err := os.Stat(cfg.WorkDir); err != nil {
@@ -243,7 +246,8 @@ func (s *gopsutilSource) readJob(ctx context.Context, out *Sample, errs *[]error
 	job, exited := s.job, s.exited
 	s.mu.Unlock()
 
-	began := time.Now()
+	began, cpuOK := s.agentCPU(ctx)
+	wallBegan := time.Now()
 	s.tally.begin()
 	s.tree = s.tree[:0]
 	if job > 0 {
@@ -267,9 +271,24 @@ func (s *gopsutilSource) readJob(ctx context.Context, out *Sample, errs *[]error
 	}
 	s.last = s.tally.end(roots, exited, s.want(figProcIO))
 	s.last.At = out.Time
-	s.walkCost = time.Since(began)
+	if ended, ok := s.agentCPU(ctx); ok && cpuOK {
+		s.walkCost = ended - began
+	} else {
+		s.walkCost = time.Since(wallBegan)
+	}
 	s.nextWalk = out.Time.Add(time.Duration(float64(s.walkCost) / walkBudget))
 	j.Tree = s.last
+}
+
+// agentCPU returns the CPU time the agent has used so far: a walk's cost
+// is counted in it, so that a busy machine that delays the walk does not
+// space it out.
+func (s *gopsutilSource) agentCPU(ctx context.Context) (time.Duration, bool) {
+	t, err := s.self.TimesWithContext(ctx)
+	if err != nil {
+		return 0, false
+	}
+	return seconds(t.User + t.System), true
 }
 
 // readProc reads one process of the tree. A process created just for a
