@@ -52,8 +52,10 @@ const (
 	// idleCPUTol is how much more CPU than the sleeping workload itself
 	// a phase that only sleeps may show with a cgroup of the job's own:
 	// the shell's fork and wait, about 1 ms measured in a cgroup without
-	// jobtrace.
-	idleCPUTol = 5 * time.Millisecond
+	// jobtrace. Reading the tree's files makes the shell that reaps the
+	// workload spend a little more (up to 10 ms measured on a loaded
+	// machine), so the bound allows that.
+	idleCPUTol = 15 * time.Millisecond
 
 	// durationSlack is how long after the workload's report a short
 	// phase may end: the Go runtime's exit, the shell's wake-up to reap it
@@ -67,8 +69,8 @@ const (
 	// phase may begin. The shell prints BEGIN_PHASE before it forks the
 	// workload, and exec and the Go runtime's start take a ms or more,
 	// so jobtrace reads the line before main begins unless it is kept
-	// from running.
-	durationEarly = 5 * time.Millisecond
+	// from running, which a loaded machine does now and then.
+	durationEarly = 10 * time.Millisecond
 
 	// shortRuns is how many ~50 ms phases are run; their median is
 	// checked, so that one phase delayed by the scheduler of a busy
@@ -78,8 +80,9 @@ const (
 	// firstLagTol is how long after the workload's main began the job's
 	// first phase may begin: jobtrace reads the job's first line while it
 	// finishes starting up. 0 to 4 ms were measured with 3 to 4
-	// runnable threads on 2 cores, 10 to 12 ms in 3 of 5 runs with 6.
-	firstLagTol = 10 * time.Millisecond
+	// runnable threads on 2 cores, 10 to 12 ms in 3 of 5 runs with 6;
+	// CI runs packages side by side on 2 cores.
+	firstLagTol = 30 * time.Millisecond
 )
 
 const (
