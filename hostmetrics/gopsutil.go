@@ -100,14 +100,13 @@ func knownAbsent(goos string) figure {
 	case "windows":
 		// gopsutil emulates a load average on Windows with a goroutine
 		// that polls the processor queue every five seconds from the
-		// first call on; no counter says how long a volume was busy;
+		// first call on; it gives no busy time for a volume;
 		// GlobalMemoryStatusEx has no buffer or cache figure.
 		f |= figLoad | figDiskBusy | figBuffers | figCached
 	case "freebsd":
 		// A process's IO is given as the block operation counts of its
-		// rusage, not in bytes. The page cache count went away in
-		// FreeBSD 11.2 (its pages are in the inactive and laundry
-		// queues since).
+		// rusage, not in bytes. gopsutil reads no page cache count on
+		// FreeBSD 11.2 and later, whose VM has no cache queue.
 		f |= figProcIO | figCached
 	}
 	return f
@@ -178,7 +177,7 @@ func cpuTimesOf(t *cpu.TimesStat) procfs.CPUTimes {
 
 // memoryOf converts host memory; sw is nil when swap could not be read.
 // Used is Total − Available, the convention of system.memory.usage, when
-// the system gives Available (all that gopsutil supports do).
+// the system gives Available.
 func memoryOf(vm *mem.VirtualMemoryStat, sw *mem.SwapMemoryStat) Memory {
 	m := Memory{
 		Total: vm.Total, Used: vm.Used, Free: vm.Free, Available: vm.Available,
