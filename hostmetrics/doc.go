@@ -16,4 +16,11 @@
 // /sys/fs/cgroup), so the same code reads test fixtures or a host's files
 // mounted into a container. A file that does not exist is "absent", never
 // zero.
+//
+// This package puts them together: a Source reads one Sample (the host, the
+// job's tree, its cgroup), and a Sampler takes samples every interval and at
+// phase boundaries and hands them to sinks (usage windows, metrics, the CSV,
+// the summary). On Linux the Source is native; on darwin, windows and
+// freebsd it is built on gopsutil and says, in Source.Unavailable, which
+// figures that system cannot give; illumos has its own kstat reader.
 package hostmetrics
