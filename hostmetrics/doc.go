@@ -22,5 +22,5 @@
 // phase boundaries and hands them to sinks (usage windows, metrics, the CSV,
 // the summary). On Linux the Source is native; on darwin, windows and
 // freebsd it is built on gopsutil and says, in Source.Unavailable, which
-// figures that system cannot give; illumos has its own kstat reader.
+// figures that system cannot give. On illumos the Source gives no figures.
 package hostmetrics
