@@ -22,11 +22,17 @@ jobtrace phase end compile
 
 # 3. The marker dir: any process appends JSON lines to a file of its own.
 echo "{\"v\":1,\"type\":\"begin\",\"name\":\"link\",\"ts\":$(now)}" >> "$JOBTRACE_MARKER_DIR/$$.jsonl"
-out=$(mktemp)   # some IO: 16 MiB written and synced to disk
-dd if=/dev/zero of="$out" bs=1M count=16 conv=fsync 2>/dev/null; rm -f "$out"
+sleep 0.1
 echo "{\"v\":1,\"type\":\"end\",\"name\":\"link\",\"ts\":$(now)}" >> "$JOBTRACE_MARKER_DIR/$$.jsonl"
 sleep 0.3 # the marker dir is read every 200 ms
 echo "::endgroup::"
+
+# Some IO, in a phase begun through the socket: 'jobtrace phase begin'
+# returns once jobtrace has sampled, so all of the phase's work is in it.
+jobtrace phase begin package
+out=$(mktemp)
+dd if=/dev/zero of="$out" bs=1M count=16 conv=fsync 2>/dev/null; rm -f "$out"
+jobtrace phase end package
 
 # GitLab CI sections carry their own timestamps.
 printf '\033[0Ksection_start:%s:tests\r\033[0KRunning the tests\n' "$(date +%s)"
