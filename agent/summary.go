@@ -74,14 +74,4 @@ func envValue(env []string, key string) string {
 	return v
 }
 
-func fmtDuration(d time.Duration) string {
-	switch {
-	case d < time.Millisecond:
-		return fmt.Sprintf("%dµs", d.Microseconds())
-	case d < time.Second:
-		return fmt.Sprintf("%.1fms", float64(d)/float64(time.Millisecond))
-	case d < time.Minute:
-		return fmt.Sprintf("%.2fs", d.Seconds())
-	}
-	return d.Round(time.Second).String()
-}
+func fmtDuration(d time.Duration) string { return summary.Duration(d) }

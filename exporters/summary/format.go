@@ -13,9 +13,9 @@ import (
 // so that it is never read as a measured zero.
 const absent = "–"
 
-// fmtDuration prints a duration with a precision that suits its size, as
-// the agent's other end-of-job lines do.
-func fmtDuration(d time.Duration) string {
+// Duration prints a duration with a precision that suits its size
+// (850µs, 12.3ms, 4.56s, 2m3s), as all of jobtrace's end-of-job lines do.
+func Duration(d time.Duration) string {
 	d = max(d, 0)
 	switch {
 	case d < time.Millisecond:

@@ -58,11 +58,11 @@ func phaseColumns(r *Report, md bool, name func(row Row, total bool) string) []c
 		if row.Duration > 0 || i < n-1 {
 			// The job's duration is 0 only when it is unknown; a
 			// phase's can be 0 (an instant).
-			dur.cells[i] = fmtDuration(row.Duration)
+			dur.cells[i] = Duration(row.Duration)
 		}
 		f := &row.Figures
 		if f.HasCPU {
-			cpu.cells[i] = fmtDuration(f.CPU)
+			cpu.cells[i] = Duration(f.CPU)
 			avg.cells[i] = fmtPercent(f.CPUAvg)
 			peak.cells[i] = fmtPercent(f.CPUPeak)
 		}
@@ -159,7 +159,7 @@ func title(r *Report, name string) string {
 		fmt.Fprintf(&b, " with exit code %d", r.ExitCode)
 	}
 	if r.Duration > 0 {
-		b.WriteString(" after " + fmtDuration(r.Duration))
+		b.WriteString(" after " + Duration(r.Duration))
 	}
 	return b.String()
 }
