@@ -1,0 +1,72 @@
+package illumosproc
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ErrParse is wrapped, with the path, in the errors about a /proc file
+// whose content could not be decoded.
+var ErrParse = errors.New("illumosproc: parse")
+
+// byteOrder is that of the structures: illumos runs little-endian on every
+// architecture Go supports for it (amd64, and arm64 on ports that have it).
+var byteOrder = binary.LittleEndian
+
+// timestrucSize is sizeof(timestruc_t) under LP64: a struct timespec of a
+// 64-bit time_t tv_sec and a 64-bit long tv_nsec, aligned on 8 bytes.
+const timestrucSize = 16
+
+// decoder reads fixed-offset fields of one structure, remembering the first
+// field that did not make sense.
+type decoder struct {
+	b   []byte
+	bad string // name of the first bad field, "" when all were good
+}
+
+func (d *decoder) int32(off int) int32 { return int32(byteOrder.Uint32(d.b[off:])) }
+
+func (d *decoder) uint64(off int) uint64 { return byteOrder.Uint64(d.b[off:]) }
+
+// duration decodes a timestruc_t that holds a length of time.
+func (d *decoder) duration(off int, name string) time.Duration {
+	sec, nsec := int64(d.uint64(off)), int64(d.uint64(off+8))
+	if sec < 0 || nsec < 0 || nsec >= int64(time.Second) || sec > int64(1<<63-1)/int64(time.Second)-1 {
+		d.fail(name)
+		return 0
+	}
+	return time.Duration(sec)*time.Second + time.Duration(nsec)
+}
+
+// instant decodes a timestruc_t that holds a time since the epoch; all
+// zeros (as for a zombie) is the zero Time.
+func (d *decoder) instant(off int, name string) time.Time {
+	sec, nsec := int64(d.uint64(off)), int64(d.uint64(off+8))
+	if sec == 0 && nsec == 0 {
+		return time.Time{}
+	}
+	if nsec < 0 || nsec >= int64(time.Second) {
+		d.fail(name)
+		return time.Time{}
+	}
+	return time.Unix(sec, nsec)
+}
+
+func (d *decoder) fail(name string) {
+	if d.bad == "" {
+		d.bad = name
+	}
+}
+
+func (d *decoder) err(what string) error {
+	if d.bad == "" {
+		return nil
+	}
+	return fmt.Errorf("%w: %s: bad %s", ErrParse, what, d.bad)
+}
+
+func sizeErr(what string, got, want int) error {
+	return fmt.Errorf("%w: %s: %d bytes, want at least %d", ErrParse, what, got, want)
+}
