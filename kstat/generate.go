@@ -1,0 +1,3 @@
+package kstat
+
+//go:generate go run ./internal/mkfixtures -dir testdata
