@@ -11,6 +11,11 @@ import (
 // whose content could not be decoded.
 var ErrParse = errors.New("illumosproc: parse")
 
+// ErrList is wrapped by the error of a Sample that could not list the
+// processes at all: it counted nothing, which does not mean the tree is
+// empty.
+var ErrList = errors.New("illumosproc: cannot list the processes")
+
 // byteOrder is that of the structures: illumos runs little-endian on every
 // architecture Go supports for it (amd64, and arm64 on ports that have it).
 var byteOrder = binary.LittleEndian

@@ -89,8 +89,9 @@ func (r *Reader) Procs() []Proc { return r.procs }
 // once. A process that vanishes while it is read is left out without error.
 // The error joins the problems met with single processes; the Usage still
 // sums every process that could be read. When the proc root cannot be
-// listed, the Usage counts nothing and the error says why: the caller
-// should keep its previous figures rather than take the tree for empty.
+// listed, the Usage counts nothing and the error, which wraps ErrList, says
+// why: the caller should keep its previous figures rather than take the
+// tree for empty.
 func (r *Reader) Sample(roots []int, now time.Time) (Usage, error) {
 	r.procs = r.procs[:0]
 	clear(r.errs)
@@ -114,12 +115,12 @@ func (r *Reader) Sample(roots []int, now time.Time) (Usage, error) {
 func (r *Reader) list() error {
 	dir, err := os.Open(r.root + "/")
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: %w", ErrList, err)
 	}
 	names, err := dir.Readdirnames(-1)
 	dir.Close()
 	if err != nil {
-		return fmt.Errorf("list %s: %w", r.root, err)
+		return fmt.Errorf("%w: %s: %w", ErrList, r.root, err)
 	}
 	r.table = r.table[:0]
 	for _, name := range names {

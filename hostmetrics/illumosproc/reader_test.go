@@ -69,7 +69,7 @@ func TestSampleFixtureTree(t *testing.T) {
 }
 
 func TestSampleProblems(t *testing.T) {
-	if _, err := NewReader(filepath.Join(t.TempDir(), "none")).Sample([]int{1}, time.Time{}); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := NewReader(filepath.Join(t.TempDir(), "none")).Sample([]int{1}, time.Time{}); !errors.Is(err, fs.ErrNotExist) || !errors.Is(err, ErrList) {
 		t.Errorf("missing root: %v", err)
 	}
 
