@@ -60,6 +60,7 @@ func init() {
 		{"exec", "run one step as a child phase (exec NAME -- CMD...)", cmdExec},
 		{"replay", "send spooled spans that were not delivered to a collector", cmdReplay},
 		{"config", "print the effective configuration, secrets masked", cmdConfig},
+		{"debug", "print what jobtrace reads from the system (debug kstat: illumos kstats)", cmdDebug},
 		{"version", "print jobtrace's version", cmdVersion},
 	}
 }
