@@ -273,10 +273,12 @@ func illumosFilesystem(path string, frsize, blocks, bfree, bavail uint64) Filesy
 const illumosAlwaysAbsent = figPressure | figCgroup | figBuffers | figSwap | figProcIO
 
 // illumosUnavailable says, in one sentence, what the illumos source cannot
-// give: the figures in absent, and the count of runnable threads, which
-// illumos keeps only in a raw kstat.
+// give: the figures in absent, then iowait and steal time, which illumos
+// does not count, and the count of runnable threads, which it keeps only in
+// a raw kstat. Those last three are written as zeros: a Sample marks
+// whole groups (CPU, load) as present, not single figures.
 func illumosUnavailable(absent figure) string {
-	return unavailableSentence("illumos", absent) + ", no count of runnable threads"
+	return unavailableSentence("illumos", absent) + ", no iowait or steal time, no count of runnable threads"
 }
 
 // illumosKstats is what the illumos source read from kstats for one sample.

@@ -290,7 +290,7 @@ func TestIllumosHost(t *testing.T) {
 
 func TestIllumosUnavailable(t *testing.T) {
 	got := illumosUnavailable(illumosAlwaysAbsent)
-	want := "on illumos: no pressure stall information, no cgroup, no buffer size, no swap figures, no per-process IO, no count of runnable threads"
+	want := "on illumos: no pressure stall information, no cgroup, no buffer size, no swap figures, no per-process IO, no iowait or steal time, no count of runnable threads"
 	if got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}

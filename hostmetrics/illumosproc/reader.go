@@ -91,11 +91,14 @@ func (r *Reader) Procs() []Proc { return r.procs }
 // sums every process that could be read. When the proc root cannot be
 // listed, the Usage counts nothing and the error, which wraps ErrList, says
 // why: the caller should keep its previous figures rather than take the
-// tree for empty.
+// tree for empty. With no roots, nothing is read.
 func (r *Reader) Sample(roots []int, now time.Time) (Usage, error) {
 	r.procs = r.procs[:0]
 	clear(r.errs)
 	r.errs = r.errs[:0]
+	if len(roots) == 0 {
+		return Usage{Time: now}, nil
+	}
 	if err := r.list(); err != nil {
 		return Usage{Time: now}, err
 	}

@@ -69,8 +69,14 @@ func TestSampleFixtureTree(t *testing.T) {
 }
 
 func TestSampleProblems(t *testing.T) {
-	if _, err := NewReader(filepath.Join(t.TempDir(), "none")).Sample([]int{1}, time.Time{}); !errors.Is(err, fs.ErrNotExist) || !errors.Is(err, ErrList) {
+	missing := NewReader(filepath.Join(t.TempDir(), "none"))
+	if _, err := missing.Sample([]int{1}, time.Time{}); !errors.Is(err, fs.ErrNotExist) || !errors.Is(err, ErrList) {
 		t.Errorf("missing root: %v", err)
+	}
+	// No roots (the job has not started, or has been reaped): nothing is
+	// listed.
+	if u, err := missing.Sample(nil, time.Time{}); err != nil || u.Processes != 0 {
+		t.Errorf("no roots: %+v, %v", u, err)
 	}
 
 	root := t.TempDir()
