@@ -53,14 +53,7 @@ func cmdDebugKstat(args []string) error {
 			selectors = append(selectors, a)
 		}
 	}
-	// The flag package calls Usage itself on -help and on a bad flag:
-	// print it once, for -help only.
-	help := fs.Usage
-	fs.Usage = func() {}
 	if err := parseFlags(fs, flags); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			help()
-		}
 		return err
 	}
 	if len(selectors) > 1 {

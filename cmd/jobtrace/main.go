@@ -167,8 +167,14 @@ func newFlagSet(name, usage, examples string) *flag.FlagSet {
 }
 
 // parseFlags parses args, turning flag errors into one-line usage errors.
+// The flag package itself calls Usage on -help and on a bad flag: it is
+// silenced during Parse, so the usage is printed once, for -help only.
 func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
+	usage := fs.Usage
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	fs.Usage = usage
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.Usage()
 			return flag.ErrHelp

@@ -145,10 +145,13 @@ func TestUsageErrorsExitTwoWithOneLine(t *testing.T) {
 }
 
 func TestHelpHasExamples(t *testing.T) {
-	for _, c := range []string{"run", "phase", "event", "counter", "exec", "replay", "config", "version"} {
-		r := jt(t, nil, c, "--help")
+	for _, c := range []string{"run", "phase", "event", "counter", "exec", "replay", "config", "version", "debug kstat"} {
+		r := jt(t, nil, append(strings.Fields(c), "--help")...)
 		if r.code != 0 || !strings.Contains(r.stdout, "Usage:") {
 			t.Errorf("%s --help: code %d, stdout %q", c, r.code, r.stdout)
+		}
+		if n := strings.Count(r.stdout, "Usage:"); n != 1 {
+			t.Errorf("%s --help prints the usage %d times", c, n)
 		}
 		if c != "version" && !strings.Contains(r.stdout, "Examples:") {
 			t.Errorf("%s --help has no examples", c)
