@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/jobtrace/jobtrace/hostmetrics/procfs"
@@ -174,25 +175,42 @@ func illumosLoad(misc illumosNamed) (procfs.Loadavg, error) {
 	return l, nil
 }
 
-// illumosDisk is one disk: the name of its kstat (sd0, blkdev0, ...) and
-// its IO counters.
+// illumosDisk is one IO kstat of class disk: its module (the driver: sd,
+// blkdev, zfs, lofi, ...), its name (sd0, blkdev0, a pool's name) and its
+// counters.
 type illumosDisk struct {
-	Name string
-	IO   kstat.IO
+	Module, Name string
+	IO           kstat.IO
+}
+
+// illumosVirtualDisk tells whether an IO kstat of class disk is a device
+// stacked on other disks or on memory, whose traffic is also counted, or
+// is not disk traffic at all: ZFS pools (module zfs, or zfs/<pool> in
+// newer kernels), lofi(4D) file-backed devices, ramdisk(4D), and Solaris
+// Volume Manager metadevices (md). They are listed with Virtual set, which
+// keeps them out of the totals and of the metrics, as Linux's loop, ram and
+// zram devices are.
+func illumosVirtualDisk(module string) bool {
+	switch module {
+	case "zfs", "lofi", "ramdisk", "md":
+		return true
+	}
+	return strings.HasPrefix(module, "zfs/")
 }
 
 // illumosDisks converts the IO kstats of class "disk" into dst (reused),
-// sorted by name, and their totals. These kstats are whole disks:
-// partitions have class "partition", NFS mounts "nfs". The counters are in
-// bytes (nread, nwritten) and completed operations (reads, writes); rtime is
-// the time the disk had requests in service, its busy time, which iostat's
-// %b is made of. The devices' sector counts round down to 512 bytes; the
-// totals are summed from bytes.
+// sorted by name, and the totals of those that are real disks. Partitions
+// have class "partition" and NFS mounts class "nfs", so these are whole
+// devices. The counters are in bytes (nread, nwritten) and completed
+// operations (reads, writes); rtime is the time the device had requests in
+// service, its busy time, which iostat's %b is made of. The devices' sector
+// counts round down to 512 bytes; the totals are summed from bytes.
 func illumosDisks(disks []illumosDisk, dst []procfs.DiskStat) ([]procfs.DiskStat, procfs.DiskTotals) {
 	dst = dst[:0]
 	var t procfs.DiskTotals
 	for _, d := range disks {
 		busy := time.Duration(max(d.IO.RTime, 0))
+		virtual := illumosVirtualDisk(d.Module)
 		dst = append(dst, procfs.DiskStat{
 			Name:           d.Name,
 			Reads:          d.IO.Reads,
@@ -201,7 +219,11 @@ func illumosDisks(disks []illumosDisk, dst []procfs.DiskStat) ([]procfs.DiskStat
 			SectorsWritten: d.IO.NWritten / diskSector,
 			IOTime:         busy,
 			Whole:          true,
+			Virtual:        virtual,
 		})
+		if virtual {
+			continue
+		}
 		t.Reads += d.IO.Reads
 		t.Writes += d.IO.Writes
 		t.ReadBytes += d.IO.NRead

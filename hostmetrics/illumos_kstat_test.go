@@ -171,17 +171,29 @@ func TestIllumosLoad(t *testing.T) {
 
 func TestIllumosDisks(t *testing.T) {
 	disks := []illumosDisk{
-		{Name: "sd1", IO: kstat.IO{NRead: 1000, NWritten: 5000, Reads: 2, Writes: 3, RTime: int64(2 * time.Second), WTime: 99}},
-		{Name: "blkdev0", IO: kstat.IO{NRead: 1 << 20, NWritten: 512, Reads: 10, Writes: 1, RTime: int64(time.Second)}},
+		{Module: "sd", Name: "sd1", IO: kstat.IO{NRead: 1000, NWritten: 5000, Reads: 2, Writes: 3, RTime: int64(2 * time.Second), WTime: 99}},
+		{Module: "zfs", Name: "rpool", IO: kstat.IO{NRead: 7 << 20, NWritten: 7 << 20, Reads: 70, Writes: 70, RTime: 7e9}},
+		{Module: "blkdev", Name: "blkdev0", IO: kstat.IO{NRead: 1 << 20, NWritten: 512, Reads: 10, Writes: 1, RTime: int64(time.Second)}},
+		{Module: "lofi", Name: "lofi1", IO: kstat.IO{NRead: 9, Reads: 9}},
+		{Module: "zfs/tank", Name: "io", IO: kstat.IO{NRead: 9, Reads: 9}},
 	}
 	devs, tot := illumosDisks(disks, nil)
-	if len(devs) != 2 || devs[0].Name != "blkdev0" || devs[1].Name != "sd1" {
-		t.Fatalf("devices %+v", devs)
+	var names []string
+	for _, d := range devs {
+		names = append(names, d.Name)
+		if d.Virtual != (d.Name == "rpool" || d.Name == "lofi1" || d.Name == "io") {
+			t.Errorf("%s: Virtual %v", d.Name, d.Virtual)
+		}
+	}
+	if strings.Join(names, " ") != "blkdev0 io lofi1 rpool sd1" {
+		t.Fatalf("devices %v", names)
 	}
 	want := procfs.DiskStat{Name: "sd1", Reads: 2, Writes: 3, SectorsRead: 1, SectorsWritten: 9, IOTime: 2 * time.Second, Whole: true}
-	if devs[1] != want {
-		t.Errorf("sd1: %+v, want %+v", devs[1], want)
+	if devs[4] != want {
+		t.Errorf("sd1: %+v, want %+v", devs[4], want)
 	}
+	// Pools, lofi and ramdisk devices are stacked on the disks: their
+	// bytes are not counted again.
 	wantTot := procfs.DiskTotals{Reads: 12, Writes: 4, ReadBytes: 1000 + 1<<20, WrittenBytes: 5512, IOTime: 3 * time.Second}
 	if tot != wantTot {
 		t.Errorf("totals %+v, want %+v", tot, wantTot)
@@ -238,7 +250,7 @@ func illumosInputs() *illumosKstats {
 		Pages: ks("unix", 0, "system_pages", u64("physmem", 1000), u64("freemem", 200)),
 		Misc:  ks("unix", 0, "system_misc", u32("avenrun_1min", 256), u32("avenrun_5min", 256), u32("avenrun_15min", 256), u32("nproc", 50)),
 		ARC:   []kstat.Named{u64("size", 100*4096), u64("c_min", 50*4096)},
-		Disks: []illumosDisk{{Name: "sd0", IO: kstat.IO{NRead: 4096, NWritten: 8192, Reads: 1, Writes: 2, RTime: 1e6}}},
+		Disks: []illumosDisk{{Module: "sd", Name: "sd0", IO: kstat.IO{NRead: 4096, NWritten: 8192, Reads: 1, Writes: 2, RTime: 1e6}}},
 		Links: []illumosNamed{ks("link", 0, "net0", u64("rbytes64", 1), u64("obytes64", 2), u64("ipackets64", 3),
 			u64("opackets64", 4), u32("ierrors", 0), u32("oerrors", 0))},
 		PageSize: 4096,

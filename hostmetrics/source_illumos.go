@@ -296,7 +296,7 @@ func (s *illumosSource) readKstats(k *illumosKstats, errs *[]error) {
 				s.failed(err, errs)
 				continue
 			}
-			k.Disks = append(k.Disks, illumosDisk{Name: ks.Name, IO: io})
+			k.Disks = append(k.Disks, illumosDisk{Module: ks.Module, Name: ks.Name, IO: io})
 		}
 		if len(k.Disks) == 0 {
 			k.Disks = nil // none could be read: absent, not zero
