@@ -22,5 +22,6 @@
 // phase boundaries and hands them to sinks (usage windows, metrics, the CSV,
 // the summary). On Linux the Source is native; on darwin, windows and
 // freebsd it is built on gopsutil and says, in Source.Unavailable, which
-// figures that system cannot give. On illumos the Source gives no figures.
+// figures that system cannot give. On illumos it reads kstats (package
+// kstat, no cgo) and the binary files of illumos /proc.
 package hostmetrics
