@@ -46,6 +46,7 @@ type linuxSource struct {
 	job      int
 	exited   ExitUsage     // the job's, once it has been reaped
 	exitedCh chan struct{} // closed by JobExited
+	jobKnown bool          // SetJob was called
 	reaped   ExitUsage     // orphans reaped here
 	prevUser time.Duration
 	prevSys  time.Duration
@@ -98,6 +99,7 @@ func (s *linuxSource) Unavailable() string { return "" }
 func (s *linuxSource) SetJob(pid int) {
 	s.mu.Lock()
 	s.job = pid
+	s.jobKnown = true
 	s.exitedCh = make(chan struct{})
 	s.mu.Unlock()
 }
@@ -231,6 +233,9 @@ func (s *linuxSource) readJob(out *Sample, errs *[]error) {
 	s.awaitExit(job)
 	s.mu.Lock()
 	job = s.job
+	// Until the job's pid is known, any child may be the job: none is
+	// reaped, or its exit status would be taken from os/exec.
+	known := s.jobKnown
 	s.mu.Unlock()
 
 	j.HasCgroup = false
@@ -265,7 +270,7 @@ func (s *linuxSource) readJob(out *Sample, errs *[]error) {
 	// so a sample costs the same whatever the number of processes.
 	if s.own && j.HasCgroup && j.Cgroup.CPU.UsageUsec.Present && j.Cgroup.MemoryCurrent.Present {
 		j.HasTree = false
-		if s.reap {
+		if s.reap && known {
 			s.reapChildren(job)
 		}
 		return
@@ -273,7 +278,7 @@ func (s *linuxSource) readJob(out *Sample, errs *[]error) {
 
 	if out.Reason != ReasonStart && out.Reason != ReasonEnd && out.Time.Before(s.nextWalk) && j.HasTree && j.Tree.Processes > CheapWalkProcs {
 		// Too soon for this tree: the figures of the last walk stand.
-		if s.reap {
+		if s.reap && known {
 			s.reapChildren(job)
 		}
 		return
@@ -283,7 +288,7 @@ func (s *linuxSource) readJob(out *Sample, errs *[]error) {
 	if err != nil {
 		*errs = append(*errs, err)
 	}
-	if s.reap {
+	if s.reap && known {
 		s.reapOrphans(job)
 	}
 	s.walkCost = cpuTime() - began

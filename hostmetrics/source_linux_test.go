@@ -160,3 +160,31 @@ func TestLinuxSourceSpacesCostlyWalks(t *testing.T) {
 }
 
 func syscallKillGroup(cmd *exec.Cmd) { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+
+// Before SetJob the source cannot tell the job from an orphan: it must
+// reap no child, or os/exec would lose the job's exit status.
+func TestLinuxSourceReapsNothingBeforeSetJob(t *testing.T) {
+	if err := SetSubreaper(); err != nil {
+		t.Skip(err)
+	}
+	src, err := NewSource(Config{Subreaper: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	cmd := exec.Command("sh", "-c", "exit 7")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Let it become a zombie, and sample as the agent does meanwhile.
+	var s Sample
+	for i := 0; i < 20; i++ {
+		s.Time, s.Reason = time.Now(), ReasonBoundary
+		src.Read(&s)
+		time.Sleep(5 * time.Millisecond)
+	}
+	err = cmd.Wait()
+	if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 7 {
+		t.Fatalf("the job's exit status was taken: Wait = %v, state %v", err, cmd.ProcessState)
+	}
+}
