@@ -21,10 +21,13 @@ var treeSizes = []int{10, 100, 1000}
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if err := stopTree(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		if code == 0 {
-			code = 1
+	// The trees go first: a cgroup is removed once no process is left in it.
+	for _, err := range []error{stopTree(), removeCgroup()} {
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			if code == 0 {
+				code = 1
+			}
 		}
 	}
 	os.Exit(code)

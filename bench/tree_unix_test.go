@@ -22,14 +22,17 @@ type sleepTree struct {
 }
 
 func startSleepTree(n int) (*sleepTree, error) {
-	script := fmt.Sprintf("i=0; while [ $i -lt %d ]; do sleep 300 & i=$((i+1)); done; wait", n)
+	// The sleepers outlive the slowest benchmark (gopsutil's Children() at
+	// N=1000 takes minutes); they are killed when the tree is stopped.
+	script := fmt.Sprintf("i=0; while [ $i -lt %d ]; do sleep 7200 & i=$((i+1)); done; wait", n)
 	cmd := exec.Command("sh", "-c", script)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
 	t := &sleepTree{cmd: cmd, root: cmd.Process.Pid, n: n}
-	deadline := time.Now().Add(60 * time.Second)
+	// A busy machine can be slow to fork a thousand processes.
+	deadline := time.Now().Add(180 * time.Second)
 	for {
 		got := countSleepingChildren(t.root)
 		if got == n {
@@ -37,7 +40,7 @@ func startSleepTree(n int) (*sleepTree, error) {
 		}
 		if time.Now().After(deadline) {
 			t.stop()
-			return nil, fmt.Errorf("tree of %d: only %d sleep children of pid %d after 60s", n, got, t.root)
+			return nil, fmt.Errorf("tree of %d: only %d sleep children of pid %d after 180s", n, got, t.root)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
