@@ -8,10 +8,11 @@ import (
 	"github.com/jobtrace/jobtrace/internal/sleeptree"
 )
 
-// BenchmarkRead measures one full sample as the agent takes it: the host
-// files, the job's process tree of sh and N sleeping children, and the
-// cgroup jobtrace is in. Every iteration walks the tree (ReasonEnd), as a
-// sample of a tree cheaper than CheapWalk does.
+// BenchmarkRead measures one full sample as the agent takes it without a
+// cgroup: the host files and the job's process tree of sh and N sleeping
+// children. Every iteration walks the tree (ReasonEnd), as every sample of
+// a tree within CheapWalkProcs does. bench/ compares it with gopsutil and
+// psutil and with the cgroup cases.
 func BenchmarkRead(b *testing.B) {
 	for _, n := range []int{10, 100, 1000} {
 		b.Run("N="+strconv.Itoa(n), func(b *testing.B) {
