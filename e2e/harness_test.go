@@ -139,6 +139,7 @@ type process struct {
 	name    string
 	bin     string
 	args    []string
+	env     []string // added to the clean environment
 	logPath string
 
 	mu   sync.Mutex
@@ -177,7 +178,7 @@ func (p *process) start() error {
 		return err
 	}
 	cmd := exec.Command(p.bin, p.args...)
-	cmd.Env = cleanEnv()
+	cmd.Env = append(cleanEnv(), p.env...)
 	cmd.Stdout = logf
 	cmd.Stderr = logf
 	cmd.SysProcAttr = serverSysProcAttr()

@@ -1,7 +1,9 @@
-// Command otelcol is the smallest OpenTelemetry Collector the e2e tests need:
-// an OTLP receiver (gRPC and HTTP) in front of an OTLP gRPC exporter, the
-// debug exporter for looking at what arrives, and the file exporter (from
-// contrib), which writes what arrives as OTLP JSON lines for a test to read.
+// Command otelcol is the OpenTelemetry Collector the e2e tests need: an OTLP
+// receiver (gRPC and HTTP), the batch and memory_limiter processors, an OTLP
+// gRPC exporter, the debug exporter for looking at what arrives, the file
+// exporter (from contrib), which writes what arrives as OTLP JSON lines for
+// a test to read, and the Prometheus exporter (from contrib): the components
+// of the repository's otel-collector.yaml.
 // It is a module of its own so its collector release does not have to match
 // the one Jaeger is built from.
 package main
@@ -10,6 +12,7 @@ import (
 	"log"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/fileexporter"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/prometheusexporter"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/confmap/provider/envprovider"
@@ -18,6 +21,8 @@ import (
 	"go.opentelemetry.io/collector/exporter/debugexporter"
 	"go.opentelemetry.io/collector/exporter/otlpexporter"
 	"go.opentelemetry.io/collector/otelcol"
+	"go.opentelemetry.io/collector/processor/batchprocessor"
+	"go.opentelemetry.io/collector/processor/memorylimiterprocessor"
 	"go.opentelemetry.io/collector/receiver/otlpreceiver"
 	"go.opentelemetry.io/collector/service/telemetry/otelconftelemetry"
 )
@@ -28,7 +33,10 @@ func factories() (otelcol.Factories, error) {
 	if f.Receivers, err = otelcol.MakeFactoryMap(otlpreceiver.NewFactory()); err != nil {
 		return f, err
 	}
-	if f.Exporters, err = otelcol.MakeFactoryMap(otlpexporter.NewFactory(), debugexporter.NewFactory(), fileexporter.NewFactory()); err != nil {
+	if f.Processors, err = otelcol.MakeFactoryMap(batchprocessor.NewFactory(), memorylimiterprocessor.NewFactory()); err != nil {
+		return f, err
+	}
+	if f.Exporters, err = otelcol.MakeFactoryMap(otlpexporter.NewFactory(), debugexporter.NewFactory(), fileexporter.NewFactory(), prometheusexporter.NewFactory()); err != nil {
 		return f, err
 	}
 	return f, nil
