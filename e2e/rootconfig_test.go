@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -86,6 +87,22 @@ func TestRootCollectorConfigEndToEnd(t *testing.T) {
 	for _, want := range []string{`service_name="root-config"`, `jobtrace_phase_name="work"`, "system_cpu_time"} {
 		if !strings.Contains(scrape, want) {
 			t.Errorf("the scrape has no %s", want)
+		}
+	}
+	// Every series the compose stack's Grafana dashboard queries is there.
+	dash, err := os.ReadFile(filepath.Join("..", "examples", "compose", "grafana", "dashboards", "jobtrace.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// In its PromQL a metric name is followed by its label matchers.
+	found := regexp.MustCompile(`\b((?:jobtrace|system|process)_[a-z_]+)\{`).FindAllStringSubmatch(string(dash), -1)
+	if len(found) == 0 {
+		t.Error("no metric names found in the dashboard")
+	}
+	for _, m := range found {
+		n := m[1]
+		if !regexp.MustCompile(`(?m)^` + n + `[{ ]`).MatchString(scrape) {
+			t.Errorf("the dashboard queries %s, which the scrape does not have", n)
 		}
 	}
 	if t.Failed() {

@@ -3,6 +3,7 @@
 package examples
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,6 +65,71 @@ func TestBuildomatHeader(t *testing.T) {
 	for _, key := range []string{"name =", "variety =", "target =", "output_rules ="} {
 		if !strings.Contains(h, key) {
 			t.Errorf("buildomat header has no %s", key)
+		}
+	}
+}
+
+// The compose stack runs the repository's collector configuration, and its
+// Prometheus, Grafana and dashboard files parse.
+func TestComposeStack(t *testing.T) {
+	data, err := os.ReadFile("compose/compose.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var compose struct {
+		Services map[string]struct {
+			Image   string   `yaml:"image"`
+			Volumes []string `yaml:"volumes"`
+		} `yaml:"services"`
+	}
+	if err := yaml.Unmarshal(data, &compose); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"collector", "jaeger", "prometheus", "grafana"} {
+		if compose.Services[s].Image == "" {
+			t.Errorf("compose has no %s service", s)
+		}
+	}
+	mounted := false
+	for _, v := range compose.Services["collector"].Volumes {
+		src, _, _ := strings.Cut(v, ":")
+		if filepath.Clean(filepath.Join("compose", src)) == filepath.Join("..", "otel-collector.yaml") {
+			mounted = true
+		}
+	}
+	if !mounted {
+		t.Errorf("the collector does not mount the repository's otel-collector.yaml: %v", compose.Services["collector"].Volumes)
+	}
+	for _, f := range []string{"compose/prometheus.yml", "compose/grafana/provisioning/datasources/prometheus.yml", "compose/grafana/provisioning/dashboards/jobtrace.yml"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc map[string]any
+		if err := yaml.Unmarshal(b, &doc); err != nil || len(doc) == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	b, err := os.ReadFile("compose/grafana/dashboards/jobtrace.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dash struct {
+		Panels []struct {
+			Targets []struct{ Expr string } `json:"targets"`
+		} `json:"panels"`
+	}
+	if err := json.Unmarshal(b, &dash); err != nil {
+		t.Fatal(err)
+	}
+	if len(dash.Panels) == 0 {
+		t.Fatal("the dashboard has no panels")
+	}
+	for _, p := range dash.Panels {
+		for _, tg := range p.Targets {
+			if !strings.Contains(tg.Expr, "jobtrace_") && !strings.Contains(tg.Expr, "system_") && !strings.Contains(tg.Expr, "process_") {
+				t.Errorf("a panel queries %q, none of jobtrace's metrics", tg.Expr)
+			}
 		}
 	}
 }
