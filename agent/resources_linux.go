@@ -86,7 +86,11 @@ func (c *jobCgroup) remove() string {
 	if err := c.g.Remove(2 * time.Second); err != nil {
 		return err.Error()
 	}
-	return fmt.Sprintf("killed %d processes the job left running (its cgroup %s is removed at the end)", n, c.g.Dir)
+	what := "processes"
+	if n == 1 {
+		what = "process"
+	}
+	return fmt.Sprintf("killed %d %s the job left running (its cgroup %s is removed at the end)", n, what, c.g.Dir)
 }
 
 func countProcs(dir string) int {
