@@ -83,7 +83,9 @@ func (c *jobCgroup) remove() string {
 	if err := c.g.Kill(); err != nil && !errors.Is(err, cgroup.ErrNotSupported) {
 		return fmt.Sprintf("could not kill the processes left in %s: %v", c.g.Dir, err)
 	}
-	if err := c.g.Remove(2 * time.Second); err != nil {
+	err := c.g.Remove(2 * time.Second)
+	reapAll()
+	if err != nil {
 		return err.Error()
 	}
 	what := "processes"
@@ -102,3 +104,20 @@ func countProcs(dir string) int {
 }
 
 func (c *jobCgroup) addProc(pid int) error { return c.g.AddProc(pid) }
+
+// reapAll waits for every child that has exited. jobtrace is a child
+// subreaper, so what the job left behind and the cgroup killed are its
+// children: reaped here, they do not linger as zombies after jobtrace ends.
+// It is called once the job itself has been waited for.
+func reapAll() {
+	for {
+		var ws unix.WaitStatus
+		pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || pid <= 0 {
+			return
+		}
+	}
+}
