@@ -1,0 +1,50 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/jobtrace/jobtrace/agent"
+	"github.com/jobtrace/jobtrace/exporters/profile"
+	"github.com/jobtrace/jobtrace/exporters/spool"
+	"github.com/jobtrace/jobtrace/exporters/usagecsv"
+)
+
+const profileExamples = `  jobtrace profile jobtrace-out
+  jobtrace profile ./artifacts/jobtrace-out
+
+Writes DIR/profile.json for the Firefox Profiler from the artifacts of a
+run in DIR (spans.otlp.jsonl and resource-usage.csv), so it works on
+artifacts downloaded from another machine. Open it at
+https://profiler.firefox.com with "Load a profile from file". See
+docs/profile.md.
+`
+
+func cmdProfile(args []string) error {
+	fs := newFlagSet("profile", "jobtrace profile DIR", profileExamples)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usagef("profile: want one DIR (usage: jobtrace profile DIR)")
+	}
+	dir := fs.Arg(0)
+	for _, name := range []string{spool.TracesFile, usagecsv.FileName} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			return usagef("profile: %s: no %s there", dir, name)
+		}
+	}
+	log := agent.NewLogger(os.Stderr)
+	warn, err := profile.Write(dir)
+	if warn != nil {
+		// errors.Join puts one report a line.
+		msg := warn.Error()
+		log.Printf("skipped %d unreadable lines of the artifacts (first: %s)", strings.Count(msg, "\n")+1, firstLine(msg))
+	}
+	if err != nil {
+		return err
+	}
+	log.Printf("wrote %s", filepath.Join(dir, profile.FileName))
+	return nil
+}
