@@ -59,6 +59,7 @@ func init() {
 		{"counter", "add to a named counter", cmdCounter},
 		{"exec", "run one step as a child phase (exec NAME -- CMD...)", cmdExec},
 		{"replay", "send spooled spans that were not delivered to a collector", cmdReplay},
+		{"report", "write DIR/report.html and DIR/usage.svg from a run's artifacts", cmdReport},
 		{"profile", "write DIR/profile.json for the Firefox Profiler from a run's artifacts", cmdProfile},
 		{"config", "print the effective configuration, secrets masked", cmdConfig},
 		{"debug", "print what jobtrace reads from the system (debug kstat: illumos kstats)", cmdDebug},

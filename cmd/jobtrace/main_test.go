@@ -145,7 +145,7 @@ func TestUsageErrorsExitTwoWithOneLine(t *testing.T) {
 }
 
 func TestHelpHasExamples(t *testing.T) {
-	for _, c := range []string{"run", "phase", "event", "counter", "exec", "replay", "profile", "config", "version", "debug kstat"} {
+	for _, c := range []string{"run", "phase", "event", "counter", "exec", "replay", "report", "profile", "config", "version", "debug kstat"} {
 		r := jt(t, nil, append(strings.Fields(c), "--help")...)
 		if r.code != 0 || !strings.Contains(r.stdout, "Usage:") {
 			t.Errorf("%s --help: code %d, stdout %q", c, r.code, r.stdout)

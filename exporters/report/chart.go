@@ -1,0 +1,350 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+)
+
+// MaxPhases bounds the rows of the timeline and of the phase table; the
+// phases beyond it are counted and said.
+const MaxPhases = 2000
+
+// MaxPoints bounds the points drawn per chart series: a run with more rows
+// has consecutive rows merged, keeping each group's highest value so that a
+// spike stays visible.
+const MaxPoints = 1000
+
+// Geometry of every SVG, in user units. The timeline and the charts share
+// the left margin and plot width, so their time axes line up when the
+// browser scales them to the same width.
+const (
+	svgWidth   = 1200
+	plotLeft   = 250
+	plotRight  = 24
+	plotWidth  = svgWidth - plotLeft - plotRight
+	ganttRow   = 20
+	ganttAxis  = 26
+	chartPlot  = 110
+	chartTop   = 28
+	chartAxis  = 26
+	chartTotal = chartTop + chartPlot + chartAxis
+	maxIndent  = 10
+)
+
+// unit says how a chart's values print.
+type unit int
+
+const (
+	unitPct unit = iota
+	unitBytes
+	unitRate // bytes per second
+)
+
+// seriesDef is one line of a chart: a column of the CSV, as it is (a gauge
+// or a rate already) or as a delta turned into a rate per second.
+type seriesDef struct {
+	name  string
+	color string
+	col   int
+	delta bool
+	scale float64 // applied after the rate; 0 means 1
+}
+
+type chartDef struct {
+	title  string
+	unit   unit
+	minMax float64 // the y axis goes at least this high
+	series []seriesDef
+}
+
+const (
+	colorJob   = "#2563eb"
+	colorHost  = "#94a3b8"
+	colorRead  = "#0d9488"
+	colorWrite = "#d97706"
+	colorCPU   = "#2563eb"
+	colorMem   = "#9333ea"
+	colorIO    = "#dc2626"
+)
+
+// chartDefs lists the charts, top to bottom. Pressure stall is the job's
+// when its cgroup had it, else the machine's; a chart with no value at
+// all is left out.
+func chartDefs(rows []Row) []chartDef {
+	stall := []seriesDef{
+		{name: "job cpu", color: colorCPU, col: colJobCPUStall, delta: true, scale: 100},
+		{name: "job memory", color: colorMem, col: colJobMemStall, delta: true, scale: 100},
+		{name: "job io", color: colorIO, col: colJobIOStall, delta: true, scale: 100},
+	}
+	if !anyValue(rows, colJobCPUStall, colJobMemStall, colJobIOStall) {
+		stall = []seriesDef{
+			{name: "host cpu", color: colorCPU, col: colHostCPUStall, delta: true, scale: 100},
+			{name: "host memory", color: colorMem, col: colHostMemStall, delta: true, scale: 100},
+			{name: "host io", color: colorIO, col: colHostIOStall, delta: true, scale: 100},
+		}
+	}
+	defs := []chartDef{
+		{title: "CPU (share of all CPUs)", unit: unitPct, minMax: 100, series: []seriesDef{
+			{name: "job", color: colorJob, col: colJobCPUPct},
+			{name: "host", color: colorHost, col: colHostCPUPct},
+		}},
+		{title: "Memory in use", unit: unitBytes, series: []seriesDef{
+			{name: "job", color: colorJob, col: colJobMemory},
+			{name: "host", color: colorHost, col: colHostMemory},
+		}},
+		{title: "Disk IO (job)", unit: unitRate, series: []seriesDef{
+			{name: "read", color: colorRead, col: colJobRead, delta: true},
+			{name: "write", color: colorWrite, col: colJobWrite, delta: true},
+		}},
+		{title: "Network (host)", unit: unitRate, series: []seriesDef{
+			{name: "received", color: colorRead, col: colNetRx, delta: true},
+			{name: "sent", color: colorWrite, col: colNetTx, delta: true},
+		}},
+		{title: "Pressure stall (share of time some tasks waited)", unit: unitPct, minMax: 1, series: stall},
+	}
+	var out []chartDef
+	for _, d := range defs {
+		var keep []seriesDef
+		for _, s := range d.series {
+			if anyValue(rows, s.col) {
+				keep = append(keep, s)
+			}
+		}
+		if len(keep) == 0 && d.unit == unitPct && d.minMax == 1 {
+			continue // no pressure stall information on this system
+		}
+		d.series = keep
+		out = append(out, d)
+	}
+	return out
+}
+
+func anyValue(rows []Row, cols ...int) bool {
+	for _, r := range rows {
+		for _, c := range cols {
+			if r.V[c].OK {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// values turns a column into the figures drawn: deltas become rates over
+// the time since the last row that had the column (rows left empty
+// between two walks of a large process tree are covered by the next
+// walked row's delta, docs/csv.md).
+func values(rows []Row, s seriesDef) []Opt {
+	out := make([]Opt, len(rows))
+	scale := s.scale
+	if scale == 0 {
+		scale = 1
+	}
+	var last time.Time
+	for i, r := range rows {
+		v := r.V[s.col]
+		if !s.delta {
+			if v.OK {
+				out[i] = Opt{v.V * scale, true}
+			}
+			continue
+		}
+		if i == 0 {
+			last = r.Time
+			continue
+		}
+		if !v.OK {
+			continue
+		}
+		dt := r.Time.Sub(last).Seconds()
+		last = r.Time
+		if dt <= 0 {
+			continue
+		}
+		out[i] = Opt{v.V / dt * scale, true}
+	}
+	return out
+}
+
+// bucket groups rows so that at most MaxPoints are drawn: it returns the
+// end index (exclusive) of each group.
+func bucket(n int) []int {
+	k := (n + MaxPoints - 1) / MaxPoints
+	if k < 1 {
+		k = 1
+	}
+	var ends []int
+	for i := k; i < n+k; i += k {
+		ends = append(ends, min(i, n))
+	}
+	return ends
+}
+
+// peak is the highest present value in vs.
+func peak(vs []Opt) Opt {
+	var p Opt
+	for _, v := range vs {
+		if v.OK && (!p.OK || v.V > p.V) {
+			p = v
+		}
+	}
+	return p
+}
+
+// axis maps times to x and picks the time ticks.
+type axis struct {
+	start time.Time
+	span  time.Duration
+}
+
+func newAxis(start, end time.Time) axis {
+	span := end.Sub(start)
+	if span <= 0 {
+		span = time.Second
+	}
+	return axis{start, span}
+}
+
+func (a axis) x(t time.Time) float64 {
+	f := float64(t.Sub(a.start)) / float64(a.span)
+	f = math.Max(0, math.Min(1, f))
+	return plotLeft + f*plotWidth
+}
+
+var tickSteps = []time.Duration{
+	10 * time.Millisecond, 20 * time.Millisecond, 50 * time.Millisecond,
+	100 * time.Millisecond, 200 * time.Millisecond, 500 * time.Millisecond,
+	time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, 15 * time.Second, 30 * time.Second,
+	time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute, 15 * time.Minute, 30 * time.Minute,
+	time.Hour, 2 * time.Hour, 3 * time.Hour, 6 * time.Hour, 12 * time.Hour, 24 * time.Hour,
+}
+
+// ticks returns the offsets of the time labels: about ten over the plot.
+func (a axis) ticks() (step time.Duration, offs []time.Duration) {
+	step = tickSteps[len(tickSteps)-1]
+	for _, s := range tickSteps {
+		if a.span/s <= 10 {
+			step = s
+			break
+		}
+	}
+	for o := time.Duration(0); o <= a.span && len(offs) < 200; o += step {
+		offs = append(offs, o)
+	}
+	return step, offs
+}
+
+// elapsed prints an offset from the start of the job: 0.25s, 1:05,
+// 1:02:03.
+func elapsed(d, step time.Duration) string {
+	if step < time.Second {
+		return fmt.Sprintf("%.2gs", d.Seconds())
+	}
+	s := int64(d / time.Second)
+	if s >= 3600 {
+		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
+	}
+	return fmt.Sprintf("%d:%02d", s/60, s%60)
+}
+
+// niceMax rounds a chart's highest value up to 1, 2 or 5 times a power of
+// ten (of 1024 for bytes), so that the axis labels are round.
+func niceMax(v float64, u unit) float64 {
+	if v <= 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 1
+	}
+	base := 10.0
+	if u != unitPct {
+		base = 1024
+	}
+	p := math.Pow(base, math.Floor(math.Log(v)/math.Log(base)))
+	for _, m := range []float64{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 1024} {
+		if m*p >= v {
+			return m * p
+		}
+	}
+	return v
+}
+
+func formatValue(v float64, u unit) string {
+	switch u {
+	case unitPct:
+		if v != 0 && math.Abs(v) < 10 {
+			return fmt.Sprintf("%.1f %%", v)
+		}
+		return fmt.Sprintf("%.0f %%", v)
+	case unitRate:
+		return formatBytes(v) + "/s"
+	}
+	return formatBytes(v)
+}
+
+func formatBytes(v float64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"}
+	i := 0
+	for math.Abs(v) >= 1024 && i < len(units)-1 {
+		v /= 1024
+		i++
+	}
+	if i == 0 {
+		return fmt.Sprintf("%.0f B", v)
+	}
+	if math.Abs(v) < 10 {
+		return fmt.Sprintf("%.1f %s", v, units[i])
+	}
+	return fmt.Sprintf("%.0f %s", v, units[i])
+}
+
+func formatDuration(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1f s", d.Seconds())
+	case d < time.Hour:
+		return fmt.Sprintf("%dm %02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("%dh %02dm %02ds", int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60)
+}
+
+// esc escapes text for XML and HTML: every text that comes from the job
+// (phase names, attributes) goes through it before it is written in SVG.
+func esc(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '&':
+			b.WriteString("&amp;")
+		case '"':
+			b.WriteString("&#34;")
+		case '\'':
+			b.WriteString("&#39;")
+		default:
+			// Control characters are not allowed in XML 1.0.
+			if r < 0x20 && r != '\n' && r != '\t' || r == 0xFFFD || r == 0xFFFE || r == 0xFFFF {
+				b.WriteRune('\uFFFD')
+				continue
+			}
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// clip shortens a label to n runes with an ellipsis.
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	if n < 2 {
+		return "…"
+	}
+	return string(r[:n-1]) + "…"
+}

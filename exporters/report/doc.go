@@ -1,0 +1,23 @@
+// Package report renders the artifacts of a run as a report a person can
+// look at with no tool but a browser: DIR/report.html, one self-contained
+// file (inline CSS and SVG, no script, no network), and DIR/usage.svg, the
+// resource charts alone, for viewers that show an image next to an
+// artifact.
+//
+// The report has, from top to bottom: the job's name, result, exit code,
+// duration, start time, host and service; the phases as a nested timeline
+// on the same time axis as the charts of CPU, memory, disk IO, network and
+// pressure stall below it; and a table of the phases with the resource
+// usage their spans carry (jobtrace.usage.*, docs/attributes.md). Hovering
+// a bar or a chart shows its values through SVG <title> elements.
+//
+// Load reads the artifacts (spans.otlp.jsonl and resource-usage.csv);
+// WriteHTML and WriteSVG render them; Write does all three in a directory:
+//
+//	warn, err := report.Write(out) // out/report.html and out/usage.svg
+//
+// The work is bounded whatever the size of the run: at most MaxPhases rows
+// in the timeline and the table (the others are counted and said), and at
+// most MaxPoints points per chart series (consecutive rows are merged,
+// keeping each group's peak).
+package report

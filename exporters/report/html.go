@@ -1,0 +1,204 @@
+package report
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// page is what the HTML template fills in. Text from the job goes in as
+// strings and html/template escapes it; the SVGs are built with esc and go
+// in as template.HTML.
+type page struct {
+	Title    string
+	Job      Job
+	Result   string
+	Failed   bool
+	Duration string
+	Start    string
+	Phases   []tableRow
+	More     int
+	Gantt    template.HTML
+	Charts   template.HTML
+	Samples  int
+	Style    template.CSS
+}
+
+type tableRow struct {
+	Name                         string
+	Indent                       int
+	Start, Duration              string
+	CPU, CPUAvg, CPUPeak, Memory string
+	Read, Write                  string
+	Result                       string
+	Failed                       bool
+}
+
+var pageTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}}</title>
+<style>
+{{.Style}}
+body{margin:0;background:#f8fafc;color:#0f172a;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
+main{max-width:1240px;margin:0 auto;padding:24px 20px 48px}
+h1{font-size:22px;margin:0 0 4px;word-break:break-word}
+h2{font-size:16px;margin:28px 0 10px}
+.badge{display:inline-block;padding:2px 10px;border-radius:999px;font-size:13px;font-weight:600;vertical-align:middle;margin-left:8px;background:#dcfce7;color:#166534}
+.badge.fail{background:#fee2e2;color:#991b1b}
+dl.meta{display:grid;grid-template-columns:repeat(auto-fill,minmax(180px,1fr));gap:10px 24px;margin:16px 0 0;padding:14px 16px;background:#fff;border:1px solid #e2e8f0;border-radius:8px}
+dl.meta div{min-width:0}dt{font-size:12px;color:#64748b;text-transform:uppercase;letter-spacing:.04em}dd{margin:0;font-weight:600;overflow-wrap:anywhere}
+.card{background:#fff;border:1px solid #e2e8f0;border-radius:8px;padding:8px 0;overflow-x:auto}
+.card svg{display:block;width:100%;height:auto;min-width:720px}
+.note{color:#64748b;font-size:13px;margin:6px 0 0}
+table{border-collapse:collapse;width:100%;background:#fff;font-variant-numeric:tabular-nums}
+.tablewrap{overflow-x:auto;border:1px solid #e2e8f0;border-radius:8px}
+th,td{padding:6px 10px;border-bottom:1px solid #f1f5f9;text-align:right;white-space:nowrap}
+th{background:#f1f5f9;font-size:12px;color:#475569;font-weight:600;position:sticky;top:0}
+th:first-child,td:first-child{text-align:left;white-space:normal;overflow-wrap:anywhere;min-width:180px}
+tr.fail td{background:#fef2f2}td.res.fail{color:#b91c1c;font-weight:600}
+</style>
+</head>
+<body>
+<main>
+<h1>{{.Job.Name}}<span class="badge{{if .Failed}} fail{{end}}">{{.Result}}</span></h1>
+<dl class="meta">
+<div><dt>Result</dt><dd>{{.Result}}</dd></div>
+<div><dt>Exit code</dt><dd>{{if .Job.ExitCode}}{{.Job.ExitCode}}{{else}}–{{end}}</dd></div>
+<div><dt>Duration</dt><dd>{{.Duration}}</dd></div>
+<div><dt>Started</dt><dd>{{.Start}}</dd></div>
+<div><dt>Host</dt><dd>{{if .Job.Host}}{{.Job.Host}}{{else}}–{{end}}</dd></div>
+<div><dt>Service</dt><dd>{{if .Job.Service}}{{.Job.Service}}{{else}}–{{end}}</dd></div>
+</dl>
+<h2>Timeline</h2>
+<div class="card">
+{{.Gantt}}
+{{.Charts}}
+</div>
+<p class="note">Times are from the start of the job. Hover a bar or a chart for its values. {{.Samples}} samples{{if gt .Samples 1000}}, drawn as at most 1000 points a series (each the highest of the samples it stands for){{end}}.</p>
+<h2>Phases</h2>
+<div class="tablewrap">
+<table>
+<thead><tr><th>Phase</th><th>Start</th><th>Duration</th><th>CPU</th><th>Avg CPU</th><th>Peak CPU</th><th>Peak memory</th><th>Disk read</th><th>Disk written</th><th>Result</th></tr></thead>
+<tbody>
+{{range .Phases}}<tr{{if .Failed}} class="fail"{{end}}><td style="padding-left:{{.Indent}}px">{{.Name}}</td><td>{{.Start}}</td><td>{{.Duration}}</td><td>{{.CPU}}</td><td>{{.CPUAvg}}</td><td>{{.CPUPeak}}</td><td>{{.Memory}}</td><td>{{.Read}}</td><td>{{.Write}}</td><td class="res{{if .Failed}} fail{{end}}">{{.Result}}</td></tr>
+{{end}}</tbody>
+</table>
+</div>
+{{if .More}}<p class="note">… and {{.More}} more phases, not shown.</p>{{end}}
+</main>
+</body>
+</html>
+`))
+
+// WriteHTML writes the report as one self-contained HTML page.
+func WriteHTML(w io.Writer, d *Data) error {
+	a := newAxis(d.Job.Start, d.Job.End)
+	result := d.Job.Result
+	if result == "" {
+		result = "unknown"
+	}
+	name := d.Job.Name
+	if name == "" {
+		name = "job"
+	}
+	job := d.Job
+	job.Name = name
+	p := page{
+		Title:    "jobtrace: " + name,
+		Job:      job,
+		Result:   result,
+		Failed:   result != "success",
+		Duration: formatDuration(d.Job.End.Sub(d.Job.Start)),
+		Start:    "–",
+		Gantt:    template.HTML(ganttSVG(&Data{Job: job, Phases: d.Phases}, a)),
+		Charts:   template.HTML(chartsSVG(d, a, false)),
+		Samples:  len(d.Rows),
+		Style:    template.CSS(svgStyle),
+	}
+	if !d.Job.Start.IsZero() {
+		p.Start = d.Job.Start.UTC().Format("2006-01-02 15:04:05 UTC")
+	}
+	p.Phases = append(p.Phases, rowOf(job.Name, 0, job.Start, job.Start, job.End, job.Result, result != "success", job.Usage))
+	phases := d.Phases
+	if len(phases) > MaxPhases {
+		p.More = len(phases) - MaxPhases
+		phases = phases[:MaxPhases]
+	}
+	for _, ph := range phases {
+		p.Phases = append(p.Phases, rowOf(ph.Name, ph.Depth+1, job.Start, ph.Start, ph.End, ph.Result, ph.Failed, ph.Usage))
+	}
+	return pageTemplate.Execute(w, p)
+}
+
+func rowOf(name string, depth int, jobStart, start, end time.Time, result string, failed bool, u Usage) tableRow {
+	pct := func(o Opt) string {
+		if !o.OK {
+			return "–"
+		}
+		return formatValue(o.V*100, unitPct)
+	}
+	r := tableRow{
+		Name:     name,
+		Indent:   10 + 16*min(depth, maxIndent),
+		Start:    "+" + formatDuration(start.Sub(jobStart)),
+		Duration: formatDuration(end.Sub(start)),
+		CPU:      "–",
+		CPUAvg:   pct(u.CPUAvg),
+		CPUPeak:  pct(u.CPUPeak),
+		Memory:   optBytes(u.MemoryPeak),
+		Read:     optBytes(u.DiskRead),
+		Write:    optBytes(u.DiskWrite),
+		Result:   result,
+		Failed:   failed,
+	}
+	if c := cpuSeconds(u); c.OK {
+		r.CPU = fmt.Sprintf("%.2f s", c.V)
+	}
+	if r.Result == "" {
+		r.Result = "–"
+	}
+	return r
+}
+
+// Write renders dir/report.html and dir/usage.svg from the artifacts in
+// dir. Lines of the artifacts that could not be read are reported in
+// warn; err is set when nothing could be written.
+func Write(dir string) (warn error, err error) {
+	d, warn, err := Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	var h, s bytes.Buffer
+	if err := WriteHTML(&h, d); err != nil {
+		return warn, err
+	}
+	if err := WriteSVG(&s, d); err != nil {
+		return warn, err
+	}
+	return warn, errors.Join(
+		writeFile(filepath.Join(dir, HTMLName), h.Bytes()),
+		writeFile(filepath.Join(dir, SVGName), s.Bytes()),
+	)
+}
+
+// writeFile replaces path through a temporary file, so that a reader never
+// sees half a report.
+func writeFile(path string, data []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("report: %w", err)
+	}
+	return nil
+}

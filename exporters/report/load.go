@@ -1,0 +1,424 @@
+package report
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"time"
+
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+
+	"github.com/jobtrace/jobtrace/exporters/spool"
+	"github.com/jobtrace/jobtrace/exporters/usagecsv"
+)
+
+// File names of the report in the output directory.
+const (
+	HTMLName = "report.html"
+	SVGName  = "usage.svg"
+)
+
+// ErrParse marks an artifact, or a part of one, that could not be read.
+var ErrParse = errors.New("report: malformed artifact")
+
+// Data is what a report shows, read from the artifacts of one run.
+type Data struct {
+	Job    Job
+	Phases []Phase // every span below the job span, by start time
+	Rows   []Row   // resource-usage.csv, in file order
+}
+
+// Job is the job span and its resource.
+type Job struct {
+	Name     string
+	Result   string // cicd.pipeline.task.run.result; empty when unknown
+	ExitCode string // process.exit.code; empty when unknown
+	Start    time.Time
+	End      time.Time
+	Host     string // resource host.name
+	Service  string // resource service.name
+	Usage    Usage
+}
+
+// Phase is one span below the job span.
+type Phase struct {
+	Name   string
+	Depth  int // 0 for a child of the job span
+	Start  time.Time
+	End    time.Time
+	Result string
+	// Failed is true when the span's status is Error or its result is
+	// anything but success.
+	Failed bool
+	Usage  Usage
+}
+
+// Usage holds the jobtrace.usage.* attributes of a span
+// (docs/attributes.md); an absent attribute is not OK.
+type Usage struct {
+	CPUUser, CPUSystem Opt // s
+	CPUAvg, CPUPeak    Opt // 0 to 1
+	MemoryPeak         Opt // bytes
+	DiskRead           Opt // bytes
+	DiskWrite          Opt // bytes
+}
+
+// Opt is a figure that may be absent.
+type Opt struct {
+	V  float64
+	OK bool
+}
+
+// Row is one row of resource-usage.csv (docs/csv.md): the columns the
+// charts use, indexed by the col* constants.
+type Row struct {
+	Time time.Time
+	V    [numCols]Opt
+}
+
+const (
+	colJobCPUPct = iota
+	colHostCPUPct
+	colJobMemory
+	colHostMemory
+	colJobRead
+	colJobWrite
+	colNetRx
+	colNetTx
+	colJobCPUStall
+	colJobMemStall
+	colJobIOStall
+	colHostCPUStall
+	colHostMemStall
+	colHostIOStall
+	numCols
+)
+
+// csvNames are the columns read, by name (usagecsv.Columns). A column the
+// file lacks is absent in every row, so files from other versions read.
+var csvNames = [numCols]string{
+	colJobCPUPct:    "job_cpu_pct",
+	colHostCPUPct:   "host_cpu_pct",
+	colJobMemory:    "job_memory_bytes",
+	colHostMemory:   "host_memory_used_bytes",
+	colJobRead:      "job_read_bytes",
+	colJobWrite:     "job_write_bytes",
+	colNetRx:        "host_net_rx_bytes",
+	colNetTx:        "host_net_tx_bytes",
+	colJobCPUStall:  "job_cpu_pressure_some_s",
+	colJobMemStall:  "job_memory_pressure_some_s",
+	colJobIOStall:   "job_io_pressure_some_s",
+	colHostCPUStall: "host_cpu_pressure_some_s",
+	colHostMemStall: "host_memory_pressure_some_s",
+	colHostIOStall:  "host_io_pressure_some_s",
+}
+
+// Load reads the artifacts of a run in dir. It needs at least one of
+// spans.otlp.jsonl and resource-usage.csv; when both are missing the error
+// wraps fs.ErrNotExist. Lines that could not be read are reported in warn,
+// joined, and the rest is returned.
+func Load(dir string) (d *Data, warn error, err error) {
+	d = &Data{}
+	var warns []error
+	spanPath := filepath.Join(dir, spool.TracesFile)
+	_, spanErr := os.Stat(spanPath)
+	if spanErr == nil {
+		if err := d.readSpans(spanPath); err != nil {
+			if len(spool.LineErrors(err)) == 0 {
+				return nil, nil, err
+			}
+			warns = append(warns, err)
+		}
+	}
+	f, csvErr := os.Open(filepath.Join(dir, usagecsv.FileName))
+	if csvErr == nil {
+		defer f.Close()
+		rows, err := ParseCSV(f)
+		d.Rows = rows
+		if err != nil {
+			warns = append(warns, err)
+		}
+	}
+	if spanErr != nil && csvErr != nil {
+		return nil, nil, fmt.Errorf("report: %s: no %s and no %s: %w", dir, spool.TracesFile, usagecsv.FileName, os.ErrNotExist)
+	}
+	d.fillTimes()
+	return d, errors.Join(warns...), nil
+}
+
+type spanRes struct {
+	span *tracepb.Span
+	res  []*commonpb.KeyValue
+}
+
+// readSpans reads the spool and picks the job span: the span with
+// cicd.pipeline.task.name whose parent is not in the file (a job may join
+// an outer trace), else the earliest span with no parent in the file.
+func (d *Data) readSpans(path string) error {
+	var all []spanRes
+	err := spool.ReadLines(path, 0, func(req *coltracepb.ExportTraceServiceRequest, _ int, _ int64) error {
+		for _, rs := range req.ResourceSpans {
+			var res []*commonpb.KeyValue
+			if rs.Resource != nil {
+				res = rs.Resource.Attributes
+			}
+			for _, ss := range rs.ScopeSpans {
+				for _, s := range ss.Spans {
+					all = append(all, spanRes{s, res})
+				}
+			}
+		}
+		return nil
+	})
+	d.setSpans(all)
+	return err
+}
+
+func (d *Data) setSpans(all []spanRes) {
+	byID := make(map[string]*tracepb.Span, len(all))
+	for _, s := range all {
+		byID[string(s.span.SpanId)] = s.span
+	}
+	var root *spanRes
+	for i := range all {
+		s := &all[i]
+		if _, ok := byID[string(s.span.ParentSpanId)]; ok && len(s.span.ParentSpanId) > 0 {
+			continue
+		}
+		isJob := strAttr(s.span.Attributes, "cicd.pipeline.task.name") != ""
+		switch {
+		case root == nil:
+			root = s
+		case isJob && strAttr(root.span.Attributes, "cicd.pipeline.task.name") == "":
+			root = s
+		case isJob == (strAttr(root.span.Attributes, "cicd.pipeline.task.name") != "") && s.span.StartTimeUnixNano < root.span.StartTimeUnixNano:
+			root = s
+		}
+	}
+	if root == nil {
+		return
+	}
+	r := root.span
+	d.Job = Job{
+		Name:     r.Name,
+		Result:   strAttr(r.Attributes, "cicd.pipeline.task.run.result"),
+		ExitCode: strAttr(r.Attributes, "process.exit.code"),
+		Start:    unixNano(r.StartTimeUnixNano),
+		End:      unixNano(r.EndTimeUnixNano),
+		Host:     strAttr(root.res, "host.name"),
+		Service:  strAttr(root.res, "service.name"),
+		Usage:    usageOf(r.Attributes),
+	}
+	rootID := string(r.SpanId)
+	// depth of each span below the root; -1 for spans not under it.
+	depth := map[string]int{rootID: -1}
+	var depthOf func(s *tracepb.Span, hops int) (int, bool)
+	depthOf = func(s *tracepb.Span, hops int) (int, bool) {
+		id := string(s.SpanId)
+		if v, ok := depth[id]; ok {
+			return v, true
+		}
+		p, ok := byID[string(s.ParentSpanId)]
+		if !ok || hops > len(byID) { // a cycle in a damaged file
+			return 0, false
+		}
+		pd, ok := depthOf(p, hops+1)
+		if !ok {
+			return 0, false
+		}
+		depth[id] = pd + 1
+		return pd + 1, true
+	}
+	for _, s := range all {
+		if s.span == r {
+			continue
+		}
+		dep, ok := depthOf(s.span, 0)
+		if !ok {
+			continue
+		}
+		result := strAttr(s.span.Attributes, "cicd.pipeline.task.run.result")
+		failed := s.span.Status != nil && s.span.Status.Code == tracepb.Status_STATUS_CODE_ERROR
+		if result != "" && result != "success" {
+			failed = true
+		}
+		d.Phases = append(d.Phases, Phase{
+			Name:   s.span.Name,
+			Depth:  dep,
+			Start:  unixNano(s.span.StartTimeUnixNano),
+			End:    unixNano(s.span.EndTimeUnixNano),
+			Result: result,
+			Failed: failed,
+			Usage:  usageOf(s.span.Attributes),
+		})
+	}
+	sortPhases(d.Phases)
+}
+
+// sortPhases orders phases by start time, a parent before the children
+// that start with it.
+func sortPhases(ps []Phase) {
+	sort.SliceStable(ps, func(i, j int) bool {
+		if !ps[i].Start.Equal(ps[j].Start) {
+			return ps[i].Start.Before(ps[j].Start)
+		}
+		return ps[i].Depth < ps[j].Depth
+	})
+}
+
+// fillTimes gives the job a start and end from the rows or the phases when
+// there was no job span.
+func (d *Data) fillTimes() {
+	extend := func(t time.Time) {
+		if t.IsZero() {
+			return
+		}
+		if d.Job.Start.IsZero() || t.Before(d.Job.Start) {
+			d.Job.Start = t
+		}
+		if d.Job.End.IsZero() || t.After(d.Job.End) {
+			d.Job.End = t
+		}
+	}
+	if !d.Job.Start.IsZero() && !d.Job.End.IsZero() {
+		return
+	}
+	for _, p := range d.Phases {
+		extend(p.Start)
+		extend(p.End)
+	}
+	for _, r := range d.Rows {
+		extend(r.Time)
+	}
+}
+
+func unixNano(ns uint64) time.Time {
+	if ns == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, int64(ns)).UTC()
+}
+
+func findAttr(kvs []*commonpb.KeyValue, key string) *commonpb.AnyValue {
+	for _, kv := range kvs {
+		if kv.Key == key {
+			return kv.Value
+		}
+	}
+	return nil
+}
+
+func strAttr(kvs []*commonpb.KeyValue, key string) string {
+	v := findAttr(kvs, key)
+	if v == nil {
+		return ""
+	}
+	switch x := v.Value.(type) {
+	case *commonpb.AnyValue_StringValue:
+		return x.StringValue
+	case *commonpb.AnyValue_IntValue:
+		return strconv.FormatInt(x.IntValue, 10)
+	case *commonpb.AnyValue_DoubleValue:
+		return strconv.FormatFloat(x.DoubleValue, 'g', -1, 64)
+	case *commonpb.AnyValue_BoolValue:
+		return strconv.FormatBool(x.BoolValue)
+	}
+	return ""
+}
+
+func numAttr(kvs []*commonpb.KeyValue, key string) Opt {
+	v := findAttr(kvs, key)
+	if v == nil {
+		return Opt{}
+	}
+	switch x := v.Value.(type) {
+	case *commonpb.AnyValue_IntValue:
+		return Opt{float64(x.IntValue), true}
+	case *commonpb.AnyValue_DoubleValue:
+		return Opt{x.DoubleValue, true}
+	}
+	return Opt{}
+}
+
+func usageOf(kvs []*commonpb.KeyValue) Usage {
+	return Usage{
+		CPUUser:    numAttr(kvs, "jobtrace.usage.cpu.user"),
+		CPUSystem:  numAttr(kvs, "jobtrace.usage.cpu.system"),
+		CPUAvg:     numAttr(kvs, "jobtrace.usage.cpu.utilization.avg"),
+		CPUPeak:    numAttr(kvs, "jobtrace.usage.cpu.utilization.peak"),
+		MemoryPeak: numAttr(kvs, "jobtrace.usage.memory.peak"),
+		DiskRead:   numAttr(kvs, "jobtrace.usage.disk.read"),
+		DiskWrite:  numAttr(kvs, "jobtrace.usage.disk.write"),
+	}
+}
+
+// ParseCSV reads resource-usage.csv. Columns are found by name; a row that
+// cannot be read (a torn last line, a bad time) is skipped and reported in
+// the returned error, joined with the others, next to the rows read.
+func ParseCSV(r io.Reader) ([]Row, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = true
+	header, err := cr.Read()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s header: %v", ErrParse, usagecsv.FileName, err)
+	}
+	timeCol := -1
+	var cols [numCols]int
+	for i := range cols {
+		cols[i] = -1
+	}
+	for i, h := range header {
+		if h == "time_utc" {
+			timeCol = i
+		}
+		for c, name := range csvNames {
+			if h == name {
+				cols[c] = i
+			}
+		}
+	}
+	if timeCol < 0 {
+		return nil, fmt.Errorf("%w: %s has no column time_utc", ErrParse, usagecsv.FileName)
+	}
+	var rows []Row
+	var reports []error
+	for line := 2; ; line++ {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err == nil && len(rec) < len(header) {
+			err = fmt.Errorf("%d fields, want %d", len(rec), len(header))
+		}
+		var t time.Time
+		if err == nil {
+			t, err = time.Parse(time.RFC3339Nano, rec[timeCol])
+		}
+		if err != nil {
+			reports = append(reports, fmt.Errorf("%w: %s line %d: %v", ErrParse, usagecsv.FileName, line, err))
+			continue
+		}
+		row := Row{Time: t.UTC()}
+		for c, i := range cols {
+			if i < 0 || rec[i] == "" {
+				continue
+			}
+			v, err := strconv.ParseFloat(rec[i], 64)
+			if err != nil {
+				reports = append(reports, fmt.Errorf("%w: %s line %d: %s: %v", ErrParse, usagecsv.FileName, line, csvNames[c], err))
+				continue
+			}
+			row.V[c] = Opt{v, true}
+		}
+		rows = append(rows, row)
+	}
+	return rows, errors.Join(reports...)
+}

@@ -1,0 +1,252 @@
+package report
+
+import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// testdata/run holds the artifacts of a real run of a job with nested
+// phases, one of them named <script>alert(1)</script> and failed.
+const runDir = "testdata/run"
+
+func loadRun(t *testing.T) *Data {
+	t.Helper()
+	d, warn, err := Load(runDir)
+	if err != nil || warn != nil {
+		t.Fatalf("Load: %v, warn %v", err, warn)
+	}
+	return d
+}
+
+func TestLoad(t *testing.T) {
+	d := loadRun(t)
+	if d.Job.Name != "job.sh" || d.Job.Result != "failure" || d.Job.ExitCode != "3" {
+		t.Errorf("job = %q %q %q, want job.sh failure 3", d.Job.Name, d.Job.Result, d.Job.ExitCode)
+	}
+	if d.Job.Host == "" || d.Job.Service == "" {
+		t.Errorf("host %q service %q", d.Job.Host, d.Job.Service)
+	}
+	depth := map[string]int{}
+	failed := map[string]bool{}
+	for _, p := range d.Phases {
+		depth[p.Name] = p.Depth
+		failed[p.Name] = p.Failed
+		if p.End.Before(p.Start) || p.Start.Before(d.Job.Start) {
+			t.Errorf("phase %q: %v to %v, job from %v", p.Name, p.Start, p.End, d.Job.Start)
+		}
+	}
+	for name, want := range map[string]int{"checkout": 0, "build": 0, "compile": 1, "<script>alert(1)</script>": 1, "test": 0} {
+		if got, ok := depth[name]; !ok || got != want {
+			t.Errorf("phase %q: depth %d (present %v), want %d", name, got, ok, want)
+		}
+	}
+	if !failed["<script>alert(1)</script>"] || failed["compile"] {
+		t.Errorf("failed = %v", failed)
+	}
+	if len(d.Rows) < 3 {
+		t.Errorf("%d rows", len(d.Rows))
+	}
+}
+
+func TestLoadMissing(t *testing.T) {
+	_, _, err := Load(t.TempDir())
+	if !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Load of an empty dir: %v, want ErrNotExist", err)
+	}
+}
+
+func render(t *testing.T, d *Data) (string, string) {
+	t.Helper()
+	var h, s bytes.Buffer
+	if err := WriteHTML(&h, d); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteSVG(&s, d); err != nil {
+		t.Fatal(err)
+	}
+	return h.String(), s.String()
+}
+
+// checkXML parses s as XML, which SVG must be.
+func checkXML(t *testing.T, what, s string) {
+	t.Helper()
+	dec := xml.NewDecoder(strings.NewReader(s))
+	for {
+		_, err := dec.Token()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			t.Fatalf("%s is not well-formed XML: %v", what, err)
+		}
+	}
+}
+
+// checkHTML makes the structural checks that stand in for an HTML parser:
+// one document, the SVGs inside it well-formed, every tag that opens a
+// block closed, and nothing loaded from elsewhere.
+func checkHTML(t *testing.T, h string) {
+	t.Helper()
+	if !strings.HasPrefix(h, "<!DOCTYPE html>") || !strings.HasSuffix(strings.TrimSpace(h), "</html>") {
+		t.Errorf("not one HTML document")
+	}
+	for _, tag := range []string{"html", "head", "body", "main", "style", "table", "tbody", "svg", "div", "tr", "td", "dl", "h1", "h2", "p"} {
+		open := len(regexp.MustCompile(`<`+tag+`[\s>]`).FindAllString(h, -1))
+		closed := strings.Count(h, "</"+tag+">")
+		if open != closed {
+			t.Errorf("<%s>: %d opened, %d closed", tag, open, closed)
+		}
+	}
+	for _, m := range regexp.MustCompile(`(?s)<svg.*?</svg>`).FindAllString(h, -1) {
+		checkXML(t, "an inline SVG", m)
+	}
+	for _, bad := range []string{"<script", "<link", "<img", "<iframe", "@import", "url("} {
+		if strings.Contains(strings.ToLower(h), bad) {
+			t.Errorf("report has %q", bad)
+		}
+	}
+	// The only URL allowed is the SVG namespace, which is a name, not a
+	// reference to load.
+	rest := strings.ReplaceAll(h, `xmlns="http://www.w3.org/2000/svg"`, "")
+	if strings.Contains(rest, "http://") || strings.Contains(rest, "https://") {
+		t.Errorf("report refers to the network")
+	}
+}
+
+func TestReport(t *testing.T) {
+	d := loadRun(t)
+	h, s := render(t, d)
+	checkHTML(t, h)
+	checkXML(t, "usage.svg", s)
+	if strings.Contains(strings.ReplaceAll(s, `xmlns="http://www.w3.org/2000/svg"`, ""), "http") {
+		t.Errorf("usage.svg refers to the network")
+	}
+	for _, p := range d.Phases {
+		if !strings.Contains(h, esc(p.Name)) {
+			t.Errorf("phase %q is not in the report", p.Name)
+		}
+	}
+	for _, want := range []string{"job.sh", "failure", "Exit code", "CPU", "Memory", "Disk IO", "Network"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	for _, want := range []string{"CPU", "Memory", "Disk IO", "Network", "<title>"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("usage.svg lacks %q", want)
+		}
+	}
+	if strings.Contains(s, "<rect class=\"bar") {
+		t.Errorf("usage.svg has the timeline; it is the charts alone")
+	}
+}
+
+func TestEscaping(t *testing.T) {
+	const evil = `<script>alert(1)</script>`
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	d := &Data{
+		Job: Job{Name: `job "&" <b>`, Result: "failure", Start: start, End: start.Add(time.Minute), Host: `<i>h</i>`, Service: "s'"},
+		Phases: []Phase{
+			{Name: evil, Start: start, End: start.Add(time.Second), Result: `<x>`, Failed: true},
+			{Name: "ctl\x01\x1b[0m", Start: start, End: start.Add(time.Second)},
+		},
+		Rows: []Row{{Time: start}, {Time: start.Add(time.Second)}},
+	}
+	h, s := render(t, d)
+	checkHTML(t, h)
+	checkXML(t, "usage.svg", s)
+	if strings.Contains(h, evil) || strings.Contains(h, "<b>") || strings.Contains(h, "<i>h") {
+		t.Errorf("text from the job is not escaped:\n%s", h)
+	}
+	if !strings.Contains(h, "&lt;script&gt;alert(1)&lt;/script&gt;") {
+		t.Errorf("the phase name is not shown as text")
+	}
+}
+
+func TestBounds(t *testing.T) {
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	const phases, rows = MaxPhases + 500, 5 * MaxPoints
+	d := &Data{Job: Job{Name: "big", Result: "success", Start: start, End: start.Add(rows * time.Second)}}
+	for i := range phases {
+		d.Phases = append(d.Phases, Phase{Name: fmt.Sprintf("p%d", i), Depth: i % 4, Start: start.Add(time.Duration(i) * time.Second), End: start.Add(time.Duration(i+2) * time.Second)})
+	}
+	for i := range rows {
+		r := Row{Time: start.Add(time.Duration(i) * time.Second)}
+		for c := range r.V {
+			r.V[c] = Opt{float64(i % 97), true}
+		}
+		d.Rows = append(d.Rows, r)
+	}
+	h, s := render(t, d)
+	checkHTML(t, h)
+	checkXML(t, "usage.svg", s)
+	if n := strings.Count(h, `<rect class="bar`); n > MaxPhases+1 {
+		t.Errorf("%d timeline bars, want at most %d", n, MaxPhases+1)
+	}
+	if !strings.Contains(h, "500 more phases") {
+		t.Errorf("the phases left out are not said")
+	}
+	charts := strings.Count(s, `class="t"`)
+	if n := strings.Count(s, `class="hov"`); n > charts*MaxPoints {
+		t.Errorf("%d hover points in %d charts, want at most %d a chart", n, charts, MaxPoints)
+	}
+	for _, m := range regexp.MustCompile(`d="([^"]*)"`).FindAllStringSubmatch(s, -1) {
+		if n := strings.Count(m[1], "L") + 1; n > MaxPoints {
+			t.Errorf("a series has %d points, want at most %d", n, MaxPoints)
+		}
+	}
+	if len(h) > 8<<20 {
+		t.Errorf("report is %d bytes", len(h))
+	}
+}
+
+func TestWrite(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"spans.otlp.jsonl", "resource-usage.csv"} {
+		b, err := os.ReadFile(filepath.Join(runDir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, name), b, 0o644)
+	}
+	// A torn last line, as a killed agent leaves it.
+	f, _ := os.OpenFile(filepath.Join(dir, "resource-usage.csv"), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("2026-11-29T23:3")
+	f.Close()
+	warn, err := Write(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if warn == nil {
+		t.Errorf("a torn line is not reported")
+	}
+	for _, name := range []string{HTMLName, SVGName} {
+		if st, err := os.Stat(filepath.Join(dir, name)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+func TestValuesRates(t *testing.T) {
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	rows := []Row{{Time: start}, {Time: start.Add(2 * time.Second)}, {Time: start.Add(3 * time.Second)}, {Time: start.Add(5 * time.Second)}}
+	rows[1].V[colJobRead] = Opt{200, true}
+	rows[3].V[colJobRead] = Opt{300, true} // covers rows 2 and 3: 3 s
+	got := values(rows, seriesDef{col: colJobRead, delta: true})
+	want := []Opt{{}, {100, true}, {}, {100, true}}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("row %d: %v, want %v", i, got[i], want[i])
+		}
+	}
+}

@@ -1,0 +1,249 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// svgStyle is shared by the standalone usage.svg and the report, where the
+// page's stylesheet has the same rules.
+const svgStyle = `text{font:12px system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;fill:#334155}
+.t{font-weight:600;fill:#0f172a}.ax{font-size:11px;fill:#64748b}.lg{font-size:11px}
+.grid{stroke:#e2e8f0;stroke-width:1}.base{stroke:#cbd5e1;stroke-width:1}
+.line{fill:none;stroke-width:1.5;stroke-linejoin:round}
+.hov{fill:transparent}.hov:hover{fill:rgba(15,23,42,.07)}
+.bar{fill:#3b82f6}.bar.d1{fill:#60a5fa}.bar.d2{fill:#93c5fd}.bar.job{fill:#1e3a8a}.bar.fail{fill:#dc2626}
+.bar:hover{opacity:.8}.pl.fail{fill:#b91c1c}.more{fill:#64748b;font-style:italic}`
+
+// timeAxis draws the vertical grid lines between y0 and y1 and the time
+// labels at ly.
+func timeAxis(b *strings.Builder, a axis, y0, y1, ly float64) {
+	step, offs := a.ticks()
+	for _, o := range offs {
+		x := a.x(a.start.Add(o))
+		fmt.Fprintf(b, `<line class="grid" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/>`, x, y0, x, y1)
+		anchor := "middle"
+		if o == 0 {
+			anchor = "start"
+		}
+		fmt.Fprintf(b, `<text class="ax" x="%.1f" y="%.1f" text-anchor="%s">%s</text>`, x, ly, anchor, esc(elapsed(o, step)))
+	}
+	b.WriteByte('\n')
+}
+
+// ganttSVG draws the job and its phases, one row each, indented by depth,
+// on the time axis a.
+func ganttSVG(d *Data, a axis) string {
+	phases := d.Phases
+	more := 0
+	if len(phases) > MaxPhases {
+		more = len(phases) - MaxPhases
+		phases = phases[:MaxPhases]
+	}
+	rows := 1 + len(phases)
+	if more > 0 {
+		rows++
+	}
+	h := ganttAxis + rows*ganttRow + 6
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="gantt" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="phases">`+"\n", svgWidth, h, svgWidth, h)
+	timeAxis(&b, a, ganttAxis-6, float64(h), ganttAxis-10)
+	row := func(i int, name, class string, depth int, start, end time.Time, tip string) {
+		y := float64(ganttAxis + i*ganttRow)
+		indent := min(depth, maxIndent) * 12
+		chars := (plotLeft - 12 - indent) / 7
+		x0, x1 := a.x(start), a.x(end)
+		w := max(x1-x0, 1.5)
+		fmt.Fprintf(&b, `<g><title>%s</title>`, esc(tip))
+		fmt.Fprintf(&b, `<text class="pl %s" x="%d" y="%.1f">%s</text>`, class, 6+indent, y+14, esc(clip(name, chars)))
+		fmt.Fprintf(&b, `<rect class="bar %s" x="%.1f" y="%.1f" width="%.1f" height="%d" rx="2"/></g>`+"\n", class, x0, y+3, w, ganttRow-6)
+	}
+	job := d.Job
+	row(0, job.Name, "job", 0, job.Start, job.End, spanTip(job.Name, job.Start, job.Start, job.End, job.Result, job.Usage))
+	for i, p := range phases {
+		class := fmt.Sprintf("d%d", p.Depth%3)
+		if p.Failed {
+			class = "fail"
+		}
+		row(i+1, p.Name, class, p.Depth+1, p.Start, p.End, spanTip(p.Name, job.Start, p.Start, p.End, p.Result, p.Usage))
+	}
+	if more > 0 {
+		fmt.Fprintf(&b, `<text class="more" x="6" y="%d">… and %d more phases, not shown</text>`+"\n", ganttAxis+(rows-1)*ganttRow+14, more)
+	}
+	b.WriteString("</svg>")
+	return b.String()
+}
+
+// spanTip is the hover text of a timeline bar.
+func spanTip(name string, jobStart, start, end time.Time, result string, u Usage) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\nstart +%s, duration %s", name, formatDuration(start.Sub(jobStart)), formatDuration(end.Sub(start)))
+	if result != "" {
+		fmt.Fprintf(&b, "\nresult %s", result)
+	}
+	if c := cpuSeconds(u); c.OK {
+		fmt.Fprintf(&b, "\nCPU %.2f s", c.V)
+	}
+	if u.CPUAvg.OK {
+		fmt.Fprintf(&b, ", avg %s", formatValue(u.CPUAvg.V*100, unitPct))
+	}
+	if u.CPUPeak.OK {
+		fmt.Fprintf(&b, ", peak %s", formatValue(u.CPUPeak.V*100, unitPct))
+	}
+	if u.MemoryPeak.OK {
+		fmt.Fprintf(&b, "\npeak memory %s", formatBytes(u.MemoryPeak.V))
+	}
+	if u.DiskRead.OK || u.DiskWrite.OK {
+		fmt.Fprintf(&b, "\ndisk read %s, written %s", optBytes(u.DiskRead), optBytes(u.DiskWrite))
+	}
+	return b.String()
+}
+
+func cpuSeconds(u Usage) Opt {
+	if !u.CPUUser.OK && !u.CPUSystem.OK {
+		return Opt{}
+	}
+	return Opt{u.CPUUser.V + u.CPUSystem.V, true}
+}
+
+func optBytes(o Opt) string {
+	if !o.OK {
+		return "–"
+	}
+	return formatBytes(o.V)
+}
+
+// chartsSVG draws every chart, stacked, in one SVG.
+func chartsSVG(d *Data, a axis, standalone bool) string {
+	defs := chartDefs(d.Rows)
+	h := len(defs) * chartTotal
+	if h == 0 {
+		h = chartTotal
+	}
+	var b strings.Builder
+	if standalone {
+		b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
+	}
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="charts" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="resource usage">`+"\n", svgWidth, h, svgWidth, h)
+	if standalone {
+		fmt.Fprintf(&b, "<style>%s</style>\n<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n", svgStyle)
+	}
+	if len(d.Rows) == 0 {
+		fmt.Fprintf(&b, `<text class="more" x="%d" y="%d">no resource usage samples (%s)</text>`, plotLeft, chartTop+20, "resource-usage.csv missing or empty")
+	}
+	ends := bucket(len(d.Rows))
+	for i, def := range defs {
+		if len(d.Rows) == 0 {
+			break
+		}
+		chart(&b, d.Rows, ends, def, a, float64(i*chartTotal))
+	}
+	b.WriteString("</svg>")
+	return b.String()
+}
+
+// chart draws one chart at y offset top: title and legend, y grid, lines
+// broken where values are absent, and one hover column per point with the
+// values of every series.
+func chart(b *strings.Builder, rows []Row, ends []int, def chartDef, a axis, top float64) {
+	type pt struct {
+		t time.Time
+		v []Opt
+	}
+	pts := make([]pt, len(ends))
+	all := make([][]Opt, len(def.series))
+	for s, sd := range def.series {
+		all[s] = values(rows, sd)
+	}
+	hi := def.minMax
+	begin := 0
+	for i, end := range ends {
+		pts[i].t = rows[end-1].Time
+		pts[i].v = make([]Opt, len(def.series))
+		for s := range def.series {
+			p := peak(all[s][begin:end])
+			pts[i].v[s] = p
+			if p.OK && p.V > hi {
+				hi = p.V
+			}
+		}
+		begin = end
+	}
+	hi = niceMax(hi, def.unit)
+	y0 := top + chartTop
+	y1 := y0 + chartPlot
+	y := func(v float64) float64 { return y1 - v/hi*chartPlot }
+
+	fmt.Fprintf(b, `<text class="t" x="6" y="%.1f">%s</text>`, top+18, esc(def.title))
+	lx := float64(plotLeft)
+	for _, sd := range def.series {
+		fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="10" height="10" rx="2" fill="%s"/><text class="lg" x="%.1f" y="%.1f">%s</text>`, lx, top+9, sd.color, lx+14, top+18, esc(sd.name))
+		lx += 24 + 7*float64(len(sd.name))
+	}
+	if len(def.series) == 0 {
+		fmt.Fprintf(b, `<text class="more" x="%.1f" y="%.1f">not measured on this system</text>`, lx, top+18)
+	}
+	for _, f := range []float64{0, 0.5, 1} {
+		yy := y(f * hi)
+		class := "grid"
+		if f == 0 {
+			class = "base"
+		}
+		fmt.Fprintf(b, `<line class="%s" x1="%d" y1="%.1f" x2="%d" y2="%.1f"/>`, class, plotLeft, yy, svgWidth-plotRight, yy)
+		fmt.Fprintf(b, `<text class="ax" x="%d" y="%.1f" text-anchor="end">%s</text>`, plotLeft-8, yy+4, esc(formatValue(f*hi, def.unit)))
+	}
+	timeAxis(b, a, y0, y1, y1+16)
+	for s, sd := range def.series {
+		var path strings.Builder
+		pen := false
+		for _, p := range pts {
+			v := p.v[s]
+			if !v.OK {
+				pen = false
+				continue
+			}
+			cmd := 'L'
+			if !pen {
+				cmd = 'M'
+			}
+			fmt.Fprintf(&path, "%c%.1f %.1f", cmd, a.x(p.t), y(v.V))
+			pen = true
+		}
+		if path.Len() > 0 {
+			fmt.Fprintf(b, `<path class="line" stroke="%s" d="%s"/>`+"\n", sd.color, path.String())
+		}
+	}
+	// Hover columns: from half way to the previous point to half way to
+	// the next one.
+	for i, p := range pts {
+		x := a.x(p.t)
+		left, right := x, x
+		if i > 0 {
+			left = (a.x(pts[i-1].t) + x) / 2
+		}
+		if i < len(pts)-1 {
+			right = (a.x(pts[i+1].t) + x) / 2
+		}
+		if right-left < 1 {
+			left, right = x-2, x+2
+		}
+		var tip strings.Builder
+		fmt.Fprintf(&tip, "+%s (%s UTC)", formatDuration(p.t.Sub(a.start)), p.t.Format("15:04:05"))
+		for s, sd := range def.series {
+			v := "–"
+			if p.v[s].OK {
+				v = formatValue(p.v[s].V, def.unit)
+			}
+			fmt.Fprintf(&tip, "\n%s: %s", sd.name, v)
+		}
+		fmt.Fprintf(b, `<rect class="hov" x="%.1f" y="%.1f" width="%.1f" height="%d"><title>%s</title></rect>`+"\n", left, y0, right-left, chartPlot, esc(tip.String()))
+	}
+}
+
+// WriteSVG writes the charts alone as a standalone SVG (usage.svg).
+func WriteSVG(w io.Writer, d *Data) error {
+	_, err := io.WriteString(w, chartsSVG(d, newAxis(d.Job.Start, d.Job.End), true)+"\n")
+	return err
+}
