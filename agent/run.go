@@ -66,6 +66,9 @@ type Options struct {
 
 	Resource *sdkresource.Resource
 	Export   ExportSettings
+	// PrometheusListen, when set, is the address where the metrics are
+	// served for scraping at /metrics while the job runs.
+	PrometheusListen string
 	// Parent is the context the job's span joins (from TRACEPARENT, or a
 	// trace id derived from the CI run); context.Background() for none.
 	Parent context.Context
@@ -109,7 +112,9 @@ func Run(o Options) int {
 		stepNames = append(stepNames, what)
 	}
 	mark("configuration loaded")
-	pipe, err := NewPipeline(o.Out, o.Resource, o.Export, log.Warn)
+	exp := o.Export
+	exp.PrometheusListen = o.PrometheusListen
+	pipe, err := NewPipeline(o.Out, o.Resource, exp, log.Warn)
 	mark("telemetry ready")
 	if err != nil {
 		// jobtrace cannot record, but the job still runs and its result stands.
@@ -117,6 +122,9 @@ func Run(o Options) int {
 		return runBare(o, log, stdoutGate, stderrGate)
 	}
 	tracer := pipe.TracerProvider.Tracer("jobtrace", trace.WithInstrumentationVersion(o.Version))
+	if addr := pipe.PrometheusAddr(); addr != "" {
+		log.Printf("serving metrics for Prometheus at http://%s%s", addr, PrometheusPath)
+	}
 
 	rootAttrs := []attribute.KeyValue{
 		semconv.CICDPipelineTaskName(o.Name),

@@ -31,6 +31,9 @@ const MetricExportInterval = 10 * time.Second
 type ExportSettings struct {
 	Traces  *otlp.Settings
 	Metrics *otlp.Settings
+	// PrometheusListen, when set, is the address of an HTTP endpoint that
+	// serves the metrics for scraping at /metrics, besides OTLP.
+	PrometheusListen string
 }
 
 // Pipeline is jobtrace's telemetry: a tracer provider whose every span is
@@ -41,6 +44,7 @@ type Pipeline struct {
 	Meter          metric.Meter
 
 	mp        *sdkmetric.MeterProvider
+	prom      *promServer
 	spoolProc *spool.SpanProcessor
 	spoolPath string
 	fwd       *forward.Forwarder
@@ -113,18 +117,42 @@ func NewPipeline(dir string, res *sdkresource.Resource, exp ExportSettings, warn
 		p.fwdDone = make(chan struct{})
 		go func() { defer close(p.fwdDone); p.fwd.Run(ctx) }()
 	}
+	var readers []sdkmetric.Option
 	if exp.Metrics != nil {
 		me, err := otlp.NewMetricExporter(context.Background(), *exp.Metrics)
 		if err != nil {
 			return nil, fmt.Errorf("OTLP metrics: %w", err)
 		}
-		p.mp = sdkmetric.NewMeterProvider(sdkmetric.WithResource(res),
-			sdkmetric.WithReader(sdkmetric.NewPeriodicReader(me, sdkmetric.WithInterval(MetricExportInterval))))
+		readers = append(readers, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(me, sdkmetric.WithInterval(MetricExportInterval))))
+	}
+	if exp.PrometheusListen != "" {
+		// A second reader on the same provider, so that pushing and
+		// scraping can both be on. An address that cannot be listened on
+		// costs the endpoint, not the job.
+		r, srv, err := newPromReader(exp.PrometheusListen, warn)
+		if err != nil {
+			warn(fmt.Sprintf("prometheus endpoint %s: %v: metrics are not served for scraping", exp.PrometheusListen, err))
+		} else {
+			p.prom = srv
+			readers = append(readers, sdkmetric.WithReader(r))
+		}
+	}
+	if len(readers) > 0 {
+		p.mp = sdkmetric.NewMeterProvider(append([]sdkmetric.Option{sdkmetric.WithResource(res)}, readers...)...)
 		p.Meter = p.mp.Meter("jobtrace")
 	} else {
 		p.Meter = noop.NewMeterProvider().Meter("jobtrace")
 	}
 	return p, nil
+}
+
+// PrometheusAddr is the address the Prometheus endpoint listens on, with
+// the port resolved; "" when it is not served.
+func (p *Pipeline) PrometheusAddr() string {
+	if p.prom == nil {
+		return ""
+	}
+	return p.prom.addr
 }
 
 // SpoolPath is the file every span is written to.
@@ -190,6 +218,11 @@ func (p *Pipeline) Shutdown(timeout time.Duration, export bool) ShutdownResult {
 	}
 	wg.Wait()
 	r.MetricsErr = metricErr
+	if p.prom != nil {
+		// After the final flush, so that a scrape until then sees the
+		// job's last values.
+		p.prom.stop()
+	}
 	p.unlock()
 	r.Took = time.Since(start)
 	return r

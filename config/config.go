@@ -66,6 +66,12 @@ type Config struct {
 	// markdown (on stderr too).
 	Summary string `yaml:"summary"`
 
+	// PrometheusListen is the host:port where `jobtrace run` serves the
+	// metrics for Prometheus to scrape at /metrics; empty means not served.
+	// An address that cannot be listened on is a warning, not an error:
+	// the job runs all the same.
+	PrometheusListen string `yaml:"prometheus_listen"`
+
 	OTLP     OTLP     `yaml:"otlp"`
 	Markers  Markers  `yaml:"markers"`
 	Limits   Limits   `yaml:"limits"`

@@ -105,6 +105,7 @@ var jobtraceSettings = []struct {
 	{"host_type", "JOBTRACE_HOST_TYPE", "host-type", "machine or instance `type`, such as c5.xlarge"},
 	{"trace_id_from_ci", "JOBTRACE_TRACE_ID_FROM_CI", "trace-id-from-ci", "derive the trace id from the CI run, as the Collector's GitHub receiver does"},
 	{"summary", "JOBTRACE_SUMMARY", "summary", "end-of-job summary: off, text or markdown (`format`, default text)"},
+	{"prometheus_listen", "JOBTRACE_PROMETHEUS_LISTEN", "prometheus-listen", "serve the metrics for Prometheus at http://`addr`/metrics while the job runs (host:port; default: not served)"},
 	{"sampling.interval", "JOBTRACE_INTERVAL", "interval", "time between resource samples; 0 turns sampling off (`duration`, default 1s)"},
 	{"sampling.cgroup", "JOBTRACE_CGROUP", "cgroup", "auto: run the job in a cgroup v2 of its own where permitted; off (`mode`, default auto)"},
 	{"sampling.proc_root", "JOBTRACE_PROC_ROOT", "proc-root", "where the host's /proc is mounted (`dir`, default /proc)"},

@@ -71,6 +71,9 @@ func cmdRun(args []string) error {
 		},
 		Summary: s.cfg.Summary,
 	}
+	if !s.cfg.SDKDisabled {
+		o.PrometheusListen = s.cfg.PrometheusListen
+	}
 	if logw != nil {
 		o.Log = logw
 	}

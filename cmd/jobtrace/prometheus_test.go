@@ -1,0 +1,159 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// freePort returns a local address that nothing listens on.
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+// TestPrometheusEndpoint scrapes a running job: resource usage while it
+// runs, a phase's histogram once the phase has ended, the resource labels
+// on every series, and promtool's verdict on the whole scrape.
+func TestPrometheusEndpoint(t *testing.T) {
+	addr := freePort(t)
+	env := []string{
+		"OTEL_SERVICE_NAME=myproject",
+		"GITLAB_CI=true",
+		"CI_RUNNER_ID=42",
+		"CI_RUNNER_DESCRIPTION=runner-7",
+		"CI_PIPELINE_NAME=nightly",
+		"CI_JOB_ID=123456",
+	}
+	job := `echo "::group::compile"; sleep 0.3; echo "::endgroup::"; sleep 1.5`
+	done := make(chan result, 1)
+	go func() {
+		done <- jt(t, env, "run", "--interval", "100ms", "--prometheus-listen", addr, "--", "sh", "-c", job)
+	}()
+
+	url := "http://" + addr + "/metrics"
+	client := &http.Client{Timeout: 2 * time.Second}
+	var scrape string
+	var r result
+	finished := false
+	for !finished {
+		select {
+		case r = <-done:
+			finished = true
+		case <-time.After(100 * time.Millisecond):
+		}
+		if finished {
+			break
+		}
+		resp, err := client.Get(url)
+		if err != nil {
+			continue // not listening yet
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s: %s\n%s", url, resp.Status, body)
+		}
+		s := string(body)
+		if strings.Contains(s, `jobtrace_phase_duration_seconds_bucket{`) && strings.Contains(s, "system_cpu_time_seconds_total{") {
+			scrape = s
+			r = <-done
+			break
+		}
+	}
+	if r.code != 0 {
+		t.Fatalf("exit code %d\n%s", r.code, r.stderr)
+	}
+	if scrape == "" {
+		t.Fatalf("no scrape during the job had the phase's histogram and the CPU time\nstderr:\n%s", r.stderr)
+	}
+	if !strings.Contains(r.stderr, "http://"+addr+"/metrics") {
+		t.Errorf("stderr does not say where the metrics are served:\n%s", r.stderr)
+	}
+
+	for _, want := range []string{
+		"# TYPE system_cpu_time_seconds_total counter",
+		"# TYPE jobtrace_phase_duration_seconds histogram",
+		`jobtrace_phase_name="compile"`,
+		`cicd_pipeline_task_run_result="success"`,
+		"target_info{",
+	} {
+		if !strings.Contains(scrape, want) {
+			t.Errorf("scrape has no %s", want)
+		}
+	}
+	labels := []string{`service_name="myproject"`, `host_name="`, `cicd_worker_name="runner-7"`, `cicd_worker_id="42"`, `cicd_pipeline_name="nightly"`}
+	series := 0
+	for _, line := range strings.Split(scrape, "\n") {
+		if line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, "target_info") {
+			continue
+		}
+		series++
+		for _, l := range labels {
+			if !strings.Contains(line, l) {
+				t.Errorf("series without %s: %s", l, line)
+			}
+		}
+		// A run id would make a new series per run: only target_info has it.
+		if strings.Contains(line, "cicd_pipeline_task_run_id=") {
+			t.Errorf("series with the run id as a label: %s", line)
+		}
+	}
+	if series < 10 {
+		t.Errorf("only %d series", series)
+	}
+	if t.Failed() {
+		t.Logf("scrape:\n%s", scrape)
+	}
+
+	promtool, err := exec.LookPath("promtool")
+	if err != nil {
+		t.Skip("promtool is not on PATH (Debian package prometheus): the scrape is not checked by it")
+	}
+	cmd := exec.Command(promtool, "check", "metrics")
+	cmd.Stdin = strings.NewReader(scrape)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		// promtool exits 3 for lint problems only (such as a counter
+		// without _total) and 1 for a scrape it cannot parse.
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 3 {
+			t.Fatalf("promtool check metrics: %v\n%s", err, out.String())
+		}
+		t.Logf("promtool check metrics lint:\n%s", out.String())
+	}
+}
+
+// TestPrometheusBusyAddress: an address already in use costs the
+// endpoint, with a warning, and the job runs and keeps its exit code.
+func TestPrometheusBusyAddress(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	for _, addr := range []string{ln.Addr().String(), "not an address"} {
+		r := jt(t, nil, "run", "--prometheus-listen", addr, "--", "sh", "-c", "echo ran; exit 3")
+		if r.code != 3 || r.stdout != "ran\n" {
+			t.Errorf("%q: exit code %d, stdout %q; want 3 and the job's output\n%s", addr, r.code, r.stdout, r.stderr)
+		}
+		if !strings.Contains(r.stderr, "prometheus endpoint "+addr) || !strings.Contains(r.stderr, "not served") {
+			t.Errorf("%q: no warning about the endpoint:\n%s", addr, r.stderr)
+		}
+	}
+}
