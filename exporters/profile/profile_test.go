@@ -476,3 +476,29 @@ func TestCSVColumnsExist(t *testing.T) {
 		}
 	}
 }
+
+// A run whose agent was killed leaves torn last lines: the profile is
+// still written, and the lines are reported.
+func TestWriteTornArtifacts(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"spans.otlp.jsonl", usagecsv.FileName} {
+		data, err := os.ReadFile(filepath.Join(fixture, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = append(data, `{"resourceSpans":[{"scopeSp`...)
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	warn, err := Write(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if warn == nil || strings.Count(warn.Error(), "\n") != 1 {
+		t.Errorf("want two reports, got %v", warn)
+	}
+	if _, err := os.Stat(filepath.Join(dir, FileName)); err != nil {
+		t.Error(err)
+	}
+}
