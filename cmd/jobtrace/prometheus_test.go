@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jobtrace/jobtrace/internal/otlptest"
 )
 
 // freePort returns a local address that nothing listens on.
@@ -24,6 +27,39 @@ func freePort(t *testing.T) string {
 	addr := ln.Addr().String()
 	ln.Close()
 	return addr
+}
+
+// scrapeUntil scrapes url every 100 ms until a scrape is done(), or ended
+// is closed, and sends the last scrape (or what went wrong) on the channel
+// it returns.
+func scrapeUntil(url string, ended <-chan struct{}, done func(string) bool) <-chan string {
+	scraped := make(chan string, 1)
+	go func() {
+		client := &http.Client{Timeout: 2 * time.Second}
+		last := ""
+		defer func() { scraped <- last }()
+		for {
+			select {
+			case <-ended:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+			resp, err := client.Get(url)
+			if err != nil {
+				continue // not listening yet
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				last = fmt.Sprintf("GET %s: %s\n%s", url, resp.Status, body)
+				return
+			}
+			if last = string(body); done(last) {
+				return
+			}
+		}
+	}()
+	return scraped
 }
 
 // TestPrometheusEndpoint scrapes a running job: resource usage while it
@@ -40,43 +76,20 @@ func TestPrometheusEndpoint(t *testing.T) {
 		"CI_JOB_ID=123456",
 	}
 	job := `echo "::group::compile"; sleep 0.3; echo "::endgroup::"; sleep 1.5`
-	done := make(chan result, 1)
-	go func() {
-		done <- jt(t, env, "run", "--interval", "100ms", "--prometheus-listen", addr, "--", "sh", "-c", job)
-	}()
 
 	url := "http://" + addr + "/metrics"
-	client := &http.Client{Timeout: 2 * time.Second}
-	var scrape string
-	var r result
-	finished := false
-	for !finished {
-		select {
-		case r = <-done:
-			finished = true
-		case <-time.After(100 * time.Millisecond):
-		}
-		if finished {
-			break
-		}
-		resp, err := client.Get(url)
-		if err != nil {
-			continue // not listening yet
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			t.Fatalf("GET %s: %s\n%s", url, resp.Status, body)
-		}
-		s := string(body)
-		if strings.Contains(s, `jobtrace_phase_duration_seconds_bucket{`) && strings.Contains(s, "system_cpu_time_seconds_total{") {
-			scrape = s
-			r = <-done
-			break
-		}
-	}
+	ended := make(chan struct{})
+	scraped := scrapeUntil(url, ended, func(s string) bool {
+		return strings.Contains(s, `jobtrace_phase_duration_seconds_bucket{`) && strings.Contains(s, "system_cpu_time_seconds_total{")
+	})
+	r := jt(t, env, "run", "--interval", "100ms", "--prometheus-listen", addr, "--", "sh", "-c", job)
+	close(ended)
+	scrape := <-scraped
 	if r.code != 0 {
 		t.Fatalf("exit code %d\n%s", r.code, r.stderr)
+	}
+	if strings.HasPrefix(scrape, "GET ") {
+		t.Fatal(scrape)
 	}
 	if scrape == "" {
 		t.Fatalf("no scrape during the job had the phase's histogram and the CPU time\nstderr:\n%s", r.stderr)
@@ -136,6 +149,30 @@ func TestPrometheusEndpoint(t *testing.T) {
 			t.Fatalf("promtool check metrics: %v\n%s", err, out.String())
 		}
 		t.Logf("promtool check metrics lint:\n%s", out.String())
+	}
+}
+
+// TestPrometheusAndOTLP: scraping and pushing at once, from one meter
+// provider.
+func TestPrometheusAndOTLP(t *testing.T) {
+	c := &otlptest.Collector{}
+	endpoint := "http://" + otlptest.StartHTTP(t, "127.0.0.1:0", c).Addr
+	addr := freePort(t)
+	ended := make(chan struct{})
+	scraped := scrapeUntil("http://"+addr+"/metrics", ended, func(s string) bool {
+		return strings.Contains(s, "system_cpu_time_seconds_total{")
+	})
+	r := jt(t, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=" + endpoint}, "run", "--interval", "100ms", "--prometheus-listen", addr, "--", "sleep", "1")
+	close(ended)
+	scrape := <-scraped
+	if r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if !strings.Contains(scrape, "system_cpu_time_seconds_total{") {
+		t.Errorf("no CPU time in the scrape:\n%s", scrape)
+	}
+	if c.MetricRequests() == 0 {
+		t.Errorf("no metrics pushed over OTLP")
 	}
 }
 
