@@ -54,6 +54,7 @@ type seriesDef struct {
 
 type chartDef struct {
 	title  string
+	sub    string // a second line under the title
 	unit   unit
 	minMax float64 // the y axis goes at least this high
 	series []seriesDef
@@ -86,23 +87,23 @@ func chartDefs(rows []Row) []chartDef {
 		}
 	}
 	defs := []chartDef{
-		{title: "CPU (share of all CPUs)", unit: unitPct, minMax: 100, series: []seriesDef{
+		{title: "CPU", sub: "share of all CPUs", unit: unitPct, minMax: 100, series: []seriesDef{
 			{name: "job", color: colorJob, col: colJobCPUPct},
 			{name: "host", color: colorHost, col: colHostCPUPct},
 		}},
-		{title: "Memory in use", unit: unitBytes, series: []seriesDef{
+		{title: "Memory", sub: "in use", unit: unitBytes, minMax: 1024, series: []seriesDef{
 			{name: "job", color: colorJob, col: colJobMemory},
 			{name: "host", color: colorHost, col: colHostMemory},
 		}},
-		{title: "Disk IO (job)", unit: unitRate, series: []seriesDef{
+		{title: "Disk IO", sub: "the job's, per second", unit: unitRate, minMax: 1024, series: []seriesDef{
 			{name: "read", color: colorRead, col: colJobRead, delta: true},
 			{name: "write", color: colorWrite, col: colJobWrite, delta: true},
 		}},
-		{title: "Network (host)", unit: unitRate, series: []seriesDef{
+		{title: "Network", sub: "the machine's, per second", unit: unitRate, minMax: 1024, series: []seriesDef{
 			{name: "received", color: colorRead, col: colNetRx, delta: true},
 			{name: "sent", color: colorWrite, col: colNetTx, delta: true},
 		}},
-		{title: "Pressure stall (share of time some tasks waited)", unit: unitPct, minMax: 1, series: stall},
+		{title: "Pressure stall", sub: "share of time some tasks waited", unit: unitPct, minMax: 1, series: stall},
 	}
 	var out []chartDef
 	for _, d := range defs {
@@ -260,7 +261,11 @@ func niceMax(v float64, u unit) float64 {
 		base = 1024
 	}
 	p := math.Pow(base, math.Floor(math.Log(v)/math.Log(base)))
-	for _, m := range []float64{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 1024} {
+	steps := []float64{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000}
+	if u != unitPct {
+		steps = []float64{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}
+	}
+	for _, m := range steps {
 		if m*p >= v {
 			return m * p
 		}

@@ -177,6 +177,9 @@ func chart(b *strings.Builder, rows []Row, ends []int, def chartDef, a axis, top
 	y := func(v float64) float64 { return y1 - v/hi*chartPlot }
 
 	fmt.Fprintf(b, `<text class="t" x="6" y="%.1f">%s</text>`, top+18, esc(def.title))
+	if def.sub != "" {
+		fmt.Fprintf(b, `<text class="ax" x="6" y="%.1f">%s</text>`, top+34, esc(def.sub))
+	}
 	lx := float64(plotLeft)
 	for _, sd := range def.series {
 		fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="10" height="10" rx="2" fill="%s"/><text class="lg" x="%.1f" y="%.1f">%s</text>`, lx, top+9, sd.color, lx+14, top+18, esc(sd.name))

@@ -1,0 +1,112 @@
+//go:build unix
+
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// reportJob has nested phases, one failed and one named like markup.
+const reportJob = `jobtrace phase begin build
+jobtrace phase begin compile; sleep 0.2; jobtrace phase end compile
+jobtrace phase begin '<script>alert(1)</script>'; sleep 0.1; jobtrace phase end '<script>alert(1)</script>' --result failure
+jobtrace phase end build
+jobtrace phase begin test; sleep 0.2; jobtrace phase end test
+exit 4`
+
+var reportPhases = []string{"build", "compile", "&lt;script&gt;alert(1)&lt;/script&gt;", "test"}
+
+// runForReport runs reportJob and renders its report: the out directory.
+func runForReport(t *testing.T) string {
+	t.Helper()
+	r := jt(t, nil, "run", "--name", "report-job", "--interval", "50ms", "--summary=off", "--", "sh", "-c", reportJob)
+	if r.code != 4 {
+		t.Fatalf("run: exit %d, want 4: %s", r.code, r.stderr)
+	}
+	rr := jt(t, nil, "report", r.out)
+	if rr.code != 0 || !strings.Contains(rr.stderr, "report.html") {
+		t.Fatalf("report: exit %d: %s", rr.code, rr.stderr)
+	}
+	return r.out
+}
+
+func TestReportCommand(t *testing.T) {
+	out := runForReport(t)
+	b, err := os.ReadFile(filepath.Join(out, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := string(b)
+	for _, want := range append([]string{"report-job", "failure", ">4<"}, reportPhases...) {
+		if !strings.Contains(h, want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+	if strings.Contains(h, "<script") {
+		t.Errorf("report.html has a script element")
+	}
+	if rest := strings.ReplaceAll(h, `xmlns="http://www.w3.org/2000/svg"`, ""); strings.Contains(rest, "http://") || strings.Contains(rest, "https://") {
+		t.Errorf("report.html refers to the network")
+	}
+	if s, err := os.ReadFile(filepath.Join(out, "usage.svg")); err != nil || !strings.HasPrefix(string(s), "<?xml") {
+		t.Errorf("usage.svg: %v", err)
+	}
+
+	for _, args := range [][]string{{"report"}, {"report", t.TempDir()}} {
+		if r := jt(t, nil, args...); r.code != 2 {
+			t.Errorf("%v: exit %d, want 2", args, r.code)
+		}
+	}
+}
+
+// TestReportChromium opens the report in a headless Chromium, when there is
+// one: it must render, log no console error, and show every phase. The
+// screenshot is left in $JOBTRACE_TEST_ARTIFACTS when set.
+func TestReportChromium(t *testing.T) {
+	browser, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("no chromium on PATH (Debian package chromium)")
+	}
+	out := runForReport(t)
+	page := "file://" + filepath.Join(out, "report.html")
+	shots := os.Getenv("JOBTRACE_TEST_ARTIFACTS")
+	if shots == "" {
+		shots = t.TempDir()
+	}
+	shot := filepath.Join(shots, "report.png")
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	profile := t.TempDir()
+	chrome := func(args ...string) (string, string) {
+		cmd := exec.CommandContext(ctx, browser, append([]string{"--headless", "--no-sandbox", "--disable-gpu",
+			"--user-data-dir=" + profile, "--enable-logging=stderr", "--v=0", "--window-size=1280,1600"}, args...)...)
+		var so, se strings.Builder
+		cmd.Stdout, cmd.Stderr = &so, &se
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("chromium %v: %v\n%s", args, err, se.String())
+		}
+		return so.String(), se.String()
+	}
+	dom, logs := chrome("--dump-dom", page)
+	for _, line := range strings.Split(logs, "\n") {
+		if strings.Contains(line, "CONSOLE") {
+			t.Errorf("console: %s", line)
+		}
+	}
+	for _, p := range reportPhases {
+		if !strings.Contains(dom, p) {
+			t.Errorf("the rendered page lacks phase %q", p)
+		}
+	}
+	chrome("--screenshot="+shot, page)
+	if st, err := os.Stat(shot); err != nil || st.Size() == 0 {
+		t.Fatalf("no screenshot: %v", err)
+	}
+	t.Logf("screenshot: %s", shot)
+}
