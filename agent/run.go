@@ -267,6 +267,9 @@ func Run(o Options) int {
 	shutdown.End()
 	root.End()
 
+	if res != nil && res.csv != nil {
+		pipe.Artifacts = func(dir string) { writeViews(dir, log) }
+	}
 	sr := pipe.Shutdown(o.ExportTimeout, sampled)
 	report(log, o, sr, pipe, root.SpanContext(), end, sampled)
 	return code

@@ -54,6 +54,10 @@ type Pipeline struct {
 	summary   *summary.Spans
 	dir       string
 	unlock    func()
+	// Artifacts, when set, is called by Shutdown once every span is in the
+	// spool, with the artifacts directory, to write the files made from the
+	// spool and the CSV.
+	Artifacts func(dir string)
 }
 
 // Dir is the directory the artifacts go to.
@@ -188,6 +192,15 @@ func (p *Pipeline) Shutdown(timeout time.Duration, export bool) ShutdownResult {
 		r.Err = fmt.Errorf("spool: %w", err)
 	}
 	flushCancel()
+	// The files made from the spool and the CSV (the profile, the report)
+	// are written while the export goes on.
+	artifacts := make(chan struct{})
+	go func() {
+		defer close(artifacts)
+		if p.Artifacts != nil {
+			p.Artifacts(p.dir)
+		}
+	}()
 	st := p.spoolProc.Stats()
 	r.Spans, r.Dropped = int(st.Spans), int(st.Dropped)
 	r.Endpoint = p.endpoint
@@ -217,6 +230,7 @@ func (p *Pipeline) Shutdown(timeout time.Duration, export bool) ShutdownResult {
 		}
 	}
 	wg.Wait()
+	<-artifacts
 	r.MetricsErr = metricErr
 	if p.prom != nil {
 		// After the final flush, so that a scrape until then sees the

@@ -4,6 +4,7 @@ package main
 
 import (
 	"encoding/csv"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -91,6 +92,25 @@ func TestResourceCSV(t *testing.T) {
 	}
 	if inWork < 3 {
 		t.Errorf("%d rows in the phase", inWork)
+	}
+	// The profile is made from the spool and the CSV at the end of the run.
+	data, err := os.ReadFile(filepath.Join(r.out, "profile.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prof struct {
+		Meta    map[string]any `json:"meta"`
+		Threads []struct {
+			Markers struct {
+				Length int `json:"length"`
+			} `json:"markers"`
+		} `json:"threads"`
+	}
+	if err := json.Unmarshal(data, &prof); err != nil {
+		t.Fatal(err)
+	}
+	if len(prof.Threads) != 1 || prof.Threads[0].Markers.Length < 2 {
+		t.Errorf("profile.json has %d threads, markers %+v: want the job and its phase", len(prof.Threads), prof.Threads)
 	}
 }
 
