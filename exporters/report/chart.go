@@ -58,6 +58,7 @@ type chartDef struct {
 	unit   unit
 	minMax float64 // the y axis goes at least this high
 	series []seriesDef
+	extra  []seriesDef // not drawn, in the hover values
 }
 
 const (
@@ -91,9 +92,12 @@ func chartDefs(rows []Row) []chartDef {
 			{name: "job", color: colorJob, col: colJobCPUPct},
 			{name: "host", color: colorHost, col: colHostCPUPct},
 		}},
-		{title: "Memory", sub: "in use", unit: unitBytes, minMax: 1024, series: []seriesDef{
+		// The machine's memory would flatten the job's line: it is in the
+		// hover values only.
+		{title: "Memory", sub: "the job's, in use", unit: unitBytes, minMax: 1024, series: []seriesDef{
 			{name: "job", color: colorJob, col: colJobMemory},
-			{name: "host", color: colorHost, col: colHostMemory},
+		}, extra: []seriesDef{
+			{name: "host", col: colHostMemory},
 		}},
 		{title: "Disk IO", sub: "the job's, per second", unit: unitRate, minMax: 1024, series: []seriesDef{
 			{name: "read", color: colorRead, col: colJobRead, delta: true},

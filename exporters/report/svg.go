@@ -149,13 +149,17 @@ func chartsSVG(d *Data, a axis, standalone bool) string {
 // values of every series.
 func chart(b *strings.Builder, rows []Row, ends []int, def chartDef, a axis, top float64) {
 	type pt struct {
-		t time.Time
-		v []Opt
+		t    time.Time
+		v, x []Opt
 	}
 	pts := make([]pt, len(ends))
 	all := make([][]Opt, len(def.series))
 	for s, sd := range def.series {
 		all[s] = values(rows, sd)
+	}
+	extra := make([][]Opt, len(def.extra))
+	for s, sd := range def.extra {
+		extra[s] = values(rows, sd)
 	}
 	hi := def.minMax
 	begin := 0
@@ -168,6 +172,10 @@ func chart(b *strings.Builder, rows []Row, ends []int, def chartDef, a axis, top
 			if p.OK && p.V > hi {
 				hi = p.V
 			}
+		}
+		pts[i].x = make([]Opt, len(def.extra))
+		for s := range def.extra {
+			pts[i].x[s] = peak(extra[s][begin:end])
 		}
 		begin = end
 	}
@@ -240,6 +248,11 @@ func chart(b *strings.Builder, rows []Row, ends []int, def chartDef, a axis, top
 				v = formatValue(p.v[s].V, def.unit)
 			}
 			fmt.Fprintf(&tip, "\n%s: %s", sd.name, v)
+		}
+		for s, sd := range def.extra {
+			if v := p.x[s]; v.OK {
+				fmt.Fprintf(&tip, "\n%s: %s", sd.name, formatValue(v.V, def.unit))
+			}
 		}
 		fmt.Fprintf(b, `<rect class="hov" x="%.1f" y="%.1f" width="%.1f" height="%d"><title>%s</title></rect>`+"\n", left, y0, right-left, chartPlot, esc(tip.String()))
 	}
