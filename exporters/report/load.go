@@ -160,7 +160,7 @@ type spanRes struct {
 
 // readSpans reads the spool and picks the job span: the span with
 // cicd.pipeline.task.name whose parent is not in the file (a job may join
-// an outer trace), else the earliest span with no parent in the file.
+// an outer trace), the earliest if there are several.
 func (d *Data) readSpans(path string) error {
 	var all []spanRes
 	err := spool.ReadLines(path, 0, func(req *coltracepb.ExportTraceServiceRequest, _ int, _ int64) error {
@@ -181,6 +181,10 @@ func (d *Data) readSpans(path string) error {
 	return err
 }
 
+// setSpans fills the job and the phases. When the job span is missing (the
+// agent was killed before it ended: the spool only has ended spans), the
+// job's name is unknown, its times come from the rest, and the spans with
+// no parent in the file are at depth 0.
 func (d *Data) setSpans(all []spanRes) {
 	byID := make(map[string]*tracepb.Span, len(all))
 	for _, s := range all {
@@ -192,56 +196,49 @@ func (d *Data) setSpans(all []spanRes) {
 		if _, ok := byID[string(s.span.ParentSpanId)]; ok && len(s.span.ParentSpanId) > 0 {
 			continue
 		}
-		isJob := strAttr(s.span.Attributes, "cicd.pipeline.task.name") != ""
-		switch {
-		case root == nil:
-			root = s
-		case isJob && strAttr(root.span.Attributes, "cicd.pipeline.task.name") == "":
-			root = s
-		case isJob == (strAttr(root.span.Attributes, "cicd.pipeline.task.name") != "") && s.span.StartTimeUnixNano < root.span.StartTimeUnixNano:
-			root = s
-		}
-	}
-	if root == nil {
-		return
-	}
-	r := root.span
-	d.Job = Job{
-		Name:     r.Name,
-		Result:   strAttr(r.Attributes, "cicd.pipeline.task.run.result"),
-		ExitCode: strAttr(r.Attributes, "process.exit.code"),
-		Start:    unixNano(r.StartTimeUnixNano),
-		End:      unixNano(r.EndTimeUnixNano),
-		Host:     strAttr(root.res, "host.name"),
-		Service:  strAttr(root.res, "service.name"),
-		Usage:    usageOf(r.Attributes),
-	}
-	rootID := string(r.SpanId)
-	// depth of each span below the root; -1 for spans not under it.
-	depth := map[string]int{rootID: -1}
-	var depthOf func(s *tracepb.Span, hops int) (int, bool)
-	depthOf = func(s *tracepb.Span, hops int) (int, bool) {
-		id := string(s.SpanId)
-		if v, ok := depth[id]; ok {
-			return v, true
-		}
-		p, ok := byID[string(s.ParentSpanId)]
-		if !ok || hops > len(byID) { // a cycle in a damaged file
-			return 0, false
-		}
-		pd, ok := depthOf(p, hops+1)
-		if !ok {
-			return 0, false
-		}
-		depth[id] = pd + 1
-		return pd + 1, true
-	}
-	for _, s := range all {
-		if s.span == r {
+		if strAttr(s.span.Attributes, "cicd.pipeline.task.name") == "" {
 			continue
 		}
-		dep, ok := depthOf(s.span, 0)
-		if !ok {
+		if root == nil || s.span.StartTimeUnixNano < root.span.StartTimeUnixNano {
+			root = s
+		}
+	}
+	depth := map[string]int{}
+	if root != nil {
+		r := root.span
+		d.Job = Job{
+			Name:     r.Name,
+			Result:   strAttr(r.Attributes, "cicd.pipeline.task.run.result"),
+			ExitCode: strAttr(r.Attributes, "process.exit.code"),
+			Start:    unixNano(r.StartTimeUnixNano),
+			End:      unixNano(r.EndTimeUnixNano),
+			Host:     strAttr(root.res, "host.name"),
+			Service:  strAttr(root.res, "service.name"),
+			Usage:    usageOf(r.Attributes),
+		}
+		depth[string(r.SpanId)] = -1
+	} else if len(all) > 0 {
+		d.Job.Host = strAttr(all[0].res, "host.name")
+		d.Job.Service = strAttr(all[0].res, "service.name")
+	}
+	// depthOf follows parents up to the job span or to a span whose parent
+	// is not in the file (depth 0); hops bounds it in a damaged file with a
+	// cycle.
+	var depthOf func(s *tracepb.Span, hops int) int
+	depthOf = func(s *tracepb.Span, hops int) int {
+		id := string(s.SpanId)
+		if v, ok := depth[id]; ok {
+			return v
+		}
+		v := 0
+		if p, ok := byID[string(s.ParentSpanId)]; ok && len(s.ParentSpanId) > 0 && hops < 64 {
+			v = depthOf(p, hops+1) + 1
+		}
+		depth[id] = v
+		return v
+	}
+	for _, s := range all {
+		if root != nil && s.span == root.span {
 			continue
 		}
 		result := strAttr(s.span.Attributes, "cicd.pipeline.task.run.result")
@@ -251,7 +248,7 @@ func (d *Data) setSpans(all []spanRes) {
 		}
 		d.Phases = append(d.Phases, Phase{
 			Name:   s.span.Name,
-			Depth:  dep,
+			Depth:  depthOf(s.span, 0),
 			Start:  unixNano(s.span.StartTimeUnixNano),
 			End:    unixNano(s.span.EndTimeUnixNano),
 			Result: result,

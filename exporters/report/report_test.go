@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 )
 
 // testdata/run holds the artifacts of a real run of a job with nested
@@ -249,4 +251,32 @@ func TestValuesRates(t *testing.T) {
 			t.Errorf("row %d: %v, want %v", i, got[i], want[i])
 		}
 	}
+}
+
+func TestNoJobSpan(t *testing.T) {
+	// The agent was killed: the spool has the phases that ended, not the
+	// job span, whose id is their parent.
+	start := uint64(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC).UnixNano())
+	span := func(id, parent byte, name string, s, e uint64) spanRes {
+		sp := &tracepb.Span{Name: name, SpanId: []byte{id}, StartTimeUnixNano: start + s, EndTimeUnixNano: start + e}
+		if parent != 0 {
+			sp.ParentSpanId = []byte{parent}
+		}
+		return spanRes{span: sp}
+	}
+	d := &Data{}
+	d.setSpans([]spanRes{span(2, 1, "a", 1, 5), span(3, 2, "a1", 2, 3), span(4, 1, "b", 6, 9)})
+	d.fillTimes()
+	got := map[string]int{}
+	for _, p := range d.Phases {
+		got[p.Name] = p.Depth
+	}
+	if len(got) != 3 || got["a"] != 0 || got["a1"] != 1 || got["b"] != 0 {
+		t.Errorf("depths %v, want a 0, a1 1, b 0", got)
+	}
+	if d.Job.End.Sub(d.Job.Start) != 8 {
+		t.Errorf("job from %v to %v", d.Job.Start, d.Job.End)
+	}
+	h, _ := render(t, d)
+	checkHTML(t, h)
 }
