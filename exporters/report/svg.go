@@ -122,6 +122,13 @@ func chartsSVG(d *Data, a axis, standalone bool) string {
 	if h == 0 {
 		h = chartTotal
 	}
+	// The standalone image names the job above the charts, since it is
+	// seen without the page.
+	head := 0
+	if standalone {
+		head = 30
+		h += head
+	}
 	var b strings.Builder
 	if standalone {
 		b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
@@ -129,16 +136,28 @@ func chartsSVG(d *Data, a axis, standalone bool) string {
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="charts" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="resource usage">`+"\n", svgWidth, h, svgWidth, h)
 	if standalone {
 		fmt.Fprintf(&b, "<style>%s</style>\n<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n", svgStyle)
+		name := d.Job.Name
+		if name == "" {
+			name = "job"
+		}
+		line := name
+		if d.Job.Result != "" {
+			line += " · " + d.Job.Result
+		}
+		if !d.Job.Start.IsZero() {
+			line += " · started " + d.Job.Start.UTC().Format("2006-01-02 15:04:05 UTC") + " · " + formatDuration(d.Job.End.Sub(d.Job.Start))
+		}
+		fmt.Fprintf(&b, `<text class="t" x="6" y="20">%s</text>`+"\n", esc(line))
 	}
 	if len(d.Rows) == 0 {
-		fmt.Fprintf(&b, `<text class="more" x="%d" y="%d">no resource usage samples (%s)</text>`, plotLeft, chartTop+20, "resource-usage.csv missing or empty")
+		fmt.Fprintf(&b, `<text class="more" x="%d" y="%d">no resource usage samples (%s)</text>`, plotLeft, head+chartTop+20, "resource-usage.csv missing or empty")
 	}
 	ends := bucket(len(d.Rows))
 	for i, def := range defs {
 		if len(d.Rows) == 0 {
 			break
 		}
-		chart(&b, d.Rows, ends, def, a, float64(i*chartTotal))
+		chart(&b, d.Rows, ends, def, a, float64(head+i*chartTotal))
 	}
 	b.WriteString("</svg>")
 	return b.String()
