@@ -336,7 +336,7 @@ func esc(s string) string {
 			b.WriteString("&#39;")
 		default:
 			// Control characters are not allowed in XML 1.0.
-			if r < 0x20 && r != '\n' && r != '\t' || r == 0xFFFD || r == 0xFFFE || r == 0xFFFF {
+			if r < 0x20 && r != '\n' && r != '\t' || r == 0xFFFE || r == 0xFFFF {
 				b.WriteRune('\uFFFD')
 				continue
 			}
