@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -24,11 +23,6 @@ const (
 	illumosWalkBudget = 0.005
 	illumosCheapWalk  = time.Millisecond
 )
-
-// illumosExitWait bounds how long a sample waits, once the job has been
-// reaped, for JobExited to give its usage: between the reap and that call
-// the CPU of the job and of the descendants it waited for is in no file.
-const illumosExitWait = 200 * time.Millisecond
 
 // illumosSource reads the host from kstats (/dev/kstat, through package
 // kstat) and the job's process tree from /proc (illumosproc). The mapping
@@ -63,10 +57,7 @@ type illumosSource struct {
 	nextWalk time.Time
 	walkCost time.Duration
 
-	mu       sync.Mutex
-	job      int
-	exited   ExitUsage
-	exitedCh chan struct{}
+	jobState
 }
 
 // NewSource returns the source for this system. On illumos it reads
@@ -103,24 +94,6 @@ func NewSource(cfg Config) (Source, error) {
 }
 
 func (s *illumosSource) Unavailable() string { return s.unavailable }
-
-func (s *illumosSource) SetJob(pid int) {
-	s.mu.Lock()
-	s.job = pid
-	s.exitedCh = make(chan struct{})
-	s.mu.Unlock()
-}
-
-func (s *illumosSource) JobExited(u ExitUsage) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.job == 0 {
-		return
-	}
-	s.exited = u
-	s.job = 0
-	close(s.exitedCh)
-}
 
 func (s *illumosSource) Close() error {
 	var err error
@@ -332,13 +305,7 @@ func (s *illumosSource) readJob(out *Sample, errs *[]error) {
 		j.HasTree, j.Tree = s.treeOK, s.last // too soon for this tree: the last walk stands
 		return
 	}
-	s.mu.Lock()
-	job := s.job
-	s.mu.Unlock()
-	s.awaitExit(job)
-	s.mu.Lock()
-	job, exited := s.job, s.exited
-	s.mu.Unlock()
+	job, _, exited := s.current(func(pid int) bool { return unix.Kill(pid, 0) == unix.ESRCH })
 
 	began, cpuOK := illumosAgentCPU()
 	wallBegan := time.Now()
@@ -361,21 +328,6 @@ func (s *illumosSource) readJob(out *Sample, errs *[]error) {
 	}
 	s.nextWalk = out.Time.Add(time.Duration(float64(s.walkCost) / illumosWalkBudget))
 	j.HasTree, j.Tree = s.treeOK, s.last
-}
-
-// awaitExit waits for JobExited when the job has been reaped but its usage
-// has not been given yet.
-func (s *illumosSource) awaitExit(job int) {
-	if job <= 0 || unix.Kill(job, 0) != unix.ESRCH {
-		return // running, or a zombie whose usage is still in /proc
-	}
-	s.mu.Lock()
-	ch := s.exitedCh
-	s.mu.Unlock()
-	select {
-	case <-ch:
-	case <-time.After(illumosExitWait):
-	}
 }
 
 // illumosAgentCPU returns the CPU time the agent has used so far.

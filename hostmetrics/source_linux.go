@@ -42,12 +42,10 @@ type linuxSource struct {
 	nextWalk time.Time
 	walkCost time.Duration
 
+	jobState
+
 	mu       sync.Mutex
-	job      int
-	exited   ExitUsage     // the job's, once it has been reaped
-	exitedCh chan struct{} // closed by JobExited
-	jobKnown bool          // SetJob was called
-	reaped   ExitUsage     // orphans reaped here
+	reaped   ExitUsage // orphans reaped here
 	prevUser time.Duration
 	prevSys  time.Duration
 	prevRead uint64
@@ -96,46 +94,9 @@ func NewSource(cfg Config) (Source, error) {
 
 func (s *linuxSource) Unavailable() string { return "" }
 
-func (s *linuxSource) SetJob(pid int) {
-	s.mu.Lock()
-	s.job = pid
-	s.jobKnown = true
-	s.exitedCh = make(chan struct{})
-	s.mu.Unlock()
-}
-
-func (s *linuxSource) JobExited(u ExitUsage) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.job == 0 {
-		return
-	}
-	s.exited = u
-	s.job = 0
-	close(s.exitedCh)
-}
-
-// ExitWait bounds how long a sample waits, once the job has been reaped, for
-// JobExited to give its usage. Between the reap and that call the job's CPU
-// and IO, and those of every descendant it waited for, are in no file; a
-// sample taken then (the end of a phase marked just before the job exits)
-// would miss them.
-const ExitWait = 200 * time.Millisecond
-
-// awaitExit waits for JobExited when the job has been reaped but its usage
-// has not been given yet.
-func (s *linuxSource) awaitExit(job int) {
-	if job <= 0 || unix.Kill(job, 0) != unix.ESRCH {
-		return // running, or a zombie whose usage is still in /proc
-	}
-	s.mu.Lock()
-	ch := s.exitedCh
-	s.mu.Unlock()
-	select {
-	case <-ch:
-	case <-time.After(ExitWait):
-	}
-}
+// pidGone reports whether pid no longer exists: a zombie still does, and
+// its usage is still in /proc.
+func pidGone(pid int) bool { return unix.Kill(pid, 0) == unix.ESRCH }
 
 func (s *linuxSource) Close() error {
 	if s.wdFD >= 0 {
@@ -227,16 +188,9 @@ func (s *linuxSource) readHost(h *Host, errs *[]error) {
 
 func (s *linuxSource) readJob(out *Sample, errs *[]error) {
 	j := &out.Job
-	s.mu.Lock()
-	job := s.job
-	s.mu.Unlock()
-	s.awaitExit(job)
-	s.mu.Lock()
-	job = s.job
 	// Until the job's pid is known, any child may be the job: none is
 	// reaped, or its exit status would be taken from os/exec.
-	known := s.jobKnown
-	s.mu.Unlock()
+	job, known, exited := s.current(pidGone)
 
 	j.HasCgroup = false
 	if s.cg != nil {
@@ -295,10 +249,10 @@ func (s *linuxSource) readJob(out *Sample, errs *[]error) {
 	s.nextWalk = out.Time.Add(time.Duration(float64(s.walkCost) / TreeBudget))
 
 	s.mu.Lock()
-	user := u.CPUUser + u.ChildUser + s.exited.User + s.reaped.User
-	sys := u.CPUSystem + u.ChildSystem + s.exited.System + s.reaped.System
-	rd := u.ReadBytes + s.exited.ReadBytes + s.reaped.ReadBytes
-	wr := u.WriteBytes + s.exited.WriteBytes + s.reaped.WriteBytes
+	user := u.CPUUser + u.ChildUser + exited.User + s.reaped.User
+	sys := u.CPUSystem + u.ChildSystem + exited.System + s.reaped.System
+	rd := u.ReadBytes + exited.ReadBytes + s.reaped.ReadBytes
+	wr := u.WriteBytes + exited.WriteBytes + s.reaped.WriteBytes
 	// A process reaped between the reading of its parent and its own
 	// reading is missed for one sample: totals never go down.
 	user, sys = max(user, s.prevUser), max(sys, s.prevSys)

@@ -9,7 +9,6 @@ import (
 	"os"
 	"runtime"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/shirou/gopsutil/v4/cpu"
@@ -75,9 +74,7 @@ type gopsutilSource struct {
 	nextWalk time.Time
 	walkCost time.Duration
 
-	mu     sync.Mutex
-	job    int32
-	exited ExitUsage
+	jobState
 }
 
 // NewSource returns the source for this system. Off Linux and illumos it
@@ -110,19 +107,6 @@ func NewSource(cfg Config) (Source, error) {
 }
 
 func (s *gopsutilSource) Unavailable() string { return s.unavailable }
-
-func (s *gopsutilSource) SetJob(pid int) {
-	s.mu.Lock()
-	s.job = int32(pid)
-	s.mu.Unlock()
-}
-
-func (s *gopsutilSource) JobExited(u ExitUsage) {
-	s.mu.Lock()
-	s.exited = u
-	s.job = 0
-	s.mu.Unlock()
-}
 
 func (s *gopsutilSource) Close() error { return nil }
 
@@ -242,9 +226,8 @@ func (s *gopsutilSource) readJob(ctx context.Context, out *Sample, errs *[]error
 		j.Tree = s.last // too soon for this tree: the last walk's figures stand
 		return
 	}
-	s.mu.Lock()
-	job, exited := s.job, s.exited
-	s.mu.Unlock()
+	pid, _, exited := s.current(nil)
+	job := int32(pid)
 
 	began, cpuOK := s.agentCPU(ctx)
 	wallBegan := time.Now()

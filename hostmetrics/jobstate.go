@@ -1,0 +1,63 @@
+package hostmetrics
+
+import (
+	"sync"
+	"time"
+)
+
+// ExitWait bounds how long a sample waits, once the job has been reaped, for
+// JobExited to give its usage. Between the reap and that call the job's CPU
+// and IO, and those of every descendant it waited for, are in no file; a
+// sample taken then (the end of a phase marked just before the job exits)
+// would miss them.
+const ExitWait = 200 * time.Millisecond
+
+// jobState is what every Source knows of the job: its pid once started,
+// and the usage wait4 reported once it has been reaped. Its methods are
+// safe for concurrent use; a Source embeds it for SetJob and JobExited.
+type jobState struct {
+	mu       sync.Mutex
+	pid      int       // 0 before SetJob and after JobExited
+	known    bool      // SetJob was called
+	exited   ExitUsage // the job's, once JobExited was called
+	exitedCh chan struct{}
+}
+
+// SetJob records the job's pid.
+func (j *jobState) SetJob(pid int) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.pid, j.known = pid, true
+	j.exitedCh = make(chan struct{})
+}
+
+// JobExited records the job's usage at its reap.
+func (j *jobState) JobExited(u ExitUsage) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.pid == 0 {
+		return
+	}
+	j.exited, j.pid = u, 0
+	close(j.exitedCh)
+}
+
+// current returns the job's pid (0 before it started and once its usage is
+// in), whether SetJob was called, and its exit usage (zero until then).
+// When gone reports that the running job's pid no longer exists (it has
+// been reaped but JobExited has not come yet), current first waits for
+// JobExited, at most ExitWait. gone may be nil.
+func (j *jobState) current(gone func(pid int) bool) (pid int, known bool, exited ExitUsage) {
+	j.mu.Lock()
+	pid, ch := j.pid, j.exitedCh
+	j.mu.Unlock()
+	if pid > 0 && gone != nil && gone(pid) {
+		select {
+		case <-ch:
+		case <-time.After(ExitWait):
+		}
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.pid, j.known, j.exited
+}
