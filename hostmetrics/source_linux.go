@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"sync"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -286,14 +287,14 @@ func (s *linuxSource) reapChildren(job int) {
 }
 
 func (s *linuxSource) wait(pid int) {
-	var ru unix.Rusage
-	var ws unix.WaitStatus
-	got, err := unix.Wait4(pid, &ws, unix.WNOHANG, &ru)
+	var ru syscall.Rusage
+	var ws syscall.WaitStatus
+	got, err := syscall.Wait4(pid, &ws, syscall.WNOHANG, &ru)
 	if err != nil || got != pid {
 		return
 	}
 	s.mu.Lock()
-	s.reaped.add(rusage(&ru))
+	s.reaped.add(exitUsage(&ru))
 	s.mu.Unlock()
 }
 
@@ -314,16 +315,6 @@ func (u *ExitUsage) add(v ExitUsage) {
 	u.MaxRSS = max(u.MaxRSS, v.MaxRSS)
 	u.ReadBytes += v.ReadBytes
 	u.WriteBytes += v.WriteBytes
-}
-
-func rusage(ru *unix.Rusage) ExitUsage {
-	return ExitUsage{
-		User:       time.Duration(ru.Utime.Nano()),
-		System:     time.Duration(ru.Stime.Nano()),
-		MaxRSS:     uint64(ru.Maxrss) * 1024, // KiB on Linux
-		ReadBytes:  uint64(ru.Inblock) * 512,
-		WriteBytes: uint64(ru.Oublock) * 512,
-	}
 }
 
 // SetSubreaper makes the calling process a child subreaper
