@@ -21,12 +21,14 @@ const maxDepth = 32
 // limits (MaxNameBytes, MaxAttrs).
 //
 // On a semantic error (valid JSON, bad content) the returned Msg still holds
-// what was decoded, in particular Ack, so a socket can answer the sender.
+// what was decoded, in particular Ack, so a socket can answer the sender. On
+// a syntax error, Ack is set when the line holds "ack":true (AskedForAck).
 func Parse(line []byte) (Msg, error) {
 	m := Msg{V: Version}
 	d := decoder{b: line}
 	semErr := d.object(&m)
 	if d.err != nil {
+		m.Ack = m.Ack || AskedForAck(line)
 		return m, d.err
 	}
 	if semErr != nil {

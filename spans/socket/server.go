@@ -254,6 +254,7 @@ func (s *Server) serveConn(c *net.UnixConn) {
 	buf := make([]byte, min(4<<10, limit))
 	start, end := 0, 0
 	skipping := false // discarding an over-long line up to its newline
+	var long longLine // what is known of the over-long line being skipped
 	out := bufio.NewWriterSize(c, 4<<10)
 	for {
 		if start == end {
@@ -283,8 +284,14 @@ func (s *Server) serveConn(c *net.UnixConn) {
 			switch {
 			case skipping:
 				skipping = false
+				if long.scan(line); long.ack {
+					s.tooLongReply(out)
+				}
 			case len(line) > s.maxMsg:
 				s.tooLongLine(line)
+				if protocol.AskedForAck(line) {
+					s.tooLongReply(out)
+				}
 			default:
 				s.message(line, out)
 			}
@@ -292,8 +299,10 @@ func (s *Server) serveConn(c *net.UnixConn) {
 		if !skipping && end-start > s.maxMsg {
 			s.tooLongLine(buf[start:end])
 			skipping = true
+			long = longLine{}
 		}
 		if skipping {
+			long.scan(buf[start:end])
 			start, end = 0, 0
 		}
 		if out.Buffered() > 0 {
@@ -336,6 +345,45 @@ func isTimeout(err error) bool {
 func (s *Server) tooLongLine(start []byte) {
 	s.tooLong.Add(1)
 	s.warn.Warnf("message longer than %d bytes dropped: %s", s.maxMsg, protocol.Excerpt(start, 80))
+}
+
+// tooLongReply queues the error reply to an over-long line that asked for
+// one.
+func (s *Server) tooLongReply(out *bufio.Writer) {
+	writeReply(out, protocol.Reply{Error: fmt.Sprintf("message longer than %d bytes", s.maxMsg)})
+}
+
+// longLine follows an over-long line that is read and dropped piece by
+// piece, to know whether it asked for a reply: "ack":true may be in any
+// piece, or across two.
+type longLine struct {
+	ack  bool
+	tail [ackSpan]byte
+	n    int // bytes of tail in use
+}
+
+// ackSpan is more than "ack":true with blanks around its colon, the longest
+// stretch of the pattern that can straddle two pieces.
+const ackSpan = 64
+
+func (l *longLine) scan(piece []byte) {
+	if l.ack || len(piece) == 0 {
+		return
+	}
+	var seam [2 * ackSpan]byte
+	k := copy(seam[:], l.tail[:l.n])
+	k += copy(seam[k:], piece[:min(len(piece), ackSpan)])
+	if protocol.AskedForAck(seam[:k]) || protocol.AskedForAck(piece) {
+		l.ack = true
+		return
+	}
+	if len(piece) >= ackSpan {
+		l.n = copy(l.tail[:], piece[len(piece)-ackSpan:])
+	} else {
+		keep := min(l.n, ackSpan-len(piece))
+		copy(l.tail[:], l.tail[l.n-keep:l.n])
+		l.n = keep + copy(l.tail[keep:], piece)
+	}
 }
 
 // message handles one line and queues its reply, if any.

@@ -218,6 +218,11 @@ func TestTooLong(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	fmt.Fprint(c, `{"type":"begin","name":"after","ack":true}`+"\n")
+	for range 2 {
+		if r := c.reply(t); r.OK || !strings.Contains(r.Error, "longer than 100 bytes") {
+			t.Fatalf("reply %+v, want an error", r)
+		}
+	}
 	if r := c.reply(t); !r.OK {
 		t.Fatalf("reply %+v", r)
 	}
@@ -471,5 +476,48 @@ func TestCloseReadsConnectionsStillInTheBacklog(t *testing.T) {
 	srv.Close()
 	if got.Load() != 1 {
 		t.Errorf("%d messages handled, want 1", got.Load())
+	}
+}
+
+// Every line that asked for a reply gets one, malformed or too long alike;
+// a line that did not ask gets none.
+func TestMalformedAskingForAckGetsAnErrorReply(t *testing.T) {
+	var rec recorder
+	s, path := start(t, rec.handle, Options{MaxMessageBytes: 200, Warn: rec.warn})
+	c := rawDial(t, path)
+	asked := []string{
+		`{"v":"1","type":"begin","name":"a","ack":true}`,      // bad version type: a syntax error before ack
+		`{"type":"begin","name":"a","ack":true`,               // unterminated
+		`{"ack" : true, "type":`,                              // ack first, then garbage
+		"{\"type\":\"begin\",\"name\":\"\x01\",\"ack\":true}", // control character
+		`{"type":"begin","name":"` + strings.Repeat("x", 400) + `","ack":true}`,
+		`{"ack":true,"type":"begin","name":"` + strings.Repeat("x", 400) + `"}`,
+	}
+	notAsked := []string{
+		`{"type":"begin","name":"a","attrs":{"k":"\"ack\":true"}`, // escaped inside a string
+		`{"type":"begin","name":"a","ack":false,`,
+		`{"type":"begin","name":"` + strings.Repeat("x", 400) + `"}`,
+	}
+	for _, l := range append(asked, notAsked...) {
+		// in pieces, so that a long line crosses reads
+		for len(l) > 0 {
+			n := min(len(l), 37)
+			fmt.Fprint(c, l[:n])
+			l = l[n:]
+			time.Sleep(time.Millisecond)
+		}
+		fmt.Fprint(c, "\n")
+	}
+	fmt.Fprint(c, `{"type":"event","name":"last","ack":true}`+"\n")
+	for i, l := range asked {
+		if r := c.reply(t); r.OK || r.Error == "" {
+			t.Errorf("line %d %.60q: reply %+v, want an error", i, l, r)
+		}
+	}
+	if r := c.reply(t); !r.OK {
+		t.Errorf("reply to the last message %+v, want ok (a line that did not ask got a reply)", r)
+	}
+	if st := s.Stats(); st.Messages != 1 || st.Rejected+st.TooLong != uint64(len(asked)+len(notAsked)) {
+		t.Errorf("stats %+v", st)
 	}
 }
