@@ -149,6 +149,7 @@ func Run(o Options) int {
 	}
 	tracker := spans.NewTracker(rootCtx, tracer, spans.TrackerOptions{
 		Meter: pipe.Meter, Warn: log.Warn, MaxOpenPhases: o.MaxOpenPhases, Observer: observer,
+		Start: o.Start,
 	})
 	var running atomic.Pointer[Job]
 	handle := func(m protocol.Msg) protocol.Reply {
@@ -429,6 +430,7 @@ func (s *sources) statsAttrs(out, errs *scan.Scanner, t *spans.Tracker, log *Log
 	ts := t.Stats()
 	add("jobtrace.dropped.messages", ts.Refused, "phase messages were refused at a limit")
 	add("jobtrace.unmatched_ends", ts.Unmatched, "phase ends had no open phase of that name")
+	add("jobtrace.ignored_timestamps", ts.BadTimes, "messages had a ts outside the job's time: the time received was used instead")
 	return attrs
 }
 

@@ -43,6 +43,15 @@ const (
 	DefaultMaxCounters = 1000
 )
 
+// MaxTimeSkew bounds how far a message's own time ("ts") may lie outside
+// the job: a ts before the job's start less MaxTimeSkew, or after now plus
+// MaxTimeSkew, is not used, and the message takes the time it was received,
+// as one without ts does. The bound leaves room for GitLab's section times,
+// cut to the second, and for a clock a little off on a remote step; what it
+// catches is a wrong unit or a garbage value (milliseconds given as seconds,
+// a negative number), which would put a phase decades away from its job.
+const MaxTimeSkew = time.Minute
+
 // TrackerOptions configure a Tracker.
 type TrackerOptions struct {
 	// Meter makes the counters; nil means counters are only summed for
@@ -56,6 +65,9 @@ type TrackerOptions struct {
 	MaxCounters   int
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// Start is when the job started, the lower end of the times a message
+	// may carry (MaxTimeSkew); Now() at NewTracker when zero.
+	Start time.Time
 	// Observer, when set, is told of every phase's begin and end, and
 	// ends the phase spans itself (so it can set attributes on them
 	// first).
@@ -93,6 +105,9 @@ type TrackerStats struct {
 	// Unmatched counts ends with no open phase of that name; Refused counts
 	// messages dropped at a bound; LeftOpen counts phases ended by Close.
 	Unmatched, Refused, LeftOpen uint64
+	// BadTimes counts messages whose ts was outside the job's time
+	// (MaxTimeSkew) and was replaced by the time received.
+	BadTimes uint64
 }
 
 type phase struct {
@@ -138,6 +153,9 @@ func NewTracker(root context.Context, tracer trace.Tracer, opts TrackerOptions) 
 	if opts.Warn == nil {
 		opts.Warn = func(string) {}
 	}
+	if opts.Start.IsZero() {
+		opts.Start = opts.Now()
+	}
 	return &Tracker{
 		tracer:   tracer,
 		root:     root,
@@ -159,6 +177,13 @@ func (t *Tracker) Handle(m protocol.Msg) protocol.Reply {
 	ts := m.Time
 	if ts.IsZero() {
 		ts = t.opts.Now()
+	} else if now := t.opts.Now(); ts.Before(t.opts.Start.Add(-MaxTimeSkew)) || ts.After(now.Add(MaxTimeSkew)) {
+		t.stats.BadTimes++
+		if t.stats.BadTimes == 1 {
+			t.opts.Warn(fmt.Sprintf("%s %q: ts %s is outside the job's time (from its start less %s to now plus %s): the time received is used instead; further ones are counted",
+				m.Type, m.Name, ts.UTC().Format(time.RFC3339Nano), MaxTimeSkew, MaxTimeSkew))
+		}
+		ts = now
 	}
 	switch m.Type {
 	case protocol.TypeBegin:

@@ -178,8 +178,8 @@ func TestParentByTraceparentAndName(t *testing.T) {
 }
 
 func TestTimestampsAreKept(t *testing.T) {
-	f := newFixture(t, TrackerOptions{})
 	t0 := time.Unix(1700000000, 0)
+	f := newFixture(t, TrackerOptions{Start: t0, Now: func() time.Time { return t0.Add(time.Hour) }})
 	b := msg(protocol.TypeBegin, "section")
 	b.Time = t0
 	e := msg(protocol.TypeEnd, "section")
@@ -189,6 +189,50 @@ func TestTimestampsAreKept(t *testing.T) {
 	s := f.finish(t)["section"]
 	if !s.StartTime.Equal(t0) || s.EndTime.Sub(s.StartTime) != 3*time.Second {
 		t.Errorf("times = %v .. %v", s.StartTime, s.EndTime)
+	}
+}
+
+// A ts far outside the job (negative, in milliseconds, before the job by
+// more than MaxTimeSkew, after now by more than it) is replaced by the time
+// received, warned about once and counted; one within the bounds is kept.
+func TestTimestampsOutsideTheJobAreReplaced(t *testing.T) {
+	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	now := start.Add(10 * time.Minute)
+	f := newFixture(t, TrackerOptions{Start: start, Now: func() time.Time { return now }})
+	cases := []struct {
+		name string
+		ts   time.Time
+		want time.Time
+	}{
+		{"negative", time.Unix(-5, 0), now},
+		{"milliseconds", time.Unix(start.UnixMilli(), 0), now},
+		{"before the job", start.Add(-MaxTimeSkew - time.Second), now},
+		{"after now", now.Add(MaxTimeSkew + time.Second), now},
+		{"just before the job", start.Add(-MaxTimeSkew + time.Second), start.Add(-MaxTimeSkew + time.Second)},
+		{"just after now", now.Add(MaxTimeSkew - time.Second), now.Add(MaxTimeSkew - time.Second)},
+	}
+	for _, c := range cases {
+		b := msg(protocol.TypeBegin, c.name)
+		b.Time = c.ts
+		if r := f.tracker.Handle(b); !r.OK {
+			t.Fatalf("%s: %+v", c.name, r)
+		}
+		e := msg(protocol.TypeEnd, c.name)
+		e.Time = c.ts
+		f.tracker.Handle(e)
+	}
+	got := f.finish(t)
+	for _, c := range cases {
+		s := got[c.name]
+		if !s.StartTime.Equal(c.want) || !s.EndTime.Equal(c.want) {
+			t.Errorf("%s: times %v .. %v, want %v", c.name, s.StartTime, s.EndTime, c.want)
+		}
+	}
+	if n := f.tracker.Stats().BadTimes; n != 8 {
+		t.Errorf("BadTimes = %d, want 8", n)
+	}
+	if len(f.warnings) != 1 || !strings.Contains(f.warnings[0], "outside the job's time") {
+		t.Errorf("warnings %q, want one", f.warnings)
 	}
 }
 
