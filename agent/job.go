@@ -100,6 +100,9 @@ type Job struct {
 	// cgroupErr is why the job could not be started in JobOptions.CgroupFD
 	// (it was started without it).
 	cgroupErr error
+	// lostBytes counts the job's output that could not be written to
+	// jobtrace's stdout or stderr (a full disk, /dev/full).
+	lostBytes atomic.Uint64
 	done      chan struct{}
 	started   time.Time
 	exited    time.Time
@@ -138,6 +141,7 @@ func StartJob(o JobOptions) (*Job, error) {
 	if o.Warn == nil {
 		o.Warn = func(string) {}
 	}
+	surviveBrokenOutput()
 	path, err := resolve(o.Args[0])
 	if err != nil {
 		return nil, err
@@ -209,21 +213,21 @@ func (j *Job) setupOutput() error {
 				j.cmd.Stderr = tty
 				return nil
 			}
-			return j.pipe(&j.cmd.Stderr, j.errW(), o.OutStderr)
+			return j.pipe("stderr", &j.cmd.Stderr, j.errW(), o.OutStderr)
 		}
 		o.Warn("no pseudo-terminal for the job (" + err.Error() + "): its output goes through a pipe")
 	}
 	if sameFile(o.Stdout, o.Stderr) {
-		if err := j.pipe(&j.cmd.Stdout, j.outW(), o.OutStdout); err != nil {
+		if err := j.pipe("stdout and stderr", &j.cmd.Stdout, j.outW(), o.OutStdout); err != nil {
 			return err
 		}
 		j.cmd.Stderr = j.cmd.Stdout
 		return nil
 	}
-	if err := j.pipe(&j.cmd.Stdout, j.outW(), o.OutStdout); err != nil {
+	if err := j.pipe("stdout", &j.cmd.Stdout, j.outW(), o.OutStdout); err != nil {
 		return err
 	}
-	return j.pipe(&j.cmd.Stderr, j.errW(), o.OutStderr)
+	return j.pipe("stderr", &j.cmd.Stderr, j.errW(), o.OutStderr)
 }
 
 func (j *Job) outW() io.Writer {
@@ -240,7 +244,7 @@ func (j *Job) errW() io.Writer {
 	return j.opts.Stderr
 }
 
-func (j *Job) pipe(child *io.Writer, dst io.Writer, tap io.Writer) error {
+func (j *Job) pipe(name string, child *io.Writer, dst io.Writer, tap io.Writer) error {
 	r, w, err := newPipe()
 	if err != nil {
 		return err
@@ -250,18 +254,22 @@ func (j *Job) pipe(child *io.Writer, dst io.Writer, tap io.Writer) error {
 	j.readers = append(j.readers, r)
 	st := j.newStream(r, tap)
 	j.copies.Add(1)
-	go j.copy(r, dst, tap, st, false)
+	go j.copy(name, r, dst, tap, st, false)
 	return nil
 }
 
-// copy forwards the job's output from r to dst, then to tap. If dst fails
-// (jobtrace's own stdout was closed), the read end is closed too, so the
-// job sees the same broken pipe it would have seen without jobtrace.
+// copy forwards the job's output stream name from r to dst, then to tap.
+// When the reader of dst has gone away (a closed pipe or socket, a terminal
+// that hung up), r is closed too, so the job sees the same broken pipe or
+// hang-up on its next write that it would have seen without jobtrace. Any
+// other failure to write (a full disk, /dev/full) drops that chunk, counted
+// in OutputLost, and the next chunks are tried again, as each of the job's
+// own writes would have been.
 //
 // The tap (the marker scanner) runs in a goroutine of its own, a few chunks
 // behind, so scanning overlaps with copying instead of adding to it; when it
 // falls further behind, reading waits for it, which bounds the memory held.
-func (j *Job) copy(r *os.File, dst io.Writer, tap io.Writer, st *stream, isPTY bool) {
+func (j *Job) copy(name string, r *os.File, dst io.Writer, tap io.Writer, st *stream, isPTY bool) {
 	defer j.copies.Done()
 	free := make(chan []byte, tapBuffers)
 	for range tapBuffers {
@@ -292,7 +300,7 @@ func (j *Job) copy(r *os.File, dst io.Writer, tap io.Writer, st *stream, isPTY b
 		}
 		<-tapDone
 	}()
-	dstOK := true
+	failing := false // the last write to dst failed (and was warned about)
 	for {
 		buf := <-free
 		n, err := r.Read(buf)
@@ -305,15 +313,29 @@ func (j *Job) copy(r *os.File, dst io.Writer, tap io.Writer, st *stream, isPTY b
 		}
 		if n > 0 {
 			chunk := buf[:n]
-			if dstOK {
-				if _, werr := dst.Write(chunk); werr != nil {
-					dstOK = false
-					if !isPTY {
-						r.Close()
+			if w, werr := writeOut(dst, chunk); werr != nil {
+				if readerGone(werr, isPTY) {
+					// The job gets the broken pipe (or, on a
+					// terminal, the hang-up) on its next write,
+					// as it would have without jobtrace.
+					j.opts.Warn(fmt.Sprintf("writing the job's %s: %v: the job's %s is closed, as it would be without jobtrace",
+						name, errText(werr), name))
+					r.Close()
+					if work != nil {
+						work <- chunk
+					} else {
 						free <- buf
-						return
 					}
+					return
 				}
+				j.lostBytes.Add(uint64(n - w))
+				if !failing {
+					j.opts.Warn(fmt.Sprintf("writing the job's %s: %v: its output is dropped until writes succeed again (counted)",
+						name, errText(werr)))
+				}
+				failing = true
+			} else {
+				failing = false
 			}
 			if work != nil {
 				work <- chunk
@@ -425,6 +447,11 @@ func exitCode(ps *os.ProcessState, err error) int {
 	}
 	return ps.ExitCode()
 }
+
+// OutputLost is how many bytes of the job's output could not be written
+// to jobtrace's stdout or stderr for another reason than a reader that went
+// away (a full disk, an I/O error), and were dropped.
+func (j *Job) OutputLost() uint64 { return j.lostBytes.Load() }
 
 // Pid is the job's process id.
 func (j *Job) Pid() int { return j.cmd.Process.Pid }

@@ -5,6 +5,7 @@ package agent
 import (
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 
 	"github.com/creack/pty"
@@ -14,6 +15,22 @@ import (
 // ForwardedSignals are the signals jobtrace passes on to the job's process
 // group.
 var ForwardedSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+
+// surviveBrokenOutput keeps jobtrace alive when the reader of its stdout or
+// stderr goes away. By default the Go runtime kills a program whose write
+// to fd 1 or 2 fails with EPIPE by raising SIGPIPE, as a C program would
+// die: jobtrace would die with the job's output in flight, its artifacts
+// unwritten and its private directory left behind. Once SIGPIPE is
+// notified, those writes return EPIPE instead, which jobtrace handles (the
+// job is given the broken pipe). Notify rather than Ignore: an ignored
+// signal would be ignored in the job too, whose own writes must get SIGPIPE
+// as they would have without jobtrace. The notification is never stopped:
+// jobtrace's last messages, written after the job, need it as well.
+func surviveBrokenOutput() {
+	sigpipeOnce.Do(func() { signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE) })
+}
+
+var sigpipeOnce sync.Once
 
 type platformJob struct {
 	ptm   *os.File
@@ -41,8 +58,12 @@ func (j *Job) openPTY() (*os.File, error) {
 	j.closers = append(j.closers, pts)
 	j.readers = append(j.readers, ptm)
 	st := j.newStream(ptm, j.opts.OutStdout)
+	name := "stdout"
+	if isTerminal(j.opts.Stderr) {
+		name = "stdout and stderr"
+	}
 	j.copies.Add(1)
-	go j.copy(ptm, j.outW(), j.opts.OutStdout, st, true)
+	go j.copy(name, ptm, j.outW(), j.opts.OutStdout, st, true)
 	return pts, nil
 }
 

@@ -11,6 +11,10 @@ import (
 // ForwardedSignals are the signals jobtrace passes on to the job.
 var ForwardedSignals = []os.Signal{os.Interrupt}
 
+// surviveBrokenOutput has nothing to do on windows, which has no SIGPIPE:
+// a write to a closed pipe returns an error.
+func surviveBrokenOutput() {}
+
 type platformJob struct{}
 
 func (platformJob) close() {}

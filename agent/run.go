@@ -91,6 +91,7 @@ func Run(o Options) int {
 	if o.Parent == nil {
 		o.Parent = context.Background()
 	}
+	surviveBrokenOutput()
 	stdoutGate := newGate(o.Stdout)
 	stderrGate := stdoutGate
 	if !sameFile(o.Stdout, o.Stderr) {
@@ -252,7 +253,11 @@ func Run(o Options) int {
 		semconv.CICDPipelineTaskRunResultKey.String(result),
 		semconv.ProcessExitCode(code),
 	)
-	root.SetAttributes(srcs.statsAttrs(outScan, errScan, tracker, log)...)
+	var lost uint64
+	if job != nil {
+		lost = job.OutputLost()
+	}
+	root.SetAttributes(srcs.statsAttrs(outScan, errScan, tracker, lost, log)...)
 	if result != "success" {
 		desc := fmt.Sprintf("job exited with code %d", code)
 		if jobErr != nil {
@@ -406,7 +411,7 @@ func (s *sources) stop() {
 
 // statsAttrs reports on the job span what the sources dropped at a bound,
 // and warns about it.
-func (s *sources) statsAttrs(out, errs *scan.Scanner, t *spans.Tracker, log *Logger) []attribute.KeyValue {
+func (s *sources) statsAttrs(out, errs *scan.Scanner, t *spans.Tracker, lostOutput uint64, log *Logger) []attribute.KeyValue {
 	long := out.Stats().LongLines + errs.Stats().LongLines
 	attrs := []attribute.KeyValue{}
 	add := func(key string, n uint64, what string) {
@@ -416,6 +421,7 @@ func (s *sources) statsAttrs(out, errs *scan.Scanner, t *spans.Tracker, log *Log
 		attrs = append(attrs, attribute.Int64(key, int64(n)))
 		log.Printf("%d %s", n, what)
 	}
+	add("jobtrace.dropped.output_bytes", lostOutput, "bytes of the job's output could not be written to jobtrace's stdout or stderr and were dropped")
 	add("jobtrace.dropped.long_lines", long, "output lines were longer than max_line_bytes and were not scanned for markers")
 	if s.server != nil {
 		st := s.server.Stats()

@@ -1,0 +1,161 @@
+//go:build unix
+
+package agent
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/creack/pty"
+)
+
+// flakyWriter fails its first write with ENOSPC, as a full disk would, and
+// takes every later one.
+type flakyWriter struct {
+	mu     sync.Mutex
+	writes int
+	got    strings.Builder
+	first  chan struct{}
+}
+
+func (w *flakyWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.writes++
+	if w.writes == 1 {
+		close(w.first)
+		return 0, &os.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.ENOSPC}
+	}
+	return w.got.Write(p)
+}
+
+func TestFullDiskDropsOutputButNotTheJob(t *testing.T) {
+	out, errf := files(t)
+	dir := t.TempDir()
+	goOn := filepath.Join(dir, "go-on")
+	w := &flakyWriter{first: make(chan struct{})}
+	var warned []string
+	j, err := StartJob(JobOptions{
+		Args:   []string{"sh", "-c", `echo one; while [ ! -e "$1" ]; do sleep 0.01; done; echo two`, "sh", goOn},
+		Stdout: out, Stderr: errf, WriteStdout: w,
+		Warn: func(s string) { warned = append(warned, s) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-w.first
+	os.WriteFile(goOn, nil, 0o600)
+	if code := j.Wait(); code != 0 {
+		t.Errorf("exit code %d, want 0: the job must not see the destination's failure", code)
+	}
+	if got := w.got.String(); got != "two\n" {
+		t.Errorf("written after the failure: %q, want %q", got, "two\n")
+	}
+	if j.OutputLost() != 4 {
+		t.Errorf("OutputLost = %d, want 4", j.OutputLost())
+	}
+	if len(warned) != 1 || !strings.Contains(warned[0], "no space left on device") {
+		t.Errorf("warnings %q, want one about the full disk", warned)
+	}
+}
+
+func TestNonBlockingStdoutLosesNothing(t *testing.T) {
+	var fds [2]int
+	if err := syscall.Pipe(fds[:]); err != nil {
+		t.Fatal(err)
+	}
+	r := os.NewFile(uintptr(fds[0]), "r")
+	w := os.NewFile(uintptr(fds[1]), "w") // blocking now: Go does not poll it
+	defer r.Close()
+	_, errf := files(t)
+	dir := t.TempDir()
+	started, goOn := filepath.Join(dir, "started"), filepath.Join(dir, "go-on")
+	const size = 3 << 20
+	j, err := StartJob(JobOptions{
+		Args: []string{"sh", "-c", `touch "$1"; while [ ! -e "$2" ]; do sleep 0.01; done; head -c ` +
+			"3145728" + ` /dev/zero`, "sh", started, goOn},
+		Stdout: w, Stderr: errf,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { _, err := os.Stat(started); return err == nil })
+	// Another process sharing the file makes it non-blocking, as Node.js
+	// does to its standard files.
+	if err := syscall.SetNonblock(fds[1], true); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(goOn, nil, 0o600)
+	n := make(chan int64, 1)
+	go func() {
+		var total int64
+		buf := make([]byte, 4096)
+		for {
+			k, err := r.Read(buf)
+			total += int64(k)
+			if err != nil {
+				n <- total
+				return
+			}
+		}
+	}()
+	code := j.Wait()
+	w.Close()
+	if got := <-n; got != size || code != 0 {
+		t.Errorf("%d bytes passed through, exit code %d; want %d, 0", got, code, size)
+	}
+}
+
+func TestHungUpTerminalIsHungUpForTheJob(t *testing.T) {
+	ptm, pts, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminal here: %v", err)
+	}
+	defer pts.Close()
+	_, errf := files(t)
+	dir := t.TempDir()
+	started, goOn := filepath.Join(dir, "started"), filepath.Join(dir, "go-on")
+	// The job writes until a write fails; with a terminal that stays up it
+	// would end with 0 after its 200,000 lines.
+	script := `trap '' HUP; touch "$1"; while [ ! -e "$2" ]; do sleep 0.01; done
+i=0; while [ $i -lt 200000 ]; do echo line 2>/dev/null || { echo write-failed >&2; exit 7; }; i=$((i+1)); done; exit 0`
+	j, err := StartJob(JobOptions{Args: []string{"sh", "-c", script, "sh", started, goOn}, Stdout: pts, Stderr: errf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { _, err := os.Stat(started); return err == nil })
+	ptm.Close() // jobtrace's terminal hangs up
+	os.WriteFile(goOn, nil, 0o600)
+	code := j.Wait()
+	got, _ := os.ReadFile(errf.Name())
+	if code != 7 || !strings.Contains(string(got), "write-failed") {
+		t.Errorf("exit code %d, stderr %q; want 7 after a failed write", code, got)
+	}
+}
+
+func TestReaderGone(t *testing.T) {
+	wrap := func(e error) error { return &os.PathError{Op: "write", Path: "/dev/stdout", Err: e} }
+	cases := []struct {
+		err      error
+		terminal bool
+		want     bool
+	}{
+		{wrap(syscall.EPIPE), false, true},
+		{wrap(syscall.ECONNRESET), false, true},
+		{wrap(syscall.EIO), true, true},
+		{wrap(syscall.EIO), false, false},
+		{wrap(syscall.ENOSPC), false, false},
+		{wrap(syscall.ENOSPC), true, false},
+		{io.ErrShortWrite, false, false},
+	}
+	for _, c := range cases {
+		if got := readerGone(c.err, c.terminal); got != c.want {
+			t.Errorf("readerGone(%v, terminal %v) = %v", c.err, c.terminal, got)
+		}
+	}
+}
