@@ -15,6 +15,7 @@ import (
 	sdkresource "go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
+	"github.com/jobtrace/jobtrace/config"
 	"github.com/jobtrace/jobtrace/exporters/forward"
 	"github.com/jobtrace/jobtrace/exporters/otlp"
 	"github.com/jobtrace/jobtrace/exporters/spool"
@@ -29,8 +30,8 @@ const MetricExportInterval = 10 * time.Second
 // ExportSettings say where telemetry goes besides the local artifacts. A nil
 // Traces or Metrics means that signal is not exported.
 type ExportSettings struct {
-	Traces  *otlp.Settings
-	Metrics *otlp.Settings
+	Traces  *config.Endpoint
+	Metrics *config.Endpoint
 	// PrometheusListen, when set, is the address of an HTTP endpoint that
 	// serves the metrics for scraping at /metrics, besides OTLP.
 	PrometheusListen string
@@ -105,29 +106,32 @@ func NewPipeline(dir string, res *sdkresource.Resource, exp ExportSettings, warn
 		sdktrace.WithSpanProcessor(p.spoolProc),
 		sdktrace.WithSpanProcessor(p.summary),
 	}, opts...)...)
+	// The network side degrades to local artifacts only, never removes
+	// them: an exporter that cannot be built costs its signal, with one
+	// warning. (Settings are checked when they are loaded, so this is the
+	// exception.)
 	if exp.Traces != nil {
-		tc, err := otlp.NewTraceClient(*exp.Traces)
+		tc, err := otlp.NewTraceClient(exp.Traces)
 		if err != nil {
-			return nil, fmt.Errorf("OTLP traces: %w", err)
+			warn(fmt.Sprintf("OTLP traces to %s: %v: spans are only written to %s", exp.Traces, err, spool.TracesFile))
+		} else {
+			p.endpoint = exp.Traces.String()
+			p.fwd = forward.New(p.spoolPath, tc, forward.Options{Timeout: exp.Traces.Timeout, Warn: warn})
+			client.OnAppend(func(int64, int) { p.fwd.Notify() })
+			ctx, cancel := context.WithCancel(context.Background())
+			p.fwdCancel = cancel
+			p.fwdDone = make(chan struct{})
+			go func() { defer close(p.fwdDone); p.fwd.Run(ctx) }()
 		}
-		p.endpoint = exp.Traces.Endpoint
-		if p.endpoint == "" {
-			p.endpoint = exp.Traces.TracesEndpoint
-		}
-		p.fwd = forward.New(p.spoolPath, tc, forward.Options{Timeout: exp.Traces.Timeout, Warn: warn})
-		client.OnAppend(func(int64, int) { p.fwd.Notify() })
-		ctx, cancel := context.WithCancel(context.Background())
-		p.fwdCancel = cancel
-		p.fwdDone = make(chan struct{})
-		go func() { defer close(p.fwdDone); p.fwd.Run(ctx) }()
 	}
 	var readers []sdkmetric.Option
 	if exp.Metrics != nil {
-		me, err := otlp.NewMetricExporter(context.Background(), *exp.Metrics)
+		me, err := newMetricExporter(exp.Metrics)
 		if err != nil {
-			return nil, fmt.Errorf("OTLP metrics: %w", err)
+			warn(fmt.Sprintf("OTLP metrics to %s: %v: metrics are not exported", exp.Metrics, err))
+		} else {
+			readers = append(readers, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(me, sdkmetric.WithInterval(MetricExportInterval))))
 		}
-		readers = append(readers, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(me, sdkmetric.WithInterval(MetricExportInterval))))
 	}
 	if exp.PrometheusListen != "" {
 		// A second reader on the same provider, so that pushing and
@@ -148,6 +152,12 @@ func NewPipeline(dir string, res *sdkresource.Resource, exp ExportSettings, warn
 		p.Meter = noop.NewMeterProvider().Meter("jobtrace")
 	}
 	return p, nil
+}
+
+// newMetricExporter builds the OTLP metric exporter; a variable so that
+// tests can make it fail.
+var newMetricExporter = func(e *config.Endpoint) (sdkmetric.Exporter, error) {
+	return otlp.NewMetricExporter(context.Background(), e)
 }
 
 // PrometheusAddr is the address the Prometheus endpoint listens on, with

@@ -3,7 +3,6 @@ package config
 import (
 	"errors"
 	"fmt"
-	"net/url"
 	"regexp"
 	"strings"
 	"sync"
@@ -79,12 +78,17 @@ type Config struct {
 
 	// origins says where each key's value came from; see Source.
 	origins map[string]origin
+	// tracesOff and metricsOff are OTEL_TRACES_EXPORTER=none and
+	// OTEL_METRICS_EXPORTER=none.
+	tracesOff, metricsOff bool
+	// export is the resolved OTLP export; see Export.
+	export Export
 }
 
 // OTLP mirrors the OTEL_EXPORTER_OTLP_* variables. The settings apply to
 // traces and metrics; Traces and Metrics hold the values of the
-// signal-specific variables, which win for their signal. Use ForTraces and
-// ForMetrics to get the settings in effect for one signal.
+// signal-specific variables, which win for their signal. Load resolves
+// them into the Export that the exporters are built from (see Export).
 type OTLP struct {
 	// Endpoint is the base endpoint for all signals. With http/protobuf the
 	// signal's path (/v1/traces, /v1/metrics) is appended to it.
@@ -212,9 +216,8 @@ func Default() Config {
 				// The OTel specification says the default transport SHOULD
 				// be http/protobuf; it also crosses HTTP proxies and load
 				// balancers that gRPC does not.
-				Protocol: ProtocolHTTPProtobuf,
-				// The specification's default for OTEL_EXPORTER_OTLP_TIMEOUT.
-				Timeout:     10 * time.Second,
+				Protocol:    ProtocolHTTPProtobuf,
+				Timeout:     DefaultOTLPTimeout,
 				Compression: CompressionNone,
 			},
 		},
@@ -231,80 +234,6 @@ func Default() Config {
 			MaxSocketConns:  256,
 		},
 	}
-}
-
-// Signal is the OTLP configuration in effect for one signal.
-type Signal struct {
-	// Endpoint is a URL (http/protobuf: including the signal's path) or,
-	// for gRPC, possibly a bare host:port.
-	Endpoint          string
-	Protocol          string
-	Headers           map[string]string
-	Insecure          bool
-	Certificate       string
-	ClientKey         string
-	ClientCertificate string
-	Timeout           time.Duration
-	Compression       string
-}
-
-// ForTraces returns the settings for exporting traces.
-func (o OTLP) ForTraces() Signal { return o.forSignal(o.TracesEndpoint, o.Traces, "/v1/traces") }
-
-// ForMetrics returns the settings for exporting metrics.
-func (o OTLP) ForMetrics() Signal { return o.forSignal(o.MetricsEndpoint, o.Metrics, "/v1/metrics") }
-
-// forSignal resolves the endpoint as the OTLP exporter specification says:
-// a signal endpoint is used as it is; the general one gets the signal's path
-// appended with http/protobuf; without either, the local collector's
-// default port for the protocol.
-func (o OTLP) forSignal(endpoint string, ov OTLPOverrides, path string) Signal {
-	s := Signal{
-		Protocol:          firstNonEmpty(ov.Protocol, o.Protocol),
-		Headers:           o.Headers,
-		Insecure:          o.Insecure,
-		Certificate:       firstNonEmpty(ov.Certificate, o.Certificate),
-		ClientKey:         firstNonEmpty(ov.ClientKey, o.ClientKey),
-		ClientCertificate: firstNonEmpty(ov.ClientCertificate, o.ClientCertificate),
-		Timeout:           o.Timeout,
-		Compression:       firstNonEmpty(ov.Compression, o.Compression),
-	}
-	if ov.Headers != nil {
-		s.Headers = ov.Headers
-	}
-	if ov.Insecure != nil {
-		s.Insecure = *ov.Insecure
-	}
-	if ov.Timeout != 0 {
-		s.Timeout = ov.Timeout
-	}
-	http := s.Protocol == ProtocolHTTPProtobuf
-	switch {
-	case endpoint != "":
-		s.Endpoint = endpoint
-	case o.Endpoint != "" && http:
-		s.Endpoint = strings.TrimRight(o.Endpoint, "/") + path
-	case o.Endpoint != "":
-		s.Endpoint = o.Endpoint
-	case http:
-		s.Endpoint = "http://localhost:4318" + path
-	default:
-		s.Endpoint = "http://localhost:4317"
-	}
-	switch {
-	case strings.HasPrefix(s.Endpoint, "http://"):
-		s.Insecure = true
-	case strings.HasPrefix(s.Endpoint, "https://"):
-		s.Insecure = false
-	}
-	return s
-}
-
-func firstNonEmpty(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // Source says where the value of key (a dotted YAML key such as "out" or
@@ -418,98 +347,6 @@ func (c Config) validate() *fieldError {
 		}
 	}
 	return nil
-}
-
-func validateOTLP(o OTLP) *fieldError {
-	if err := validateSettings("otlp.", o.Protocol, o.Compression, o.Headers, o.Timeout, true); err != nil {
-		return err
-	}
-	for _, sig := range []struct {
-		name string
-		ov   OTLPOverrides
-	}{{"traces", o.Traces}, {"metrics", o.Metrics}} {
-		ov := sig.ov
-		if err := validateSettings("otlp."+sig.name+".", ov.Protocol, ov.Compression, ov.Headers, ov.Timeout, false); err != nil {
-			return err
-		}
-	}
-	for _, e := range []struct {
-		key, v, protocol string
-	}{
-		{"otlp.endpoint", o.Endpoint, o.Protocol},
-		{"otlp.traces_endpoint", o.TracesEndpoint, firstNonEmpty(o.Traces.Protocol, o.Protocol)},
-		{"otlp.metrics_endpoint", o.MetricsEndpoint, firstNonEmpty(o.Metrics.Protocol, o.Protocol)},
-	} {
-		if e.v == "" {
-			continue
-		}
-		if err := validateEndpoint(e.v, e.protocol); err != "" {
-			return bad(e.key, "%q %s", e.v, err)
-		}
-	}
-	return nil
-}
-
-func validateSettings(prefix, protocol, compression string, headers map[string]string, timeout time.Duration, required bool) *fieldError {
-	if (required || protocol != "") && protocol != ProtocolGRPC && protocol != ProtocolHTTPProtobuf {
-		return bad(prefix+"protocol", "%q is not a supported protocol (grpc or http/protobuf)", protocol)
-	}
-	if (required || compression != "") && compression != CompressionGzip && compression != CompressionNone {
-		return bad(prefix+"compression", "%q is not a supported compression (gzip or none)", compression)
-	}
-	if timeout < 0 || (required && timeout == 0) {
-		return bad(prefix+"timeout", "must be positive, not %v", timeout)
-	}
-	for _, k := range sortedKeys(headers) {
-		if !isHeaderName(k) {
-			fe := bad(prefix+"headers", "key %q is not an HTTP header name", k)
-			fe.at = prefix + "headers[" + k + "]"
-			return fe
-		}
-	}
-	return nil
-}
-
-// validateEndpoint returns why endpoint cannot be used with protocol, or "".
-// gRPC takes a URL or a bare host:port; OTLP/HTTP needs an http(s) URL.
-func validateEndpoint(endpoint, protocol string) string {
-	if !strings.Contains(endpoint, "://") {
-		if protocol == ProtocolHTTPProtobuf {
-			return "is not an http:// or https:// URL, as http/protobuf needs"
-		}
-		if strings.ContainsAny(endpoint, " /") {
-			return "is neither a URL nor host:port"
-		}
-		return ""
-	}
-	u, err := url.Parse(endpoint)
-	if err != nil {
-		return "is not a URL"
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return fmt.Sprintf("has scheme %q, not http or https", u.Scheme)
-	}
-	if u.Host == "" {
-		return "has no host"
-	}
-	return ""
-}
-
-// isHeaderName reports whether s is an RFC 9110 token.
-func isHeaderName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // regexpReason is the part of a regexp error after its "error parsing

@@ -56,6 +56,15 @@ func applyOTELEnv(getenv func(string) string, c *Config) error {
 		set("OTEL_SDK_DISABLED", "sdk_disabled", b)
 	}
 
+	// jobtrace's only exporter is OTLP; "none" turns a signal off (a trace
+	// backend such as Jaeger takes no metrics).
+	if strings.EqualFold(strings.TrimSpace(getenv("OTEL_TRACES_EXPORTER")), "none") {
+		c.tracesOff = true
+	}
+	if strings.EqualFold(strings.TrimSpace(getenv("OTEL_METRICS_EXPORTER")), "none") {
+		c.metricsOff = true
+	}
+
 	const prefix = "OTEL_EXPORTER_OTLP_"
 	if v := getenv(prefix + "ENDPOINT"); v != "" {
 		c.setOTLPGeneral("endpoint", v, "env", prefix+"ENDPOINT")

@@ -50,10 +50,10 @@ func TestPercentDecodingThroughLoad(t *testing.T) {
 	if !maps.Equal(c.OTLP.Headers, wantHeaders) {
 		t.Errorf("headers %v, want %v", c.OTLP.Headers, wantHeaders)
 	}
-	if got := c.OTLP.ForTraces().Headers; !maps.Equal(got, map[string]string{"X-Trace": "é"}) {
+	if got := traceHeaders(c.OTLP); !maps.Equal(got, map[string]string{"X-Trace": "é"}) {
 		t.Errorf("traces headers %v", got)
 	}
-	if got := c.OTLP.ForMetrics().Headers; !maps.Equal(got, wantHeaders) {
+	if got := metricHeaders(c.OTLP); !maps.Equal(got, wantHeaders) {
 		t.Errorf("metrics headers %v, want the general ones", got)
 	}
 }
@@ -102,4 +102,22 @@ func TestParseMillis(t *testing.T) {
 			t.Errorf("parseMillis(%q) gave no error", in)
 		}
 	}
+}
+
+func traceHeaders(o OTLP) map[string]string {
+	o.Endpoint = "http://c:4318"
+	exp, err := ResolveOTLP(o)
+	if err != nil {
+		panic(err)
+	}
+	return exp.Traces.Headers
+}
+
+func metricHeaders(o OTLP) map[string]string {
+	o.Endpoint = "http://c:4318"
+	exp, err := ResolveOTLP(o)
+	if err != nil {
+		panic(err)
+	}
+	return exp.Metrics.Headers
 }

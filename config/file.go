@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -15,11 +14,18 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/jobtrace/jobtrace/internal/regularfile"
 )
+
+// MaxFileBytes bounds the configuration file. A real one is a few
+// kilobytes; a path to /dev/zero or a FIFO by mistake is refused at once
+// rather than read until memory runs out or a writer appears.
+const MaxFileBytes = 1 << 20
 
 // readFile applies the configuration file at path on top of c.
 func readFile(path string, c *Config) error {
-	data, err := os.ReadFile(path)
+	data, err := regularfile.Read(path, MaxFileBytes)
 	if err != nil {
 		return fileError(path, err)
 	}

@@ -23,9 +23,10 @@ const DefaultFile = "jobtrace.yaml"
 //  5. the flags in fl that were set on the command line.
 //
 // getenv is usually os.Getenv (nil means os.Getenv); an empty value counts as
-// unset. fl may be nil. The result is validated; the error, which wraps
-// ErrConfig, is one line naming the file and line, variable or flag that
-// holds the bad value.
+// unset. fl may be nil. The result is validated and its OTLP export
+// resolved (TLS files read, see Export); the error, which wraps ErrConfig,
+// is one line naming the file and line, variable or flag that holds the bad
+// value.
 func Load(getenv func(string) string, fl *Flags) (Config, error) {
 	if getenv == nil {
 		getenv = os.Getenv
@@ -66,6 +67,9 @@ func Load(getenv func(string) string, fl *Flags) (Config, error) {
 		}
 	}
 	if fe := c.validate(); fe != nil {
+		return Config{}, c.locate(fe)
+	}
+	if fe := c.resolveExport(); fe != nil {
 		return Config{}, c.locate(fe)
 	}
 	return c, nil

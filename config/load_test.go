@@ -125,9 +125,7 @@ func TestSignalPrecedence(t *testing.T) {
 		wantHeaders  string // traces header "a"
 	}{
 		{
-			name:        "defaults",
-			wantTraces:  "http://localhost:4318/v1/traces",
-			wantMetrics: "http://localhost:4318/v1/metrics", wantProtocol: "http/protobuf",
+			name: "no endpoint: nothing exported",
 		},
 		{
 			name:        "general endpoint gets the signal path",
@@ -161,10 +159,10 @@ func TestSignalPrecedence(t *testing.T) {
 		},
 		{
 			name: "file specific stays when env sets nothing",
-			file: "otlp:\n  traces_endpoint: http://file/v1/traces\n  traces:\n    protocol: grpc\n    headers:\n      a: file\n",
+			file: "otlp:\n  traces_endpoint: http://file:4317\n  traces:\n    protocol: grpc\n    headers:\n      a: file\n",
 			env:  env{"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT": "http://m/v1/metrics"},
-			// grpc for traces: the endpoint is used as it is
-			wantTraces:  "http://file/v1/traces",
+			// grpc for traces: host and port
+			wantTraces:  "http://file:4317",
 			wantMetrics: "http://m/v1/metrics", wantProtocol: "grpc", wantHeaders: "file",
 		},
 		{
@@ -175,19 +173,22 @@ func TestSignalPrecedence(t *testing.T) {
 				"OTEL_EXPORTER_OTLP_TRACES_HEADERS":  "a=traces",
 			},
 			args:        []string{"--endpoint", "c:4317", "--protocol", "grpc", "--header", "a=flag"},
-			wantTraces:  "c:4317",
-			wantMetrics: "c:4317", wantProtocol: "grpc", wantHeaders: "flag",
+			wantTraces:  "https://c:4317",
+			wantMetrics: "https://c:4317", wantProtocol: "grpc", wantHeaders: "flag",
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := mustLoad(t, tt.file, tt.env, tt.args...)
-			tr, mr := c.OTLP.ForTraces(), c.OTLP.ForMetrics()
-			if tr.Endpoint != tt.wantTraces {
-				t.Errorf("traces endpoint %q, want %q", tr.Endpoint, tt.wantTraces)
+			tr, mr := c.Export().Traces, c.Export().Metrics
+			if got := endpointURL(tr); got != tt.wantTraces {
+				t.Errorf("traces endpoint %q, want %q", got, tt.wantTraces)
 			}
-			if mr.Endpoint != tt.wantMetrics {
-				t.Errorf("metrics endpoint %q, want %q", mr.Endpoint, tt.wantMetrics)
+			if got := endpointURL(mr); got != tt.wantMetrics {
+				t.Errorf("metrics endpoint %q, want %q", got, tt.wantMetrics)
+			}
+			if tr == nil {
+				return
 			}
 			if tr.Protocol != tt.wantProtocol {
 				t.Errorf("traces protocol %q, want %q", tr.Protocol, tt.wantProtocol)
@@ -199,7 +200,14 @@ func TestSignalPrecedence(t *testing.T) {
 	}
 }
 
-func TestForTracesInsecureAndTimeouts(t *testing.T) {
+func endpointURL(e *Endpoint) string {
+	if e == nil {
+		return ""
+	}
+	return e.URL.String()
+}
+
+func TestExportInsecureAndTimeouts(t *testing.T) {
 	c := mustLoad(t, "", map[string]string{
 		"OTEL_EXPORTER_OTLP_ENDPOINT":         "collector:4317",
 		"OTEL_EXPORTER_OTLP_PROTOCOL":         "grpc",
@@ -209,24 +217,25 @@ func TestForTracesInsecureAndTimeouts(t *testing.T) {
 		"OTEL_EXPORTER_OTLP_TRACES_TIMEOUT":   "250",
 		"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT":  "https://secure:4317",
 	})
-	tr, mr := c.OTLP.ForTraces(), c.OTLP.ForMetrics()
-	if tr.Insecure {
+	tr, mr := c.Export().Traces, c.Export().Metrics
+	if tr.Insecure || tr.TLS == nil {
 		t.Error("traces to https:// are insecure")
 	}
-	if mr.Insecure {
-		t.Error("metrics: OTEL_EXPORTER_OTLP_METRICS_INSECURE=false ignored")
+	if mr.Insecure || mr.TLS == nil || mr.URL.String() != "https://collector:4317" {
+		t.Errorf("metrics: OTEL_EXPORTER_OTLP_METRICS_INSECURE=false ignored: %v", mr.URL)
 	}
 	if tr.Timeout != 250*time.Millisecond || mr.Timeout != 2*time.Second {
 		t.Errorf("timeouts %v, %v; want 250ms, 2s", tr.Timeout, mr.Timeout)
 	}
-	c.OTLP.Metrics.Insecure = nil
-	if !c.OTLP.ForMetrics().Insecure {
-		t.Error("metrics to a bare host:port do not take the general insecure")
+	o := c.OTLP
+	o.Metrics.Insecure = nil
+	if exp, err := ResolveOTLP(o); err != nil || !exp.Metrics.Insecure || exp.Metrics.TLS != nil || exp.Metrics.URL.String() != "http://collector:4317" {
+		t.Errorf("metrics to a bare host:port do not take the general insecure: %+v, %v", exp.Metrics, err)
 	}
-	c.OTLP.MetricsEndpoint = "http://plain:4317"
-	c.OTLP.Insecure = false
-	if !c.OTLP.ForMetrics().Insecure {
-		t.Error("an http:// endpoint is not insecure")
+	o.MetricsEndpoint = "http://plain:4317"
+	o.Insecure = false
+	if exp, err := ResolveOTLP(o); err != nil || !exp.Metrics.Insecure {
+		t.Errorf("an http:// endpoint is not insecure: %v", err)
 	}
 }
 
@@ -287,7 +296,7 @@ func TestConfigFile(t *testing.T) {
 	}
 	t.Run("a directory", func(t *testing.T) {
 		_, err := load(t, "", map[string]string{"JOBTRACE_CONFIG": dir})
-		if want := "config file " + dir + ": is a directory"; err == nil || err.Error() != want {
+		if want := "config file " + dir + ": not a regular file (a directory)"; err == nil || err.Error() != want {
 			t.Errorf("err = %v, want %s", err, want)
 		}
 	})
@@ -436,7 +445,7 @@ func TestExampleFile(t *testing.T) {
 	if p := c.Markers.Patterns[1]; p.Event != p.Regex || p.Counter != "" {
 		t.Errorf("the event of a pattern without one is %q, want its regex %q", p.Event, p.Regex)
 	}
-	if tr := c.OTLP.ForTraces(); tr.Headers["X-Scope-OrgID"] != "builds" || tr.Timeout != 5*time.Second {
+	if tr := c.Export().Traces; tr.Headers["X-Scope-OrgID"] != "builds" || tr.Timeout != 5*time.Second {
 		t.Errorf("traces: %+v", tr)
 	}
 	if got := c.Source("otlp.endpoint"); got != "file" {
@@ -447,5 +456,29 @@ func TestExampleFile(t *testing.T) {
 	}
 	if got := c.Source("no.such.key"); got != "" {
 		t.Errorf("Source(no.such.key) = %q", got)
+	}
+}
+
+// A configuration file that is not a regular file, or is too large, is
+// refused at once: /dev/zero would be read until memory runs out, a FIFO
+// would block before the job starts.
+func TestConfigFileNotRegular(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.yaml")
+	if err := os.WriteFile(big, []byte("# "+strings.Repeat("x", MaxFileBytes)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]string{big: "file too large"}
+	if fifo, ok := makeFIFO(dir); ok {
+		cases[fifo] = "not a regular file (a FIFO)"
+	}
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		cases["/dev/zero"] = "not a regular file (a character device)"
+	}
+	for path, want := range cases {
+		_, err := load(t, "", map[string]string{"JOBTRACE_CONFIG": path})
+		if err == nil || !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "config file "+path+": "+want) {
+			t.Errorf("%s: err = %v, want %q", path, err, want)
+		}
 	}
 }

@@ -4,20 +4,16 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"net/url"
 	"regexp"
-	"strings"
 	"sync"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/jobtrace/jobtrace/internal/redact"
 )
 
 // Masked replaces secret values in WriteYAML's output.
 const Masked = "********"
-
-// maskedInURL replaces secrets inside URLs, where "*" would be escaped; it
-// is what net/url's Redacted uses.
-const maskedInURL = "xxxxx"
 
 // secretKey matches the names of keys whose values are likely secrets.
 // Masking too much is harmless in a printout; too little is not.
@@ -27,8 +23,8 @@ var secretKey = sync.OnceValue(func() *regexp.Regexp {
 
 // WriteYAML prints the configuration as YAML that Load accepts, for
 // `jobtrace config`. Secrets are masked: every header value, the value of
-// any key that looks secret, and the user info and secret-looking query
-// parameters of endpoint URLs. A value that is not the default carries a
+// any key that looks secret, and the user info and query values of
+// endpoint URLs. A value that is not the default carries a
 // comment saying where it came from.
 func (c Config) WriteYAML(w io.Writer) error {
 	m := c.masked()
@@ -75,30 +71,9 @@ func maskMap(in map[string]string, all bool) map[string]string {
 	return out
 }
 
-// maskURL masks the user info of an endpoint URL, which may hold a
-// password or token, and query parameters with secret-looking names.
-func maskURL(s string) string {
-	if !strings.Contains(s, "://") {
-		return s
-	}
-	u, err := url.Parse(s)
-	if err != nil {
-		return Masked // cannot tell which part is secret
-	}
-	if u.User != nil {
-		u.User = url.User(maskedInURL)
-	}
-	if u.RawQuery != "" {
-		q := u.Query()
-		for k := range q {
-			if secretKey().MatchString(k) {
-				q[k] = []string{maskedInURL}
-			}
-		}
-		u.RawQuery = q.Encode()
-	}
-	return u.String()
-}
+// maskURL masks the user info and the query values of an endpoint URL,
+// which may hold a password, a token or a key.
+func maskURL(s string) string { return redact.URL(s) }
 
 // annotate puts the origin of each value that did not come from the
 // defaults in a line comment next to its key.

@@ -37,7 +37,7 @@ otlp:
 		"Authorization: '" + Masked + "'",
 		"X-Harmless: '" + Masked + "'", // every header value, whatever its name
 		"x-api-key: '" + Masked + "'",
-		"tenant=ci",
+		"tenant=xxxxx", // every query value: which are secret cannot be told
 		"collector.example.com:4318",
 		"out: o # --out",
 		"# OTEL_EXPORTER_OTLP_TRACES_HEADERS",
@@ -89,9 +89,9 @@ func TestMaskURL(t *testing.T) {
 		"http://collector:4318":           "http://collector:4318",
 		"https://tok@collector":           "https://xxxxx@collector",
 		"https://u:p@collector/v1/traces": "https://xxxxx@collector/v1/traces",
-		"https://collector/?token=t&a=b":  "https://collector/?a=b&token=xxxxx",
+		"https://collector/?token=t&a=b":  "https://collector/?token=xxxxx&a=xxxxx",
 		"https://collector/?signature=x":  "https://collector/?signature=xxxxx",
-		"http://bad host:4318":            Masked,
+		"http://u:p@bad host:4318/?k=%zz": "http://xxxxx@bad host:4318/?k=xxxxx",
 	}
 	for in, want := range tests {
 		if got := maskURL(in); got != want {
@@ -100,10 +100,11 @@ func TestMaskURL(t *testing.T) {
 	}
 }
 
-// normalize drops what a YAML round trip cannot keep: origins, and the
-// difference between nil and empty maps and lists.
+// normalize drops what a YAML round trip cannot keep: origins, the resolved
+// export, and the difference between nil and empty maps and lists.
 func normalize(c Config) Config {
 	c.origins = nil
+	c.export = Export{} // resolved by Load, not printed
 	for _, m := range []*map[string]string{&c.ResourceAttributes, &c.OTLP.Headers, &c.OTLP.Traces.Headers, &c.OTLP.Metrics.Headers} {
 		if len(*m) == 0 {
 			*m = nil

@@ -51,12 +51,12 @@ func cmdReplay(args []string) error {
 	defer unlock()
 	log := agent.NewLogger(os.Stderr)
 	otlp.RouteErrors(log.Warn)
-	client, err := otlp.NewTraceClient(*exp.Traces)
+	client, err := otlp.NewTraceClient(exp.Traces)
 	if err != nil {
 		return err
 	}
 	res := forward.Replay(context.Background(), dir, client, *all)
-	log.Printf("sent %d spans to %s; %d pending", res.Sent, exp.Traces.TracesEndpoint, res.Pending)
+	log.Printf("sent %d spans to %s; %d pending", res.Sent, exp.Traces, res.Pending)
 	if res.Err != nil || res.Pending > 0 {
 		reason := ""
 		if res.Err != nil {

@@ -14,7 +14,6 @@ import (
 	"github.com/jobtrace/jobtrace/agent/cienv"
 	"github.com/jobtrace/jobtrace/agent/resource"
 	"github.com/jobtrace/jobtrace/config"
-	"github.com/jobtrace/jobtrace/exporters/otlp"
 	"github.com/jobtrace/jobtrace/spans"
 	"github.com/jobtrace/jobtrace/spans/scan"
 )
@@ -39,40 +38,11 @@ func loadSettings(fl *config.Flags) (settings, error) {
 }
 
 // exportSettings returns where telemetry goes: nowhere (local artifacts
-// only) unless an endpoint is configured and the SDK is not disabled.
+// only) unless an endpoint is configured and the SDK is not disabled. The
+// settings were resolved and checked by config.Load.
 func (s settings) exportSettings() agent.ExportSettings {
-	var e agent.ExportSettings
-	o := s.cfg.OTLP
-	if s.cfg.SDKDisabled {
-		return e
-	}
-	// OTEL_TRACES_EXPORTER and OTEL_METRICS_EXPORTER: jobtrace's only
-	// exporter is OTLP; "none" turns a signal off (a trace backend such as
-	// Jaeger takes no metrics).
-	if (o.Endpoint != "" || o.TracesEndpoint != "") && getenv("OTEL_TRACES_EXPORTER") != "none" {
-		t := toOTLP(o.ForTraces())
-		e.Traces = &t
-	}
-	if (o.Endpoint != "" || o.MetricsEndpoint != "") && getenv("OTEL_METRICS_EXPORTER") != "none" {
-		m := toOTLP(o.ForMetrics())
-		e.Metrics = &m
-	}
-	return e
-}
-
-func toOTLP(sig config.Signal) otlp.Settings {
-	return otlp.Settings{
-		TracesEndpoint:    sig.Endpoint,
-		MetricsEndpoint:   sig.Endpoint,
-		Protocol:          sig.Protocol,
-		Headers:           sig.Headers,
-		Insecure:          sig.Insecure,
-		Certificate:       sig.Certificate,
-		ClientCertificate: sig.ClientCertificate,
-		ClientKey:         sig.ClientKey,
-		Timeout:           sig.Timeout,
-		Compression:       sig.Compression,
-	}
+	e := s.cfg.Export()
+	return agent.ExportSettings{Traces: e.Traces, Metrics: e.Metrics}
 }
 
 func (s settings) resource() *sdkresource.Resource {

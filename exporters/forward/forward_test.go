@@ -15,6 +15,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.uber.org/goleak"
 
+	"github.com/jobtrace/jobtrace/config"
 	"github.com/jobtrace/jobtrace/exporters/otlp"
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/internal/otlptest"
@@ -83,7 +84,11 @@ type receiver interface {
 
 func client(t *testing.T, protocol, addr string, timeout time.Duration) otlptrace.Client {
 	t.Helper()
-	c, err := otlp.NewTraceClient(otlp.Settings{Endpoint: "http://" + addr, Protocol: protocol, Timeout: timeout})
+	exp, err := config.ResolveOTLP(config.OTLP{Endpoint: "http://" + addr, OTLPSettings: config.OTLPSettings{Protocol: protocol, Timeout: timeout}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := otlp.NewTraceClient(exp.Traces)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +96,7 @@ func client(t *testing.T, protocol, addr string, timeout time.Duration) otlptrac
 }
 
 func start(t *testing.T, protocol, addr string) (receiver, string) {
-	if protocol == otlp.ProtocolGRPC {
+	if protocol == config.ProtocolGRPC {
 		g := otlptest.StartGRPC(t, addr, nil)
 		return g, g.Addr
 	}
@@ -99,7 +104,7 @@ func start(t *testing.T, protocol, addr string) (receiver, string) {
 	return h, h.Addr
 }
 
-var protocols = []string{otlp.ProtocolGRPC, otlp.ProtocolHTTPProtobuf}
+var protocols = []string{config.ProtocolGRPC, config.ProtocolHTTPProtobuf}
 
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
@@ -371,14 +376,14 @@ func TestReplayCollectorDown(t *testing.T) {
 	addr := otlptest.Refused(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	r := Replay(ctx, dir, client(t, otlp.ProtocolGRPC, addr, 0), false)
+	r := Replay(ctx, dir, client(t, config.ProtocolGRPC, addr, 0), false)
 	if r.Sent != 0 || r.Pending != 2 || r.Err == nil {
 		t.Errorf("Result = %+v", r)
 	}
 	if off := sentOffset(t, path); off != 0 {
 		t.Errorf(".sent = %d", off)
 	}
-	r = Replay(ctx, filepath.Join(dir, "nowhere"), client(t, otlp.ProtocolGRPC, addr, 0), false)
+	r = Replay(ctx, filepath.Join(dir, "nowhere"), client(t, config.ProtocolGRPC, addr, 0), false)
 	if !os.IsNotExist(errorsUnwrapAll(r.Err)) {
 		t.Errorf("missing dir: %v", r.Err)
 	}
@@ -410,10 +415,10 @@ func TestReplaySkipsBadLines(t *testing.T) {
 	j2.spans("s2")
 	j2.end()
 
-	srv, addr := start(t, otlp.ProtocolHTTPProtobuf, "")
+	srv, addr := start(t, config.ProtocolHTTPProtobuf, "")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	r := Replay(ctx, dir, client(t, otlp.ProtocolHTTPProtobuf, addr, 0), false)
+	r := Replay(ctx, dir, client(t, config.ProtocolHTTPProtobuf, addr, 0), false)
 	if r.Sent != 2 || r.Pending != 0 || r.Err == nil || !strings.Contains(r.Err.Error(), "line 2") {
 		t.Errorf("Result = %+v, want both spans and the bad line reported", r)
 	}
@@ -430,7 +435,7 @@ func TestNoDuplicateAfterCancelMidUpload(t *testing.T) {
 			c := &otlptest.Collector{}
 			c.SetDelay(200 * time.Millisecond)
 			var addr string
-			if proto == otlp.ProtocolGRPC {
+			if proto == config.ProtocolGRPC {
 				addr = otlptest.StartGRPC(t, "", c).Addr
 			} else {
 				addr = otlptest.StartHTTP(t, "", c).Addr

@@ -18,6 +18,7 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"go.uber.org/goleak"
 
+	"github.com/jobtrace/jobtrace/config"
 	"github.com/jobtrace/jobtrace/internal/otlptest"
 )
 
@@ -41,6 +42,16 @@ func oneSpan(name string) []*tracepb.ResourceSpans {
 		TraceId: []byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16},
 		SpanId:  []byte{1, 2, 3, 4, 5, 6, 7, 8},
 	}}}}}}
+}
+
+// resolve resolves o as config.Load would, for traces or metrics.
+func resolve(t *testing.T, o config.OTLP) config.Export {
+	t.Helper()
+	exp, err := config.ResolveOTLP(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exp
 }
 
 func upload(t *testing.T, c otlptrace.Client, name string) error {
@@ -72,12 +83,11 @@ func TestTraceClientGRPC(t *testing.T) {
 	setConflictingEnv(t)
 	for _, gz := range []string{"", "gzip"} {
 		srv := otlptest.StartGRPC(t, "", nil)
-		c, err := NewTraceClient(Settings{
-			Endpoint:    "http://" + srv.Addr,
+		c, err := NewTraceClient(resolve(t, config.OTLP{Endpoint: "http://" + srv.Addr, OTLPSettings: config.OTLPSettings{
 			Protocol:    "grpc",
 			Headers:     map[string]string{"x-ours": "yes"},
 			Compression: gz,
-		})
+		}}).Traces)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -104,11 +114,10 @@ func TestTraceClientHTTP(t *testing.T) {
 	setConflictingEnv(t)
 	for _, gz := range []string{"none", "gzip"} {
 		srv := otlptest.StartHTTP(t, "", nil)
-		c, err := NewTraceClient(Settings{
-			Endpoint:    "http://" + srv.Addr,
+		c, err := NewTraceClient(resolve(t, config.OTLP{Endpoint: "http://" + srv.Addr, OTLPSettings: config.OTLPSettings{
 			Headers:     map[string]string{"x-ours": "yes"},
 			Compression: gz,
-		})
+		}}).Traces)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,7 +148,7 @@ func TestTraceClientTLS(t *testing.T) {
 	}
 	srv := otlptest.StartHTTPS(t, nil, &tls.Config{Certificates: []tls.Certificate{cert}})
 
-	c, err := NewTraceClient(Settings{Endpoint: "https://" + srv.Addr, Certificate: caFile})
+	c, err := NewTraceClient(resolve(t, config.OTLP{Endpoint: "https://" + srv.Addr, OTLPSettings: config.OTLPSettings{Certificate: caFile}}).Traces)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +157,7 @@ func TestTraceClientTLS(t *testing.T) {
 	}
 
 	// Without the CA the collector is not trusted.
-	c, err = NewTraceClient(Settings{Endpoint: "https://" + srv.Addr})
+	c, err = NewTraceClient(resolve(t, config.OTLP{Endpoint: "https://" + srv.Addr}).Traces)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,48 +166,6 @@ func TestTraceClientTLS(t *testing.T) {
 	}
 	if got := srv.SpanNames(); len(got) != 1 {
 		t.Errorf("server got %v, want only the trusted upload", got)
-	}
-}
-
-func TestCertificateErrors(t *testing.T) {
-	dir := t.TempDir()
-	garbage := filepath.Join(dir, "garbage.pem")
-	if err := os.WriteFile(garbage, []byte("not a certificate\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	missing := filepath.Join(dir, "missing.pem")
-	for _, tc := range []struct {
-		name string
-		s    Settings
-		want string
-	}{
-		{"missing CA", Settings{Certificate: missing}, "missing.pem"},
-		{"garbage CA", Settings{Certificate: garbage}, "garbage.pem: no PEM certificate"},
-		{"cert without key", Settings{ClientCertificate: garbage}, "without a client key"},
-		{"key without cert", Settings{ClientKey: garbage}, "without a client certificate"},
-		{"bad key pair", Settings{ClientCertificate: garbage, ClientKey: missing}, "garbage.pem"},
-	} {
-		for _, proto := range []string{"grpc", "http/protobuf"} {
-			s := tc.s
-			s.Endpoint, s.Protocol = "https://127.0.0.1:4318", proto
-			_, err := NewTraceClient(s)
-			if !errors.Is(err, ErrSettings) || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("%s %s: err = %v, want one naming %q", tc.name, proto, err, tc.want)
-			}
-			_, err = NewMetricExporter(context.Background(), s)
-			if !errors.Is(err, ErrSettings) {
-				t.Errorf("%s %s metrics: err = %v", tc.name, proto, err)
-			}
-		}
-		// Plain-text endpoints do not read the files.
-		s := tc.s
-		s.Endpoint = "http://127.0.0.1:4318"
-		if _, err := NewTraceClient(s); err != nil {
-			t.Errorf("%s over http: %v", tc.name, err)
-		}
-	}
-	if _, err := NewTraceClient(Settings{}); !errors.Is(err, ErrNoEndpoint) {
-		t.Errorf("no endpoint: %v", err)
 	}
 }
 
@@ -215,10 +182,11 @@ func TestMetricExporter(t *testing.T) {
 			Data: metricdata.Gauge[float64]{DataPoints: []metricdata.DataPoint[float64]{{Value: 1.5, Time: time.Now()}}},
 		}}}},
 	}
-	for _, s := range []Settings{
-		{MetricsEndpoint: "http://" + g.Addr, Protocol: "grpc"},
+	for _, o := range []config.OTLP{
+		{MetricsEndpoint: "http://" + g.Addr, OTLPSettings: config.OTLPSettings{Protocol: "grpc"}},
 		{Endpoint: "http://" + h.Addr},
 	} {
+		s := resolve(t, o).Metrics
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		exp, err := NewMetricExporter(ctx, s)
 		if err != nil {

@@ -3,7 +3,6 @@ package otlp
 import (
 	"context"
 	"crypto/tls"
-	"net"
 	"net/http"
 	"time"
 
@@ -15,51 +14,49 @@ import (
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/encoding"
+
+	"github.com/jobtrace/jobtrace/config"
 )
 
-// NewTraceClient returns an OTLP trace client for s, not started. Nothing
+// NewTraceClient returns an OTLP trace client for e, not started. Nothing
 // touches the network until its first upload.
-func NewTraceClient(s Settings) (otlptrace.Client, error) {
-	t, tlsCfg, gz, err := s.prepare(s.TracesEndpoint, tracesPath)
-	if err != nil {
-		return nil, err
+func NewTraceClient(e *config.Endpoint) (otlptrace.Client, error) {
+	if e == nil {
+		return nil, ErrNoEndpoint
 	}
-	headers := headersOf(s)
-
-	if t.grpc {
+	headers := headersOf(e)
+	if e.Protocol == config.ProtocolGRPC {
 		opts := []otlptracegrpc.Option{
-			otlptracegrpc.WithEndpoint(t.hostport),
-			otlptracegrpc.WithTLSCredentials(grpcCredentials(tlsCfg)),
+			otlptracegrpc.WithEndpoint(e.HostPort()),
+			otlptracegrpc.WithTLSCredentials(grpcCredentials(e.TLS)),
 			otlptracegrpc.WithHeaders(headers),
-			otlptracegrpc.WithTimeout(s.timeout()),
+			otlptracegrpc.WithTimeout(e.Timeout),
 			otlptracegrpc.WithRetry(otlptracegrpc.RetryConfig{Enabled: false}),
-			otlptracegrpc.WithDialOption(grpcDialOptions(s.timeout(), gz)...),
+			otlptracegrpc.WithDialOption(grpcDialOptions(e.Timeout, e.Gzip)...),
 		}
-		if gz {
+		if e.Gzip {
 			opts = append(opts, otlptracegrpc.WithCompressor("gzip"))
 		}
-		return otlptracegrpc.NewClient(opts...), nil
+		return withoutOTLPEnv(func() (otlptrace.Client, error) { return otlptracegrpc.NewClient(opts...), nil })
 	}
-
-	hc, tr := newHTTPClient(tlsCfg, s.timeout())
+	hc, tr := newHTTPClient(e)
 	compression := otlptracehttp.NoCompression
-	if gz {
+	if e.Gzip {
 		compression = otlptracehttp.GzipCompression
 	}
-	c := otlptracehttp.NewClient(
-		otlptracehttp.WithEndpointURL(t.url),
-		// Our own HTTP client carries the TLS settings; clearing the
-		// option's copy drops a certificate the client may have read
-		// from the environment, which it would otherwise refuse to
-		// combine with an http:// endpoint.
-		otlptracehttp.WithTLSClientConfig(nil),
-		otlptracehttp.WithHTTPClient(hc),
-		otlptracehttp.WithHeaders(headers),
-		otlptracehttp.WithTimeout(s.timeout()),
-		otlptracehttp.WithCompression(compression),
-		otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: false}),
-	)
-	return &httpTraceClient{Client: c, tr: tr}, nil
+	return withoutOTLPEnv(func() (otlptrace.Client, error) {
+		c := otlptracehttp.NewClient(
+			otlptracehttp.WithEndpointURL(baseURL(e)),
+			// Our own HTTP client carries the TLS settings.
+			otlptracehttp.WithTLSClientConfig(nil),
+			otlptracehttp.WithHTTPClient(hc),
+			otlptracehttp.WithHeaders(headers),
+			otlptracehttp.WithTimeout(e.Timeout),
+			otlptracehttp.WithCompression(compression),
+			otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: false}),
+		)
+		return &httpTraceClient{Client: c, tr: tr}, nil
+	})
 }
 
 // httpTraceClient closes the idle keep-alive connections of its transport
@@ -75,11 +72,10 @@ func (c *httpTraceClient) Stop(ctx context.Context) error {
 	return err
 }
 
-// headersOf returns a non-nil map, so that an empty header set from our
-// config still replaces headers the client read from the environment.
-func headersOf(s Settings) map[string]string {
-	h := make(map[string]string, len(s.Headers))
-	for k, v := range s.Headers {
+// headersOf returns a copy of the headers, never nil.
+func headersOf(e *config.Endpoint) map[string]string {
+	h := make(map[string]string, len(e.Headers))
+	for k, v := range e.Headers {
 		h[k] = v
 	}
 	return h
@@ -89,14 +85,13 @@ func grpcCredentials(tlsCfg *tls.Config) credentials.TransportCredentials {
 	if tlsCfg == nil {
 		return insecure.NewCredentials()
 	}
-	return credentials.NewTLS(tlsCfg)
+	return credentials.NewTLS(tlsCfg.Clone())
 }
 
 // grpcDialOptions shortens gRPC's reconnect backoff (default: 1 s growing to
 // 120 s) so that a collector that comes back is used again within a couple
 // of seconds, which matters for jobs that last minutes. Without gzip, the
-// identity compressor is set explicitly to override a compression the client
-// may have read from the environment.
+// identity compressor is set explicitly.
 func grpcDialOptions(timeout time.Duration, gz bool) []grpc.DialOption {
 	opts := []grpc.DialOption{grpc.WithConnectParams(grpc.ConnectParams{
 		Backoff: backoff.Config{
@@ -111,20 +106,4 @@ func grpcDialOptions(timeout time.Duration, gz bool) []grpc.DialOption {
 		opts = append(opts, grpc.WithDefaultCallOptions(grpc.UseCompressor(encoding.Identity)))
 	}
 	return opts
-}
-
-// newHTTPClient returns a client with a transport of its own, so that its
-// idle connections can be closed when the exporter stops.
-func newHTTPClient(tlsCfg *tls.Config, timeout time.Duration) (*http.Client, *http.Transport) {
-	tr := &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}).DialContext,
-		TLSClientConfig:       tlsCfg,
-		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          4,
-		IdleConnTimeout:       90 * time.Second,
-		TLSHandshakeTimeout:   timeout,
-		ExpectContinueTimeout: time.Second,
-	}
-	return &http.Client{Transport: tr, Timeout: timeout}, tr
 }

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package config
+
+func makeFIFO(string) (string, bool) { return "", false }
