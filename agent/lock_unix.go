@@ -7,13 +7,15 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/jobtrace/jobtrace/internal/safefile"
 )
 
 // LockDir takes the lock of the artifacts directory dir: one jobtrace at a
 // time writes and sends a spool. ErrDirBusy means another live jobtrace
 // holds it. The lock goes with the process, so a crash leaves none behind.
 func LockDir(dir string) (unlock func(), err error) {
-	f, err := os.OpenFile(filepath.Join(dir, LockFile), os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := safefile.Open(filepath.Join(dir, LockFile), os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
 	}

@@ -20,6 +20,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/jobtrace/jobtrace/exporters/spool"
+	"github.com/jobtrace/jobtrace/internal/safefile"
 	"github.com/jobtrace/jobtrace/spans"
 	"github.com/jobtrace/jobtrace/spans/markerdir"
 	"github.com/jobtrace/jobtrace/spans/protocol"
@@ -370,18 +371,44 @@ func startSources(o Options, h func(protocol.Msg) protocol.Reply, log *Logger, e
 // which matters: creating and removing the socket and the marker dir on a
 // disk costs about a millisecond per job on a virtual machine, on a tmpfs a
 // few microseconds.
+//
+// A parent is only used when nobody else can move or replace what is made
+// in it: $XDG_RUNTIME_DIR must be the user's own private directory, the
+// others owned by the user or root and sticky when open to others
+// (safefile.SafeParent). The new directory is checked to be the user's and
+// private after it is made.
 func makePrivateDir() (string, error) {
-	var err error
-	for _, parent := range []string{os.Getenv("XDG_RUNTIME_DIR"), "/dev/shm"} {
-		if parent == "" {
-			continue
+	var errs []error
+	try := func(parent string, check func(string) error) (string, bool) {
+		if err := check(parent); err != nil {
+			errs = append(errs, err)
+			return "", false
 		}
-		var dir string
-		if dir, err = os.MkdirTemp(parent, "jobtrace-"); err == nil {
+		dir, err := os.MkdirTemp(parent, "jobtrace-")
+		if err == nil {
+			err = safefile.CheckPrivate(dir)
+			if err == nil {
+				return dir, true
+			}
+			os.Remove(dir)
+		}
+		errs = append(errs, err)
+		return "", false
+	}
+	if x := os.Getenv("XDG_RUNTIME_DIR"); x != "" {
+		if dir, ok := try(x, safefile.CheckPrivate); ok {
 			return dir, nil
 		}
 	}
-	return os.MkdirTemp("", "jobtrace-")
+	if _, err := os.Stat("/dev/shm"); err == nil {
+		if dir, ok := try("/dev/shm", safefile.SafeParent); ok {
+			return dir, nil
+		}
+	}
+	if dir, ok := try(os.TempDir(), safefile.SafeParent); ok {
+		return dir, nil
+	}
+	return "", errors.Join(errs...)
 }
 
 func appendPath(path, dir string) string {

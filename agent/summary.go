@@ -3,7 +3,6 @@ package agent
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 
 	"github.com/jobtrace/jobtrace/exporters/summary"
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+	"github.com/jobtrace/jobtrace/internal/safefile"
 )
 
 // EnvStepSummary is the file GitHub Actions shows as the step's summary;
@@ -49,7 +49,7 @@ func writeSummary(log *Logger, o Options, pipe *Pipeline, root trace.SpanID, end
 		b.Reset()
 		summary.WriteMarkdown(&b, rep)
 		b.WriteByte('\n')
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		f, err := safefile.OpenLog(path, 0o644)
 		if err == nil {
 			_, err = f.Write(b.Bytes())
 			if cerr := f.Close(); err == nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -86,7 +87,7 @@ func NewPipeline(dir string, res *sdkresource.Resource, exp ExportSettings, warn
 		own := filepath.Join(dir, fmt.Sprintf("run-%d", os.Getpid()))
 		warn(fmt.Sprintf("another jobtrace is writing to %s: this run's artifacts go to %s", dir, own))
 		dir = own
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := subDir(dir); err != nil {
 			return nil, fmt.Errorf("output directory: %w", err)
 		}
 		unlock, err = LockDir(dir)
@@ -158,6 +159,24 @@ func NewPipeline(dir string, res *sdkresource.Resource, exp ExportSettings, warn
 // tests can make it fail.
 var newMetricExporter = func(e *config.Endpoint) (sdkmetric.Exporter, error) {
 	return otlp.NewMetricExporter(context.Background(), e)
+}
+
+// subDir makes dir, a directory jobtrace names inside the output directory,
+// or takes it as it is when it is a directory already; a link there (which
+// anyone who can write to the output directory could plant) is refused.
+func subDir(dir string) error {
+	err := os.Mkdir(dir, 0o755)
+	if err == nil || !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s: not a directory", dir)
+	}
+	return nil
 }
 
 // PrometheusAddr is the address the Prometheus endpoint listens on, with

@@ -5,6 +5,7 @@ import (
 
 	"github.com/jobtrace/jobtrace/agent"
 	"github.com/jobtrace/jobtrace/config"
+	"github.com/jobtrace/jobtrace/internal/safefile"
 )
 
 const runExamples = `  jobtrace run -- ./ci/build.sh
@@ -34,7 +35,7 @@ func cmdRun(args []string) error {
 	}
 	var logw *os.File
 	if s.cfg.Log != "" {
-		logw, err = os.OpenFile(s.cfg.Log, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		logw, err = safefile.OpenLog(s.cfg.Log, 0o644)
 		if err != nil {
 			return usagef("--log: %v", err)
 		}

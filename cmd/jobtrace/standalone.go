@@ -24,6 +24,7 @@ import (
 
 	"github.com/jobtrace/jobtrace/agent"
 	"github.com/jobtrace/jobtrace/exporters/spool"
+	"github.com/jobtrace/jobtrace/internal/safefile"
 	"github.com/jobtrace/jobtrace/spans"
 	"github.com/jobtrace/jobtrace/spans/protocol"
 )
@@ -89,7 +90,7 @@ func keepPending(src, dir string) (int, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return 0, err
 	}
-	f, err := os.OpenFile(filepath.Join(dir, spool.TracesFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	f, err := safefile.Append(filepath.Join(dir, spool.TracesFile), 0o644)
 	if err != nil {
 		return 0, err
 	}
@@ -110,17 +111,62 @@ type phaseState struct {
 	Attrs   map[string]string `json:"attrs,omitempty"`
 }
 
+// EnvStateDir names the directory of standalone phases' state.
+const EnvStateDir = "JOBTRACE_STATE_DIR"
+
 // stateDir holds standalone phases between begin and end: private to the
-// user, as the attributes may be.
+// user, as the attributes may be. It is $JOBTRACE_STATE_DIR when set, else
+// jobtrace-state in $XDG_RUNTIME_DIR when that is the user's own private
+// directory, else jobtrace-state-<uid> in the temporary directory. These two
+// must be a directory (not a link) owned by the user with mode 0700, made so
+// when missing: one that another user made first is refused, not used.
+// $JOBTRACE_STATE_DIR must be the user's and not writable by others.
 func stateDir() (string, error) {
-	dir := getenv("JOBTRACE_STATE_DIR")
-	if dir == "" {
-		dir = filepath.Join(os.TempDir(), "jobtrace-state-"+strconv.Itoa(os.Getuid()))
+	if dir := getenv(EnvStateDir); dir != "" {
+		// The user's own choice: it may already exist with mode 0755; the
+		// files in it are made with mode 0600.
+		if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+			return "", fmt.Errorf("state dir: %w", err)
+		}
+		if err := safefile.UserDir(dir); err != nil {
+			return "", fmt.Errorf("state dir: %w", err)
+		}
+		return dir, nil
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
+	var dir string
+	switch {
+	case getenv("XDG_RUNTIME_DIR") != "" && safefile.CheckPrivate(getenv("XDG_RUNTIME_DIR")) == nil:
+		dir = filepath.Join(getenv("XDG_RUNTIME_DIR"), "jobtrace-state")
+	default:
+		tmp := getenv("TMPDIR")
+		if tmp == "" {
+			tmp = os.TempDir()
+		}
+		dir = filepath.Join(tmp, "jobtrace-state-"+strconv.Itoa(os.Geteuid()))
+	}
+	if err := safefile.PrivateDir(dir); err != nil {
+		return "", fmt.Errorf("state dir: %w (remove it, or set %s to a directory of your own)", err, EnvStateDir)
 	}
 	return dir, nil
+}
+
+// maxStateBytes bounds a state file read back: one phase's ids, start and at
+// most protocol.MaxAttrs attributes.
+const maxStateBytes = 1 << 20
+
+// readState reads a state file without following a link, FIFO or device
+// there, and at most maxStateBytes of it.
+func readState(path string) ([]byte, error) {
+	f, err := safefile.Open(path, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxStateBytes+1))
+	if err == nil && len(data) > maxStateBytes {
+		err = fmt.Errorf("%s: longer than %d bytes", path, maxStateBytes)
+	}
+	return data, err
 }
 
 func stateFile(dir, traceparent, name string) string {
@@ -201,7 +247,7 @@ func standaloneBegin(m protocol.Msg, parentTP string) error {
 		st.Attrs[string(kv.Key)] = kv.Value.Emit()
 	}
 	data, _ := json.Marshal(st)
-	return os.WriteFile(stateFile(dir, parentTP, m.Name), data, 0o600)
+	return safefile.WriteFile(stateFile(dir, parentTP, m.Name), data, 0o600)
 }
 
 func standaloneEnd(s settings, log *agent.Logger, m protocol.Msg, parentTP string) error {
@@ -210,9 +256,14 @@ func standaloneEnd(s settings, log *agent.Logger, m protocol.Msg, parentTP strin
 		return err
 	}
 	path := stateFile(dir, parentTP, m.Name)
-	data, err := os.ReadFile(path)
-	if err != nil {
+	data, err := readState(path)
+	if errors.Is(err, fs.ErrNotExist) {
 		log.Warn(fmt.Sprintf("end of phase %q, but no phase of that name was begun here: ignored", m.Name))
+		return nil
+	}
+	if err != nil {
+		log.Warn(fmt.Sprintf("end of phase %q: state: %v: ignored", m.Name, err))
+		os.Remove(path)
 		return nil
 	}
 	os.Remove(path)
@@ -268,5 +319,3 @@ func parseTraceparent(tp string) (trace.SpanContext, bool) {
 	sc := trace.SpanContextFromContext(ctx)
 	return sc, sc.IsValid()
 }
-
-var _ = io.Discard

@@ -3,10 +3,11 @@ package profile
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
+
+	"github.com/jobtrace/jobtrace/internal/safefile"
 )
 
 // Write reads the artifacts in dir, builds the profile and writes it to
@@ -25,26 +26,18 @@ func Write(dir string) (warn error, err error) {
 	return warn, WriteFile(filepath.Join(dir, FileName), p)
 }
 
-// WriteFile writes p as JSON to path, atomically.
+// WriteFile writes p as JSON to path, atomically and without following a
+// symbolic link at path (safefile.Replace); no temporary file is left when
+// it fails.
 func WriteFile(path string, p *Profile) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	err := safefile.Replace(path, 0o644, func(f io.Writer) error {
+		w := bufio.NewWriterSize(f, 64<<10)
+		if err := json.NewEncoder(w).Encode(p); err != nil {
+			return err
+		}
+		return w.Flush()
+	})
 	if err != nil {
-		return fmt.Errorf("profile: %w", err)
-	}
-	w := bufio.NewWriterSize(tmp, 64<<10)
-	eerr := json.NewEncoder(w).Encode(p)
-	ferr := w.Flush()
-	cerr := tmp.Close()
-	if err := errors.Join(eerr, ferr, cerr); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("profile: write %s: %w", path, err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("profile: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
 		return fmt.Errorf("profile: %w", err)
 	}
 	return nil

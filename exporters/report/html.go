@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/jobtrace/jobtrace/internal/safefile"
 )
 
 // page is what the HTML template fills in. Text from the job goes in as
@@ -190,14 +191,10 @@ func Write(dir string) (warn error, err error) {
 }
 
 // writeFile replaces path through a temporary file, so that a reader never
-// sees half a report.
+// sees half a report, without following a symbolic link at path; no
+// temporary file is left when it fails.
 func writeFile(path string, data []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
+	if err := safefile.WriteFile(path, data, 0o644); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	return nil

@@ -13,6 +13,8 @@ import (
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/jobtrace/jobtrace/internal/safefile"
 )
 
 const (
@@ -31,7 +33,8 @@ var _ otlptrace.Client = (*TraceClient)(nil)
 // TraceClient is an otlptrace.Client that appends each upload as one line of
 // OTLP/JSON to a file instead of sending it over the network.
 //
-// The file is opened with O_APPEND|O_CREATE (mode 0644) on the first upload,
+// The file is opened with O_APPEND|O_CREATE (mode 0644), never through a
+// symbolic link, on the first upload,
 // so a missing output directory is reported by that upload and tried again by
 // the next one. Each line is written with a single write call and no fsync:
 // the page cache survives a crash of the agent, which is the failure this file
@@ -122,15 +125,16 @@ func (c *TraceClient) UploadTraces(_ context.Context, rss []*tracepb.ResourceSpa
 	return nil
 }
 
-// open opens the file for appending. When an earlier run died in the middle
-// of a write, the file ends without a newline; a newline is added first so the
-// next line is not glued to the torn one.
+// open opens the file for appending, refusing a symbolic link, a FIFO or a
+// hard link at the path (package safefile). When an earlier run died in the
+// middle of a write, the file ends without a newline; a newline is added
+// first so the next line is not glued to the torn one.
 func (c *TraceClient) open() error {
-	f, err := os.OpenFile(c.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := safefile.Open(c.path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return fmt.Errorf("spool: %w", err)
 	}
-	size, err := endsTorn(c.path)
+	size, err := endsTorn(f)
 	if err != nil {
 		f.Close()
 		return fmt.Errorf("spool: %w", err)
@@ -148,14 +152,9 @@ func (c *TraceClient) open() error {
 	return nil
 }
 
-// endsTorn returns the size of the file at path, negated when the file is not
-// empty and does not end with a newline.
-func endsTorn(path string) (int64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
+// endsTorn returns the size of f, negated when the file is not empty and does
+// not end with a newline.
+func endsTorn(f *os.File) (int64, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return 0, err

@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+
+	"github.com/jobtrace/jobtrace/internal/safefile"
 )
 
 var (
@@ -123,10 +125,14 @@ func LineErrors(err error) []*LineError {
 }
 
 // ReadSent returns the offset recorded next to the spool at path (in
-// path+SentSuffix): how far lines were delivered. A missing file means 0.
+// path+SentSuffix): how far lines were delivered. A missing file means 0,
+// and so does a symbolic link, a FIFO or any file that is not a regular
+// one with one link (package safefile): it is not jobtrace's, and sending
+// a line twice is better than not at all. WriteSent replaces it.
 func ReadSent(path string) (int64, error) {
-	data, err := os.ReadFile(path + SentSuffix)
-	if errors.Is(err, os.ErrNotExist) {
+	data, err := readSmall(path+SentSuffix, maxSentBytes)
+	if errors.Is(err, os.ErrNotExist) || errors.Is(err, safefile.ErrSymlink) ||
+		errors.Is(err, safefile.ErrNotRegular) || errors.Is(err, safefile.ErrLinked) {
 		return 0, nil
 	}
 	if err != nil {
@@ -137,6 +143,20 @@ func ReadSent(path string) (int64, error) {
 		return 0, fmt.Errorf("%w: %s: %v", ErrParse, path+SentSuffix, err)
 	}
 	return off, nil
+}
+
+// maxSentBytes bounds what is read of a .sent file: one decimal offset.
+const maxSentBytes = 64
+
+// readSmall reads at most max bytes of the regular file at path without
+// following a link there.
+func readSmall(path string, max int64) ([]byte, error) {
+	f, err := safefile.Open(path, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, max))
 }
 
 func parseSent(data []byte) (int64, error) {
@@ -152,25 +172,10 @@ func parseSent(data []byte) (int64, error) {
 }
 
 // WriteSent records off next to the spool at path (in path+SentSuffix). The
-// file is replaced atomically: written under a temporary name, then renamed.
+// file is replaced atomically (written under a temporary name, then renamed)
+// and a symbolic link there is replaced, not followed (safefile.WriteFile).
 func WriteSent(path string, off int64) error {
-	dst := path + SentSuffix
-	tmp, err := os.CreateTemp(filepath.Dir(dst), filepath.Base(dst)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("spool: %w", err)
-	}
-	_, werr := tmp.WriteString(strconv.FormatInt(off, 10) + "\n")
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("spool: write %s: %w", dst, err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("spool: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), dst); err != nil {
-		os.Remove(tmp.Name())
+	if err := safefile.WriteFile(path+SentSuffix, []byte(strconv.FormatInt(off, 10)+"\n"), 0o644); err != nil {
 		return fmt.Errorf("spool: %w", err)
 	}
 	return nil

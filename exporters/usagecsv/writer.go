@@ -3,11 +3,11 @@ package usagecsv
 import (
 	"fmt"
 	"io"
-	"os"
 	"sync"
 	"time"
 
 	"github.com/jobtrace/jobtrace/hostmetrics"
+	"github.com/jobtrace/jobtrace/internal/safefile"
 )
 
 // FileName is the name of the file in the output directory.
@@ -64,9 +64,10 @@ type Writer struct {
 var _ hostmetrics.Sink = (*Writer)(nil)
 
 // Create creates the file at path (or truncates it) and writes the header
-// at once. The agent passes filepath.Join(outDir, FileName).
+// at once. A symbolic link, a FIFO or a hard link at path is refused
+// (package safefile). The agent passes filepath.Join(outDir, FileName).
 func Create(path string, opts Options) (*Writer, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := safefile.Create(path, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("usagecsv: %w", err)
 	}

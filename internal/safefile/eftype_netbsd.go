@@ -1,0 +1,5 @@
+package safefile
+
+import "syscall"
+
+const eftype = syscall.EFTYPE

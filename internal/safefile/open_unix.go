@@ -1,0 +1,156 @@
+//go:build unix
+
+package safefile
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// Open opens path with flag (os.O_* values) and perm, never following a
+// symbolic link at path. An existing file must be a regular file with one
+// hard link; O_TRUNC is applied only once that is checked, so a refused
+// file is left as it was. The file is opened with O_NONBLOCK, so that a
+// FIFO planted at path cannot hang jobtrace, and set back to blocking.
+func Open(path string, flag int, perm os.FileMode) (*os.File, error) {
+	return open(path, flag, perm, false)
+}
+
+// OpenLog opens path for appending, creating it with perm, as Open does,
+// except that a character device (/dev/null, a terminal) is taken too: the
+// user's own choice of where messages go.
+func OpenLog(path string, perm os.FileMode) (*os.File, error) {
+	return open(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, perm, true)
+}
+
+func open(path string, flag int, perm os.FileMode, device bool) (*os.File, error) {
+	trunc := flag&os.O_TRUNC != 0
+	flag &^= os.O_TRUNC
+	fd, err := syscall.Open(path, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, uint32(perm.Perm()))
+	if err != nil {
+		if isLinkErrno(err) {
+			if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+				return nil, fmt.Errorf("%s %w", path, ErrSymlink)
+			}
+		}
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		syscall.Close(fd)
+		return nil, &os.PathError{Op: "stat", Path: path, Err: err}
+	}
+	switch {
+	case st.Mode&syscall.S_IFMT == syscall.S_IFREG:
+		if uint64(st.Nlink) > 1 {
+			syscall.Close(fd)
+			return nil, fmt.Errorf("%s %w", path, ErrLinked)
+		}
+	case device && st.Mode&syscall.S_IFMT == syscall.S_IFCHR:
+	default:
+		syscall.Close(fd)
+		return nil, fmt.Errorf("%s %w", path, ErrNotRegular)
+	}
+	if err := syscall.SetNonblock(fd, false); err != nil {
+		syscall.Close(fd)
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	f := os.NewFile(uintptr(fd), path)
+	if trunc && st.Mode&syscall.S_IFMT == syscall.S_IFREG {
+		if err := f.Truncate(0); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+// isLinkErrno is the error open(2) gives for a symbolic link with
+// O_NOFOLLOW: ELOOP (POSIX, Linux, illumos, macOS), EMLINK (FreeBSD,
+// DragonFly), EFTYPE (NetBSD).
+func isLinkErrno(err error) bool {
+	var errno syscall.Errno
+	if !errors.As(err, &errno) {
+		return false
+	}
+	return errno == syscall.ELOOP || errno == syscall.EMLINK || errno == eftype
+}
+
+// PrivateDir makes sure path is a directory private to the user jobtrace
+// runs as: it is created with mode 0700 when missing (its parent must
+// exist), and refused when it is a symbolic link, not a directory, owned by
+// another user, or open to group or others.
+func PrivateDir(path string) error {
+	if err := os.Mkdir(path, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	return CheckPrivate(path)
+}
+
+// CheckPrivate returns an error wrapping ErrNotPrivate or ErrSymlink unless
+// path is a directory (not a link to one) owned by the effective user, with
+// no permission bits for group or others.
+func CheckPrivate(path string) error { return checkDir(path, 0o077, "0700") }
+
+// UserDir makes sure path is a directory the user chose for private files
+// (each made with mode 0600): created with mode 0700 when missing (its
+// parent must exist), and refused when it is a symbolic link, not a
+// directory, owned by another user, or writable by group or others.
+func UserDir(path string) error {
+	if err := os.Mkdir(path, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	return checkDir(path, 0o022, "no write for group and others")
+}
+
+func checkDir(path string, deny fs.FileMode, want string) error {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("%s %w", path, ErrSymlink)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s %w: not a directory", path, ErrNotPrivate)
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return nil
+	}
+	if uid := os.Geteuid(); int(st.Uid) != uid {
+		return fmt.Errorf("%s %w: owned by uid %d, not %d", path, ErrNotPrivate, st.Uid, uid)
+	}
+	if fi.Mode().Perm()&deny != 0 {
+		return fmt.Errorf("%s %w: mode %04o, want %s", path, ErrNotPrivate, fi.Mode().Perm(), want)
+	}
+	return nil
+}
+
+// SafeParent reports whether the directory path is a safe place to create
+// a private directory in: owned by the user or by root, and, when others
+// may write to it, sticky (as /tmp is), so that nobody else can rename or
+// remove what the user creates there.
+func SafeParent(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s: not a directory", path)
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return nil
+	}
+	if uid := os.Geteuid(); int(st.Uid) != uid && st.Uid != 0 {
+		return fmt.Errorf("%s %w: owned by uid %d", path, ErrNotPrivate, st.Uid)
+	}
+	if fi.Mode().Perm()&0o022 != 0 && fi.Mode()&fs.ModeSticky == 0 {
+		return fmt.Errorf("%s %w: writable by others and not sticky (mode %04o)", path, ErrNotPrivate, fi.Mode().Perm())
+	}
+	return nil
+}

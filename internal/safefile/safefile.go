@@ -1,0 +1,84 @@
+package safefile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// Errors, wrapped with the path.
+var (
+	// ErrSymlink is a symbolic link where a file or a private directory
+	// is to be written.
+	ErrSymlink = errors.New("is a symbolic link: not followed")
+	// ErrNotRegular is a FIFO, socket, device or directory where a regular
+	// file is to be written.
+	ErrNotRegular = errors.New("is not a regular file")
+	// ErrLinked is a regular file with more than one hard link: another
+	// name of it may be someone else's file.
+	ErrLinked = errors.New("has more than one hard link")
+	// ErrNotPrivate is a directory for private state that is not owned by
+	// the user or is open to others.
+	ErrNotPrivate = errors.New("is not private to this user")
+)
+
+// Create opens path for writing, creating it with perm or truncating it.
+func Create(path string, perm os.FileMode) (*os.File, error) {
+	return Open(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
+}
+
+// Append opens path for appending, creating it with perm.
+func Append(path string, perm os.FileMode) (*os.File, error) {
+	return Open(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, perm)
+}
+
+// WriteFile replaces path with data, as Replace does.
+func WriteFile(path string, data []byte, perm os.FileMode) error {
+	return Replace(path, perm, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// Replace writes a new version of path with write, under a temporary name
+// in the same directory created with O_EXCL, then renames it over path (a
+// symbolic link at path is replaced, not followed). The file gets mode
+// perm. Whatever fails, the temporary file is removed and path is left as
+// it was.
+func Replace(path string, perm os.FileMode, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
+	}
+	werr := write(tmp)
+	if werr == nil {
+		werr = tmp.Chmod(perm)
+	}
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), path)
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", path, unwrapPath(werr))
+	}
+	return nil
+}
+
+// unwrapPath drops the path and operation of a *PathError or *LinkError,
+// which name the temporary file: the caller names the real one.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
+}

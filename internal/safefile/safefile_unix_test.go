@@ -1,0 +1,251 @@
+//go:build unix
+
+package safefile
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// plant makes dir/name a symbolic link to a file outside dir holding
+// "secret", and returns that file's path.
+func plant(t *testing.T, dir, name string) string {
+	t.Helper()
+	target := filepath.Join(t.TempDir(), "target")
+	if err := os.WriteFile(target, []byte("secret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+		t.Fatal(err)
+	}
+	return target
+}
+
+func checkUntouched(t *testing.T, target string) {
+	t.Helper()
+	data, err := os.ReadFile(target)
+	if err != nil || string(data) != "secret" {
+		t.Errorf("the link's target was written: %q, %v", data, err)
+	}
+}
+
+func TestOpenRefusesSymlink(t *testing.T) {
+	for name, open := range map[string]func(string) (*os.File, error){
+		"Create":  func(p string) (*os.File, error) { return Create(p, 0o644) },
+		"Append":  func(p string) (*os.File, error) { return Append(p, 0o644) },
+		"OpenLog": func(p string) (*os.File, error) { return OpenLog(p, 0o644) },
+		"Open rw": func(p string) (*os.File, error) {
+			return Open(p, os.O_RDWR|os.O_CREATE, 0o644)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			target := plant(t, dir, "f")
+			f, err := open(filepath.Join(dir, "f"))
+			if err == nil {
+				f.Write([]byte("overwritten"))
+				f.Close()
+				t.Fatal("a symbolic link was opened")
+			}
+			if !errors.Is(err, ErrSymlink) {
+				t.Errorf("err = %v, want ErrSymlink", err)
+			}
+			checkUntouched(t, target)
+		})
+	}
+}
+
+func TestOpenRefusesHardLink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(t.TempDir(), "target")
+	if err := os.WriteFile(target, []byte("secret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(target, filepath.Join(dir, "f")); err != nil {
+		t.Skipf("no hard link here: %v", err)
+	}
+	_, err := Create(filepath.Join(dir, "f"), 0o644)
+	if !errors.Is(err, ErrLinked) {
+		t.Errorf("err = %v, want ErrLinked", err)
+	}
+	checkUntouched(t, target) // not truncated either
+}
+
+func TestOpenRefusesFIFOWithoutHanging(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f")
+	if err := unix.Mkfifo(p, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	for _, open := range []func(string) (*os.File, error){
+		func(p string) (*os.File, error) { return Append(p, 0o644) },
+		func(p string) (*os.File, error) { return OpenLog(p, 0o644) },
+	} {
+		if f, err := open(p); err == nil {
+			f.Close()
+			t.Error("a FIFO was opened")
+		}
+	}
+}
+
+func TestOpenLogTakesDevNull(t *testing.T) {
+	f, err := OpenLog(os.DevNull, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if f, err := Append(os.DevNull, 0o644); err == nil {
+		f.Close()
+		t.Error("Append opened a device")
+	}
+}
+
+func TestCreateTruncatesAndAppendAppends(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(p, []byte("old content"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Create(p, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte("a\n"))
+	f.Close()
+	f, err = Append(p, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte("b\n"))
+	f.Close()
+	if data, _ := os.ReadFile(p); string(data) != "a\nb\n" {
+		t.Errorf("file = %q", data)
+	}
+}
+
+func TestReplaceReplacesTheLinkNotItsTarget(t *testing.T) {
+	dir := t.TempDir()
+	target := plant(t, dir, "f")
+	p := filepath.Join(dir, "f")
+	if err := WriteFile(p, []byte("new"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	checkUntouched(t, target)
+	fi, err := os.Lstat(p)
+	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm() != 0o644 {
+		t.Fatalf("%s: %v, %v; want a regular file, mode 0644", p, fi.Mode(), err)
+	}
+	if data, _ := os.ReadFile(p); string(data) != "new" {
+		t.Errorf("file = %q", data)
+	}
+	assertOnly(t, dir, "f")
+}
+
+func TestReplaceLeavesNoTemporaryFile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f")
+	if err := os.WriteFile(p, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("boom")
+	err := Replace(p, 0o644, func(w io.Writer) error {
+		w.Write([]byte("half"))
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Errorf("err = %v, want boom", err)
+	}
+	if data, _ := os.ReadFile(p); string(data) != "old" {
+		t.Errorf("file = %q, want it as it was", data)
+	}
+	assertOnly(t, dir, "f")
+}
+
+func assertOnly(t *testing.T, dir string, names ...string) {
+	t.Helper()
+	ents, _ := os.ReadDir(dir)
+	var got []string
+	for _, e := range ents {
+		got = append(got, e.Name())
+	}
+	if len(got) != len(names) {
+		t.Fatalf("%s holds %q, want %q", dir, got, names)
+	}
+	for i := range got {
+		if got[i] != names[i] {
+			t.Fatalf("%s holds %q, want %q", dir, got, names)
+		}
+	}
+}
+
+func TestPrivateDir(t *testing.T) {
+	parent := t.TempDir()
+	p := filepath.Join(parent, "state")
+	if err := PrivateDir(p); err != nil {
+		t.Fatalf("new dir: %v", err)
+	}
+	if fi, _ := os.Stat(p); fi.Mode().Perm() != 0o700 {
+		t.Errorf("mode %v, want 0700", fi.Mode().Perm())
+	}
+	if err := PrivateDir(p); err != nil {
+		t.Errorf("existing private dir: %v", err)
+	}
+
+	open := filepath.Join(parent, "open")
+	os.Mkdir(open, 0o700)
+	os.Chmod(open, 0o777)
+	if err := PrivateDir(open); !errors.Is(err, ErrNotPrivate) {
+		t.Errorf("mode 0777: err = %v, want ErrNotPrivate", err)
+	}
+
+	link := filepath.Join(parent, "link")
+	os.Symlink(p, link)
+	if err := PrivateDir(link); !errors.Is(err, ErrSymlink) {
+		t.Errorf("link to a private dir: err = %v, want ErrSymlink", err)
+	}
+
+	file := filepath.Join(parent, "file")
+	os.WriteFile(file, nil, 0o600)
+	if err := PrivateDir(file); !errors.Is(err, ErrNotPrivate) {
+		t.Errorf("a file: err = %v, want ErrNotPrivate", err)
+	}
+}
+
+func TestPrivateDirOwnedByAnotherUser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give a directory to another user")
+	}
+	p := filepath.Join(t.TempDir(), "state")
+	if err := os.Mkdir(p, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(p, 65534, 65534); err != nil {
+		t.Skipf("chown: %v", err)
+	}
+	if err := PrivateDir(p); !errors.Is(err, ErrNotPrivate) {
+		t.Errorf("dir of uid 65534: err = %v, want ErrNotPrivate", err)
+	}
+	if err := SafeParent(p); !errors.Is(err, ErrNotPrivate) {
+		t.Errorf("SafeParent, dir of uid 65534: err = %v, want ErrNotPrivate", err)
+	}
+}
+
+func TestSafeParent(t *testing.T) {
+	if err := SafeParent(t.TempDir()); err != nil {
+		t.Errorf("own dir: %v", err)
+	}
+	if fi, err := os.Stat("/tmp"); err == nil && fi.Mode()&os.ModeSticky != 0 {
+		if err := SafeParent("/tmp"); err != nil {
+			t.Errorf("/tmp: %v", err)
+		}
+	}
+	open := t.TempDir()
+	os.Chmod(open, 0o777)
+	if err := SafeParent(open); !errors.Is(err, ErrNotPrivate) {
+		t.Errorf("mode 0777, not sticky: err = %v, want ErrNotPrivate", err)
+	}
+}

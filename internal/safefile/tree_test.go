@@ -1,0 +1,81 @@
+package safefile
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writers are the calls that create, truncate, append to or replace a file
+// by name. Outside this package they would follow a symbolic link.
+var writers = map[string]map[string]bool{
+	"os":     {"Create": true, "OpenFile": true, "WriteFile": true, "CreateTemp": true, "Rename": true},
+	"ioutil": {"WriteFile": true, "TempFile": true},
+}
+
+// allowed are the files that may call them, and why.
+var allowed = map[string]string{
+	// Control files of cgroup v2 under /sys/fs/cgroup, made by the kernel
+	// in a file system only root writes to: no link can be planted there.
+	"hostmetrics/cgroup/group_linux.go": "cgroupfs control files",
+	// Opens marker files read-only with O_NOFOLLOW itself.
+	"spans/markerdir/open_unix.go": "read-only, O_NOFOLLOW",
+	// A workload program for tests, and a developer tool writing fixtures.
+	"internal/workload/main.go":         "test workload",
+	"kstat/internal/mkfixtures/main.go": "fixture generator",
+}
+
+// TestNoWriterBypassesSafefile checks the source tree: no package but this
+// one opens a file for writing or replaces one by name.
+func TestNoWriterBypassesSafefile(t *testing.T) {
+	root := filepath.Join("..", "..")
+	fset := token.NewFileSet()
+	checked := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			switch {
+			case rel == "internal/safefile", rel == "e2e", rel == "bench", rel != "." && strings.HasPrefix(d.Name(), "."), d.Name() == "testdata":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		checked++
+		ast.Inspect(f, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			pkg, ok := sel.X.(*ast.Ident)
+			if !ok || !writers[pkg.Name][sel.Sel.Name] {
+				return true
+			}
+			if _, ok := allowed[rel]; !ok {
+				t.Errorf("%s: %s.%s: write files through package safefile", fset.Position(sel.Pos()), pkg.Name, sel.Sel.Name)
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked < 100 {
+		t.Fatalf("only %d files checked: is the tree there?", checked)
+	}
+}
