@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/credentials"
@@ -37,9 +38,12 @@ func NewTraceClient(e *config.Endpoint) (otlptrace.Client, error) {
 		if e.Gzip {
 			opts = append(opts, otlptracegrpc.WithCompressor("gzip"))
 		}
-		return withoutOTLPEnv(func() (otlptrace.Client, error) { return otlptracegrpc.NewClient(opts...), nil })
+		return withoutOTLPEnv(func() (otlptrace.Client, error) {
+			return grpcTraceClient{otlptracegrpc.NewClient(opts...)}, nil
+		})
 	}
 	hc, tr := newHTTPClient(e)
+	hc.Transport = statusTransport{hc.Transport}
 	compression := otlptracehttp.NoCompression
 	if e.Gzip {
 		compression = otlptracehttp.GzipCompression
@@ -60,10 +64,22 @@ func NewTraceClient(e *config.Endpoint) (otlptrace.Client, error) {
 }
 
 // httpTraceClient closes the idle keep-alive connections of its transport
-// when stopped, so no connection goroutine outlives the client.
+// when stopped, so no connection goroutine outlives the client. Its uploads'
+// errors carry the HTTP status, for Classify.
 type httpTraceClient struct {
 	otlptrace.Client
 	tr *http.Transport
+}
+
+func (c *httpTraceClient) UploadTraces(ctx context.Context, rss []*tracepb.ResourceSpans) error {
+	return withStatus(ctx, func(ctx context.Context) error { return c.Client.UploadTraces(ctx, rss) })
+}
+
+// grpcTraceClient reports a partial success as a *PartialError.
+type grpcTraceClient struct{ otlptrace.Client }
+
+func (c grpcTraceClient) UploadTraces(ctx context.Context, rss []*tracepb.ResourceSpans) error {
+	return partial(c.Client.UploadTraces(ctx, rss))
 }
 
 func (c *httpTraceClient) Stop(ctx context.Context) error {

@@ -26,9 +26,11 @@ import (
 	colmetricpb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	_ "google.golang.org/grpc/encoding/gzip" // accept gzip requests
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/stats"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -40,6 +42,130 @@ type Collector struct {
 	metrics int
 	encs    []string
 	delay   time.Duration
+	reject  string // span name prefix that makes a request rejected
+	refused int    // trace requests answered with an error
+	partial int64  // spans each accepted request says it rejected
+	hold    chan struct{}
+	deny    int        // HTTP status every trace request gets, when set
+	denyRPC codes.Code // its gRPC counterpart
+}
+
+// RefuseAll makes the server answer every trace request with HTTP status
+// code, or over gRPC with rpc, like a collector that wants a credential.
+// Refused requests are counted with the rejected ones. A code of 0 stops
+// it; a negative code refuses only over gRPC.
+func (c *Collector) RefuseAll(code int, rpc codes.Code) {
+	c.mu.Lock()
+	c.deny, c.denyRPC = code, rpc
+	c.mu.Unlock()
+}
+
+// Hold makes trace requests wait, before they are recorded, until release
+// is called: a collector that takes a request after the client gave up
+// waiting. Held requests are recorded when released, whether or not their
+// client is still there. Call release before the server stops.
+func (c *Collector) Hold() (release func()) {
+	ch := make(chan struct{})
+	c.mu.Lock()
+	c.hold = ch
+	c.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			c.mu.Lock()
+			c.hold = nil
+			c.mu.Unlock()
+			close(ch)
+		})
+	}
+}
+
+// RejectSpans makes the server refuse, as invalid (HTTP 400, gRPC
+// InvalidArgument), every trace request holding a span whose name starts
+// with prefix. Refused requests are counted, not recorded. "" accepts all.
+func (c *Collector) RejectSpans(prefix string) {
+	c.mu.Lock()
+	c.reject = prefix
+	c.mu.Unlock()
+}
+
+// SetPartial makes each accepted trace request answer with an OTLP partial
+// success saying n spans were rejected. The request is still recorded.
+func (c *Collector) SetPartial(n int64) {
+	c.mu.Lock()
+	c.partial = n
+	c.mu.Unlock()
+}
+
+// Rejected returns how many trace requests were refused by RejectSpans or
+// RefuseAll.
+func (c *Collector) Rejected() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.refused
+}
+
+// rejects reports whether req is to be refused, and counts it.
+func (c *Collector) rejects(req *coltracepb.ExportTraceServiceRequest) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.reject == "" {
+		return false
+	}
+	for _, rs := range req.ResourceSpans {
+		for _, ss := range rs.ScopeSpans {
+			for _, s := range ss.Spans {
+				if strings.HasPrefix(s.Name, c.reject) {
+					c.refused++
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// denies returns what RefuseAll set, and counts a refused request.
+func (c *Collector) denies() (int, codes.Code) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.deny != 0 {
+		c.refused++
+	}
+	return c.deny, c.denyRPC
+}
+
+func (c *Collector) response() *coltracepb.ExportTraceServiceResponse {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.partial == 0 {
+		return &coltracepb.ExportTraceServiceResponse{}
+	}
+	return &coltracepb.ExportTraceServiceResponse{PartialSuccess: &coltracepb.ExportTracePartialSuccess{
+		RejectedSpans: c.partial, ErrorMessage: "test rejects some spans"}}
+}
+
+// SpanCount returns how many spans were received in all, and how many
+// distinct ones (by trace and span id): total > unique means some arrived
+// more than once.
+func (c *Collector) SpanCount() (total, unique int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	seen := map[[24]byte]bool{}
+	for _, r := range c.traces {
+		for _, rs := range r.ResourceSpans {
+			for _, ss := range rs.ScopeSpans {
+				for _, s := range ss.Spans {
+					var k [24]byte
+					copy(k[:16], s.TraceId)
+					copy(k[16:], s.SpanId)
+					seen[k] = true
+					total++
+				}
+			}
+		}
+	}
+	return total, len(seen)
 }
 
 // SetDelay makes the server wait d before handling each trace request, like
@@ -52,8 +178,11 @@ func (c *Collector) SetDelay(d time.Duration) {
 
 func (c *Collector) wait(ctx context.Context) {
 	c.mu.Lock()
-	d := c.delay
+	d, hold := c.delay, c.hold
 	c.mu.Unlock()
+	if hold != nil {
+		<-hold
+	}
 	if d > 0 {
 		select {
 		case <-time.After(d):
@@ -140,10 +269,16 @@ func (s traceService) Export(ctx context.Context, req *coltracepb.ExportTraceSer
 	for k, v := range md {
 		h[k] = strings.Join(v, ",")
 	}
+	if s.c.rejects(req) {
+		return nil, status.Error(codes.InvalidArgument, "test rejects this request")
+	}
+	if code, rpc := s.c.denies(); code != 0 && rpc != codes.OK {
+		return nil, status.Error(rpc, "test refuses every request")
+	}
 	s.c.wait(ctx)
 	enc, _ := ctx.Value(encodingKey{}).(*string)
 	s.c.addTraces(req, h, *enc)
-	return &coltracepb.ExportTraceServiceResponse{}, nil
+	return s.c.response(), nil
 }
 
 // encodingStats records each RPC's compression, which gRPC keeps out of the
@@ -257,13 +392,21 @@ func startHTTP(t testing.TB, addr string, c *Collector, tlsCfg *tls.Config) *HTT
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
+		if c.rejects(req) {
+			http.Error(w, "test rejects this request", http.StatusBadRequest)
+			return
+		}
+		if code, _ := c.denies(); code > 0 {
+			http.Error(w, "test refuses every request", code)
+			return
+		}
 		c.wait(r.Context())
 		hs := map[string]string{}
 		for k, v := range r.Header {
 			hs[strings.ToLower(k)] = strings.Join(v, ",")
 		}
 		c.addTraces(req, hs, r.Header.Get("Content-Encoding"))
-		writeProto(w, &coltracepb.ExportTraceServiceResponse{})
+		writeProto(w, c.response())
 	})
 	mux.HandleFunc("POST /v1/metrics", func(w http.ResponseWriter, r *http.Request) {
 		body, ok := readBody(w, r)
