@@ -491,11 +491,29 @@ func report(log *Logger, o Options, res ShutdownResult, pipe *Pipeline, root tra
 		log.Printf("export to %s incomplete after %s%s; %d spans pending: send them with `jobtrace replay %s`",
 			res.Endpoint, fmtDuration(res.Took), reason, res.Pending, pipe.Dir())
 	}
+	ExportNotes(log, res.Rejected, res.Discarded, res.Uncertain, res.Resent, pipe.SpoolPath())
 	if res.MetricsErr != nil {
 		log.Warn("metrics were not accepted (OTEL_METRICS_EXPORTER=none turns them off): " + firstLine(res.MetricsErr.Error()))
 	}
 	if n := log.Suppressed(); n > 0 {
 		log.Printf("%d more warnings not shown (limit %d)", n, MaxWarnings)
+	}
+}
+
+// ExportNotes says what the collector did not take, and which spans it may
+// hold twice: delivery is at least once.
+func ExportNotes(log *Logger, rejected, discarded, uncertain, resent int, spoolPath string) {
+	if rejected > 0 {
+		log.Printf("%d spans rejected by the collector as invalid, not sent again: kept in %s", rejected, spoolPath+spool.RejectedSuffix)
+	}
+	if discarded > 0 {
+		log.Printf("%d spans discarded by the collector from uploads it accepted (a partial success)", discarded)
+	}
+	if uncertain > 0 {
+		log.Printf("%d of the pending spans were in an upload abandoned at its deadline: the collector may have them already, and a replay would then deliver them twice", uncertain)
+	}
+	if resent > 0 {
+		log.Printf("%d spans were sent again after an upload abandoned at its deadline: the collector may have them twice", resent)
 	}
 }
 

@@ -196,9 +196,15 @@ type ShutdownResult struct {
 	Spans    int // spans written to the spool
 	Dropped  int // spans not written (queue bound)
 	Exported bool
-	Sent     int   // spans delivered to the collector in this run
-	Pending  int   // spans in the spool not delivered
-	Err      error // why spans are pending
+	Sent     int // spans delivered to the collector in this run
+	Pending  int // spans in the spool not delivered
+	// Rejected spans the collector refused as invalid, kept in the
+	// spool's .rejected file; Discarded spans it said it dropped from an
+	// accepted upload; Uncertain pending spans whose upload was abandoned
+	// and may have arrived; Resent spans delivered again after an
+	// abandoned upload. See forward.Result.
+	Rejected, Discarded, Uncertain, Resent int
+	Err                                    error // why spans are pending
 	// MetricsErr is why the last metrics were not accepted; metrics are
 	// not spooled, so this is a warning, not something to replay.
 	MetricsErr error
@@ -251,6 +257,7 @@ func (p *Pipeline) Shutdown(timeout time.Duration, export bool) ShutdownResult {
 			r.Exported = true
 			fr := p.fwd.Finish(ctx)
 			r.Sent, r.Pending = fr.Sent, fr.Pending
+			r.Rejected, r.Discarded, r.Uncertain, r.Resent = fr.Rejected, fr.Discarded, fr.Uncertain, fr.Resent
 			if fr.Err != nil {
 				r.Err = errors.Join(r.Err, fr.Err)
 			}

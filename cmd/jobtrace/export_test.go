@@ -3,12 +3,17 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/internal/otlptest"
@@ -157,5 +162,134 @@ func TestSignalExporterNoneTurnsASignalOff(t *testing.T) {
 	r = jt(t, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://" + h.Addr, "OTEL_TRACES_EXPORTER=none"}, "run", "--", "true")
 	if n := len(c.SpanNames()); r.code != 0 || n != 3 {
 		t.Errorf("OTEL_TRACES_EXPORTER=none: %d spans at the collector, want the 3 from before", n)
+	}
+}
+
+// Replays started together on one directory never send a line twice: one
+// holds the directory's lock (between processes), the others are refused.
+func TestConcurrentReplaysOfOneDirectorySendEachSpanOnce(t *testing.T) {
+	r := jt(t, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://" + otlptest.Refused(t)},
+		"run", "--name", "job", "--", "sh", "-c", `for i in 1 2 3 4 5 6 7 8 9 10; do echo "BEGIN_PHASE p$i"; echo "END_PHASE p$i"; done`)
+	if r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	want := len(spanNames(t, r.out))
+	c := &otlptest.Collector{}
+	// The replay that gets the lock is held in its upload until the others
+	// have ended.
+	release := c.Hold()
+	defer release()
+	h := otlptest.StartHTTP(t, "", c)
+	env := []string{"PATH=" + os.Getenv("PATH"), "OTEL_EXPORTER_OTLP_ENDPOINT=http://" + h.Addr, "OTEL_EXPORTER_OTLP_TIMEOUT=60000"}
+	const n = 4
+	type done struct {
+		code   int
+		stderr string
+	}
+	results := make(chan done, n)
+	for range n {
+		go func() {
+			cmd := exec.Command(bin, "replay", r.out)
+			cmd.Env = env
+			var se bytes.Buffer
+			cmd.Stderr = &se
+			err := cmd.Run()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else if err != nil {
+				code = -1
+			}
+			results <- done{code, se.String()}
+		}()
+	}
+	for range n - 1 {
+		select {
+		case d := <-results:
+			if d.code != 1 || !strings.Contains(d.stderr, "replay it when that has ended") {
+				t.Errorf("a concurrent replay: exit %d, %q", d.code, d.stderr)
+			}
+		case <-time.After(60 * time.Second):
+			t.Fatal("the concurrent replays did not end: the lock did not keep them out")
+		}
+	}
+	release()
+	d := <-results
+	if d.code != 0 || !strings.Contains(d.stderr, fmt.Sprintf("sent %d spans", want)) {
+		t.Errorf("the replay with the lock: exit %d, %q", d.code, d.stderr)
+	}
+	if total, unique := c.SpanCount(); total != want || unique != want {
+		t.Errorf("collector got %d spans, %d distinct; the spool holds %d", total, unique, want)
+	}
+}
+
+// A collector's HTTP 400 for one line does not stop the replay of the
+// others; that line is kept in spans.otlp.jsonl.rejected and reported.
+func TestReplaySetsRejectedLinesAside(t *testing.T) {
+	r := jt(t, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://" + otlptest.Refused(t)},
+		"run", "--name", "job", "--", "sh", "-c", "echo BEGIN_PHASE a; echo END_PHASE a; sleep 0.2; echo BEGIN_PHASE bad; echo END_PHASE bad; sleep 0.2; echo BEGIN_PHASE b; echo END_PHASE b")
+	if r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	c := &otlptest.Collector{}
+	c.RejectSpans("bad")
+	h := otlptest.StartHTTP(t, "", c)
+	env := []string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://" + h.Addr}
+	rep := jt(t, env, "replay", r.out)
+	kept := filepath.Join(r.out, spool.TracesFile+spool.RejectedSuffix)
+	if rep.code != 1 || !strings.Contains(rep.stderr, "1 spans rejected by the collector as invalid, not sent again: kept in "+kept) {
+		t.Errorf("replay: exit %d, %q", rep.code, rep.stderr)
+	}
+	if got := sortedNames(c.SpanNames()); got != "a,b,job,jobtrace shutdown,jobtrace startup" {
+		t.Errorf("collector got %q", got)
+	}
+	if names := spanNames(t, kept); len(names) != 1 || names[0] != "bad" {
+		t.Errorf("%s holds %v", kept, names)
+	}
+	// The request holding it, then the line alone.
+	refused := c.Rejected()
+	again := jt(t, env, "replay", r.out)
+	if again.code != 0 || !strings.Contains(again.stderr, "sent 0 spans") || c.Rejected() != refused {
+		t.Errorf("second replay: exit %d, %q; %d rejections, then %d", again.code, again.stderr, refused, c.Rejected())
+	}
+}
+
+// spanNames reads the names of the spans in a spool file, or in the spool
+// of a directory.
+func spanNames(t *testing.T, path string) []string {
+	t.Helper()
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		path = filepath.Join(path, spool.TracesFile)
+	}
+	var names []string
+	err := spool.ReadLines(path, 0, func(req *coltracepb.ExportTraceServiceRequest, _ int, _ int64) error {
+		for _, rs := range req.ResourceSpans {
+			for _, ss := range rs.ScopeSpans {
+				for _, s := range ss.Spans {
+					names = append(names, s.Name)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return names
+}
+
+// Outside a run, a span the collector rejects is kept beside the spool in
+// --out, not lost with the private spool.
+func TestStandaloneKeepsRejectedSpans(t *testing.T) {
+	c := &otlptest.Collector{}
+	c.RejectSpans("bad")
+	h := otlptest.StartHTTP(t, "", c)
+	r := jt(t, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://" + h.Addr}, "exec", "bad", "--", "true")
+	kept := filepath.Join(r.out, spool.TracesFile+spool.RejectedSuffix)
+	if r.code != 0 || !strings.Contains(r.stderr, "1 spans rejected by the collector as invalid: kept in "+filepath.Join("jobtrace-out", spool.TracesFile+spool.RejectedSuffix)) {
+		t.Errorf("exit %d, %q", r.code, r.stderr)
+	}
+	if names := spanNames(t, kept); len(names) != 1 || names[0] != "bad" {
+		t.Errorf("%s holds %v", kept, names)
 	}
 }

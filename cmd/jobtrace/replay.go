@@ -19,7 +19,9 @@ const replayExamples = `  OTEL_EXPORTER_OTLP_ENDPOINT=http://collector:4318 jobt
 Sends the spans in DIR/spans.otlp.jsonl that were not delivered yet (all of
 them with --all) with the same OTEL_* settings as 'jobtrace run', and
 records what was delivered in DIR/spans.otlp.jsonl.sent, so a second replay
-sends nothing twice. Exits 1 if any span could not be sent.
+does not send them again. Spans the collector rejects as invalid are kept in
+DIR/spans.otlp.jsonl.rejected and the rest go on. Exits 1 if any span could
+not be delivered.
 `
 
 func cmdReplay(args []string) error {
@@ -55,14 +57,18 @@ func cmdReplay(args []string) error {
 	if err != nil {
 		return err
 	}
-	res := forward.Replay(context.Background(), dir, client, *all)
+	res := forward.Replay(context.Background(), dir, client, *all, forward.Options{Timeout: exp.Traces.Timeout, Warn: log.Warn})
 	log.Printf("sent %d spans to %s; %d pending", res.Sent, exp.Traces, res.Pending)
+	agent.ExportNotes(log, res.Rejected, res.Discarded, res.Uncertain, res.Resent, filepath.Join(dir, spool.TracesFile))
 	if res.Err != nil || res.Pending > 0 {
 		reason := ""
 		if res.Err != nil {
 			reason = ": " + firstLine(res.Err.Error())
 		}
 		return fmt.Errorf("replay incomplete%s", reason)
+	}
+	if res.Rejected > 0 {
+		return fmt.Errorf("replay incomplete: %d spans rejected by the collector", res.Rejected)
 	}
 	return nil
 }

@@ -57,6 +57,18 @@ func openStandalone(s settings, log *agent.Logger, opts ...sdktrace.TracerProvid
 func (r *standaloneRun) close(sampled bool) {
 	res := r.pipe.Shutdown(r.s.cfg.ExportTimeout, sampled)
 	defer os.RemoveAll(r.dir)
+	if res.Rejected > 0 {
+		// The private directory goes away: what the collector rejected is
+		// kept beside the spool in --out.
+		kept := filepath.Join(r.s.cfg.Out, spool.TracesFile+spool.RejectedSuffix)
+		if data, err := os.ReadFile(r.pipe.SpoolPath() + spool.RejectedSuffix); err != nil {
+			r.log.Warn(fmt.Sprintf("spans rejected by the collector could not be kept: %v", err))
+		} else if _, err := appendLines(data, kept); err != nil {
+			r.log.Warn(fmt.Sprintf("spans rejected by the collector could not be kept in %s: %v", kept, err))
+		} else {
+			r.log.Warn(fmt.Sprintf("%d spans rejected by the collector as invalid: kept in %s", res.Rejected, kept))
+		}
+	}
 	if res.Exported && res.Pending == 0 && res.Err == nil {
 		return
 	}
@@ -83,23 +95,28 @@ func keepPending(src, dir string) (int, error) {
 	if sent > int64(len(data)) {
 		sent = 0
 	}
-	pending := data[sent:]
-	if len(pending) == 0 {
+	return appendLines(data[sent:], filepath.Join(dir, spool.TracesFile))
+}
+
+// appendLines appends whole spool lines to the file at dst, creating it and
+// its directory, and returns how many lines they were.
+func appendLines(lines []byte, dst string) (int, error) {
+	if len(lines) == 0 {
 		return 0, nil
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return 0, err
 	}
-	f, err := safefile.Append(filepath.Join(dir, spool.TracesFile), 0o644)
+	f, err := safefile.Append(dst, 0o644)
 	if err != nil {
 		return 0, err
 	}
 	defer f.Close()
 	// One write: O_APPEND keeps concurrent writers' lines whole.
-	if _, err := f.Write(pending); err != nil {
+	if _, err := f.Write(lines); err != nil {
 		return 0, err
 	}
-	return bytes.Count(pending, []byte("\n")), nil
+	return bytes.Count(lines, []byte("\n")), nil
 }
 
 // phaseState is what 'phase begin' leaves for 'phase end' outside a run.

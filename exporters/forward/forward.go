@@ -1,11 +1,29 @@
 // Package forward uploads the span spool to a collector.
 //
 // The spool file (see package exporters/spool) is the export queue. A
-// Forwarder reads it from the offset kept in <spool>.sent, uploads each line
-// with an OTLP client, and moves the offset past a line only once the
-// collector accepted it. A failed upload leaves the offset where it is and is
-// retried after a backoff, so a dead collector loses nothing and a
-// recovered one receives every line once, in order.
+// Forwarder reads it from the offset kept in <spool>.sent, uploads its lines
+// with an OTLP client, several lines to a request (up to MaxUploadSpans
+// spans and MaxUploadBytes of spool), and moves the offset past them only
+// once the collector accepted them. What a failed upload means follows the
+// OTLP specification (see otlp.Classify):
+//   - the collector may take it later (a network error, a timeout, HTTP
+//     429/502/503/504, gRPC Unavailable): the offset stays and the upload is
+//     retried after a backoff, so a dead collector loses nothing and a
+//     recovered one receives every line, in order;
+//   - the collector rejected the data as invalid (HTTP 400, gRPC
+//     InvalidArgument): it is never sent again; the lines of a rejected
+//     request are sent one by one, each line still rejected is appended to
+//     <spool>.rejected, counted and reported, and the lines after it go on;
+//   - the collector refuses any data (HTTP 401, 403, 404, gRPC
+//     Unauthenticated...): nothing more is sent in this run and the lines
+//     stay pending for a replay once the settings are fixed.
+//
+// Delivery is at least once. OTLP has no way to tell whether a request whose
+// answer never came was taken: an upload abandoned at its timeout or at the
+// end-of-job deadline may have been, and is sent again (by the next attempt
+// or by a replay). The forwarder counts such spans: Result.Resent for spans
+// delivered again after an abandoned upload, Result.Uncertain for pending
+// spans whose last upload was abandoned.
 //
 // At the end of a job the agent cancels Run's context and calls Finish with a
 // context whose deadline is the export timeout: Finish makes one last pass
@@ -30,6 +48,7 @@ import (
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
+	"github.com/jobtrace/jobtrace/exporters/otlp"
 	"github.com/jobtrace/jobtrace/exporters/spool"
 )
 
@@ -47,6 +66,21 @@ const (
 	DefaultRetryMax = 10 * time.Second
 )
 
+// Bounds of one upload.
+const (
+	// MaxUploadSpans bounds the spans of one request. A backlog (lines
+	// written while the collector was down or slow, the spans a job ends
+	// with) goes in few requests instead of one per line, so it is
+	// delivered within the export timeout even when each round trip is
+	// slow. It is twice the OTel SDK's default batch of 512 spans.
+	MaxUploadSpans = 1024
+	// MaxUploadBytes bounds the spool bytes (OTLP/JSON) of one request.
+	// Its protobuf form is smaller than the JSON, so a request stays well
+	// under the 4 MiB that gRPC servers, the Collector's OTLP receiver
+	// among them, take by default. A longer line goes alone.
+	MaxUploadBytes = 1 << 20
+)
+
 // Options tune a Forwarder. Zero fields take the defaults above.
 type Options struct {
 	Timeout            time.Duration // per upload attempt
@@ -60,6 +94,20 @@ type Result struct {
 	Pending int   // spans in the spool not delivered yet
 	Lines   int   // spool lines delivered
 	Err     error // why spans are pending, or lines that could not be read
+
+	// Rejected counts the spans, in RejectedLines lines, that the
+	// collector rejected as invalid; they are in <spool>.rejected.
+	Rejected, RejectedLines int
+	// Discarded counts the spans a collector said it dropped from uploads
+	// it accepted (an OTLP partial success); they are not sent again.
+	Discarded int
+	// Uncertain counts the pending spans whose last upload was abandoned
+	// at its timeout or at the deadline: the collector may have them
+	// already, and a replay then delivers them a second time.
+	Uncertain int
+	// Resent counts the spans delivered after an upload of theirs had been
+	// abandoned: the collector may have them twice.
+	Resent int
 }
 
 // errInterrupted stops a pass between two lines when Run's context ends.
@@ -87,6 +135,13 @@ type Forwarder struct {
 	sent, lines int
 	warned      map[int64]bool // bad lines already reported, by offset
 	sentWarned  bool
+
+	rejected, rejectedLines int
+	discarded, resent       int
+	maybeEnd                int64 // lines ending here or before were in an abandoned upload
+	refused                 error // the collector refuses any data: no more uploads
+	rejectWarned            bool
+	dropWarned              bool
 }
 
 // New returns a forwarder for the spool at spoolPath. It takes ownership of
@@ -191,7 +246,9 @@ func (f *Forwarder) Finish(ctx context.Context) Result {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.finished {
-		return Result{Sent: f.sent, Lines: f.lines, Pending: f.pending(), Err: errors.New("forward: Finish called twice")}
+		r := f.result()
+		r.Err = errors.New("forward: Finish called twice")
+		return r
 	}
 	f.finished = true
 	close(f.done)
@@ -206,7 +263,7 @@ func (f *Forwarder) Finish(ctx context.Context) Result {
 	f.abort()
 	f.saveOffset()
 	f.stopClient(ctx)
-	r := Result{Sent: f.sent, Lines: f.lines, Pending: f.pending()}
+	r := f.result()
 	if r.Pending > 0 {
 		r.Err = err
 		if r.Err == nil {
@@ -218,15 +275,17 @@ func (f *Forwarder) Finish(ctx context.Context) Result {
 
 // Replay uploads the spool in dir (the file spool.TracesFile) with client:
 // the lines past the .sent offset, or every line when all is true. It starts
-// and stops client. It stops at the first failed upload, so that what was
-// not delivered stays after the offset for the next replay. Result.Err also
-// reports lines that could not be read.
-func Replay(ctx context.Context, dir string, client otlptrace.Client, all bool) Result {
+// and stops client. Lines the collector rejects as invalid are set aside
+// and the rest go on; it stops at the first other failed upload, so that
+// what was not delivered stays after the offset for the next replay.
+// Result.Err also reports lines that could not be read. Of opts, only
+// Timeout (per upload) and Warn are used.
+func Replay(ctx context.Context, dir string, client otlptrace.Client, all bool, opts Options) Result {
 	path := filepath.Join(dir, spool.TracesFile)
 	if _, err := os.Stat(path); err != nil {
 		return Result{Err: fmt.Errorf("replay: %w", err)}
 	}
-	f := New(path, client, Options{})
+	f := New(path, client, opts)
 	defer f.abort()
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -241,6 +300,9 @@ func Replay(ctx context.Context, dir string, client otlptrace.Client, all bool) 
 		f.offset, f.floor = 0, off
 	}
 	bad, err := f.pass(ctx, ctx)
+	if errors.Is(err, errInterrupted) {
+		err = ctx.Err()
+	}
 	for _, b := range bad {
 		errs = append(errs, b)
 	}
@@ -249,7 +311,7 @@ func Replay(ctx context.Context, dir string, client otlptrace.Client, all bool) 
 	if f.sentWarned {
 		errs = append(errs, fmt.Errorf("replay: could not record the offset in %s", path+spool.SentSuffix))
 	}
-	r := Result{Sent: f.sent, Lines: f.lines, Pending: f.pending()}
+	r := f.result()
 	r.Err = errors.Join(append([]error{err}, errs...)...)
 	return r
 }
@@ -258,6 +320,9 @@ func Replay(ctx context.Context, dir string, client otlptrace.Client, all bool) 
 // file or the first failure. Uploads run under upCtx; live is checked between
 // lines. It returns the failure and the lines that could not be read.
 func (f *Forwarder) pass(upCtx, live context.Context) ([]*spool.LineError, error) {
+	if f.refused != nil {
+		return nil, f.refused
+	}
 	if !f.loaded {
 		off, err := spool.ReadSent(f.path)
 		if err != nil {
@@ -286,32 +351,151 @@ func (f *Forwarder) pass(upCtx, live context.Context) ([]*spool.LineError, error
 		f.started = true
 	}
 
+	var b []line
+	var spans int
+	var size int64
+	prev := f.offset
 	var upErr error
 	rerr := spool.ReadLines(f.path, f.offset, func(req *coltracepb.ExportTraceServiceRequest, _ int, end int64) error {
 		if err := live.Err(); err != nil {
 			return errInterrupted
 		}
 		rss, n := sampledOnly(req.ResourceSpans)
-		if n > 0 {
-			ctx, cancel := context.WithTimeout(upCtx, f.opts.Timeout)
-			err := f.client.UploadTraces(ctx, rss)
-			cancel()
-			if err != nil {
+		if len(b) > 0 && (spans+n > MaxUploadSpans || size+end-prev > MaxUploadBytes) {
+			if err := f.flush(upCtx, live, b); err != nil {
 				upErr = err
 				return err
 			}
-			f.sent += n
-			f.lines++
+			b, spans, size = nil, 0, 0
 		}
-		f.offset = end
-		f.saveOffset()
+		b = append(b, line{rss: rss, spans: n, end: end})
+		spans += n
+		size += end - prev
+		prev = end
 		return nil
 	})
 	bad := spool.LineErrors(rerr)
-	if upErr == nil && rerr != nil && !errors.Is(rerr, errInterrupted) && len(bad) == 0 {
+	switch {
+	case upErr != nil, errors.Is(rerr, errInterrupted):
+	case rerr != nil && len(bad) == 0:
 		upErr = rerr
+	default:
+		upErr = f.flush(upCtx, live, b)
 	}
 	return bad, upErr
+}
+
+// line is a spool line read for an upload: its sampled spans and the
+// offset just past it.
+type line struct {
+	rss   []*tracepb.ResourceSpans
+	spans int
+	end   int64
+}
+
+// flush uploads lines as one request. When the collector rejects it as
+// invalid, the lines are sent again one by one, so that only the invalid
+// ones are set aside.
+func (f *Forwarder) flush(upCtx, live context.Context, lines []line) error {
+	if len(lines) == 0 {
+		return nil
+	}
+	if live.Err() != nil {
+		return errInterrupted
+	}
+	err := f.send(upCtx, lines)
+	if otlp.Classify(err) != otlp.Rejected {
+		return err
+	}
+	if len(lines) == 1 {
+		return f.reject(lines[0], err)
+	}
+	for i := range lines {
+		if live.Err() != nil {
+			return errInterrupted
+		}
+		err := f.send(upCtx, lines[i:i+1])
+		if otlp.Classify(err) == otlp.Rejected {
+			err = f.reject(lines[i], err)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// send uploads the spans of lines in one request and, once the collector
+// took them, moves the offset past the last line. A Rejected failure is
+// returned for the caller to deal with; any other failure leaves the offset.
+func (f *Forwarder) send(upCtx context.Context, lines []line) error {
+	var rss []*tracepb.ResourceSpans
+	n := 0
+	for _, l := range lines {
+		rss = append(rss, l.rss...)
+		n += l.spans
+	}
+	end := lines[len(lines)-1].end
+	if n > 0 {
+		ctx, cancel := context.WithTimeout(upCtx, f.opts.Timeout)
+		err := f.client.UploadTraces(ctx, rss)
+		abandoned := err != nil && (ctx.Err() != nil || otlp.Abandoned(err))
+		cancel()
+		switch otlp.Classify(err) {
+		case otlp.Accepted:
+			var pe *otlp.PartialError
+			if errors.As(err, &pe) {
+				f.discarded += int(pe.Rejected)
+				if !f.dropWarned {
+					f.dropWarned = true
+					f.opts.Warn(fmt.Sprintf("export: %v (not sent again)", pe))
+				}
+			}
+		case otlp.Refused:
+			f.refused = err
+			return err
+		default:
+			if abandoned {
+				f.maybeEnd = max(f.maybeEnd, end)
+			}
+			return err
+		}
+		f.sent += n
+		for _, l := range lines {
+			if l.spans > 0 {
+				f.lines++
+			}
+			if l.end <= f.maybeEnd {
+				f.resent += l.spans
+			}
+		}
+	}
+	f.offset = end
+	f.saveOffset()
+	return nil
+}
+
+// reject sets aside a line the collector rejected as invalid: it is
+// appended to <spool>.rejected, counted, and the offset moves past it.
+func (f *Forwarder) reject(l line, why error) error {
+	kept := f.path + spool.RejectedSuffix
+	w := spool.NewTraceClient(kept)
+	err := w.UploadTraces(context.Background(), l.rss)
+	if cerr := w.Stop(context.Background()); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("export: the collector rejected %d spans as invalid (%v) and they could not be set aside: %w", l.spans, why, err)
+	}
+	f.rejected += l.spans
+	f.rejectedLines++
+	if !f.rejectWarned {
+		f.rejectWarned = true
+		f.opts.Warn(fmt.Sprintf("export: the collector rejected %d spans as invalid: %v; they are not sent again and are kept in %s", l.spans, why, filepath.Base(kept)))
+	}
+	f.offset = l.end
+	f.saveOffset()
+	return nil
 }
 
 // noteResult reports the start and end of a run of failed uploads, and
@@ -322,6 +506,13 @@ func (f *Forwarder) noteResult(err error) bool {
 			f.opts.Warn("export: collector reachable again; delivering the spool")
 		}
 		f.failing = f.failing && err != nil
+		return false
+	}
+	if f.refused != nil {
+		if !f.failing {
+			f.opts.Warn(fmt.Sprintf("export: %v; the collector refuses the uploads, which are not retried: spans stay in %s for `jobtrace replay` once the settings are fixed", err, filepath.Base(f.path)))
+		}
+		f.failing = true
 		return false
 	}
 	if !f.failing {
@@ -369,15 +560,20 @@ func (f *Forwarder) stopClient(ctx context.Context) {
 	_ = f.client.Stop(ctx)
 }
 
-// pending counts the sampled spans after the offset.
-func (f *Forwarder) pending() int {
-	n := 0
-	_ = spool.ReadLines(f.path, f.offset, func(req *coltracepb.ExportTraceServiceRequest, _ int, _ int64) error {
+// result is what was done so far, with the pending spans counted: all
+// those after the offset, and those of them whose last upload was abandoned.
+func (f *Forwarder) result() Result {
+	r := Result{Sent: f.sent, Lines: f.lines, Rejected: f.rejected, RejectedLines: f.rejectedLines,
+		Discarded: f.discarded, Resent: f.resent}
+	_ = spool.ReadLines(f.path, f.offset, func(req *coltracepb.ExportTraceServiceRequest, _ int, end int64) error {
 		_, k := sampledOnly(req.ResourceSpans)
-		n += k
+		r.Pending += k
+		if end <= f.maybeEnd {
+			r.Uncertain += k
+		}
 		return nil
 	})
-	return n
+	return r
 }
 
 // Span flag bits from the OTLP proto: the low byte holds the W3C trace

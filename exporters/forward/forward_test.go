@@ -3,6 +3,7 @@ package forward
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,9 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"go.uber.org/goleak"
+	"google.golang.org/grpc/codes"
 
 	"github.com/jobtrace/jobtrace/config"
 	"github.com/jobtrace/jobtrace/exporters/otlp"
@@ -337,7 +341,7 @@ func TestReplay(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
 
-			r := Replay(ctx, dir, client(t, proto, addr, 0), false)
+			r := Replay(ctx, dir, client(t, proto, addr, 0), false, Options{})
 			if r.Sent != 2 || r.Lines != 2 || r.Pending != 0 || r.Err != nil {
 				t.Errorf("first replay = %+v, want s3 and s4", r)
 			}
@@ -348,12 +352,12 @@ func TestReplay(t *testing.T) {
 				t.Errorf(".sent = %d, size %d", off, size)
 			}
 
-			r = Replay(ctx, dir, client(t, proto, addr, 0), false)
+			r = Replay(ctx, dir, client(t, proto, addr, 0), false, Options{})
 			if r.Sent != 0 || r.Pending != 0 || r.Err != nil || len(srv.SpanNames()) != 2 {
 				t.Errorf("second replay = %+v, collector has %v", r, srv.SpanNames())
 			}
 
-			r = Replay(ctx, dir, client(t, proto, addr, 0), true)
+			r = Replay(ctx, dir, client(t, proto, addr, 0), true, Options{})
 			if r.Sent != 4 || r.Err != nil {
 				t.Errorf("replay --all = %+v", r)
 			}
@@ -376,14 +380,14 @@ func TestReplayCollectorDown(t *testing.T) {
 	addr := otlptest.Refused(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	r := Replay(ctx, dir, client(t, config.ProtocolGRPC, addr, 0), false)
+	r := Replay(ctx, dir, client(t, config.ProtocolGRPC, addr, 0), false, Options{})
 	if r.Sent != 0 || r.Pending != 2 || r.Err == nil {
 		t.Errorf("Result = %+v", r)
 	}
 	if off := sentOffset(t, path); off != 0 {
 		t.Errorf(".sent = %d", off)
 	}
-	r = Replay(ctx, filepath.Join(dir, "nowhere"), client(t, config.ProtocolGRPC, addr, 0), false)
+	r = Replay(ctx, filepath.Join(dir, "nowhere"), client(t, config.ProtocolGRPC, addr, 0), false, Options{})
 	if !os.IsNotExist(errorsUnwrapAll(r.Err)) {
 		t.Errorf("missing dir: %v", r.Err)
 	}
@@ -418,7 +422,7 @@ func TestReplaySkipsBadLines(t *testing.T) {
 	srv, addr := start(t, config.ProtocolHTTPProtobuf, "")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	r := Replay(ctx, dir, client(t, config.ProtocolHTTPProtobuf, addr, 0), false)
+	r := Replay(ctx, dir, client(t, config.ProtocolHTTPProtobuf, addr, 0), false, Options{})
 	if r.Sent != 2 || r.Pending != 0 || r.Err == nil || !strings.Contains(r.Err.Error(), "line 2") {
 		t.Errorf("Result = %+v, want both spans and the bad line reported", r)
 	}
@@ -460,6 +464,273 @@ func TestNoDuplicateAfterCancelMidUpload(t *testing.T) {
 			}
 			if got := c.SpanNames(); !slices.Equal(got, []string{"s1"}) {
 				t.Errorf("collector got %v, want s1 once", got)
+			}
+		})
+	}
+}
+
+func startCollector(t *testing.T, proto string, c *otlptest.Collector) string {
+	if proto == config.ProtocolGRPC {
+		return otlptest.StartGRPC(t, "", c).Addr
+	}
+	return otlptest.StartHTTP(t, "", c).Addr
+}
+
+// A line the collector refuses as invalid (HTTP 400, gRPC InvalidArgument)
+// is never sent again: it is kept in the .rejected file, counted, and the
+// lines after it are delivered, by replay and while the job runs.
+func TestRejectedLineIsSetAsideAndTheRestDelivered(t *testing.T) {
+	for _, proto := range protocols {
+		t.Run(proto+"/replay", func(t *testing.T) {
+			c := &otlptest.Collector{}
+			c.RejectSpans("bad")
+			addr := startCollector(t, proto, c)
+			dir := t.TempDir()
+			path := filepath.Join(dir, spool.TracesFile)
+			j := newJob(t, dir, nil)
+			j.spans("s1", "bad1", "s2", "bad2", "s3")
+			j.end()
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			r := Replay(ctx, dir, client(t, proto, addr, 0), false, Options{})
+			if r.Sent != 3 || r.Rejected != 2 || r.RejectedLines != 2 || r.Pending != 0 {
+				t.Errorf("Result = %+v, want 3 sent, 2 rejected, none pending", r)
+			}
+			if got := c.SpanNames(); !slices.Equal(got, []string{"s1", "s2", "s3"}) {
+				t.Errorf("collector got %v", got)
+			}
+			if off, size := sentOffset(t, path), fileSize(t, path); off != size {
+				t.Errorf(".sent = %d, size %d", off, size)
+			}
+			var kept []string
+			if err := spool.ReadLines(path+spool.RejectedSuffix, 0, func(req *coltracepb.ExportTraceServiceRequest, _ int, _ int64) error {
+				for _, rs := range req.ResourceSpans {
+					for _, ss := range rs.ScopeSpans {
+						for _, s := range ss.Spans {
+							kept = append(kept, s.Name)
+						}
+					}
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(kept, []string{"bad1", "bad2"}) {
+				t.Errorf("%s holds %v", spool.RejectedSuffix, kept)
+			}
+			refused := c.Rejected()
+			r = Replay(ctx, dir, client(t, proto, addr, 0), false, Options{})
+			if r.Sent != 0 || r.Rejected != 0 || c.Rejected() != refused || len(c.SpanNames()) != 3 {
+				t.Errorf("second replay = %+v, %d rejections (was %d)", r, c.Rejected(), refused)
+			}
+		})
+		t.Run(proto+"/run", func(t *testing.T) {
+			c := &otlptest.Collector{}
+			c.RejectSpans("bad")
+			addr := startCollector(t, proto, c)
+			dir := t.TempDir()
+			var w warnings
+			f := New(filepath.Join(dir, spool.TracesFile), client(t, proto, addr, 0), Options{RetryMin: 10 * time.Millisecond, RetryMax: 20 * time.Millisecond, Warn: w.warn})
+			j := newJob(t, dir, f.Notify)
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan struct{})
+			go func() { f.Run(ctx); close(done) }()
+			j.spans("s1", "bad1", "s2")
+			waitFor(t, "the span after the rejected one", func() bool { return len(c.SpanNames()) == 2 })
+			refused := c.Rejected()
+			// Retrying would send it again within a few RetryMax.
+			time.Sleep(100 * time.Millisecond)
+			j.spans("s3")
+			waitFor(t, "a later span", func() bool { return len(c.SpanNames()) == 3 })
+			cancel()
+			<-done
+			ctx2, cancel2 := context.WithTimeout(context.Background(), 3*time.Second)
+			defer cancel2()
+			r := f.Finish(ctx2)
+			if c.Rejected() != refused {
+				t.Errorf("the rejected line was sent again: %d rejections, then %d", refused, c.Rejected())
+			}
+			if r.Sent != 3 || r.Rejected != 1 || r.Pending != 0 {
+				t.Errorf("Result = %+v", r)
+			}
+			if !w.has("rejected") {
+				t.Errorf("no warning about the rejected line: %q", w.msgs)
+			}
+		})
+	}
+}
+
+// An OTLP partial success is a success: the request is not sent again.
+func TestPartialSuccessIsNotSentAgain(t *testing.T) {
+	for _, proto := range protocols {
+		t.Run(proto, func(t *testing.T) {
+			c := &otlptest.Collector{}
+			c.SetPartial(1)
+			addr := startCollector(t, proto, c)
+			dir := t.TempDir()
+			j := newJob(t, dir, nil)
+			j.spans(seq("s", 3)...)
+			j.end()
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			r := Replay(ctx, dir, client(t, proto, addr, 0), false, Options{})
+			total, unique := c.SpanCount()
+			if r.Sent != 3 || r.Pending != 0 || total != 3 || unique != 3 {
+				t.Errorf("Result = %+v; collector got %d spans, %d unique", r, total, unique)
+			}
+		})
+	}
+}
+
+// A backlog goes in few requests, bounded by MaxUploadSpans and
+// MaxUploadBytes, each span once.
+func TestBacklogIsSentInBoundedBatches(t *testing.T) {
+	for _, proto := range protocols {
+		t.Run(proto, func(t *testing.T) {
+			c := &otlptest.Collector{}
+			addr := startCollector(t, proto, c)
+			dir := t.TempDir()
+			j := newJob(t, dir, nil)
+			j.spans(seq("s", MaxUploadSpans+1)...)
+			// Spans big enough that MaxUploadBytes splits them.
+			big := strings.Repeat("x", MaxUploadBytes/4)
+			for i := range 6 {
+				_, s := j.tp.Tracer("forward-test").Start(context.Background(), fmt.Sprint("big", i))
+				s.SetAttributes(attribute.String("big", big))
+				s.End()
+				if err := j.p.ForceFlush(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			j.end()
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			r := Replay(ctx, dir, client(t, proto, addr, 10*time.Second), false, Options{Timeout: 10 * time.Second})
+			total, unique := c.SpanCount()
+			want := MaxUploadSpans + 1 + 6
+			if r.Sent != want || total != want || unique != want {
+				t.Errorf("Result = %+v; collector got %d spans, %d unique; want %d", r, total, unique, want)
+			}
+			// MaxUploadSpans in the first request, the rest of the small
+			// ones with the first big ones up to MaxUploadBytes, and so on.
+			if n := c.Requests(); n < 3 || n > 5 {
+				t.Errorf("%d requests for %d lines", n, want)
+			}
+			if got := c.SpanNames(); got[0] != "s1" || got[want-1] != "big5" {
+				t.Errorf("out of order: first %s, last %s", got[0], got[want-1])
+			}
+		})
+	}
+}
+
+// An upload abandoned at the deadline may have been taken by the collector:
+// the spans stay pending, are counted as possibly delivered, and a replay
+// delivers them (a second time, when the collector had taken them).
+func TestAbandonedUploadIsReportedAsPossiblyDelivered(t *testing.T) {
+	for _, proto := range protocols {
+		t.Run(proto, func(t *testing.T) {
+			c := &otlptest.Collector{}
+			release := c.Hold()
+			defer release()
+			addr := startCollector(t, proto, c)
+			dir := t.TempDir()
+			f := New(filepath.Join(dir, spool.TracesFile), client(t, proto, addr, 0), Options{})
+			j := newJob(t, dir, nil)
+			j.spans("s1", "s2")
+			j.end()
+			ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+			defer cancel()
+			r := f.Finish(ctx)
+			if r.Sent != 0 || r.Pending != 2 || r.Uncertain != 2 {
+				t.Errorf("Result = %+v, want 2 pending, both possibly delivered", r)
+			}
+			// The collector takes the abandoned upload after all.
+			release()
+			waitFor(t, "the collector to take the abandoned upload", func() bool { return c.Requests() == 1 })
+			ctx2, cancel2 := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel2()
+			r = Replay(ctx2, dir, client(t, proto, addr, 0), false, Options{})
+			total, unique := c.SpanCount()
+			if r.Sent != 2 || total != 4 || unique != 2 {
+				t.Errorf("replay = %+v; collector got %d spans, %d unique", r, total, unique)
+			}
+		})
+	}
+}
+
+// A timed-out upload that the collector took, sent again while the job
+// runs, is counted in Result.Resent.
+func TestResentAfterTimeoutIsCounted(t *testing.T) {
+	for _, proto := range protocols {
+		t.Run(proto, func(t *testing.T) {
+			c := &otlptest.Collector{}
+			release := c.Hold()
+			defer release()
+			addr := startCollector(t, proto, c)
+			dir := t.TempDir()
+			var w warnings
+			f := New(filepath.Join(dir, spool.TracesFile), client(t, proto, addr, 0),
+				Options{Timeout: 100 * time.Millisecond, RetryMin: 50 * time.Millisecond, Warn: w.warn})
+			j := newJob(t, dir, f.Notify)
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan struct{})
+			go func() { f.Run(ctx); close(done) }()
+			j.spans("s1")
+			waitFor(t, "a timed-out upload", func() bool { return w.has("are retried") })
+			release()
+			waitFor(t, "delivery", func() bool { return sentOffset(t, j.path) == fileSize(t, j.path) })
+			cancel()
+			<-done
+			ctx2, cancel2 := context.WithTimeout(context.Background(), 3*time.Second)
+			defer cancel2()
+			r := f.Finish(ctx2)
+			total, unique := c.SpanCount()
+			if r.Sent != 1 || r.Resent != 1 || r.Pending != 0 || total < 2 || unique != 1 {
+				t.Errorf("Result = %+v, collector got %d spans, %d unique; want 1 sent, resent after a timeout", r, total, unique)
+			}
+		})
+	}
+}
+
+// A collector that refuses every upload (a missing credential: HTTP 401,
+// gRPC Unauthenticated) is not asked again in this run; the spans stay
+// pending for a replay.
+func TestRefusedUploadsAreNotRetried(t *testing.T) {
+	for _, proto := range protocols {
+		t.Run(proto, func(t *testing.T) {
+			c := &otlptest.Collector{}
+			c.RefuseAll(http.StatusUnauthorized, codes.Unauthenticated)
+			addr := startCollector(t, proto, c)
+			dir := t.TempDir()
+			path := filepath.Join(dir, spool.TracesFile)
+			var w warnings
+			f := New(path, client(t, proto, addr, 0), Options{RetryMin: 10 * time.Millisecond, RetryMax: 20 * time.Millisecond, Warn: w.warn})
+			j := newJob(t, dir, f.Notify)
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan struct{})
+			go func() { f.Run(ctx); close(done) }()
+			j.spans("s1", "s2")
+			waitFor(t, "the refusal", func() bool { return w.has("refuses") })
+			asked := c.Rejected()
+			// A retry would come within RetryMax.
+			time.Sleep(100 * time.Millisecond)
+			j.spans("s3")
+			time.Sleep(100 * time.Millisecond)
+			cancel()
+			<-done
+			ctx2, cancel2 := context.WithTimeout(context.Background(), 3*time.Second)
+			defer cancel2()
+			r := f.Finish(ctx2)
+			if c.Rejected() != asked {
+				t.Errorf("asked the collector %d times, then %d", asked, c.Rejected())
+			}
+			if r.Sent != 0 || r.Pending != 3 || r.Rejected != 0 || r.Err == nil || sentOffset(t, path) != 0 {
+				t.Errorf("Result = %+v, want 3 pending", r)
+			}
+			c.RefuseAll(0, codes.OK)
+			r = Replay(ctx2, dir, client(t, proto, addr, 0), false, Options{})
+			if r.Sent != 3 || r.Pending != 0 {
+				t.Errorf("replay once the collector takes them = %+v", r)
 			}
 		})
 	}

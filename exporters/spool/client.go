@@ -23,6 +23,10 @@ const (
 	// SentSuffix is appended to the spool's path to name the file that holds
 	// the byte offset up to which lines were delivered to a collector.
 	SentSuffix = ".sent"
+	// RejectedSuffix is appended to the spool's path to name the file that
+	// keeps, in the spool's format, the lines a collector rejected as
+	// invalid: they are not sent again, but kept for a user to look at.
+	RejectedSuffix = ".rejected"
 )
 
 // ErrClosed is returned by UploadTraces after Stop.
