@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 
 	"golang.org/x/sys/windows"
+
+	"github.com/jobtrace/jobtrace/internal/safefile"
 )
 
 // LockDir takes the lock of the artifacts directory dir: one jobtrace at a
@@ -13,7 +15,7 @@ import (
 // processes until unlock or the process's end; ErrDirBusy when another
 // jobtrace holds it.
 func LockDir(dir string) (unlock func(), err error) {
-	f, err := os.OpenFile(filepath.Join(dir, LockFile), os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := safefile.Open(filepath.Join(dir, LockFile), os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
 	}
