@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"sync"
+
+	"github.com/jobtrace/jobtrace/internal/redact"
 )
 
 // MaxWarnings is how many warnings jobtrace prints in one run; beyond it
@@ -13,7 +15,8 @@ const MaxWarnings = 50
 
 // Logger writes jobtrace's own messages, one line each with a "jobtrace:"
 // prefix, to stderr through the same gate as the job's stderr (or to a log
-// file).
+// file). Every message is masked by redact.String: an error that wraps the
+// collector's URL or echoes a header prints no credential.
 type Logger struct {
 	mu         sync.Mutex
 	out        func([]byte)
@@ -31,7 +34,7 @@ func NewLogger(w io.Writer) *Logger {
 
 // Printf writes one message.
 func (l *Logger) Printf(format string, args ...any) {
-	l.out([]byte("jobtrace: " + fmt.Sprintf(format, args...) + "\n"))
+	l.out([]byte("jobtrace: " + redact.String(fmt.Sprintf(format, args...)) + "\n"))
 }
 
 // Warn writes one warning unless MaxWarnings were written already.
@@ -44,7 +47,7 @@ func (l *Logger) Warn(msg string) {
 		return
 	}
 	l.mu.Unlock()
-	l.out([]byte("jobtrace: warning: " + msg + "\n"))
+	l.out([]byte("jobtrace: warning: " + redact.String(msg) + "\n"))
 }
 
 // Suppressed is the number of warnings not written.

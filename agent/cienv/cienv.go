@@ -4,6 +4,8 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/jobtrace/jobtrace/internal/redact"
 )
 
 // Values of Info.System.
@@ -83,7 +85,9 @@ type attrs []attribute.KeyValue
 
 func (a *attrs) add(k attribute.Key, v string) {
 	if v != "" {
-		*a = append(*a, k.String(v))
+		// URLs from the environment (a build URL, a server URL) may
+		// carry credentials in their user info or query.
+		*a = append(*a, k.String(redact.String(v)))
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 
 	"github.com/jobtrace/jobtrace/agent/cienv"
+	"github.com/jobtrace/jobtrace/internal/redact"
 )
 
 // DefaultServiceName is service.name when neither the configuration nor the
@@ -102,7 +103,8 @@ func build(opts Options, sys system) *sdkresource.Resource {
 	sort.Strings(keys)
 	for _, k := range keys {
 		if k != "" {
-			kv = append(kv, attribute.String(k, opts.Attributes[k]))
+			// A URL given as an attribute keeps no credentials.
+			kv = append(kv, attribute.String(k, redact.String(opts.Attributes[k])))
 		}
 	}
 

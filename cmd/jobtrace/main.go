@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jobtrace/jobtrace/internal/redact"
+
 	// Answers 'jobtrace phase|event|counter' inside a run before the
 	// exporter stack is initialized; see its package comment.
 	_ "github.com/jobtrace/jobtrace/cmd/jobtrace/internal/fastpath"
@@ -137,7 +139,7 @@ func exitCode(err error) int {
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
-	fmt.Fprintf(os.Stderr, "jobtrace: %s\n", firstLine(err.Error()))
+	fmt.Fprintf(os.Stderr, "jobtrace: %s\n", redact.String(firstLine(err.Error())))
 	var ue *usageError
 	if errors.As(err, &ue) || isConfigError(err) {
 		return 2

@@ -1,5 +1,5 @@
 // Package redact masks credentials in the text jobtrace prints or writes:
-// the user info and the query and fragment values of URLs, and the values
+// the user info and the query values of URLs, and the values
 // that were registered as secrets (header values, the parts of the collector
 // URL that may carry a key).
 //
@@ -86,16 +86,18 @@ func String(s string) string {
 
 // urlEnd is the length of the URL text at the start of s: up to white
 // space, a quote or an angle bracket, which cannot appear in a URL
-// unescaped and which messages put around one.
+// unescaped and which messages put around one, and without the punctuation
+// that prose puts after one ("to URL; 4 pending", "(URL)").
 func urlEnd(s string) int {
+	n := len(s)
 	if i := strings.IndexAny(s, " \t\r\n\"'<>`"); i >= 0 {
-		return i
+		n = i
 	}
-	return len(s)
+	return len(strings.TrimRight(s[:n], ".,;:!?)]}"))
 }
 
-// URL masks the user info of the URL u and the values of its query and
-// fragment, which is where URLs carry passwords, tokens and API keys:
+// URL masks the user info of the URL u and the values of its query, which
+// is where URLs carry passwords, tokens and API keys:
 // http://user:pw@host/p?api_key=k&x becomes http://xxxxx@host/p?api_key=xxxxx&xxxxx.
 // It works on the text, so a URL that does not parse is masked too. Text
 // without "://" is returned as it is (a bare host:port has no secrets).
@@ -123,20 +125,18 @@ func URL(u string) string {
 	}
 	b.WriteString(tail[:q])
 	tail = tail[q:]
-	for tail != "" {
-		// tail starts with '?' or '#'.
-		sep := tail[0]
-		part := tail[1:]
-		next := len(part)
-		if sep == '?' {
-			if k := strings.IndexByte(part, '#'); k >= 0 {
-				next = k
-			}
+	if tail[0] == '?' {
+		query, frag, hasFrag := strings.Cut(tail[1:], "#")
+		b.WriteByte('?')
+		b.WriteString(maskValues(query))
+		tail = ""
+		if hasFrag {
+			tail = "#" + frag
 		}
-		b.WriteByte(sep)
-		b.WriteString(maskValues(part[:next]))
-		tail = part[next:]
 	}
+	// A fragment is never sent to a server; it stays (a Buildkite job URL
+	// names the job there).
+	b.WriteString(tail)
 	return b.String()
 }
 
@@ -146,8 +146,11 @@ func maskValues(s string) string {
 	if s == "" {
 		return s
 	}
-	items := strings.FieldsFunc(s, func(r rune) bool { return r == '&' || r == ';' })
+	items := strings.Split(s, "&")
 	for i, it := range items {
+		if it == "" {
+			continue
+		}
 		if k, _, ok := strings.Cut(it, "="); ok {
 			items[i] = k + "=" + Mask
 		} else {
