@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -36,10 +37,23 @@ const PipeDrainTimeout = 2 * time.Second
 // that a fast writer costs few system calls (see also growPipe).
 const copyBufferSize = 256 << 10
 
-// tapBuffers is how many chunks of output may wait for the marker scanner:
-// enough to keep copying while it works, and a bound (4 × 256 KiB per
-// stream) on what is held.
-const tapBuffers = 4
+// TapBuffers is how many chunks of output the copy of one stream owns: one
+// being read into, the others waiting for the marker scanner or being
+// scanned. It bounds what the scanner may fall behind the copy (3 × 256 KiB
+// per stream) and what is held (4 × 256 KiB per stream); output that comes
+// while all of them wait for the scanner is not scanned (see Tap).
+const TapBuffers = 4
+
+// Tap is a scanner of the job's output that the copy never waits for. Each
+// chunk is given to WriteRead with the time it was read, once it has been
+// written to jobtrace's stdout or stderr. When the scanner is TapBuffers-1
+// chunks behind, the next chunks go by unscanned and are given to Skip
+// instead: n bytes, holding lines newlines, the last of them a newline if
+// endsLine. Calls are made from one goroutine.
+type Tap interface {
+	WriteRead(p []byte, read time.Time)
+	Skip(n, lines int64, endsLine bool)
+}
 
 // StartError is a job that could not be started; Code is the exit status a
 // shell would give (126 or 127).
@@ -62,7 +76,8 @@ type JobOptions struct {
 	// pseudo-terminal, so it behaves as it would on that terminal.
 	Stdin, Stdout, Stderr *os.File
 	// OutStdout and OutStderr, when set, see a copy of every chunk of the
-	// job's output after it was written to Stdout or Stderr.
+	// job's output after it was written to Stdout or Stderr. A Tap sees
+	// what it can keep up with; any other writer is waited for.
 	OutStdout, OutStderr io.Writer
 	// WriteStdout and WriteStderr, when set, are where the job's output is
 	// written instead of Stdout and Stderr (a gate that keeps jobtrace's
@@ -84,7 +99,8 @@ type JobOptions struct {
 type Job struct {
 	opts    JobOptions
 	cmd     *exec.Cmd
-	copies  sync.WaitGroup
+	copies  sync.WaitGroup // the copies of the output streams
+	taps    sync.WaitGroup // their taps
 	readers []*os.File
 	// abandoned is set when Wait stops waiting for output after
 	// PipeDrainTimeout; tapMu orders it with the scanners' writes, so no
@@ -254,96 +270,111 @@ func (j *Job) pipe(name string, child *io.Writer, dst io.Writer, tap io.Writer) 
 	j.readers = append(j.readers, r)
 	st := j.newStream(r, tap)
 	j.copies.Add(1)
-	go j.copy(name, r, dst, tap, st, false)
+	go j.copy(name, r, dst, st, false)
 	return nil
 }
 
-// copy forwards the job's output stream name from r to dst, then to tap.
-// When the reader of dst has gone away (a closed pipe or socket, a terminal
-// that hung up), r is closed too, so the job sees the same broken pipe or
-// hang-up on its next write that it would have seen without jobtrace. Any
-// other failure to write (a full disk, /dev/full) drops that chunk, counted
-// in OutputLost, and the next chunks are tried again, as each of the job's
-// own writes would have been.
+// copy forwards the job's output stream name from r to dst, then hands it
+// to the stream's tap. When the reader of dst has gone away (a closed pipe
+// or socket, a terminal that hung up), r is closed too, so the job sees the
+// same broken pipe or hang-up on its next write that it would have seen
+// without jobtrace. Any other failure to write (a full disk, /dev/full)
+// drops that chunk, counted in OutputLost, and the next chunks are tried
+// again, as each of the job's own writes would have been.
 //
-// The tap (the marker scanner) runs in a goroutine of its own, a few chunks
-// behind, so scanning overlaps with copying instead of adding to it; when it
-// falls further behind, reading waits for it, which bounds the memory held.
-func (j *Job) copy(name string, r *os.File, dst io.Writer, tap io.Writer, st *stream, isPTY bool) {
+// The tap runs in a goroutine of its own, behind the copy, so scanning
+// overlaps with copying instead of adding to it. A Tap is never waited for:
+// when it has TapBuffers-1 chunks to go, what is read meanwhile is copied
+// and not scanned, and the tap is told what it missed. Another writer is
+// waited for, which bounds the memory held as well.
+func (j *Job) copy(name string, r *os.File, dst io.Writer, st *stream, isPTY bool) {
 	defer j.copies.Done()
-	free := make(chan []byte, tapBuffers)
-	for range tapBuffers {
-		free <- make([]byte, copyBufferSize)
-	}
-	var work chan []byte
-	tapDone := make(chan struct{})
-	if tap != nil {
-		work = make(chan []byte, tapBuffers)
-		go func() {
-			defer close(tapDone)
-			for b := range work {
-				j.tapMu.Lock()
-				if !j.abandoned.Load() {
-					tap.Write(b)
-				}
-				j.tapMu.Unlock()
-				st.scanned.Add(int64(len(b)))
-				free <- b[:cap(b)]
-			}
-		}()
-	} else {
-		close(tapDone)
-	}
-	defer func() {
-		if work != nil {
-			close(work)
+	buf := make([]byte, copyBufferSize)
+	var (
+		work chan tapChunk
+		free chan []byte
+		gap  tapGap // read while the tap was behind, not yet told to it
+	)
+	if st != nil {
+		work = make(chan tapChunk, TapBuffers)
+		free = make(chan []byte, TapBuffers)
+		for range TapBuffers - 1 {
+			free <- make([]byte, copyBufferSize)
 		}
-		<-tapDone
-	}()
+		j.taps.Add(1)
+		go j.runTap(st, work, free)
+		defer func() {
+			if gap.n > 0 {
+				work <- tapChunk{gap: gap} // there is room: the copy holds a buffer
+			}
+			close(work)
+		}()
+	}
+	// hand gives the chunk in buf to the tap, and returns the buffer to
+	// read into next.
+	hand := func(n int, read time.Time) []byte {
+		chunk := buf[:n]
+		if st.skip == nil {
+			next := <-free
+			work <- tapChunk{b: chunk, read: read}
+			return next
+		}
+		select {
+		case next := <-free:
+			work <- tapChunk{b: chunk, read: read, gap: gap}
+			gap = tapGap{}
+			return next
+		default:
+			gap.add(chunk)
+			st.skipped.Add(int64(n))
+			return buf
+		}
+	}
 	failing := false // the last write to dst failed (and was warned about)
 	for {
-		buf := <-free
-		n, err := r.Read(buf)
-		if j.abandoned.Load() {
-			free <- buf
-			return
+		counted := st != nil && waitReadable(r)
+		if counted {
+			st.gen.Add(1)
 		}
+		n, err := r.Read(buf)
+		var read time.Time
 		if n > 0 && st != nil {
+			read = time.Now()
 			st.read.Add(int64(n))
 		}
+		if counted {
+			st.gen.Add(1)
+		}
+		if j.abandoned.Load() {
+			return
+		}
 		if n > 0 {
-			chunk := buf[:n]
-			if w, werr := writeOut(dst, chunk); werr != nil {
-				if readerGone(werr, isPTY) {
-					// The job gets the broken pipe (or, on a
-					// terminal, the hang-up) on its next write,
-					// as it would have without jobtrace.
-					j.opts.Warn(fmt.Sprintf("writing the job's %s: %v: the job's %s is closed, as it would be without jobtrace",
-						name, errText(werr), name))
-					r.Close()
-					if work != nil {
-						work <- chunk
-					} else {
-						free <- buf
-					}
-					return
+			w, werr := writeOut(dst, buf[:n])
+			switch {
+			case werr == nil:
+				failing = false
+			case readerGone(werr, isPTY):
+				// The job gets the broken pipe (or, on a terminal,
+				// the hang-up) on its next write, as it would have
+				// without jobtrace.
+				j.opts.Warn(fmt.Sprintf("writing the job's %s: %v: the job's %s is closed, as it would be without jobtrace",
+					name, errText(werr), name))
+				r.Close()
+				if st != nil {
+					hand(n, read)
 				}
+				return
+			default:
 				j.lostBytes.Add(uint64(n - w))
 				if !failing {
 					j.opts.Warn(fmt.Sprintf("writing the job's %s: %v: its output is dropped until writes succeed again (counted)",
 						name, errText(werr)))
 				}
 				failing = true
-			} else {
-				failing = false
 			}
-			if work != nil {
-				work <- chunk
-			} else {
-				free <- buf
+			if st != nil {
+				buf = hand(n, read)
 			}
-		} else {
-			free <- buf
 		}
 		if err != nil {
 			// io.EOF for a pipe; EIO on a pseudo-terminal whose other
@@ -353,10 +384,73 @@ func (j *Job) copy(name string, r *os.File, dst io.Writer, tap io.Writer, st *st
 	}
 }
 
+// testHookTap, when set by a test, is called before each chunk is given to
+// a tap: it can hold the scanner back.
+var testHookTap func()
+
+// tapChunk is a chunk of output for the tap, after the gap that came
+// before it.
+type tapChunk struct {
+	b    []byte // nil: only the gap
+	read time.Time
+	gap  tapGap
+}
+
+// tapGap is output that went by unscanned.
+type tapGap struct {
+	n, lines int64
+	endsLine bool
+}
+
+func (g *tapGap) add(p []byte) {
+	g.n += int64(len(p))
+	g.lines += int64(bytes.Count(p, newline))
+	g.endsLine = p[len(p)-1] == '\n'
+}
+
+var newline = []byte{'\n'}
+
+// runTap gives the chunks of work to the stream's tap and their buffers
+// back to free. Once Wait has abandoned the output, the tap is not called
+// any more.
+func (j *Job) runTap(st *stream, work <-chan tapChunk, free chan<- []byte) {
+	defer j.taps.Done()
+	for c := range work {
+		if testHookTap != nil {
+			testHookTap()
+		}
+		j.tapMu.Lock()
+		if !j.abandoned.Load() {
+			if c.gap.n > 0 {
+				st.skip.Skip(c.gap.n, c.gap.lines, c.gap.endsLine)
+			}
+			if len(c.b) > 0 {
+				if st.skip != nil {
+					st.skip.WriteRead(c.b, c.read)
+				} else {
+					st.tap.Write(c.b)
+				}
+			}
+		}
+		j.tapMu.Unlock()
+		if c.b != nil {
+			st.scanned.Add(int64(len(c.b)))
+			free <- c.b[:cap(c.b)]
+		}
+	}
+}
+
 // stream is one output stream that has a tap.
 type stream struct {
-	r             *os.File
-	read, scanned atomic.Int64
+	r    *os.File
+	tap  io.Writer
+	skip Tap // tap as a Tap, or nil
+	// read counts the bytes read from the job, scanned those the tap has
+	// seen, skipped those it has not and will not.
+	read, scanned, skipped atomic.Int64
+	// gen is odd while a read is taking bytes out of the pipe and has not
+	// added them to read yet (see target).
+	gen atomic.Uint64
 }
 
 // newStream registers r for SyncOutput; nil when there is no tap. Streams
@@ -365,44 +459,64 @@ func (j *Job) newStream(r *os.File, tap io.Writer) *stream {
 	if tap == nil {
 		return nil
 	}
-	st := &stream{r: r}
+	st := &stream{r: r, tap: tap}
+	st.skip, _ = tap.(Tap)
 	j.streams = append(j.streams, st)
 	return st
 }
 
-// SyncOutput waits, at most timeout, until the taps have seen every byte
-// the job had written to its output when SyncOutput was called, including
-// bytes still in the pipes. A client that prints a marker line and then
-// talks to the socket gets its socket message handled after the marker.
-func (j *Job) SyncOutput(timeout time.Duration) {
+// SyncOutput waits, at most timeout, until the taps have seen (or skipped)
+// every byte the job had written to its output when SyncOutput was called,
+// including bytes still in the pipes. A client that prints a marker line and
+// then talks to the socket gets its socket message handled after the
+// marker. It reports whether it got there in time.
+func (j *Job) SyncOutput(timeout time.Duration) bool {
 	if j == nil {
-		return
+		return true
 	}
 	deadline := time.Now().Add(timeout)
 	for _, st := range j.streams {
-		// Bytes the copy has taken from the pipe but not counted yet are
-		// in neither figure: the target is taken again after yielding to
-		// the copy and must hold still before it counts as reached.
-		stable := 0
-		for stable < syncChecks && !j.abandoned.Load() && time.Now().Before(deadline) {
-			target := st.read.Load() + pendingBytes(st.r)
-			if st.scanned.Load() >= target {
-				stable++
-				runtime.Gosched()
-			} else {
-				stable = 0
-				time.Sleep(syncPause)
+		target, ok := st.target(deadline)
+		for st.scanned.Load()+st.skipped.Load() < target {
+			if j.abandoned.Load() {
+				break
+			}
+			if !time.Now().Before(deadline) {
+				return false
+			}
+			time.Sleep(syncPause)
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// target is how many bytes of the stream had been written by the job: read
+// by the copy, or waiting in the pipe. Where the copy can wait for the pipe
+// to be readable before it reads (waitReadable), the figure is exact: gen
+// is odd while a read that takes bytes from the pipe has not counted them
+// yet. Elsewhere a read in progress may hold bytes that are in neither
+// count; ok is false when the deadline passed first.
+func (st *stream) target(deadline time.Time) (n int64, ok bool) {
+	for {
+		g := st.gen.Load()
+		if g%2 == 0 {
+			n := st.read.Load() + pendingBytes(st.r)
+			if st.gen.Load() == g {
+				return n, true
 			}
 		}
+		if !time.Now().Before(deadline) {
+			return st.read.Load(), false
+		}
+		runtime.Gosched()
 	}
 }
 
-// syncChecks is how many times in a row SyncOutput's target must be met;
-// syncPause is how long it waits for the scanner while it is not.
-const (
-	syncChecks = 3
-	syncPause  = 20 * time.Microsecond
-)
+// syncPause is how long SyncOutput sleeps while the tap has not caught up.
+const syncPause = 20 * time.Microsecond
 
 // Wait waits for the job to exit and for its output to be forwarded, and
 // returns its exit code as a shell reports it: the exit status, or 128+N
@@ -417,6 +531,10 @@ func (j *Job) Wait() int {
 	go func() { j.copies.Wait(); close(drained) }()
 	select {
 	case <-drained:
+		// What the taps have left to scan is bounded (TapBuffers-1
+		// chunks per stream): the job's markers are all handled
+		// before Wait returns.
+		j.taps.Wait()
 	case <-time.After(PipeDrainTimeout):
 		j.opts.Warn(fmt.Sprintf("processes left behind by the job still hold its output open after %v: their output is no longer forwarded", PipeDrainTimeout))
 		// A blocking read cannot be interrupted: the copies are left to

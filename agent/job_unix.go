@@ -63,7 +63,7 @@ func (j *Job) openPTY() (*os.File, error) {
 		name = "stdout and stderr"
 	}
 	j.copies.Add(1)
-	go j.copy(name, ptm, j.outW(), j.opts.OutStdout, st, true)
+	go j.copy(name, ptm, j.outW(), st, true)
 	return pts, nil
 }
 

@@ -3,13 +3,16 @@
 package agent
 
 import (
+	"bytes"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/creack/pty"
 )
@@ -157,5 +160,69 @@ func TestReaderGone(t *testing.T) {
 		if got := readerGone(c.err, c.terminal); got != c.want {
 			t.Errorf("readerGone(%v, terminal %v) = %v", c.err, c.terminal, got)
 		}
+	}
+}
+
+// heldTap is a Tap that holds its first chunk until released, as a scanner
+// stuck behind a slow tracker would.
+type heldTap struct {
+	release chan struct{}
+	once    sync.Once
+	mu      sync.Mutex
+	seen    int64
+	lines   int64
+	skipped int64
+	skLines int64
+}
+
+func (h *heldTap) WriteRead(p []byte, _ time.Time) {
+	h.once.Do(func() { <-h.release })
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.seen += int64(len(p))
+	h.lines += int64(bytes.Count(p, []byte{'\n'}))
+}
+
+func (h *heldTap) Skip(n, lines int64, _ bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.skipped += n
+	h.skLines += lines
+}
+
+func (h *heldTap) Write(p []byte) (int, error) { h.WriteRead(p, time.Now()); return len(p), nil }
+
+// TestScannerNeverHoldsTheOutput holds the scanner while the job prints
+// 20 MiB: the job must finish printing all the same, and what the scanner
+// could not see is counted, to the byte and the line.
+func TestScannerNeverHoldsTheOutput(t *testing.T) {
+	out, errf := files(t)
+	printed := filepath.Join(t.TempDir(), "printed")
+	tap := &heldTap{release: make(chan struct{})}
+	const lines = 20 << 20 / 8 // "1234567\n"
+	j, err := StartJob(JobOptions{
+		Args:   []string{"sh", "-c", `yes 1234567 | head -n ` + strconv.Itoa(lines) + `; touch "$1"`, "sh", printed},
+		Stdout: out, Stderr: errf, OutStdout: tap,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// With the scanner held, the job must still get all its output out.
+	waitFor(t, func() bool { _, err := os.Stat(printed); return err == nil })
+	close(tap.release)
+	if code := j.Wait(); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+	if fi, _ := out.Stat(); fi.Size() != lines*8 {
+		t.Errorf("%d bytes passed through, want %d", fi.Size(), lines*8)
+	}
+	if tap.seen+tap.skipped != lines*8 || tap.lines+tap.skLines != lines || tap.skipped == 0 {
+		t.Errorf("scanned %d bytes (%d lines), skipped %d (%d lines); want %d bytes and %d lines in all, some skipped",
+			tap.seen, tap.lines, tap.skipped, tap.skLines, lines*8, lines)
+	}
+	// Held, it saw what waited for it (TapBuffers-1 chunks); once let go,
+	// at most what was still in the pipe then.
+	if tap.skipped < lines*8/2 {
+		t.Errorf("the scanner saw %d bytes: it was waited for", tap.seen)
 	}
 }

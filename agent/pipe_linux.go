@@ -42,3 +42,26 @@ func pendingBytes(f *os.File) int64 {
 	}
 	return int64(n)
 }
+
+// waitReadable waits until f has bytes to read (or its writers are gone),
+// so that the read that follows does not block: SyncOutput then knows that
+// a read in progress is one that is taking bytes out of the pipe. It
+// reports whether it waited.
+func waitReadable(f *os.File) bool {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return false
+	}
+	ok := false
+	rc.Control(func(fd uintptr) {
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		for {
+			_, err := unix.Poll(fds, -1)
+			if err != unix.EINTR {
+				ok = err == nil
+				return
+			}
+		}
+	})
+	return ok
+}

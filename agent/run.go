@@ -15,6 +15,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
 	sdkresource "go.opentelemetry.io/otel/sdk/resource"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
@@ -36,8 +37,17 @@ const (
 
 // OutputSyncTimeout bounds how long a socket message that asks for a reply
 // waits for the output the job wrote before it to be scanned, so that a
-// marker line printed just before `jobtrace phase begin` is handled first.
-const OutputSyncTimeout = 100 * time.Millisecond
+// marker line printed just before `jobtrace phase begin` is handled first
+// and the phase nests under it. The scanner is at most TapBuffers-1 chunks
+// behind, which it scans in milliseconds even on a loaded machine; the
+// bound is there for a tracker that is held up, and stays below the
+// client's socket.RequestTimeout. When it is reached, the message is handled
+// anyway, and that is warned about once and counted.
+const OutputSyncTimeout = time.Second
+
+// testHookSync, when set by a test, is called when a socket message starts
+// waiting for the output before it.
+var testHookSync func()
 
 // Options describe one `jobtrace run`.
 type Options struct {
@@ -154,11 +164,18 @@ func Run(o Options) int {
 		Start: o.Start,
 	})
 	var running atomic.Pointer[Job]
+	var lateSyncs atomic.Uint64
 	handle := func(m protocol.Msg) protocol.Reply {
 		if m.Ack {
 			// A client that waits for the reply is a step of the job:
 			// what the job printed before it must come first.
-			running.Load().SyncOutput(OutputSyncTimeout)
+			if testHookSync != nil {
+				testHookSync()
+			}
+			if !running.Load().SyncOutput(OutputSyncTimeout) && lateSyncs.Add(1) == 1 {
+				log.Warn(fmt.Sprintf("%s %q handled before the output the job printed before it had been scanned (waited %v): it may nest under the wrong phase; further ones are counted",
+					m.Type, m.Name, OutputSyncTimeout))
+			}
 		}
 		return tracker.Handle(m)
 	}
@@ -173,6 +190,9 @@ func Run(o Options) int {
 	scanOpts := o.Scan
 	outScan := scan.New(scanOpts, func(m protocol.Msg) { tracker.Handle(m) })
 	errScan := scan.New(scanOpts, func(m protocol.Msg) { tracker.Handle(m) })
+	if err := observeUnscanned(pipe.Meter, outScan, errScan); err != nil {
+		log.Warn(err.Error())
+	}
 	jobEnv := spans.MergeEnv(o.Env, env, append(spans.EnvKeys, EnvSocket, EnvMarkerDir)...)
 	if srcs.bin != "" {
 		base := ""
@@ -259,6 +279,13 @@ func Run(o Options) int {
 		lost = job.OutputLost()
 	}
 	root.SetAttributes(srcs.statsAttrs(outScan, errScan, tracker, lost, log)...)
+	if n := lateSyncs.Load(); n > 0 {
+		root.SetAttributes(attribute.Int64("jobtrace.output.late_syncs", int64(n)))
+	}
+	var notes []string
+	if st := unscanned(outScan, errScan); st.UnscannedLines > 0 {
+		notes = append(notes, fmt.Sprintf("%d output lines not scanned for markers: the scanner fell behind", st.UnscannedLines))
+	}
 	if result != "success" {
 		desc := fmt.Sprintf("job exited with code %d", code)
 		if jobErr != nil {
@@ -266,7 +293,7 @@ func Run(o Options) int {
 		}
 		root.SetStatus(codes.Error, desc)
 	}
-	end := jobEnd{code: code, result: result, took: ended.Sub(o.Start)}
+	end := jobEnd{code: code, result: result, took: ended.Sub(o.Start), notes: notes}
 	if res != nil {
 		end.usage, end.hasUsage = res.finish(log), true
 		end.series = res.series
@@ -450,6 +477,12 @@ func (s *sources) statsAttrs(out, errs *scan.Scanner, t *spans.Tracker, lostOutp
 	}
 	add("jobtrace.dropped.output_bytes", lostOutput, "bytes of the job's output could not be written to jobtrace's stdout or stderr and were dropped")
 	add("jobtrace.dropped.long_lines", long, "output lines were longer than max_line_bytes and were not scanned for markers")
+	if un := unscanned(out, errs); un.UnscannedLines > 0 || un.UnscannedBytes > 0 {
+		attrs = append(attrs, attribute.Int64("jobtrace.dropped.unscanned_lines", int64(un.UnscannedLines)),
+			attribute.Int64("jobtrace.dropped.unscanned_bytes", int64(un.UnscannedBytes)))
+		log.Printf("%d output lines (%d bytes) were not scanned for markers: the scanner fell behind the job's output, which it never holds up",
+			un.UnscannedLines, un.UnscannedBytes)
+	}
 	if s.server != nil {
 		st := s.server.Stats()
 		add("jobtrace.dropped.socket_messages", st.Rejected+st.TooLong, "socket messages were malformed or too long and were dropped")
@@ -465,6 +498,33 @@ func (s *sources) statsAttrs(out, errs *scan.Scanner, t *spans.Tracker, lostOutp
 	add("jobtrace.unmatched_ends", ts.Unmatched, "phase ends had no open phase of that name")
 	add("jobtrace.ignored_timestamps", ts.BadTimes, "messages had a ts outside the job's time: the time received was used instead")
 	return attrs
+}
+
+// unscanned adds up what the output scanners skipped.
+func unscanned(scanners ...*scan.Scanner) scan.Stats {
+	var st scan.Stats
+	for _, s := range scanners {
+		u := s.Stats()
+		st.UnscannedLines += u.UnscannedLines
+		st.UnscannedBytes += u.UnscannedBytes
+	}
+	return st
+}
+
+// MetricUnscanned is the metric of the output lines the scanners skipped.
+const MetricUnscanned = "jobtrace.output.unscanned"
+
+// observeUnscanned reports the output lines the scanners skipped as the
+// counter MetricUnscanned.
+func observeUnscanned(m metric.Meter, scanners ...*scan.Scanner) error {
+	_, err := m.Int64ObservableCounter(MetricUnscanned,
+		metric.WithUnit("{line}"),
+		metric.WithDescription("Output lines of the job not scanned for markers: the scanner fell behind the output, which it never holds up"),
+		metric.WithInt64Callback(func(_ context.Context, o metric.Int64Observer) error {
+			o.Observe(int64(unscanned(scanners...).UnscannedLines))
+			return nil
+		}))
+	return err
 }
 
 // report prints the end-of-job lines: the phases, where the artifacts are,
@@ -524,3 +584,5 @@ func firstLine(s string) string {
 	}
 	return s
 }
+
+var _ Tap = (*scan.Scanner)(nil)

@@ -25,6 +25,7 @@ type jobEnd struct {
 	usage    usage.Usage
 	hasUsage bool
 	series   *summary.Series
+	notes    []string
 }
 
 // writeSummary prints the end-of-job summary on jobtrace's log, as text or
@@ -36,7 +37,7 @@ func writeSummary(log *Logger, o Options, pipe *Pipeline, root trace.SpanID, end
 	}
 	rep := summary.Build(pipe.summary, end.series, root, summary.JobInfo{
 		Name: o.Name, ExitCode: end.code, Result: end.result, Duration: end.took,
-		Usage: end.usage, HasUsage: end.hasUsage,
+		Usage: end.usage, HasUsage: end.hasUsage, Notes: end.notes,
 	})
 	var b bytes.Buffer
 	if o.Summary == "markdown" {

@@ -51,6 +51,9 @@ func WriteMarkdown(w io.Writer, r Report) error {
 	if r.Dropped > 0 {
 		notes = append(notes, fmt.Sprintf("%d more spans not listed (limit %d).", r.Dropped, MaxPhases))
 	}
+	for _, n := range r.Notes {
+		notes = append(notes, oneLine(n)+".")
+	}
 	if len(notes) > 0 {
 		b.WriteString(strings.Join(notes, " ") + "\n\n")
 	}

@@ -26,6 +26,9 @@ type JobInfo struct {
 	// false it is read back from the job's span if Spans kept it.
 	Usage    usage.Usage
 	HasUsage bool
+	// Notes are lines about what the figures leave out, such as output
+	// that was not scanned for markers; each is shown under the table.
+	Notes []string
 }
 
 // Report is what both renderers print.
@@ -43,6 +46,8 @@ type Report struct {
 	Total Row
 	// Dropped counts spans that ended past MaxPhases and are not listed.
 	Dropped int
+	// Notes are JobInfo's.
+	Notes []string
 
 	Stats JobStats
 }
@@ -80,6 +85,7 @@ func Build(spans *Spans, series *Series, root trace.SpanID, job JobInfo) Report 
 	r := Report{
 		Name: job.Name, ExitCode: job.ExitCode, Result: job.Result,
 		Duration: job.Duration, NumCPU: job.NumCPU, Dropped: dropped, Stats: stats,
+		Notes: job.Notes,
 	}
 	if r.Result == "" {
 		r.Result = "success"

@@ -56,6 +56,9 @@ func WriteText(w io.Writer, r Report) error {
 	if r.Dropped > 0 {
 		fmt.Fprintf(&b, "%s%s(%d more spans not listed: limit %d)\n", textPrefix, textIndent, r.Dropped, MaxPhases)
 	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "%s%s(%s)\n", textPrefix, textIndent, oneLine(n))
+	}
 	if r.Stats.Samples > 0 {
 		writeTextTable(&b, statColumns(&r.Stats, fmt.Sprintf("job statistics (%d samples)", r.Stats.Samples)))
 	}

@@ -42,10 +42,13 @@ type Options struct {
 
 // Stats counts what a Scanner saw.
 type Stats struct {
-	Lines       uint64 // complete lines, long ones included
+	Lines       uint64 // complete lines, long and skipped ones included
 	Markers     uint64 // phase, GitHub and GitLab markers emitted
 	LongLines   uint64 // lines over MaxLineBytes, not scanned
 	PatternHits uint64 // pattern matches (one line can match several patterns)
+	// UnscannedLines and UnscannedBytes count what was given to Skip: lines
+	// with any byte skipped, and the bytes skipped.
+	UnscannedLines, UnscannedBytes uint64
 }
 
 // Scanner is an io.Writer that finds markers in the bytes written to it
@@ -63,11 +66,13 @@ type Scanner struct {
 	anyFold  bool        // a filter compares with the lowered line
 	lower    []byte      // the line with ASCII letters lowered
 	buf      []byte      // the partial line so far
-	skipping bool        // inside a line that went over max
+	skipping bool        // inside a line that went over max, or after a gap
+	gap      bool        // the line being skipped lost bytes to Skip
 	scratch  []byte      // the line without ANSI escapes, for patterns and titles
+	read     time.Time   // when the bytes being written were read; zero: now
 
 	st  Stats // owned by the writer
-	pub struct{ lines, markers, long, hits atomic.Uint64 }
+	pub struct{ lines, markers, long, hits, unLines, unBytes atomic.Uint64 }
 }
 
 // New returns a Scanner that passes every marker it finds to emit.
@@ -95,6 +100,45 @@ func New(opts Options, emit func(protocol.Msg)) *Scanner {
 // blanks and escapes that skipPrefix passes over, and the first letters of
 // the syntaxes. Other lines need no look when no patterns are set.
 var mayStartMarker = [256]bool{' ': true, '\t': true, '\r': true, 0x1b: true, 'B': true, 'E': true, ':': true, 's': true}
+
+// WriteRead scans p, bytes of output that were read at the time read: the
+// markers found in p are stamped with it rather than with the time they are
+// scanned, which may be later.
+func (s *Scanner) WriteRead(p []byte, read time.Time) {
+	s.read = read
+	s.Write(p)
+	s.read = time.Time{}
+}
+
+// Skip tells the Scanner that n bytes of output, holding lines newlines and
+// ending with one if endsLine, went by without being scanned. The line they
+// interrupt is not scanned; scanning resumes at the next line.
+func (s *Scanner) Skip(n, lines int64, endsLine bool) {
+	if n <= 0 {
+		return
+	}
+	s.st.UnscannedBytes += uint64(n)
+	long := s.skipping && !s.gap // counted as a long line already
+	s.buf = s.buf[:0]
+	if lines == 0 {
+		// The line in progress goes on after the gap: skip to its end.
+		if !long {
+			s.skipping, s.gap = true, true
+		}
+		s.publish()
+		return
+	}
+	// The line in progress ends in the skipped bytes, and so do the
+	// lines-1 after it; the next one is skipped to its end unless the
+	// skipped bytes end a line.
+	s.st.Lines += uint64(lines)
+	s.st.UnscannedLines += uint64(lines)
+	if long {
+		s.st.UnscannedLines--
+	}
+	s.skipping, s.gap = !endsLine, !endsLine
+	s.publish()
+}
 
 // Write scans p. It never fails and always reports len(p) written.
 func (s *Scanner) Write(p []byte) (int, error) {
@@ -128,8 +172,7 @@ func (s *Scanner) Write(p []byte) (int, error) {
 		p = p[i+1:]
 		switch {
 		case s.skipping:
-			s.skipping = false
-			s.st.Lines++
+			s.endSkipped()
 		case len(s.buf) > 0:
 			if len(s.buf)+len(seg) > s.max {
 				s.long()
@@ -162,6 +205,16 @@ func (s *Scanner) partial(p []byte) {
 	s.buf = append(s.buf, p...)
 }
 
+// endSkipped ends a line that was being skipped.
+func (s *Scanner) endSkipped() {
+	s.skipping = false
+	s.st.Lines++
+	if s.gap {
+		s.gap = false
+		s.st.UnscannedLines++
+	}
+}
+
 func (s *Scanner) long() {
 	s.st.Lines++
 	s.st.LongLines++
@@ -171,8 +224,7 @@ func (s *Scanner) long() {
 // to again afterwards as if a newline had been written.
 func (s *Scanner) Close() {
 	if s.skipping {
-		s.skipping = false
-		s.st.Lines++
+		s.endSkipped()
 	} else if len(s.buf) > 0 {
 		s.line(s.buf)
 		s.buf = s.buf[:0]
@@ -185,6 +237,8 @@ func (s *Scanner) publish() {
 	s.pub.markers.Store(s.st.Markers)
 	s.pub.long.Store(s.st.LongLines)
 	s.pub.hits.Store(s.st.PatternHits)
+	s.pub.unLines.Store(s.st.UnscannedLines)
+	s.pub.unBytes.Store(s.st.UnscannedBytes)
 }
 
 // Stats returns the counts as of the end of the last Write or Close.
@@ -194,6 +248,9 @@ func (s *Scanner) Stats() Stats {
 		Markers:     s.pub.markers.Load(),
 		LongLines:   s.pub.long.Load(),
 		PatternHits: s.pub.hits.Load(),
+
+		UnscannedLines: s.pub.unLines.Load(),
+		UnscannedBytes: s.pub.unBytes.Load(),
 	}
 }
 
@@ -227,7 +284,7 @@ func (s *Scanner) line(l []byte) {
 func (s *Scanner) send(m protocol.Msg) {
 	m.V = protocol.Version
 	if m.Time.IsZero() {
-		m.Time = s.now()
+		m.Time = s.time()
 	}
 	s.emit(m)
 }
@@ -235,6 +292,14 @@ func (s *Scanner) send(m protocol.Msg) {
 func (s *Scanner) marker(m protocol.Msg) {
 	s.st.Markers++
 	s.send(m)
+}
+
+// time is when the line being scanned was read.
+func (s *Scanner) time() time.Time {
+	if !s.read.IsZero() {
+		return s.read
+	}
+	return s.now()
 }
 
 // skipPrefix returns the index of the first byte after leading blanks,
@@ -499,7 +564,7 @@ func (s *Scanner) gitlab(l []byte) {
 		// GitLab's markers carry whole seconds. A line read within the
 		// second it names was printed now, to the nanosecond: a 200 ms
 		// section must not come out as 0 or 1 s.
-		if now := s.now(); !now.Before(m.Time) && now.Sub(m.Time) < time.Second {
+		if now := s.time(); !now.Before(m.Time) && now.Sub(m.Time) < time.Second {
 			m.Time = now
 		}
 	}

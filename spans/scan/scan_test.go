@@ -309,3 +309,69 @@ func TestGitLabWholeSecondsAreRefinedWhenReadInThatSecond(t *testing.T) {
 		t.Errorf("old section at %v, want its own timestamp", got[1].Time)
 	}
 }
+
+// TestSkipResumesAtTheNextLine feeds a stream in which a part was skipped:
+// the lines the gap touches are not scanned, counted, and scanning resumes
+// at the next whole line, wherever the gap falls.
+func TestSkipResumesAtTheNextLine(t *testing.T) {
+	in := "BEGIN_PHASE a\nBEGIN_PHASE b\nEND_PHASE b\nBEGIN_PHASE c\nEND_PHASE c\nEND_PHASE a\n"
+	// Skip in[from:to]: the markers of the lines it touches are lost.
+	for from := 0; from < len(in); from++ {
+		for to := from + 1; to <= len(in); to++ {
+			var got []string
+			s := New(all(), func(m protocol.Msg) { got = append(got, string(m.Type)+" "+m.Name) })
+			s.Write([]byte(in[:from]))
+			gap := in[from:to]
+			s.Skip(int64(len(gap)), int64(strings.Count(gap, "\n")), strings.HasSuffix(gap, "\n"))
+			s.Write([]byte(in[to:]))
+			s.Close()
+			var want []string
+			lost := 0
+			start := 0
+			for _, line := range strings.SplitAfter(in, "\n") {
+				if line == "" {
+					continue
+				}
+				end := start + len(line)
+				if end > from && start < to {
+					lost++ // the gap touches this line
+				} else {
+					typ, name, _ := strings.Cut(strings.TrimSpace(line), " ")
+					want = append(want, map[string]string{"BEGIN_PHASE": "begin", "END_PHASE": "end"}[typ]+" "+name)
+				}
+				start = end
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("gap [%d:%d] %q: markers %q, want %q", from, to, gap, got, want)
+			}
+			st := s.Stats()
+			if st.UnscannedLines != uint64(lost) || st.UnscannedBytes != uint64(to-from) || st.Lines != 6 {
+				t.Fatalf("gap [%d:%d] %q: stats %+v, want %d unscanned lines, 6 lines", from, to, gap, st, lost)
+			}
+		}
+	}
+}
+
+func TestSkipInsideALongLineCountsItOnce(t *testing.T) {
+	s := New(Options{Phase: true, MaxLineBytes: 14}, func(protocol.Msg) {})
+	s.Write([]byte("a very long line!"))
+	s.Skip(6, 1, false) // its end, and the start of the next
+	s.Write([]byte("rest\nBEGIN_PHASE x\n"))
+	st := s.Stats()
+	if st.LongLines != 1 || st.UnscannedLines != 1 || st.Lines != 3 || st.Markers != 1 {
+		t.Errorf("stats %+v, want 1 long, 1 unscanned, 3 lines, 1 marker", st)
+	}
+}
+
+func TestMarkersCarryTheTimeTheyWereRead(t *testing.T) {
+	var got []time.Time
+	s := New(all(), func(m protocol.Msg) { got = append(got, m.Time) })
+	read := fixedNow.Add(-time.Second)
+	s.WriteRead([]byte("BEGIN_PHASE a\n::group::b\nEND_PH"), read)
+	s.WriteRead([]byte("ASE a\n"), read.Add(time.Millisecond))
+	s.Write([]byte("::endgroup::\n"))
+	want := []time.Time{read, read, read.Add(time.Millisecond), fixedNow}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("times %v, want %v", got, want)
+	}
+}
