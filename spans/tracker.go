@@ -115,6 +115,22 @@ type phase struct {
 	syntax string
 	span   trace.Span
 	ctx    context.Context
+
+	// The phase tree, which keeps every phase inside its parent (see
+	// inTree): parent is nil for a child of the job's span.
+	parent   *phase
+	start    time.Time
+	openKids int       // children begun and not finished
+	kidsEnd  time.Time // the latest end of its finished children
+	// ending holds the end of a phase that was ended while children of
+	// it were open: it is finished when the last of them is.
+	ending *phaseEnd
+}
+
+type phaseEnd struct {
+	ts           time.Time
+	result, desc string
+	wait         bool
 }
 
 type counter struct {
@@ -129,13 +145,15 @@ type Tracker struct {
 	tracer   trace.Tracer
 	root     context.Context
 	rootSpan trace.Span
-	open     []*phase // in begin order; the last one is the innermost
-	counters map[string]*counter
-	order    []string
-	opts     TrackerOptions
-	stats    TrackerStats
-	closed   bool
-	now      atomic.Pointer[now]
+	// rootStart is when the job's span began: no phase begins before.
+	rootStart time.Time
+	open      []*phase // in begin order; the last one is the innermost
+	counters  map[string]*counter
+	order     []string
+	opts      TrackerOptions
+	stats     TrackerStats
+	closed    bool
+	now       atomic.Pointer[now]
 }
 
 // NewTracker returns a Tracker whose phases are children of the span in
@@ -157,11 +175,12 @@ func NewTracker(root context.Context, tracer trace.Tracer, opts TrackerOptions) 
 		opts.Start = opts.Now()
 	}
 	return &Tracker{
-		tracer:   tracer,
-		root:     root,
-		rootSpan: trace.SpanFromContext(root),
-		counters: map[string]*counter{},
-		opts:     opts,
+		tracer:    tracer,
+		root:      root,
+		rootSpan:  trace.SpanFromContext(root),
+		rootStart: startOf(trace.SpanFromContext(root), opts.Start),
+		counters:  map[string]*counter{},
+		opts:      opts,
 	}
 }
 
@@ -229,15 +248,21 @@ func (t *Tracker) begin(m protocol.Msg, ts time.Time) protocol.Reply {
 		t.opts.Warn(fmt.Sprintf("phase %q not started: %d phases are open already (limit max_open_phases)", m.Name, len(t.open)))
 		return protocol.Reply{Error: "too many open phases"}
 	}
-	parent := t.parentCtx(m.Parent)
+	parent := t.parentOf(m.Parent)
+	ts = t.beginTime(ts, parent)
 	attrs := make([]attribute.KeyValue, 0, len(m.Attrs)+2)
 	attrs = append(attrs, AttrPhaseSource.String(m.Syntax))
 	if m.Title != "" && m.Title != m.Name {
 		attrs = append(attrs, AttrPhaseTitle.String(m.Title))
 	}
 	attrs = append(attrs, m.Attrs...)
-	ctx, sp := t.tracer.Start(parent, m.Name, trace.WithTimestamp(ts), trace.WithAttributes(attrs...), trace.WithSpanKind(trace.SpanKindInternal))
-	t.open = append(t.open, &phase{name: m.Name, syntax: m.Syntax, span: sp, ctx: ctx})
+	parentCtx := t.root
+	if parent != nil {
+		parentCtx = parent.ctx
+		parent.openKids++
+	}
+	ctx, sp := t.tracer.Start(parentCtx, m.Name, trace.WithTimestamp(ts), trace.WithAttributes(attrs...), trace.WithSpanKind(trace.SpanKindInternal))
+	t.open = append(t.open, &phase{name: m.Name, syntax: m.Syntax, span: sp, ctx: ctx, parent: parent, start: ts})
 	t.stats.Phases++
 	t.publish()
 	if t.opts.Observer != nil {
@@ -275,24 +300,86 @@ func (t *Tracker) end(m protocol.Msg, ts time.Time) protocol.Reply {
 	return protocol.Reply{OK: true}
 }
 
-// endAt ends the open phase i and removes it from the open list.
+// endAt ends the open phase i and removes it from the open list. A phase
+// with children still open is finished when the last of them is (see
+// inTree).
 func (t *Tracker) endAt(i int, ts time.Time, result, desc string, wait bool) {
 	p := t.open[i]
-	p.span.SetAttributes(semconv.CICDPipelineTaskRunResultKey.String(result))
-	switch result {
+	t.open = append(t.open[:i], t.open[i+1:]...)
+	t.publish()
+	if now := t.opts.Now(); ts.After(now) {
+		ts = now
+	}
+	p.ending = &phaseEnd{ts: ts, result: result, desc: desc, wait: wait}
+	for p != nil && p.ending != nil && p.openKids == 0 {
+		p = t.finish(p)
+	}
+}
+
+// finish ends the span of p, which has no open children, and returns its
+// parent.
+func (t *Tracker) finish(p *phase) *phase {
+	e := p.ending
+	p.ending = nil
+	end := latest(e.ts, p.start, p.kidsEnd)
+	p.span.SetAttributes(semconv.CICDPipelineTaskRunResultKey.String(e.result))
+	switch e.result {
 	case "failure", "error", "timeout":
+		desc := e.desc
 		if desc == "" {
-			desc = "phase ended with result " + result
+			desc = "phase ended with result " + e.result
 		}
 		p.span.SetStatus(codes.Error, desc)
 	}
-	t.open = append(t.open[:i], t.open[i+1:]...)
-	t.publish()
 	if t.opts.Observer != nil {
-		t.opts.Observer.PhaseEnded(Boundary{Ctx: p.ctx, Span: p.span, Name: p.name, Result: result, Time: ts, Wait: wait})
+		t.opts.Observer.PhaseEnded(Boundary{Ctx: p.ctx, Span: p.span, Name: p.name, Result: e.result, Time: end, Wait: e.wait})
 	} else {
-		p.span.End(trace.WithTimestamp(ts))
+		p.span.End(trace.WithTimestamp(end))
 	}
+	if q := p.parent; q != nil {
+		q.openKids--
+		q.kidsEnd = latest(q.kidsEnd, end)
+	}
+	return p.parent
+}
+
+// The phase tree is kept in one place, here: every phase lies inside its
+// parent, in every artifact made from the spans. The times of a phase come
+// from its sources (the output scanner stamps a marker with the time it was
+// read, a socket client with the time it sent the message, GitLab with a
+// whole second), which do not agree to the millisecond: a phase begun by
+// `jobtrace phase begin` right after a `::group::` line may carry a time
+// before the group's. So:
+//
+//   - a phase begins no earlier than its parent (or the job) began, and no
+//     later than now;
+//   - a phase ends no earlier than it began, and no earlier than its
+//     children ended, and no later than now;
+//   - a phase ended while children of it are still open (a GitHub group
+//     ended by the next group, overlapping BEGIN/END markers) ends when the
+//     last of them ends: the job's markers are never refused for it.
+
+// beginTime is the time a child of parent (nil: the job) that says it
+// began at ts is given.
+func (t *Tracker) beginTime(ts time.Time, parent *phase) time.Time {
+	floor := t.rootStart
+	if parent != nil {
+		floor = parent.start
+	}
+	if now := t.opts.Now(); ts.After(now) {
+		ts = now
+	}
+	return latest(ts, floor)
+}
+
+func latest(ts ...time.Time) time.Time {
+	var l time.Time
+	for _, t := range ts {
+		if t.After(l) {
+			l = t
+		}
+	}
+	return l
 }
 
 // now is what Path and Innermost return: the open phases at the last
@@ -373,26 +460,42 @@ func (t *Tracker) innermostCtx() context.Context {
 	return t.root
 }
 
-// parentCtx resolves a begin's parent: a W3C traceparent or a 16-hex-digit
+// parentOf resolves a begin's parent: a W3C traceparent or a 16-hex-digit
 // span id of an open phase, or the name of an open phase. Anything else,
-// including the job span itself, means the innermost open phase.
-func (t *Tracker) parentCtx(parent string) context.Context {
+// including the job span itself, means the innermost open phase; nil is
+// the job.
+func (t *Tracker) parentOf(parent string) *phase {
+	innermost := func() *phase {
+		if n := len(t.open); n > 0 {
+			return t.open[n-1]
+		}
+		return nil
+	}
 	if parent == "" {
-		return t.innermostCtx()
+		return innermost()
 	}
 	if id, ok := parseSpanRef(parent); ok {
 		for i := len(t.open) - 1; i >= 0; i-- {
 			if t.open[i].span.SpanContext().SpanID() == id {
-				return t.open[i].ctx
+				return t.open[i]
 			}
 		}
-		return t.innermostCtx()
+		return innermost()
 	}
 	if i := t.find(parent, ""); i >= 0 {
-		return t.open[i].ctx
+		return t.open[i]
 	}
 	t.opts.Warn(fmt.Sprintf("parent phase %q is not open: nesting under the innermost open phase", parent))
-	return t.innermostCtx()
+	return innermost()
+}
+
+// startOf is when sp began, where the span says (an SDK span does), else
+// def.
+func startOf(sp trace.Span, def time.Time) time.Time {
+	if s, ok := sp.(interface{ StartTime() time.Time }); ok && !s.StartTime().IsZero() {
+		return s.StartTime()
+	}
+	return def
 }
 
 func parseSpanRef(s string) (trace.SpanID, bool) {

@@ -33,7 +33,11 @@ func newFixture(t *testing.T, opts TrackerOptions) *fixture {
 	f.tp = sdktrace.NewTracerProvider(sdktrace.WithSyncer(f.exp), sdktrace.WithSampler(NewSampler()))
 	f.reader = sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(f.reader))
-	ctx, root := f.tp.Tracer("test").Start(context.Background(), "job")
+	var rootOpts []trace.SpanStartOption
+	if !opts.Start.IsZero() {
+		rootOpts = append(rootOpts, trace.WithTimestamp(opts.Start))
+	}
+	ctx, root := f.tp.Tracer("test").Start(context.Background(), "job", rootOpts...)
 	f.root = root
 	opts.Warn = func(s string) { f.warnings = append(f.warnings, s) }
 	opts.Meter = mp.Meter("test")
@@ -208,8 +212,10 @@ func TestTimestampsOutsideTheJobAreReplaced(t *testing.T) {
 		{"milliseconds", time.Unix(start.UnixMilli(), 0), now},
 		{"before the job", start.Add(-MaxTimeSkew - time.Second), now},
 		{"after now", now.Add(MaxTimeSkew + time.Second), now},
-		{"just before the job", start.Add(-MaxTimeSkew + time.Second), start.Add(-MaxTimeSkew + time.Second)},
-		{"just after now", now.Add(MaxTimeSkew - time.Second), now.Add(MaxTimeSkew - time.Second)},
+		// Kept, but a phase lies inside the job and is never in the
+		// future (see TestChildrenLieInsideTheirParents).
+		{"just before the job", start.Add(-MaxTimeSkew + time.Second), start},
+		{"just after now", now.Add(MaxTimeSkew - time.Second), now},
 	}
 	for _, c := range cases {
 		b := msg(protocol.TypeBegin, c.name)
@@ -351,5 +357,81 @@ func TestObserverEndsPhases(t *testing.T) {
 	}
 	if p := f.tracker.Path(); p != "" {
 		t.Errorf("path %q after close", p)
+	}
+}
+
+// TestChildrenLieInsideTheirParents gives the tracker times that disagree
+// with the phase tree, as sources that stamp their messages differently do:
+// every child must still lie inside its parent, and the job's markers are
+// never refused for it.
+func TestChildrenLieInsideTheirParents(t *testing.T) {
+	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	now := start.Add(time.Hour)
+	f := newFixture(t, TrackerOptions{Start: start, Now: func() time.Time { return now }})
+	at := func(typ protocol.Type, name string, d time.Duration, syntax string) {
+		t.Helper()
+		m := protocol.Msg{V: 1, Type: typ, Name: name, Syntax: syntax, Time: start.Add(d)}
+		if r := f.tracker.Handle(m); !r.OK {
+			t.Fatalf("%s %s: %+v", typ, name, r)
+		}
+	}
+	s := time.Second
+	// A group read from the output, then a phase begun over the socket
+	// whose own time is 10 ms before the group's.
+	at(protocol.TypeBegin, "Build", 10*s, protocol.SyntaxGitHub)
+	at(protocol.TypeBegin, "compile", 10*s-10*time.Millisecond, protocol.SyntaxSocket)
+	// Ended in order, but the child's time is after its parent's.
+	at(protocol.TypeEnd, "compile", 20*s, protocol.SyntaxSocket)
+	at(protocol.TypeEnd, "", 19*s, protocol.SyntaxGitHub)
+	// Overlapping markers: "a" ends while "b", begun inside it, is open.
+	at(protocol.TypeBegin, "a", 30*s, protocol.SyntaxPhase)
+	at(protocol.TypeBegin, "b", 31*s, protocol.SyntaxPhase)
+	at(protocol.TypeEnd, "a", 32*s, protocol.SyntaxPhase)
+	at(protocol.TypeBegin, "c", 33*s, protocol.SyntaxPhase) // nests in b, the innermost open
+	at(protocol.TypeEnd, "b", 34*s, protocol.SyntaxPhase)
+	at(protocol.TypeEnd, "c", 35*s, protocol.SyntaxPhase)
+	// An end before its begin; a begin before the job's start.
+	at(protocol.TypeBegin, "backwards", 40*s, protocol.SyntaxSocket)
+	at(protocol.TypeEnd, "backwards", 39*s, protocol.SyntaxSocket)
+	at(protocol.TypeBegin, "early", -30*s, protocol.SyntaxSocket)
+	at(protocol.TypeEnd, "early", 41*s, protocol.SyntaxSocket)
+	spans := f.finish(t)
+	if n := f.tracker.Stats().Unmatched; n != 0 {
+		t.Errorf("%d unmatched ends, want 0", n)
+	}
+	byID := map[trace.SpanID]tracetest.SpanStub{}
+	for _, sp := range spans {
+		byID[sp.SpanContext.SpanID()] = sp
+	}
+	for name, sp := range spans {
+		if sp.EndTime.Before(sp.StartTime) {
+			t.Errorf("%s ends before it begins: %v .. %v", name, sp.StartTime, sp.EndTime)
+		}
+		parent, ok := byID[sp.Parent.SpanID()]
+		if !ok {
+			continue
+		}
+		if sp.StartTime.Before(parent.StartTime) || sp.EndTime.After(parent.EndTime) {
+			t.Errorf("%s (%v .. %v) is not inside its parent %s (%v .. %v)", name,
+				sp.StartTime.Sub(start), sp.EndTime.Sub(start), parent.Name, parent.StartTime.Sub(start), parent.EndTime.Sub(start))
+		}
+	}
+	want := map[string][2]time.Duration{
+		"Build":     {10 * s, 20 * s},
+		"compile":   {10 * s, 20 * s},
+		"a":         {30 * s, 35 * s}, // until c, in b, in a, ends
+		"b":         {31 * s, 35 * s},
+		"c":         {33 * s, 35 * s},
+		"backwards": {40 * s, 40 * s},
+		"early":     {0, 41 * s},
+	}
+	for name, w := range want {
+		sp := spans[name]
+		if got := [2]time.Duration{sp.StartTime.Sub(start), sp.EndTime.Sub(start)}; got != w {
+			t.Errorf("%s: %v .. %v, want %v .. %v", name, got[0], got[1], w[0], w[1])
+		}
+	}
+	if spans["compile"].Parent.SpanID() != spans["Build"].SpanContext.SpanID() {
+		t.Errorf("compile is not a child of Build")
 	}
 }

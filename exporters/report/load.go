@@ -1,13 +1,14 @@
 package report
 
 import (
+	"cmp"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"time"
 
@@ -58,6 +59,8 @@ type Phase struct {
 	// anything but success.
 	Failed bool
 	Usage  Usage
+
+	id, parent string // span ids, for treeOrder
 }
 
 // Usage holds the jobtrace.usage.* attributes of a span
@@ -254,20 +257,72 @@ func (d *Data) setSpans(all []spanRes) {
 			Result: result,
 			Failed: failed,
 			Usage:  usageOf(s.span.Attributes),
+			id:     string(s.span.SpanId),
+			parent: string(s.span.ParentSpanId),
 		})
 	}
-	sortPhases(d.Phases)
+	treeOrder(d.Phases)
 }
 
-// sortPhases orders phases by start time, a parent before the children
-// that start with it.
-func sortPhases(ps []Phase) {
-	sort.SliceStable(ps, func(i, j int) bool {
-		if !ps[i].Start.Equal(ps[j].Start) {
-			return ps[i].Start.Before(ps[j].Start)
+// treeOrder orders phases as the tree they form: each phase followed by its
+// children, siblings by start time. A phase whose parent is not among them
+// (a child of the job's span, or of a span missing from the file) is at the
+// top. Ordered by start time alone, a child that began with its parent
+// would be listed under the phase before it when their times are equal or
+// out of order.
+func treeOrder(ps []Phase) {
+	idx := make(map[string]int, len(ps))
+	for i := range ps {
+		idx[ps[i].id] = i
+	}
+	const top = -1
+	kids := map[int][]int{}
+	for i := range ps {
+		p, ok := idx[ps[i].parent]
+		if !ok || ps[i].parent == "" || p == i {
+			p = top
 		}
-		return ps[i].Depth < ps[j].Depth
-	})
+		kids[p] = append(kids[p], i)
+	}
+	byStart := func(a, b int) int {
+		return cmp.Or(ps[a].Start.Compare(ps[b].Start), cmp.Compare(ps[a].Depth, ps[b].Depth), cmp.Compare(a, b))
+	}
+	for _, k := range kids {
+		slices.SortFunc(k, byStart)
+	}
+	out := make([]Phase, 0, len(ps))
+	seen := make([]bool, len(ps))
+	// An explicit stack: the nesting depth is the job's to choose.
+	var stack []int
+	push := func(k []int) {
+		for i := len(k) - 1; i >= 0; i-- {
+			stack = append(stack, k[i])
+		}
+	}
+	push(kids[top])
+	for len(stack) > 0 {
+		i := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[i] {
+			continue
+		}
+		seen[i] = true
+		out = append(out, ps[i])
+		push(kids[i])
+	}
+	// A cycle of parents in a damaged file is not reached from the top:
+	// its phases come last, by start time.
+	var rest []int
+	for i := range ps {
+		if !seen[i] {
+			rest = append(rest, i)
+		}
+	}
+	slices.SortFunc(rest, byStart)
+	for _, i := range rest {
+		out = append(out, ps[i])
+	}
+	copy(ps, out)
 }
 
 // fillTimes gives the job a start and end from the rows or the phases when

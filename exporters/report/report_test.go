@@ -10,10 +10,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 )
 
@@ -279,4 +281,37 @@ func TestNoJobSpan(t *testing.T) {
 	}
 	h, _ := render(t, d)
 	checkHTML(t, h)
+}
+
+// TestPhasesInTreeOrder lists a child that began before its parent (as
+// spans from before the tracker kept the tree could) and siblings out of
+// order: the report lists each phase under its parent all the same.
+func TestPhasesInTreeOrder(t *testing.T) {
+	start := uint64(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC).UnixNano())
+	span := func(id, parent byte, name string, s, e uint64) spanRes {
+		sp := &tracepb.Span{Name: name, SpanId: []byte{id}, ParentSpanId: []byte{parent}, StartTimeUnixNano: start + s, EndTimeUnixNano: start + e}
+		return spanRes{span: sp}
+	}
+	job := span(1, 0, "job", 0, 100)
+	job.span.ParentSpanId = nil
+	job.span.Attributes = append(job.span.Attributes, &commonpb.KeyValue{Key: "cicd.pipeline.task.name",
+		Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: "job"}}})
+	d := &Data{}
+	d.setSpans([]spanRes{
+		job,
+		span(2, 1, "checkout", 10, 20),
+		span(3, 1, "Build", 30, 60),
+		span(4, 3, "compile", 29, 40), // begins 1 ns before its parent
+		span(6, 3, "link", 45, 50),
+		span(5, 4, "cc", 31, 39),
+		span(7, 1, "test", 61, 70),
+	})
+	var got []string
+	for _, p := range d.Phases {
+		got = append(got, fmt.Sprintf("%d:%s", p.Depth, p.Name))
+	}
+	want := []string{"0:checkout", "0:Build", "1:compile", "2:cc", "1:link", "0:test"}
+	if !slices.Equal(got, want) {
+		t.Errorf("phases %v, want %v", got, want)
+	}
 }
