@@ -21,6 +21,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/jobtrace/jobtrace/exporters/spool"
+	"github.com/jobtrace/jobtrace/internal/redact"
 	"github.com/jobtrace/jobtrace/internal/safefile"
 	"github.com/jobtrace/jobtrace/spans"
 	"github.com/jobtrace/jobtrace/spans/markerdir"
@@ -146,7 +147,12 @@ func Run(o Options) int {
 		rootAttrs = append(rootAttrs, semconv.CICDPipelineTaskRunID(o.RunID))
 	}
 	if o.RecordArgs {
-		rootAttrs = append(rootAttrs, semconv.ProcessCommandArgs(o.Args...))
+		// Recorded on request, but a URL's credentials stay out.
+		args := make([]string, len(o.Args))
+		for i, a := range o.Args {
+			args[i] = redact.String(a)
+		}
+		rootAttrs = append(rootAttrs, semconv.ProcessCommandArgs(args...))
 	}
 	rootCtx, root := tracer.Start(o.Parent, o.Name, trace.WithTimestamp(o.Start),
 		trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(rootAttrs...))

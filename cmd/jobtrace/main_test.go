@@ -342,10 +342,13 @@ func TestSecretsAreNotRecorded(t *testing.T) {
 			t.Errorf("the spool contains %q", s)
 		}
 	}
-	r = jt(t, nil, "run", "--record-args", "--", "sh", "-c", "echo ok", "visible-arg")
+	r = jt(t, nil, "run", "--record-args", "--", "sh", "-c", "echo ok", "visible-arg", "https://user:hunter2-pw@host/?k=hunter2-q")
 	data, _ = os.ReadFile(filepath.Join(r.out, spool.TracesFile))
-	if !bytes.Contains(data, []byte("visible-arg")) {
+	if !bytes.Contains(data, []byte("visible-arg")) || !bytes.Contains(data, []byte("https://xxxxx@host/?k=xxxxx")) {
 		t.Errorf("--record-args did not record the arguments")
+	}
+	if bytes.Contains(data, []byte("hunter2")) {
+		t.Errorf("--record-args recorded a URL's credentials")
 	}
 }
 
