@@ -1,10 +1,13 @@
 package agent
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 
+	"github.com/jobtrace/jobtrace/internal/cleantext"
 	"github.com/jobtrace/jobtrace/internal/redact"
 )
 
@@ -15,8 +18,9 @@ const MaxWarnings = 50
 
 // Logger writes jobtrace's own messages, one line each with a "jobtrace:"
 // prefix, to stderr through the same gate as the job's stderr (or to a log
-// file). Every message is masked by redact.String: an error that wraps the
-// collector's URL or echoes a header prints no credential.
+// file). Every message is masked by redact.String (an error that wraps the
+// collector's URL or echoes a header prints no credential) and is always
+// one line, whatever it holds: see Line.
 type Logger struct {
 	mu         sync.Mutex
 	out        func([]byte)
@@ -34,7 +38,34 @@ func NewLogger(w io.Writer) *Logger {
 
 // Printf writes one message.
 func (l *Logger) Printf(format string, args ...any) {
-	l.out([]byte("jobtrace: " + redact.String(fmt.Sprintf(format, args...)) + "\n"))
+	l.out([]byte("jobtrace: " + Line(redact.String(fmt.Sprintf(format, args...))) + "\n"))
+}
+
+// Line makes msg one line of a terminal: the line breaks inside it (an
+// error joined from several) become "; ", and every other control
+// character, escape sequences' ESC included, and invalid UTF-8 become
+// U+FFFD (cleantext.String). Text from the job is cleaned where it comes
+// in; this is the second line of defence, for file names, errors of the
+// system and anything else a message quotes.
+func Line(msg string) string {
+	msg = strings.TrimRight(msg, "\r\n")
+	if strings.ContainsAny(msg, "\r\n") {
+		msg = lineBreaks.Replace(msg)
+	}
+	return cleantext.String(msg)
+}
+
+var lineBreaks = strings.NewReplacer("\r\n", "; ", "\n", "; ", "\r", "; ")
+
+// block writes lines that jobtrace laid out itself (the summary), each
+// cleaned as Line does.
+func (l *Logger) block(b []byte) {
+	var out bytes.Buffer
+	for _, ln := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		out.WriteString(cleantext.String(ln))
+		out.WriteByte('\n')
+	}
+	l.out(out.Bytes())
 }
 
 // Warn writes one warning unless MaxWarnings were written already.
@@ -47,7 +78,7 @@ func (l *Logger) Warn(msg string) {
 		return
 	}
 	l.mu.Unlock()
-	l.out([]byte("jobtrace: warning: " + redact.String(msg) + "\n"))
+	l.out([]byte("jobtrace: warning: " + Line(redact.String(msg)) + "\n"))
 }
 
 // Suppressed is the number of warnings not written.

@@ -45,7 +45,7 @@ func writeSummary(log *Logger, o Options, pipe *Pipeline, root trace.SpanID, end
 	} else {
 		summary.WriteText(&b, rep)
 	}
-	log.out(b.Bytes())
+	log.block(b.Bytes())
 	if path := envValue(o.Env, EnvStepSummary); path != "" {
 		b.Reset()
 		summary.WriteMarkdown(&b, rep)

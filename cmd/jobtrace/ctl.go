@@ -159,7 +159,7 @@ func deliver(m protocol.Msg) error {
 	if !r.OK {
 		// A warning, not an error: a marker that does not apply must not
 		// fail the job's step.
-		fmt.Fprintf(os.Stderr, "jobtrace: warning: %s\n", r.Error)
+		fmt.Fprintf(os.Stderr, "jobtrace: warning: %s\n", agent.Line(r.Error))
 	}
 	return nil
 }

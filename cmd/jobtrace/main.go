@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jobtrace/jobtrace/agent"
 	"github.com/jobtrace/jobtrace/internal/redact"
 
 	// Answers 'jobtrace phase|event|counter' inside a run before the
@@ -139,7 +140,7 @@ func exitCode(err error) int {
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
-	fmt.Fprintf(os.Stderr, "jobtrace: %s\n", redact.String(firstLine(err.Error())))
+	fmt.Fprintf(os.Stderr, "jobtrace: %s\n", agent.Line(redact.String(firstLine(err.Error()))))
 	var ue *usageError
 	if errors.As(err, &ue) || isConfigError(err) {
 		return 2
