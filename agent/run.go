@@ -538,7 +538,11 @@ func observeUnscanned(m metric.Meter, scanners ...*scan.Scanner) error {
 func report(log *Logger, o Options, res ShutdownResult, pipe *Pipeline, root trace.SpanContext, end jobEnd, sampled bool) {
 	writeSummary(log, o, pipe, root.SpanID(), end)
 	log.Printf("job %q exited with code %d after %s; trace %s", o.Name, end.code, fmtDuration(end.took), root.TraceID())
-	log.Printf("%d spans written to %s", res.Spans, pipe.SpoolPath())
+	if res.Lost > 0 {
+		log.Printf("%d spans written to %s, %d lost: the spool could not be written", res.Spans, pipe.SpoolPath(), res.Lost)
+	} else {
+		log.Printf("%d spans written to %s", res.Spans, pipe.SpoolPath())
+	}
 	if res.Dropped > 0 {
 		log.Printf("%d spans dropped: the spool queue was full (limit %d)", res.Dropped, spool.MaxQueueSpans)
 	}

@@ -195,6 +195,7 @@ func (p *Pipeline) SpoolPath() string { return p.spoolPath }
 type ShutdownResult struct {
 	Spans    int // spans written to the spool
 	Dropped  int // spans not written (queue bound)
+	Lost     int // spans not written because the spool could not be written (a full disk)
 	Exported bool
 	Sent     int // spans delivered to the collector in this run
 	Pending  int // spans in the spool not delivered
@@ -237,7 +238,7 @@ func (p *Pipeline) Shutdown(timeout time.Duration, export bool) ShutdownResult {
 		}
 	}()
 	st := p.spoolProc.Stats()
-	r.Spans, r.Dropped = int(st.Spans), int(st.Dropped)
+	r.Spans, r.Dropped, r.Lost = int(st.Spans), int(st.Dropped), int(st.Lost)
 	r.Endpoint = p.endpoint
 	var wg sync.WaitGroup
 	var metricErr error

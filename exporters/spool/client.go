@@ -121,7 +121,7 @@ func (c *TraceClient) UploadTraces(_ context.Context, rss []*tracepb.ResourceSpa
 				c.end += int64(k)
 			}
 		}
-		return fmt.Errorf("spool: write %s: %w", c.path, err)
+		return fmt.Errorf("spool: write %s: %w", c.path, errno(err))
 	}
 	if c.onAppend != nil {
 		c.onAppend(c.end, n)
@@ -147,13 +147,23 @@ func (c *TraceClient) open() error {
 		n, err := f.Write([]byte{'\n'})
 		if err != nil {
 			f.Close()
-			return fmt.Errorf("spool: write %s: %w", c.path, err)
+			return fmt.Errorf("spool: write %s: %w", c.path, errno(err))
 		}
 		size = -size + int64(n)
 	}
 	c.f = f
 	c.end = size
 	return nil
+}
+
+// errno drops the operation and path of a *PathError: the message names the
+// spool once.
+func errno(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // endsTorn returns the size of f, negated when the file is not empty and does

@@ -26,6 +26,7 @@ type Stats struct {
 	Dropped int64 // spans dropped because the queue was full or the processor shut down
 	Lines   int64 // lines written
 	Errors  int64 // writes that failed; their spans are lost
+	Lost    int64 // spans of the writes that failed
 }
 
 type config struct {
@@ -70,8 +71,8 @@ type SpanProcessor struct {
 	closed   bool
 	dropping bool
 
-	spans, dropped, lines, errs atomic.Int64
-	shutdown                    sync.Once
+	spans, dropped, lines, errs, lost atomic.Int64
+	shutdown                          sync.Once
 }
 
 // NewSpanProcessor returns a processor writing through c and starts its
@@ -161,6 +162,9 @@ func (p *SpanProcessor) Shutdown(ctx context.Context) error {
 		if d := p.dropped.Load(); d > 0 {
 			p.cfg.warn(fmt.Sprintf("span spool: %d spans dropped", d))
 		}
+		if e := p.errs.Load(); e > 1 {
+			p.cfg.warn(fmt.Sprintf("span spool: %d spans lost in %d failed writes", p.lost.Load(), e))
+		}
 	})
 	return err
 }
@@ -172,6 +176,7 @@ func (p *SpanProcessor) Stats() Stats {
 		Dropped: p.dropped.Load(),
 		Lines:   p.lines.Load(),
 		Errors:  p.errs.Load(),
+		Lost:    p.lost.Load(),
 	}
 }
 
@@ -204,8 +209,12 @@ func (p *SpanProcessor) drain() {
 			return
 		}
 		if err := p.exp.ExportSpans(context.Background(), batch); err != nil {
-			p.errs.Add(1)
-			p.cfg.warn(fmt.Sprintf("span spool: %d spans lost: %v", len(batch), err))
+			// The first failure is said; a full disk fails every write
+			// after it, and those are counted and said once at Shutdown.
+			p.lost.Add(int64(len(batch)))
+			if p.errs.Add(1) == 1 {
+				p.cfg.warn(fmt.Sprintf("span spool: %d spans lost: %v", len(batch), err))
+			}
 		} else {
 			p.spans.Add(int64(len(batch)))
 			p.lines.Add(1)

@@ -384,6 +384,38 @@ func TestWriteErrorCounted(t *testing.T) {
 	}
 }
 
+// A disk that stays full fails every write: the first failure is said, the
+// others counted and said once, in total, at the end.
+func TestRepeatedWriteErrorsSaidOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "missing-dir", TracesFile)
+	var mu sync.Mutex
+	var warned []string
+	p := NewSpanProcessor(NewTraceClient(path), WithWarn(func(s string) {
+		mu.Lock()
+		warned = append(warned, s)
+		mu.Unlock()
+	}))
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(p))
+	for range 5 {
+		_, s := tp.Tracer("t").Start(context.Background(), "x")
+		s.End()
+		if err := p.ForceFlush(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tp.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if st := p.Stats(); st.Errors != 5 || st.Lost != 5 || st.Spans != 0 {
+		t.Errorf("Stats = %+v, want 5 failed writes of 5 spans", st)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(warned) != 2 || !strings.Contains(warned[0], "1 spans lost") || !strings.Contains(warned[1], "5 spans lost in 5 failed writes") {
+		t.Errorf("warnings = %q, want the first failure and the total", warned)
+	}
+}
+
 func TestUploadAfterStop(t *testing.T) {
 	c := NewTraceClient(filepath.Join(t.TempDir(), TracesFile))
 	if err := c.Stop(context.Background()); err != nil {
