@@ -284,11 +284,14 @@ func (s *Server) serveConn(c *net.UnixConn) {
 			switch {
 			case skipping:
 				skipping = false
+				long.size += len(line)
+				s.warnLong(long.head, long.size)
 				if long.scan(line); long.ack {
 					s.tooLongReply(out)
 				}
 			case len(line) > s.maxMsg:
-				s.tooLongLine(line)
+				s.tooLong.Add(1)
+				s.warnLong(line, len(line))
 				if protocol.AskedForAck(line) {
 					s.tooLongReply(out)
 				}
@@ -297,12 +300,14 @@ func (s *Server) serveConn(c *net.UnixConn) {
 			}
 		}
 		if !skipping && end-start > s.maxMsg {
-			s.tooLongLine(buf[start:end])
+			// Counted now, said when its end is seen, with its real size.
+			s.tooLong.Add(1)
 			skipping = true
-			long = longLine{}
+			long = longLine{head: append([]byte(nil), buf[start:start+excerptBytes]...)}
 		}
 		if skipping {
 			long.scan(buf[start:end])
+			long.size += end - start
 			start, end = 0, 0
 		}
 		if out.Buffered() > 0 {
@@ -313,6 +318,9 @@ func (s *Server) serveConn(c *net.UnixConn) {
 			}
 		}
 		if err != nil {
+			if skipping {
+				s.warnLong(long.head, long.size)
+			}
 			if err == io.EOF && start < end && !skipping {
 				// A last message without newline: take it.
 				s.message(buf[start:end], out)
@@ -342,9 +350,16 @@ func isTimeout(err error) bool {
 	return errors.As(err, &ne) && ne.Timeout()
 }
 
-func (s *Server) tooLongLine(start []byte) {
-	s.tooLong.Add(1)
-	s.warn.Warnf("message longer than %d bytes dropped: %s", s.maxMsg, protocol.Excerpt(start, 80))
+// excerptBytes is how much of an over-long message its warning quotes.
+const excerptBytes = 80
+
+// warnLong says that a message of size bytes, starting with head, was
+// longer than the bound and dropped.
+func (s *Server) warnLong(head []byte, size int) {
+	if len(head) > excerptBytes {
+		head = head[:excerptBytes]
+	}
+	s.warn.Warnf("message longer than %d bytes dropped: %q… (%d bytes)", s.maxMsg, head, size)
 }
 
 // tooLongReply queues the error reply to an over-long line that asked for
@@ -357,6 +372,8 @@ func (s *Server) tooLongReply(out *bufio.Writer) {
 // piece, to know whether it asked for a reply: "ack":true may be in any
 // piece, or across two.
 type longLine struct {
+	head []byte // its first excerptBytes, for the warning
+	size int    // bytes seen so far
 	ack  bool
 	tail [ackSpan]byte
 	n    int // bytes of tail in use

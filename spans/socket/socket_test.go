@@ -234,6 +234,27 @@ func TestTooLong(t *testing.T) {
 	}
 }
 
+// The warning about an over-long message gives its whole size, not what
+// was read when the bound was passed.
+func TestTooLongWarningGivesTheRealSize(t *testing.T) {
+	var rec recorder
+	_, path := start(t, rec.handle, Options{Warn: rec.warn})
+	c := rawDial(t, path)
+	long := `{"type":"begin","name":"` + strings.Repeat("a", 100000) + `"}`
+	fmt.Fprint(c, long+"\n")
+	fmt.Fprint(c, `{"type":"begin","name":"after","ack":true}`+"\n")
+	if r := c.reply(t); !r.OK {
+		t.Fatalf("reply %+v", r)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	want := fmt.Sprintf("longer than %d bytes dropped", DefaultMaxMessageBytes)
+	size := fmt.Sprintf("(%d bytes)", len(long))
+	if len(rec.warns) != 1 || !strings.Contains(rec.warns[0], want) || !strings.Contains(rec.warns[0], size) {
+		t.Errorf("warnings %q, want one with %q and %q", rec.warns, want, size)
+	}
+}
+
 func TestLastLineWithoutNewline(t *testing.T) {
 	var rec recorder
 	_, path := start(t, rec.handle, Options{})
