@@ -85,6 +85,7 @@ type Sampler struct {
 
 	mu      sync.Mutex
 	pending []func(*Sample)
+	taken   chan struct{} // closed, and replaced, when pending is taken
 	running bool
 	stopped bool
 
@@ -101,6 +102,18 @@ type Sampler struct {
 	spare    []func(*Sample)
 	warned   map[string]bool
 }
+
+// MaxPendingBoundaries bounds the boundary functions waiting for the next
+// sample. Each holds a phase's span until the sample is taken, so a flood of
+// phase messages (a job sending 100,000 begin/end pairs to the socket) would
+// otherwise keep every one of them in memory while a slow sample is read.
+// When the bound is reached, Boundary waits for the sampler to take the
+// waiting ones: the flood slows to the sampler's pace instead of growing the
+// agent. Many thousand boundaries share one sample, so the bound costs a
+// flood little: a sample takes about a millisecond (50 ms with a tree of a
+// thousand processes walked), in which the socket brings a few hundred
+// messages.
+const MaxPendingBoundaries = 4096
 
 // SyncGap is how long after the last sample a boundary is sampled in the
 // caller's own goroutine, at once, rather than queued for the sampling
@@ -129,6 +142,7 @@ func NewSampler(src Source, opts Options) *Sampler {
 		stop:   make(chan struct{}),
 		done:   make(chan struct{}),
 		warned: map[string]bool{},
+		taken:  make(chan struct{}),
 	}
 }
 
@@ -153,10 +167,22 @@ func (s *Sampler) Start() {
 
 // Boundary asks for a sample now and calls fn with it after the sinks have
 // seen it: in the caller's goroutine when no sample was taken in the last
-// SyncGap and none is being taken, otherwise in the sampling goroutine. After
-// Stop, fn is called with the last sample, in the caller's goroutine.
+// SyncGap and none is being taken, otherwise in the sampling goroutine. When
+// MaxPendingBoundaries are waiting already, it first waits for the sampling
+// goroutine to take them. After Stop, fn is called with the last sample, in
+// the caller's goroutine.
 func (s *Sampler) Boundary(fn func(*Sample)) {
 	s.mu.Lock()
+	for s.running && !s.stopped && len(s.pending) >= MaxPendingBoundaries {
+		taken := s.taken
+		s.mu.Unlock()
+		select {
+		case s.wake <- struct{}{}:
+		default:
+		}
+		<-taken
+		s.mu.Lock()
+	}
 	if s.stopped || !s.running {
 		s.mu.Unlock()
 		s.readMu.Lock()
@@ -235,6 +261,10 @@ func (s *Sampler) take(reason Reason) {
 	fns := s.pending
 	s.pending = s.spare[:0]
 	s.lastTake = now
+	if len(fns) > 0 {
+		close(s.taken)
+		s.taken = make(chan struct{})
+	}
 	s.mu.Unlock()
 	if len(fns) > 0 && reason == ReasonInterval {
 		reason = ReasonBoundary

@@ -174,3 +174,53 @@ func TestSamplerBoundaryAtOnce(t *testing.T) {
 		t.Errorf("%d reads, want 2", r)
 	}
 }
+
+// blockingSource holds every read after the first until released.
+type blockingSource struct {
+	fakeSource
+	reading chan struct{}
+	release chan struct{}
+}
+
+func (b *blockingSource) Read(s *Sample) error {
+	if b.fakeSource.reads.Load() > 0 {
+		select {
+		case b.reading <- struct{}{}:
+		default:
+		}
+		<-b.release
+	}
+	return b.fakeSource.Read(s)
+}
+
+// While a sample is being read, at most MaxPendingBoundaries functions
+// wait for the next one: the next Boundary waits for them to be taken,
+// instead of the waiting list growing with a flood of phases.
+func TestSamplerBoundsWaitingBoundaries(t *testing.T) {
+	src := &blockingSource{reading: make(chan struct{}, 1), release: make(chan struct{})}
+	t0 := time.Now()
+	// A clock that never moves: every boundary goes to the sampling
+	// goroutine rather than being sampled in the caller's.
+	s := NewSampler(src, Options{Interval: -1, Now: func() time.Time { return t0 }})
+	s.Start()
+	var calls atomic.Int64
+	fn := func(*Sample) { calls.Add(1) }
+	s.Boundary(fn)
+	<-src.reading // the sampling goroutine took fn and is reading
+	for range MaxPendingBoundaries {
+		s.Boundary(fn)
+	}
+	returned := make(chan struct{})
+	go func() { s.Boundary(fn); close(returned) }()
+	select {
+	case <-returned:
+		t.Fatalf("Boundary returned with %d functions waiting", MaxPendingBoundaries)
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(src.release)
+	<-returned
+	s.Stop()
+	if c := calls.Load(); c != MaxPendingBoundaries+2 {
+		t.Errorf("%d boundary functions called, want %d", c, MaxPendingBoundaries+2)
+	}
+}
