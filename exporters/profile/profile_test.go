@@ -222,7 +222,7 @@ func markersByName(t *testing.T, p map[string]any) map[string][]map[string]any {
 
 func TestFixtureEveryPhaseAMarker(t *testing.T) {
 	p := writeFixture(t)
-	spans, err := ReadSpans(filepath.Join(fixture, "spans.otlp.jsonl"))
+	spans, _, err := ReadSpans(filepath.Join(fixture, "spans.otlp.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"time"
 
-	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"github.com/jobtrace/jobtrace/exporters/spool"
@@ -128,29 +127,28 @@ func ParseCSV(r io.Reader) ([]Row, error) {
 	return rows, errors.Join(reports...)
 }
 
-// ReadSpans reads the spans of a spool file (spans.otlp.jsonl). Lines that
-// cannot be read are reported in the returned error next to the spans of
-// the others.
-func ReadSpans(path string) ([]*tracepb.Span, error) {
+// ReadSpans reads the spans of a spool file (spans.otlp.jsonl), at most
+// spool.MaxReadSpans of them and their ancestors (spool.ReadSpans), and
+// returns how many it left out. Lines that cannot be read are reported in
+// the returned error next to the spans of the others.
+func ReadSpans(path string) ([]*tracepb.Span, int, error) {
 	var spans []*tracepb.Span
-	err := spool.ReadLines(path, 0, func(req *coltracepb.ExportTraceServiceRequest, _ int, _ int64) error {
-		for _, rs := range req.ResourceSpans {
-			for _, ss := range rs.ScopeSpans {
-				spans = append(spans, ss.Spans...)
-			}
-		}
-		return nil
+	skipped, err := spool.ReadSpans(path, spool.MaxReadSpans, func(_ *tracepb.ResourceSpans, s *tracepb.Span) {
+		spans = append(spans, s)
 	})
-	return spans, err
+	return spans, skipped, err
 }
 
 // ReadDir reads the artifacts of a run in dir. A missing file is an error
 // (wrapping fs.ErrNotExist) with nothing returned; lines that could not be
 // read are reported in warn, and the rest is returned.
 func ReadDir(dir string) (spans []*tracepb.Span, rows []Row, warn error, err error) {
-	spans, serr := ReadSpans(filepath.Join(dir, spool.TracesFile))
+	spans, skipped, serr := ReadSpans(filepath.Join(dir, spool.TracesFile))
 	if errors.Is(serr, os.ErrNotExist) {
 		return nil, nil, nil, serr
+	}
+	if skipped > 0 {
+		serr = errors.Join(serr, fmt.Errorf("%d spans past the first %d are not in the profile", skipped, spool.MaxReadSpans))
 	}
 	f, err := os.Open(filepath.Join(dir, usagecsv.FileName))
 	if err != nil {

@@ -119,7 +119,7 @@ func WriteHTML(w io.Writer, d *Data) error {
 		Failed:   result != "success",
 		Duration: formatDuration(d.Job.End.Sub(d.Job.Start)),
 		Start:    "–",
-		Gantt:    template.HTML(ganttSVG(&Data{Job: job, Phases: d.Phases}, a)),
+		Gantt:    template.HTML(ganttSVG(&Data{Job: job, Phases: d.Phases, Skipped: d.Skipped}, a)),
 		Charts:   template.HTML(chartsSVG(d, a, false)),
 		Samples:  len(d.Rows),
 		Style:    template.CSS(svgStyle),
@@ -129,8 +129,9 @@ func WriteHTML(w io.Writer, d *Data) error {
 	}
 	p.Phases = append(p.Phases, rowOf(job.Name, 0, job.Start, job.Start, job.End, job.Result, result != "success", job.Usage))
 	phases := d.Phases
+	p.More = d.Skipped
 	if len(phases) > MaxPhases {
-		p.More = len(phases) - MaxPhases
+		p.More += len(phases) - MaxPhases
 		phases = phases[:MaxPhases]
 	}
 	for _, ph := range phases {

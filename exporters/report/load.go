@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"time"
 
-	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
@@ -33,7 +32,9 @@ var ErrParse = errors.New("report: malformed artifact")
 type Data struct {
 	Job    Job
 	Phases []Phase // every span below the job span, by start time
-	Rows   []Row   // resource-usage.csv, in file order
+	// Skipped counts the spans left out past spool.MaxReadSpans.
+	Skipped int
+	Rows    []Row // resource-usage.csv, in file order
 }
 
 // Job is the job span and its resource.
@@ -161,27 +162,34 @@ type spanRes struct {
 	res  []*commonpb.KeyValue
 }
 
-// readSpans reads the spool and picks the job span: the span with
-// cicd.pipeline.task.name whose parent is not in the file (a job may join
-// an outer trace), the earliest if there are several.
+// readSpans reads the spool, at most spool.MaxReadSpans spans and their
+// ancestors (spool.ReadSpans), and picks the job span: the span with
+// cicd.pipeline.task.name whose parent is not in the file (a job may join an
+// outer trace), the earliest if there are several.
 func (d *Data) readSpans(path string) error {
 	var all []spanRes
-	err := spool.ReadLines(path, 0, func(req *coltracepb.ExportTraceServiceRequest, _ int, _ int64) error {
-		for _, rs := range req.ResourceSpans {
-			var res []*commonpb.KeyValue
-			if rs.Resource != nil {
-				res = rs.Resource.Attributes
-			}
-			for _, ss := range rs.ScopeSpans {
-				for _, s := range ss.Spans {
-					all = append(all, spanRes{s, res})
-				}
-			}
+	skipped, err := spool.ReadSpans(path, spool.MaxReadSpans, func(rs *tracepb.ResourceSpans, s *tracepb.Span) {
+		var res []*commonpb.KeyValue
+		if rs.Resource != nil {
+			res = rs.Resource.Attributes
 		}
-		return nil
+		// Only what setSpans reads is kept: with events and other
+		// attributes, a span takes several times the memory.
+		s.Events, s.Links = nil, nil
+		s.Attributes = slices.DeleteFunc(s.Attributes, func(kv *commonpb.KeyValue) bool { return !readAttrs[kv.Key] })
+		all = append(all, spanRes{s, res})
 	})
 	d.setSpans(all)
+	d.Skipped = skipped
 	return err
+}
+
+// readAttrs are the span attributes setSpans reads.
+var readAttrs = map[string]bool{
+	"cicd.pipeline.task.name": true, "cicd.pipeline.task.run.result": true, "process.exit.code": true,
+	"jobtrace.usage.cpu.user": true, "jobtrace.usage.cpu.system": true,
+	"jobtrace.usage.cpu.utilization.avg": true, "jobtrace.usage.cpu.utilization.peak": true,
+	"jobtrace.usage.memory.peak": true, "jobtrace.usage.disk.read": true, "jobtrace.usage.disk.write": true,
 }
 
 // setSpans fills the job and the phases. When the job span is missing (the

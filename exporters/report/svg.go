@@ -37,9 +37,9 @@ func timeAxis(b *strings.Builder, a axis, y0, y1, ly float64) {
 // on the time axis a.
 func ganttSVG(d *Data, a axis) string {
 	phases := d.Phases
-	more := 0
+	more := d.Skipped
 	if len(phases) > MaxPhases {
-		more = len(phases) - MaxPhases
+		more += len(phases) - MaxPhases
 		phases = phases[:MaxPhases]
 	}
 	rows := 1 + len(phases)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -12,29 +13,54 @@ import (
 
 // MaxQueueSpans bounds the spans waiting to be written. The writer normally
 // keeps the queue near empty (a line takes well under a millisecond to
-// encode and append), so the bound is only reached when the disk stalls. At
-// about 1 KiB a span it caps the queue near 16 MiB, inside the agent's
-// memory budget, and it is far above what a CI job ends in one burst: a test
-// suite reporting each test as a span ends a few thousand at once, and a
-// flood of 100,000 phases a second over the socket drops none (see
-// BenchmarkSocketPhases in package agent).
-const MaxQueueSpans = 16384
+// encode and append); a burst of spans fills it, and then the span that ends
+// waits for room: the spool takes every span, and the code that ends spans
+// (the phase tracker, fed by the socket) slows down instead, down to the job
+// writing to the socket. At 2 to 3 KiB a span (the snapshot with its usage
+// attributes) the bound keeps the queue near 8 to 12 MiB, a small part of
+// the agent's memory budget, and it holds about a tenth of a second of
+// writing: enough for any burst a job makes without waiting.
+const MaxQueueSpans = 4096
+
+// MaxLineSpans bounds the spans written as one line. Encoding a line holds
+// three copies of its spans (the SDK's, the proto, the JSON), so the bound
+// caps what the writer holds at once, and it keeps a line (an OTLP request
+// when the spool is sent) near half a MiB, below the 4 MiB a gRPC server
+// takes by default.
+const MaxLineSpans = 512
+
+// StallTimeout is how long a span that finds the queue full waits for the
+// writer to take one span before the disk is taken as stalled (a hung
+// network file system, a device that stopped answering). Then spans that
+// find the queue full are dropped at once, counted, and said once, until the
+// writer takes spans again: a dead disk must not hold up the job.
+const StallTimeout = 5 * time.Second
 
 // Stats counts what a SpanProcessor did.
 type Stats struct {
 	Spans   int64 // spans written to the file
-	Dropped int64 // spans dropped because the queue was full or the processor shut down
+	Dropped int64 // spans dropped because the disk stalled (StallTimeout) or the processor had shut down
 	Lines   int64 // lines written
 	Errors  int64 // writes that failed; their spans are lost
 	Lost    int64 // spans of the writes that failed
 }
 
 type config struct {
-	warn func(string)
+	warn  func(string)
+	stall time.Duration
 }
 
 // Option configures a SpanProcessor.
 type Option func(*config)
+
+// WithStallTimeout replaces StallTimeout, for tests.
+func WithStallTimeout(d time.Duration) Option {
+	return func(c *config) {
+		if d > 0 {
+			c.stall = d
+		}
+	}
+}
 
 // WithWarn sets where the processor reports dropped spans and failed writes.
 // The default discards the reports; Stats still counts them.
@@ -52,24 +78,25 @@ var _ sdktrace.SpanProcessor = (*SpanProcessor)(nil)
 // job whose parent trace is not sampled still gets its local artifacts (the
 // forwarder leaves such spans out of what it sends).
 //
-// OnEnd only appends to a bounded queue and never blocks. One goroutine
-// writes whatever is queued as one line through otlptrace's exporter (the
-// SDK's own transform to OTLP), right away rather than on a timer, so a crash
-// loses at most the spans that ended in the last few milliseconds.
+// OnEnd appends to a bounded queue; when the queue is full it waits for room
+// (backpressure), up to StallTimeout. One goroutine writes what is queued,
+// up to MaxLineSpans a line, through otlptrace's exporter (the SDK's own
+// transform to OTLP), right away rather than on a timer, so a crash loses at
+// most the spans that ended in the last few milliseconds.
 type SpanProcessor struct {
-	exp  *otlptrace.Exporter
-	cfg  config
-	wake chan struct{}
-	fl   chan chan struct{}
-	quit chan struct{}
-	done chan struct{}
+	exp   *otlptrace.Exporter
+	cfg   config
+	queue chan sdktrace.ReadOnlySpan
+	fl    chan chan struct{}
+	quit  chan struct{}
+	done  chan struct{}
 
-	spare []sdktrace.ReadOnlySpan // owned by the writer goroutine
+	batch []sdktrace.ReadOnlySpan // owned by the writer goroutine
 
-	mu       sync.Mutex
-	queue    []sdktrace.ReadOnlySpan
-	closed   bool
-	dropping bool
+	// taken counts the batches the writer took from the queue; stalled
+	// holds taken+1 at the moment the disk was found stalled, 0 otherwise.
+	taken, stalled atomic.Int64
+	closed         atomic.Bool
 
 	spans, dropped, lines, errs, lost atomic.Int64
 	shutdown                          sync.Once
@@ -78,17 +105,18 @@ type SpanProcessor struct {
 // NewSpanProcessor returns a processor writing through c and starts its
 // writer goroutine; Shutdown stops it and closes c.
 func NewSpanProcessor(c *TraceClient, opts ...Option) *SpanProcessor {
-	cfg := config{warn: func(string) {}}
+	cfg := config{warn: func(string) {}, stall: StallTimeout}
 	for _, o := range opts {
 		o(&cfg)
 	}
 	p := &SpanProcessor{
-		exp:  otlptrace.NewUnstarted(c),
-		cfg:  cfg,
-		wake: make(chan struct{}, 1),
-		fl:   make(chan chan struct{}),
-		quit: make(chan struct{}),
-		done: make(chan struct{}),
+		exp:   otlptrace.NewUnstarted(c),
+		cfg:   cfg,
+		queue: make(chan sdktrace.ReadOnlySpan, MaxQueueSpans),
+		fl:    make(chan chan struct{}),
+		quit:  make(chan struct{}),
+		done:  make(chan struct{}),
+		batch: make([]sdktrace.ReadOnlySpan, 0, MaxLineSpans),
 	}
 	// TraceClient.Start only checks the context, so this cannot fail.
 	_ = p.exp.Start(context.Background())
@@ -99,26 +127,37 @@ func NewSpanProcessor(c *TraceClient, opts ...Option) *SpanProcessor {
 // OnStart does nothing.
 func (*SpanProcessor) OnStart(context.Context, sdktrace.ReadWriteSpan) {}
 
-// OnEnd queues s for writing. When the queue holds MaxQueueSpans, s is
-// dropped and counted, and the first drop of a run is reported.
+// OnEnd queues s for writing. When the queue holds MaxQueueSpans, it waits
+// until the writer has made room. If the writer takes nothing for
+// StallTimeout, s is dropped and counted, the stall is reported, and later
+// spans that find the queue full are dropped at once until the writer takes
+// spans again. After Shutdown, s is dropped and counted.
 func (p *SpanProcessor) OnEnd(s sdktrace.ReadOnlySpan) {
-	p.mu.Lock()
-	if p.closed || len(p.queue) >= MaxQueueSpans {
-		first := !p.closed && !p.dropping
-		p.dropping = !p.closed
-		p.mu.Unlock()
+	if p.closed.Load() {
 		p.dropped.Add(1)
-		if first {
-			p.cfg.warn(fmt.Sprintf("span spool: queue full (%d spans), dropping spans until it drains", MaxQueueSpans))
-		}
 		return
 	}
-	p.queue = append(p.queue, s)
-	p.dropping = false
-	p.mu.Unlock()
 	select {
-	case p.wake <- struct{}{}:
+	case p.queue <- s:
+		return
 	default:
+	}
+	if st := p.stalled.Load(); st != 0 && st == p.taken.Load()+1 {
+		p.dropped.Add(1) // still stalled: the writer has taken nothing since
+		return
+	}
+	t := time.NewTimer(p.cfg.stall)
+	defer t.Stop()
+	select {
+	case p.queue <- s:
+	case <-p.done:
+		p.dropped.Add(1)
+	case <-t.C:
+		p.dropped.Add(1)
+		taken := p.taken.Load()
+		if p.stalled.Swap(taken+1) != taken+1 {
+			p.cfg.warn(fmt.Sprintf("span spool: the disk took no span for %s with %d spans queued: dropping spans until it takes them again", p.cfg.stall, MaxQueueSpans))
+		}
 	}
 }
 
@@ -147,12 +186,13 @@ func (p *SpanProcessor) ForceFlush(ctx context.Context) error {
 func (p *SpanProcessor) Shutdown(ctx context.Context) error {
 	var err error
 	p.shutdown.Do(func() {
-		p.mu.Lock()
-		p.closed = true
-		p.mu.Unlock()
+		p.closed.Store(true)
 		close(p.quit)
 		select {
 		case <-p.done:
+			// A span that came in while the writer made its last pass
+			// is counted, not silently left behind.
+			p.dropped.Add(int64(len(p.queue)))
 		case <-ctx.Done():
 			err = ctx.Err()
 		}
@@ -184,8 +224,8 @@ func (p *SpanProcessor) loop() {
 	defer close(p.done)
 	for {
 		select {
-		case <-p.wake:
-			p.drain()
+		case sp := <-p.queue:
+			p.write(sp)
 		case ch := <-p.fl:
 			p.drain()
 			close(ch)
@@ -196,29 +236,43 @@ func (p *SpanProcessor) loop() {
 	}
 }
 
-// drain writes until the queue is empty, one line per batch taken. The
-// queue and spare slices trade places so a steady flow reuses two arrays.
+// drain writes until the queue is empty.
 func (p *SpanProcessor) drain() {
 	for {
-		p.mu.Lock()
-		batch := p.queue
-		p.queue = p.spare[:0]
-		p.mu.Unlock()
-		p.spare = batch[:0]
-		if len(batch) == 0 {
+		select {
+		case sp := <-p.queue:
+			p.write(sp)
+		default:
 			return
 		}
-		if err := p.exp.ExportSpans(context.Background(), batch); err != nil {
-			// The first failure is said; a full disk fails every write
-			// after it, and those are counted and said once at Shutdown.
-			p.lost.Add(int64(len(batch)))
-			if p.errs.Add(1) == 1 {
-				p.cfg.warn(fmt.Sprintf("span spool: %d spans lost: %v", len(batch), err))
-			}
-		} else {
-			p.spans.Add(int64(len(batch)))
-			p.lines.Add(1)
-		}
-		clear(batch)
 	}
+}
+
+// write writes first and whatever else is queued, up to MaxLineSpans, as
+// one line.
+func (p *SpanProcessor) write(first sdktrace.ReadOnlySpan) {
+	batch := append(p.batch[:0], first)
+more:
+	for len(batch) < MaxLineSpans {
+		select {
+		case sp := <-p.queue:
+			batch = append(batch, sp)
+		default:
+			break more
+		}
+	}
+	p.taken.Add(1)
+	if err := p.exp.ExportSpans(context.Background(), batch); err != nil {
+		// The first failure is said; a full disk fails every write
+		// after it, and those are counted and said once at Shutdown.
+		p.lost.Add(int64(len(batch)))
+		if p.errs.Add(1) == 1 {
+			p.cfg.warn(fmt.Sprintf("span spool: %d spans lost: %v", len(batch), err))
+		}
+	} else {
+		p.spans.Add(int64(len(batch)))
+		p.lines.Add(1)
+	}
+	clear(batch)
+	p.batch = batch[:0]
 }

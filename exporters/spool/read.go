@@ -60,6 +60,21 @@ func (e *LineError) Unwrap() []error {
 // error is returned joined with the reports so far. A missing file is an
 // error wrapping fs.ErrNotExist.
 func ReadLines(path string, from int64, fn func(req *coltracepb.ExportTraceServiceRequest, spans int, end int64) error) error {
+	return readRaw(path, from, func(body []byte, n int, start, end int64) (error, error) {
+		req, spans, err := decodeLine(body)
+		if err != nil {
+			return &LineError{Path: path, Line: n, Offset: start, Kind: ErrParse, Err: err}, nil
+		}
+		return nil, fn(req, spans, end)
+	})
+}
+
+// readRaw reads the spool at path from byte offset from and calls fn with
+// each complete, non-blank line (spaces trimmed), its number, and the
+// offsets of its start and just past it. fn returns a report (a line that
+// could not be used) and an error that stops reading. A last line without
+// its newline is reported as torn.
+func readRaw(path string, from int64, fn func(body []byte, n int, start, end int64) (report, err error)) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("spool: %w", err)
@@ -91,12 +106,11 @@ func ReadLines(path string, from int64, fn func(req *coltracepb.ExportTraceServi
 		if len(body) == 0 {
 			continue
 		}
-		req, spans, err := decodeLine(body)
-		if err != nil {
-			reports = append(reports, &LineError{Path: path, Line: n, Offset: start, Kind: ErrParse, Err: err})
-			continue
+		report, err := fn(body, n, start, off)
+		if report != nil {
+			reports = append(reports, report)
 		}
-		if err := fn(req, spans, off); err != nil {
+		if err != nil {
 			return errors.Join(append(reports, err)...)
 		}
 	}

@@ -314,7 +314,70 @@ func TestReadLinesStopsOnCallbackError(t *testing.T) {
 	}
 }
 
-func TestQueueBound(t *testing.T) {
+// A burst of spans larger than the queue, against a writer held up, waits
+// for room instead of being dropped: every span reaches the file, in lines
+// of at most MaxLineSpans.
+func TestBurstWaitsForRoomAndLosesNoSpan(t *testing.T) {
+	path := filepath.Join(t.TempDir(), TracesFile)
+	c := NewTraceClient(path)
+	entered := make(chan struct{}, 1)
+	release := make(chan struct{})
+	c.OnAppend(func(int64, int) {
+		select {
+		case entered <- struct{}{}:
+			<-release // only the first line is held
+		default:
+		}
+	})
+	p := NewSpanProcessor(c)
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(p))
+	tr := tp.Tracer("t")
+
+	// The first span holds the writer inside its write.
+	_, s := tr.Start(context.Background(), "first")
+	s.End()
+	<-entered
+
+	const burst = 3 * MaxQueueSpans
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		for range burst {
+			_, s := tr.Start(context.Background(), "burst")
+			s.End()
+		}
+	}()
+	// The queue fills, and the burst waits for the writer.
+	for len(p.queue) < MaxQueueSpans {
+		time.Sleep(time.Millisecond)
+	}
+	select {
+	case <-ended:
+		t.Fatal("a burst of 3 queues ended against a held writer: spans were dropped")
+	default:
+	}
+	close(release)
+	<-ended
+	if err := tp.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	st := p.Stats()
+	if st.Spans != burst+1 || st.Dropped != 0 || st.Errors != 0 {
+		t.Errorf("Stats = %+v, want %d spans and none dropped", st, burst+1)
+	}
+	spans, ends := readAll(t, path)
+	if len(spans) != burst+1 {
+		t.Errorf("%d spans in the file, want %d", len(spans), burst+1)
+	}
+	if min := (burst + 1 + MaxLineSpans - 1) / MaxLineSpans; len(ends) < min {
+		t.Errorf("%d lines for %d spans, want at least %d (at most %d spans a line)", len(ends), burst+1, min, MaxLineSpans)
+	}
+}
+
+// A writer that takes nothing for the stall timeout (a dead disk) makes the
+// spans that find the queue full be dropped, counted and said once, so the
+// code ending spans goes on.
+func TestStalledDiskDropsAfterTheStallTimeout(t *testing.T) {
 	path := filepath.Join(t.TempDir(), TracesFile)
 	c := NewTraceClient(path)
 	entered := make(chan struct{}, 1)
@@ -328,26 +391,22 @@ func TestQueueBound(t *testing.T) {
 	})
 	var warns []string
 	var wmu sync.Mutex
-	p := NewSpanProcessor(c, WithWarn(func(s string) {
+	p := NewSpanProcessor(c, WithStallTimeout(20*time.Millisecond), WithWarn(func(s string) {
 		wmu.Lock()
 		warns = append(warns, s)
 		wmu.Unlock()
 	}))
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(p))
 	tr := tp.Tracer("t")
-
-	// The first span holds the writer inside its write.
 	_, s := tr.Start(context.Background(), "first")
 	s.End()
 	<-entered
 
 	const extra = 5
-	start := time.Now()
 	for range MaxQueueSpans + extra {
 		_, s := tr.Start(context.Background(), "burst")
 		s.End()
 	}
-	t.Logf("ended %d spans against a stalled writer in %v", MaxQueueSpans+extra, time.Since(start))
 	if st := p.Stats(); st.Dropped != extra {
 		t.Errorf("dropped %d, want %d", st.Dropped, extra)
 	}
@@ -361,8 +420,8 @@ func TestQueueBound(t *testing.T) {
 	}
 	wmu.Lock()
 	defer wmu.Unlock()
-	if len(warns) != 2 || !strings.Contains(warns[0], "queue full") || !strings.Contains(warns[1], "5 spans dropped") {
-		t.Errorf("warnings = %q, want one for the full queue and one total", warns)
+	if len(warns) != 2 || !strings.Contains(warns[0], "took no span") || !strings.Contains(warns[1], "5 spans dropped") {
+		t.Errorf("warnings = %q, want one for the stall and one total", warns)
 	}
 }
 
@@ -463,5 +522,40 @@ func TestParseSent(t *testing.T) {
 		if (err == nil) != tc.ok || got != tc.want {
 			t.Errorf("parseSent(%q) = %d, %v", tc.in, got, err)
 		}
+	}
+}
+
+// ReadSpans keeps to its bound, and past it still gives the ancestors of
+// the spans it gave: the phase that holds them and the job span, which end
+// after them.
+func TestReadSpansKeepsTheBoundAndTheAncestors(t *testing.T) {
+	path := filepath.Join(t.TempDir(), TracesFile)
+	p := NewSpanProcessor(NewTraceClient(path))
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(p))
+	tr := tp.Tracer("t")
+	ctx, job := tr.Start(context.Background(), "job")
+	octx, outer := tr.Start(ctx, "outer")
+	const max, extra = 50, 30
+	for range max + extra {
+		_, s := tr.Start(octx, "leaf")
+		s.End()
+	}
+	outer.End()
+	_, late := tr.Start(ctx, "late sibling")
+	late.End()
+	job.End()
+	if err := tp.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	skipped, err := ReadSpans(path, max, func(_ *tracepb.ResourceSpans, s *tracepb.Span) { names = append(names, s.Name) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if skipped != extra+1 {
+		t.Errorf("skipped %d, want %d", skipped, extra+1)
+	}
+	if len(names) != max+2 || names[max] != "outer" || names[max+1] != "job" {
+		t.Errorf("gave %d spans ending with %q, want %d leaves then outer and job", len(names), names[max:], max)
 	}
 }
