@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -21,6 +22,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/jobtrace/jobtrace/exporters/spool"
+	"github.com/jobtrace/jobtrace/exporters/usagemetrics"
 	"github.com/jobtrace/jobtrace/internal/redact"
 	"github.com/jobtrace/jobtrace/internal/safefile"
 	"github.com/jobtrace/jobtrace/spans"
@@ -49,6 +51,15 @@ const OutputSyncTimeout = time.Second
 // testHookSync, when set by a test, is called when a socket message starts
 // waiting for the output before it.
 var testHookSync func()
+
+// MemoryLimit is the soft limit of the Go heap set for the agent (unless
+// GOMEMLIMIT says otherwise). Everything the agent holds is bounded (the
+// spool queue, the boundaries waiting for a sample, the spans the report and
+// the profile read back), which keeps the live heap well under it; the limit
+// makes the garbage collector keep the heap near that live size under a
+// flood, instead of letting it grow to twice it (GOGC=100), so the agent
+// stays within its 200 MiB budget whatever a job sends.
+const MemoryLimit = 128 << 20
 
 // Options describe one `jobtrace run`.
 type Options struct {
@@ -99,6 +110,9 @@ type Options struct {
 func Run(o Options) int {
 	if o.Start.IsZero() {
 		o.Start = time.Now()
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(MemoryLimit)
 	}
 	if o.Parent == nil {
 		o.Parent = context.Background()
@@ -280,17 +294,21 @@ func Run(o Options) int {
 		semconv.CICDPipelineTaskRunResultKey.String(result),
 		semconv.ProcessExitCode(code),
 	)
-	var lost uint64
+	var lostOutput uint64
 	if job != nil {
-		lost = job.OutputLost()
+		lostOutput = job.OutputLost()
 	}
-	root.SetAttributes(srcs.statsAttrs(outScan, errScan, tracker, lost, log)...)
+	statAttrs, lost := srcs.statsAttrs(outScan, errScan, tracker, lostOutput, log, pipe.Meter)
+	root.SetAttributes(statAttrs...)
 	if n := lateSyncs.Load(); n > 0 {
 		root.SetAttributes(attribute.Int64("jobtrace.output.late_syncs", int64(n)))
 	}
 	var notes []string
 	if st := unscanned(outScan, errScan); st.UnscannedLines > 0 {
 		notes = append(notes, fmt.Sprintf("%d output lines not scanned for markers: the scanner fell behind", st.UnscannedLines))
+	}
+	if len(lost) > 0 {
+		notes = append(notes, "not turned into spans: "+strings.Join(lost, "; "))
 	}
 	if result != "success" {
 		desc := fmt.Sprintf("job exited with code %d", code)
@@ -470,40 +488,56 @@ func (s *sources) stop() {
 }
 
 // statsAttrs reports on the job span what the sources dropped at a bound,
-// and warns about it.
-func (s *sources) statsAttrs(out, errs *scan.Scanner, t *spans.Tracker, lostOutput uint64, log *Logger) []attribute.KeyValue {
+// warns about it, adds what was not turned into spans to the
+// jobtrace.dropped metric, and returns the phrases for the summary.
+func (s *sources) statsAttrs(out, errs *scan.Scanner, t *spans.Tracker, lostOutput uint64, log *Logger, meter metric.Meter) ([]attribute.KeyValue, []string) {
 	long := out.Stats().LongLines + errs.Stats().LongLines
 	attrs := []attribute.KeyValue{}
-	add := func(key string, n uint64, what string) {
+	var lost []string
+	dropped, err := usagemetrics.NewDropped(meter)
+	if err != nil {
+		log.Warn(fmt.Sprintf("no jobtrace.dropped metric: %v", err))
+	}
+	add := func(key string, n uint64, what, short string) {
 		if n == 0 {
 			return
 		}
 		attrs = append(attrs, attribute.Int64(key, int64(n)))
 		log.Printf("%d %s", n, what)
+		if short != "" {
+			lost = append(lost, fmt.Sprintf("%d %s", n, short))
+			if dropped != nil {
+				dropped.Add(context.Background(), int64(n), metric.WithAttributes(
+					usagemetrics.AttrDroppedWhat.String(strings.TrimPrefix(key, "jobtrace.dropped."))))
+			}
+		}
 	}
-	add("jobtrace.dropped.output_bytes", lostOutput, "bytes of the job's output could not be written to jobtrace's stdout or stderr and were dropped")
-	add("jobtrace.dropped.long_lines", long, "output lines were longer than max_line_bytes and were not scanned for markers")
+	add("jobtrace.dropped.output_bytes", lostOutput, "bytes of the job's output could not be written to jobtrace's stdout or stderr and were dropped", "")
+	add("jobtrace.dropped.long_lines", long, "output lines were longer than max_line_bytes and were not scanned for markers", "output lines too long to scan")
 	if un := unscanned(out, errs); un.UnscannedLines > 0 || un.UnscannedBytes > 0 {
 		attrs = append(attrs, attribute.Int64("jobtrace.dropped.unscanned_lines", int64(un.UnscannedLines)),
 			attribute.Int64("jobtrace.dropped.unscanned_bytes", int64(un.UnscannedBytes)))
 		log.Printf("%d output lines (%d bytes) were not scanned for markers: the scanner fell behind the job's output, which it never holds up",
 			un.UnscannedLines, un.UnscannedBytes)
+		if dropped != nil {
+			dropped.Add(context.Background(), int64(un.UnscannedLines), metric.WithAttributes(usagemetrics.AttrDroppedWhat.String("unscanned_lines")))
+		}
 	}
 	if s.server != nil {
 		st := s.server.Stats()
-		add("jobtrace.dropped.socket_messages", st.Rejected+st.TooLong, "socket messages were malformed or too long and were dropped")
-		add("jobtrace.dropped.socket_connections", st.RefusedConns, "socket connections were refused (limit max_socket_conns)")
+		add("jobtrace.dropped.socket_messages", st.Rejected+st.TooLong, "socket messages were malformed or too long and were dropped", "socket messages malformed or too long")
+		add("jobtrace.dropped.socket_connections", st.RefusedConns, "socket connections were refused (limit max_socket_conns)", "socket connections refused")
 	}
 	if s.reader != nil {
 		st := s.reader.Stats()
-		add("jobtrace.dropped.marker_messages", st.Rejected+st.TooLong, "marker-dir lines were malformed or too long and were dropped")
-		add("jobtrace.dropped.marker_files", st.IgnoredFiles, "files in the marker dir were ignored")
+		add("jobtrace.dropped.marker_messages", st.Rejected+st.TooLong, "marker-dir lines were malformed or too long and were dropped", "marker-dir lines malformed or too long")
+		add("jobtrace.dropped.marker_files", st.IgnoredFiles, "files in the marker dir were ignored", "marker-dir files ignored")
 	}
 	ts := t.Stats()
-	add("jobtrace.dropped.messages", ts.Refused, "phase messages were refused at a limit")
-	add("jobtrace.unmatched_ends", ts.Unmatched, "phase ends had no open phase of that name")
-	add("jobtrace.ignored_timestamps", ts.BadTimes, "messages had a ts outside the job's time: the time received was used instead")
-	return attrs
+	add("jobtrace.dropped.messages", ts.Refused, "phase messages were refused at a limit", "messages refused at a limit")
+	add("jobtrace.unmatched_ends", ts.Unmatched, "phase ends had no open phase of that name", "")
+	add("jobtrace.ignored_timestamps", ts.BadTimes, "messages had a ts outside the job's time: the time received was used instead", "")
+	return attrs, lost
 }
 
 // unscanned adds up what the output scanners skipped.
@@ -536,6 +570,12 @@ func observeUnscanned(m metric.Meter, scanners ...*scan.Scanner) error {
 // report prints the end-of-job lines: the phases, where the artifacts are,
 // and what happened to the export.
 func report(log *Logger, o Options, res ShutdownResult, pipe *Pipeline, root trace.SpanContext, end jobEnd, sampled bool) {
+	if res.Dropped > 0 {
+		end.notes = append(end.notes, fmt.Sprintf("not turned into spans: %d spans not written to the spool (disk stalled)", res.Dropped))
+	}
+	if res.Lost > 0 {
+		end.notes = append(end.notes, fmt.Sprintf("not turned into spans: %d spans lost to failed writes of the spool", res.Lost))
+	}
 	writeSummary(log, o, pipe, root.SpanID(), end)
 	log.Printf("job %q exited with code %d after %s; trace %s", o.Name, end.code, fmtDuration(end.took), root.TraceID())
 	if res.Lost > 0 {
@@ -544,7 +584,7 @@ func report(log *Logger, o Options, res ShutdownResult, pipe *Pipeline, root tra
 		log.Printf("%d spans written to %s", res.Spans, pipe.SpoolPath())
 	}
 	if res.Dropped > 0 {
-		log.Printf("%d spans dropped: the spool queue was full (limit %d)", res.Dropped, spool.MaxQueueSpans)
+		log.Printf("%d spans not written to the spool: the disk took nothing for %s", res.Dropped, spool.StallTimeout)
 	}
 	switch {
 	case !res.Exported && pipe.fwd != nil && !sampled:

@@ -21,6 +21,7 @@ import (
 	"github.com/jobtrace/jobtrace/exporters/otlp"
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/exporters/summary"
+	"github.com/jobtrace/jobtrace/exporters/usagemetrics"
 	"github.com/jobtrace/jobtrace/spans"
 )
 
@@ -239,6 +240,11 @@ func (p *Pipeline) Shutdown(timeout time.Duration, export bool) ShutdownResult {
 	}()
 	st := p.spoolProc.Stats()
 	r.Spans, r.Dropped, r.Lost = int(st.Spans), int(st.Dropped), int(st.Lost)
+	if n := st.Dropped + st.Lost; n > 0 {
+		if c, err := usagemetrics.NewDropped(p.Meter); err == nil {
+			c.Add(context.Background(), n, metric.WithAttributes(usagemetrics.AttrDroppedWhat.String("spans")))
+		}
+	}
 	r.Endpoint = p.endpoint
 	var wg sync.WaitGroup
 	var metricErr error

@@ -3,6 +3,7 @@ package usagemetrics
 import (
 	"bytes"
 	"context"
+	"go.opentelemetry.io/otel/metric"
 	"sort"
 	"testing"
 	"time"
@@ -28,6 +29,7 @@ type rig struct {
 	ctx    context.Context // holds span
 	span   trace.SpanContext
 	warns  []string
+	meter  metric.Meter
 }
 
 func newRig(t *testing.T) *rig {
@@ -41,7 +43,7 @@ func newRig(t *testing.T) *rig {
 	reader := sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 	t.Cleanup(func() { _ = mp.Shutdown(context.Background()) })
-	r := &rig{t: t, reader: reader, ctx: ctx, span: span.SpanContext()}
+	r := &rig{t: t, reader: reader, ctx: ctx, span: span.SpanContext(), meter: mp.Meter("usagemetrics-test")}
 	rec, err := New(mp.Meter("usagemetrics-test"), Options{
 		Active: func() context.Context { return r.ctx },
 		Warn:   func(s string) { r.warns = append(r.warns, s) },

@@ -2,6 +2,7 @@ package usagemetrics
 
 import (
 	"context"
+	"go.opentelemetry.io/otel/metric"
 	"strings"
 	"testing"
 	"time"
@@ -176,6 +177,11 @@ func TestKindsUnitsAttributes(t *testing.T) {
 	r.rec.Sample(fullSample(0))
 	r.rec.Sample(fullSample(1))
 	r.rec.Phase(r.ctx, "compile", "success", &fullUsage)
+	dropped, err := NewDropped(r.meter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dropped.Add(r.ctx, 3, metric.WithAttributes(AttrDroppedWhat.String("socket_messages")))
 	ms := r.collect()
 
 	for _, m := range Table {

@@ -2,6 +2,7 @@ package usagemetrics
 
 import (
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/semconv/v1.43.0/containerconv"
 	"go.opentelemetry.io/otel/semconv/v1.43.0/processconv"
@@ -76,6 +77,9 @@ const (
 	AttrPressureKind = attribute.Key("jobtrace.pressure.kind")
 	// AttrPhaseName is the name of the phase a per-phase figure is about.
 	AttrPhaseName = attribute.Key("jobtrace.phase.name")
+	// AttrDroppedWhat says what jobtrace.dropped counts: the suffix of the
+	// job span's jobtrace.dropped.* attribute (socket_messages, spans, …).
+	AttrDroppedWhat = attribute.Key("jobtrace.dropped.what")
 )
 
 // Indices of Table. The table is written with these as keys, so a metric's
@@ -110,6 +114,7 @@ const (
 	mPhaseCPU
 	mPhaseMemPeak
 	mPhaseDiskIO
+	mDropped
 	numMetrics
 )
 
@@ -298,4 +303,17 @@ var Table = []Metric{
 		Enabled:     true,
 		Buckets:     bytesBuckets,
 	},
+	mDropped: {
+		Name: "jobtrace.dropped", Unit: "{item}", Kind: Counter, Number: Int64,
+		Attributes:  []attribute.Key{AttrDroppedWhat},
+		Description: "What jobtrace could not turn into spans, events or counters (a malformed or too long message, a line not scanned, a message past a limit, a span the spool could not write), by what it was; added at the end of the job.",
+		Enabled:     true,
+	},
+}
+
+// NewDropped makes the jobtrace.dropped counter on meter. The agent adds to
+// it at the end of the job, whether resources are sampled or not.
+func NewDropped(meter metric.Meter) (metric.Int64Counter, error) {
+	m := &Table[mDropped]
+	return meter.Int64Counter(m.Name, metric.WithDescription(m.Description), metric.WithUnit(m.Unit))
 }
