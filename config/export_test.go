@@ -141,3 +141,22 @@ func TestExportTLS(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkResolveExportTLS is what resolving costs at start with a CA and
+// a client certificate: reading three files and parsing them.
+func BenchmarkResolveExportTLS(b *testing.B) {
+	abs, err := filepath.Abs(filepath.Join("testdata", "tls"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	o := OTLP{Endpoint: "https://c:4318", OTLPSettings: OTLPSettings{
+		Certificate:       filepath.Join(abs, "ca.pem"),
+		ClientCertificate: filepath.Join(abs, "client.pem"),
+		ClientKey:         filepath.Join(abs, "client-key.pem"),
+	}}
+	for b.Loop() {
+		if _, err := ResolveOTLP(o); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -72,3 +72,18 @@ func TestAddRegistersSecrets(t *testing.T) {
 		t.Error("Error(nil)")
 	}
 }
+
+// BenchmarkString is the cost added to each line jobtrace prints.
+func BenchmarkString(b *testing.B) {
+	Add("Bearer S3CRET-VALUE", "S3CRET-VALUE")
+	for _, msg := range []string{
+		`job "build" exited with code 0 after 1.2s; trace 0af7651916cd43dd8448eb211c80319c`,
+		`export to http://127.0.0.1:4318/v1/traces?api_key=k incomplete after 3s: Post "http://u:p@127.0.0.1:4318/v1/traces": EOF`,
+	} {
+		b.Run(strings.Fields(msg)[0], func(b *testing.B) {
+			for b.Loop() {
+				String(msg)
+			}
+		})
+	}
+}
