@@ -50,13 +50,17 @@ func cmdExec(args []string) error {
 	if len(argv) == 0 {
 		return usagef("exec: no command given (usage: jobtrace exec NAME -- CMD [ARGS...])")
 	}
+	log := agent.NewLogger(os.Stderr)
+	if path := getenv(agent.EnvSocket); path != "" {
+		s, err := loadLocalSettings(fl)
+		if err != nil {
+			return err
+		}
+		return execInRun(path, name, argv, attrs, s, log)
+	}
 	s, err := loadSettings(fl)
 	if err != nil {
 		return err
-	}
-	log := agent.NewLogger(os.Stderr)
-	if path := getenv(agent.EnvSocket); path != "" {
-		return execInRun(path, name, argv, attrs, s, log)
 	}
 	return execStandalone(name, argv, attrs, s, log)
 }

@@ -58,3 +58,17 @@ func TestBadExportSettingsRefusedAlike(t *testing.T) {
 		}
 	}
 }
+
+// `jobtrace exec` inside a run exports nothing itself (its phase goes to the
+// run): export settings the job changed for its own tools do not stop the
+// step.
+func TestExecInRunDoesNotResolveTheExport(t *testing.T) {
+	r := jt(t, nil, "run", "--", "sh", "-c",
+		"OTEL_EXPORTER_OTLP_ENDPOINT=https://127.0.0.1:1 OTEL_EXPORTER_OTLP_CERTIFICATE=/nonexistent.pem jobtrace exec step -- echo step ran")
+	if r.code != 0 || !strings.Contains(r.stdout, "step ran") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if spans, _ := spansOf(t, r.out); spans["step"] == nil {
+		t.Errorf("no span for the step")
+	}
+}

@@ -30,6 +30,23 @@ type settings struct {
 }
 
 func loadSettings(fl *config.Flags) (settings, error) {
+	return loadSettingsFrom(getenv, fl)
+}
+
+// loadLocalSettings loads the settings of a command that exports nothing
+// itself (a step inside a run, whose phase goes to the run over its
+// socket): the export is not resolved, so its certificate files are not
+// read for nothing.
+func loadLocalSettings(fl *config.Flags) (settings, error) {
+	return loadSettingsFrom(func(k string) string {
+		if k == "OTEL_SDK_DISABLED" {
+			return "true"
+		}
+		return getenv(k)
+	}, fl)
+}
+
+func loadSettingsFrom(getenv func(string) string, fl *config.Flags) (settings, error) {
 	cfg, err := config.Load(getenv, fl)
 	if err != nil {
 		return settings{}, err
