@@ -25,6 +25,9 @@ type SamplingOptions struct {
 	Cgroup bool
 	// ProcRoot and SysRoot are where /proc and /sys are mounted.
 	ProcRoot, SysRoot string
+	// NotJob tells jobtrace's children that are not the job's (its guard
+	// process) from the job's orphans.
+	NotJob func(pid int) bool
 }
 
 // resources samples the host and the job while the job runs and measures
@@ -48,7 +51,7 @@ func newResources(o SamplingOptions, log *Logger) *resources {
 		return nil
 	}
 	r := &resources{phases: newPhaseUsage()}
-	cfg := hostmetrics.Config{ProcRoot: o.ProcRoot, SysRoot: o.SysRoot}
+	cfg := hostmetrics.Config{ProcRoot: o.ProcRoot, SysRoot: o.SysRoot, NotJob: o.NotJob}
 	if wd, err := os.Getwd(); err == nil {
 		cfg.WorkDir = wd
 	}
@@ -58,7 +61,7 @@ func newResources(o SamplingOptions, log *Logger) *resources {
 		cfg.Subreaper = subreaperSupported
 	}
 	if o.Cgroup {
-		cg, own, note := setupCgroup(o.ProcRoot)
+		cg, own, note := setupCgroup(o.ProcRoot, log)
 		if note != "" {
 			r.notes = append(r.notes, note)
 		}

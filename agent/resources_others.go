@@ -8,8 +8,9 @@ const subreaperSupported = false
 // jobCgroup stands for the job's cgroup, which only Linux has.
 type jobCgroup struct{}
 
-func setupCgroup(string) (string, *jobCgroup, string) { return "", nil, "" }
+func setupCgroup(string, *Logger) (string, *jobCgroup, string) { return "", nil, "" }
 
 func (c *jobCgroup) cgroupFD() int     { return 0 }
+func (c *jobCgroup) dir() string       { return "" }
 func (c *jobCgroup) remove() string    { return "" }
 func (c *jobCgroup) addProc(int) error { return nil }

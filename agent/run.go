@@ -21,6 +21,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/jobtrace/jobtrace/agent/guard"
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/exporters/usagemetrics"
 	"github.com/jobtrace/jobtrace/internal/redact"
@@ -103,6 +104,10 @@ type Options struct {
 	Log io.Writer
 	// Start is when jobtrace started, for its start-up span.
 	Start time.Time
+	// Guard starts a guard process that kills the job if jobtrace dies
+	// before it (see package guard). The binary must run guard.Main when
+	// started with guard.Arg, as cmd/jobtrace does.
+	Guard bool
 }
 
 // Run supervises one job from start to end and returns the exit code
@@ -130,6 +135,7 @@ func Run(o Options) int {
 	log := NewLogger(logw)
 	defer stderrGate.finish()
 	defer stdoutGate.finish()
+	grd := startGuard(o)
 
 	// Steps of jobtrace's start-up, recorded as events of its span.
 	var steps []trace.EventOption
@@ -146,7 +152,7 @@ func Run(o Options) int {
 	if err != nil {
 		// jobtrace cannot record, but the job still runs and its result stands.
 		log.Printf("%v: running the job without telemetry", err)
-		return runBare(o, log, stdoutGate, stderrGate)
+		return runBare(o, log, stdoutGate, stderrGate, grd)
 	}
 	tracer := pipe.TracerProvider.Tracer("jobtrace", trace.WithInstrumentationVersion(o.Version))
 	if addr := pipe.PrometheusAddr(); addr != "" {
@@ -173,10 +179,13 @@ func Run(o Options) int {
 	_, startup := tracer.Start(rootCtx, "jobtrace startup", trace.WithTimestamp(o.Start))
 	sampled := root.SpanContext().IsSampled()
 
-	res := newResources(o.Sampling, log)
+	sampling := o.Sampling
+	sampling.NotJob = grd.IsGuard
+	res := newResources(sampling, log)
 	var observer spans.PhaseObserver
 	if res != nil {
 		observer = res.phases
+		grd.Cgroup(res.jobCg.dir())
 		mark("resource sampling ready")
 	}
 	tracker := spans.NewTracker(rootCtx, tracer, spans.TrackerOptions{
@@ -206,6 +215,12 @@ func Run(o Options) int {
 	if err != nil {
 		log.Warn(err.Error())
 	}
+	grd.Dir(srcs.dir)
+	for _, k := range []string{"TRACEPARENT", EnvSocket, EnvMarkerDir} {
+		if v := env[k]; v != "" {
+			grd.Env(k + "=" + v)
+		}
+	}
 
 	scanOpts := o.Scan
 	outScan := scan.New(scanOpts, func(m protocol.Msg) { tracker.Handle(m) })
@@ -228,6 +243,7 @@ func Run(o Options) int {
 	signal.Notify(sigs, ForwardedSignals...)
 	defer signal.Stop(sigs)
 
+	waitGuard(grd, log)
 	cgroupFD := 0
 	var onExit func(*os.ProcessState)
 	if res != nil {
@@ -245,6 +261,9 @@ func Run(o Options) int {
 		CgroupFD: cgroupFD, OnExit: onExit,
 	})
 	mark("job started")
+	if err == nil {
+		grd.Job(job.Pid())
+	}
 	if res != nil && err == nil {
 		res.jobStarted(job, log)
 	}
@@ -322,6 +341,9 @@ func Run(o Options) int {
 		end.usage, end.hasUsage = res.finish(log), true
 		end.series = res.series
 	}
+	// The job has ended and its cgroup and private directory are gone:
+	// nothing is left for the guard to do.
+	grd.Release()
 	shutdown.End()
 	root.End()
 
@@ -335,10 +357,12 @@ func Run(o Options) int {
 
 // runBare runs the job with passthrough and signals only: what jobtrace
 // does when it cannot set up its telemetry.
-func runBare(o Options, log *Logger, out, errw io.Writer) int {
+func runBare(o Options, log *Logger, out, errw io.Writer, grd *guard.Guard) int {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, ForwardedSignals...)
 	defer signal.Stop(sigs)
+	defer grd.Release()
+	waitGuard(grd, log)
 	job, err := StartJob(JobOptions{Args: o.Args, Env: o.Env, Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr,
 		WriteStdout: out, WriteStderr: errw, GracePeriod: o.GracePeriod, Warn: log.Warn})
 	if err != nil {
@@ -349,13 +373,36 @@ func runBare(o Options, log *Logger, out, errw io.Writer) int {
 		}
 		return 1
 	}
+	grd.Job(job.Pid())
 	return supervise(job, sigs, o.GracePeriod, log)
+}
+
+// startGuard starts the guard process when o asks for one. It writes to
+// jobtrace's log file when there is one, else to its stderr.
+func startGuard(o Options) *guard.Guard {
+	if !o.Guard {
+		return nil
+	}
+	stderr := o.Stderr
+	if f, ok := o.Log.(*os.File); ok {
+		stderr = f
+	}
+	return guard.Start(guard.Options{Stderr: stderr})
+}
+
+// waitGuard waits until the guard process runs, so the job never runs
+// unguarded, and says when there is none.
+func waitGuard(grd *guard.Guard, log *Logger) {
+	if err := grd.Wait(); err != nil {
+		log.Warn(fmt.Sprintf("no guard process (%v): if jobtrace is killed, processes the job started may outlive it", err))
+	}
 }
 
 // sources are the socket and the marker dir.
 type sources struct {
 	dir    string
-	bin    string // the directory of this binary, named jobtrace
+	lock   io.Closer // held while the run lives (see newPrivateDir)
+	bin    string    // the directory of this binary, named jobtrace
 	server *socket.Server
 	served chan struct{}
 	reader *markerdir.Reader
@@ -371,11 +418,17 @@ func startSources(o Options, h func(protocol.Msg) protocol.Reply, log *Logger, e
 	if !o.Socket && !o.MarkerDir {
 		return s, nil
 	}
-	dir, err := makePrivateDir()
+	dir, lock, removed, err := makePrivateDir()
+	switch {
+	case removed == 1:
+		log.Printf("removed the private directory of a jobtrace run that was killed")
+	case removed > 1:
+		log.Printf("removed the private directories of %d jobtrace runs that were killed", removed)
+	}
 	if err != nil {
 		return s, fmt.Errorf("no socket or marker dir for the job: %v", err)
 	}
-	s.dir = dir // MkdirTemp makes it 0700: private to the job's user
+	s.dir, s.lock = dir, lock // MkdirTemp makes it 0700: private to the job's user
 	var errs []error
 	if o.Socket {
 		path := filepath.Join(dir, "sock")
@@ -427,39 +480,45 @@ func startSources(o Options, h func(protocol.Msg) protocol.Reply, log *Logger, e
 // in it: $XDG_RUNTIME_DIR must be the user's own private directory, the
 // others owned by the user or root and sticky when open to others
 // (safefile.SafeParent). The new directory is checked to be the user's and
-// private after it is made.
-func makePrivateDir() (string, error) {
+// private after it is made. It is locked while the run lives; the private
+// directories that dead runs left in the same parent are removed (see
+// newPrivateDir).
+func makePrivateDir() (dir string, lock io.Closer, removed int, err error) {
 	var errs []error
-	try := func(parent string, check func(string) error) (string, bool) {
+	try := func(parent string, check func(string) error) bool {
 		if err := check(parent); err != nil {
 			errs = append(errs, err)
-			return "", false
+			return false
 		}
-		dir, err := os.MkdirTemp(parent, "jobtrace-")
+		var n int
+		var err error
+		dir, lock, n, err = newPrivateDir(parent)
+		removed += n
 		if err == nil {
 			err = safefile.CheckPrivate(dir)
 			if err == nil {
-				return dir, true
+				return true
 			}
+			lock.Close()
 			os.Remove(dir)
 		}
 		errs = append(errs, err)
-		return "", false
+		return false
 	}
 	if x := os.Getenv("XDG_RUNTIME_DIR"); x != "" {
-		if dir, ok := try(x, safefile.CheckPrivate); ok {
-			return dir, nil
+		if try(x, safefile.CheckPrivate) {
+			return dir, lock, removed, nil
 		}
 	}
 	if _, err := os.Stat("/dev/shm"); err == nil {
-		if dir, ok := try("/dev/shm", safefile.SafeParent); ok {
-			return dir, nil
+		if try("/dev/shm", safefile.SafeParent) {
+			return dir, lock, removed, nil
 		}
 	}
-	if dir, ok := try(os.TempDir(), safefile.SafeParent); ok {
-		return dir, nil
+	if try(os.TempDir(), safefile.SafeParent) {
+		return dir, lock, removed, nil
 	}
-	return "", errors.Join(errs...)
+	return "", nil, removed, errors.Join(errs...)
 }
 
 func appendPath(path, dir string) string {
@@ -483,6 +542,7 @@ func (s *sources) stop() {
 		}
 		if s.dir != "" {
 			os.RemoveAll(s.dir)
+			s.lock.Close()
 		}
 	})
 }

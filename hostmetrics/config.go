@@ -17,6 +17,10 @@ type Config struct {
 	// are its children: they are walked as part of the job's tree and
 	// their zombies are reaped by the source.
 	Subreaper bool
+	// NotJob, when set, tells children of the agent that are not the
+	// job's (its guard process) from the job's orphans: they are not walked
+	// as part of the job's tree nor reaped by the source.
+	NotJob func(pid int) bool
 }
 
 func (c *Config) defaults() {

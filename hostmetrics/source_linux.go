@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -26,7 +27,8 @@ type linuxSource struct {
 	// reap is set when the agent is a child subreaper: orphans of the job
 	// become its children, are walked as roots, and their zombies are
 	// reaped here.
-	reap bool
+	reap   bool
+	notJob func(int) bool
 
 	wdFD   int
 	wdPath string
@@ -73,12 +75,13 @@ const (
 func NewSource(cfg Config) (Source, error) {
 	cfg.defaults()
 	s := &linuxSource{
-		fs:   procfs.NewFS(cfg.ProcRoot, cfg.SysRoot),
-		tree: proctree.NewReader(cfg.ProcRoot),
-		self: os.Getpid(),
-		reap: cfg.Subreaper,
-		own:  cfg.CgroupOwn,
-		wdFD: -1,
+		fs:     procfs.NewFS(cfg.ProcRoot, cfg.SysRoot),
+		tree:   proctree.NewReader(cfg.ProcRoot),
+		self:   os.Getpid(),
+		reap:   cfg.Subreaper,
+		notJob: cfg.NotJob,
+		own:    cfg.CgroupOwn,
+		wdFD:   -1,
 	}
 	if cfg.CgroupDir != "" {
 		s.cg = cgroup.NewReader(cfg.CgroupDir)
@@ -215,6 +218,9 @@ func (s *linuxSource) readJob(out *Sample, errs *[]error) {
 	if s.reap {
 		if s.roots, err = s.tree.Children(s.self, s.roots); err != nil {
 			*errs = append(*errs, err)
+		}
+		if s.notJob != nil {
+			s.roots = slices.DeleteFunc(s.roots, s.notJob)
 		}
 	} else if job > 0 {
 		s.roots = append(s.roots, job)

@@ -19,6 +19,9 @@ import (
 	// Answers 'jobtrace phase|event|counter' inside a run before the
 	// exporter stack is initialized; see its package comment.
 	_ "github.com/jobtrace/jobtrace/cmd/jobtrace/internal/fastpath"
+	// Runs the guard process of 'jobtrace run' before the rest of
+	// jobtrace is initialized; see its package comment.
+	_ "github.com/jobtrace/jobtrace/cmd/jobtrace/internal/guardmain"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".

@@ -64,6 +64,7 @@ func cmdRun(args []string) error {
 		Stdout:          os.Stdout,
 		Stderr:          os.Stderr,
 		Start:           runStart,
+		Guard:           true,
 		Sampling: agent.SamplingOptions{
 			Interval: s.cfg.Sampling.Interval,
 			Cgroup:   s.cfg.Sampling.Cgroup == config.CgroupAuto,

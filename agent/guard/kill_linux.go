@@ -1,0 +1,251 @@
+//go:build linux
+
+package guard
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+const procRoot = "/proc"
+
+// KillTimeout bounds the guard's work once jobtrace is gone: stopping and
+// killing the job's processes, and waiting for its cgroup to empty so it
+// can be removed. Processes in uninterruptible sleep (a hung NFS mount) may
+// outlast it; the guard then says how many are left.
+const KillTimeout = 10 * time.Second
+
+// MaxRounds bounds how often the guard scans /proc for processes of the job
+// that appeared (forked before they were stopped) since the last scan.
+const MaxRounds = 50
+
+// MaxEnvironBytes is how much of a process's environment the guard reads
+// to find the job's entries in it. An environment is rarely more than a
+// few KiB; the job's entries are among the first when jobtrace set them.
+const MaxEnvironBytes = 1 << 20
+
+// pollInterval is how often the guard looks again at processes that were
+// killed and at a cgroup that is not empty yet.
+const pollInterval = 5 * time.Millisecond
+
+type result struct {
+	killed    int
+	survivors int
+	cgroupErr error
+}
+
+// end kills the job and removes its cgroup and private directories.
+func (t *target) end(root string, since uint64, self int) result {
+	deadline := time.Now().Add(KillTimeout)
+	var r result
+	killed := map[int]bool{}
+	if t.cgroup != "" {
+		for _, pid := range cgroupProcs(t.cgroup) {
+			killed[pid] = true
+		}
+		// cgroup.kill kills the whole sub-tree at once; where it is
+		// absent, removeCgroup kills what is listed until it is empty.
+		_ = writeFile(filepath.Join(t.cgroup, "cgroup.kill"), "1")
+	}
+	r.survivors = t.killTree(root, since, self, deadline, killed)
+	if t.cgroup != "" {
+		r.cgroupErr = removeCgroup(t.cgroup, deadline, killed)
+	}
+	for _, d := range t.dirs {
+		os.RemoveAll(d)
+	}
+	r.killed = len(killed)
+	return r
+}
+
+// killTree stops every process of the job it finds, scanning again until
+// no new one appears (a stopped process cannot fork, and its children stay
+// its children), then kills them all and waits until they are gone. It
+// returns how many were still running at the deadline.
+func (t *target) killTree(root string, since uint64, self int, deadline time.Time, killed map[int]bool) int {
+	if t.job == 0 && len(t.env) == 0 {
+		return 0
+	}
+	env := func(pid int) []byte { return readEnviron(root, pid) }
+	stopped := map[int]*os.Process{}
+	for round := 0; round < MaxRounds && time.Now().Before(deadline); round++ {
+		fresh := 0
+		for pid, p := range members(scanProcs(root), t, since, self, env) {
+			if _, ok := stopped[pid]; ok || p.zombie {
+				continue
+			}
+			fresh++
+			stopped[pid] = nil
+			if h := openProc(root, p); h != nil {
+				_ = h.Signal(syscall.SIGSTOP)
+				stopped[pid] = h
+			}
+		}
+		if fresh == 0 {
+			break
+		}
+	}
+	for pid, h := range stopped {
+		if h == nil {
+			continue
+		}
+		if h.Signal(syscall.SIGKILL) == nil {
+			killed[pid] = true
+		}
+		h.Release()
+	}
+	// Wait for them to go; kill any that still appeared.
+	for {
+		alive := 0
+		for pid, p := range members(scanProcs(root), t, since, self, env) {
+			if p.zombie {
+				continue
+			}
+			alive++
+			if h := openProc(root, p); h != nil {
+				if h.Signal(syscall.SIGKILL) == nil {
+					killed[pid] = true
+				}
+				h.Release()
+			}
+		}
+		if alive == 0 || time.Now().After(deadline) {
+			return alive
+		}
+		time.Sleep(pollInterval)
+	}
+}
+
+// openProc returns a handle on p (a pidfd where the kernel has them), or
+// nil when p is gone or its pid is another process's by now.
+func openProc(root string, p procStat) *os.Process {
+	h, err := os.FindProcess(p.pid)
+	if err != nil {
+		return nil
+	}
+	// The handle was taken after the scan: it is p's only if p still
+	// has the same start time.
+	if s, ok := readStat(root, p.pid); !ok || s.start != p.start {
+		h.Release()
+		return nil
+	}
+	return h
+}
+
+// scanProcs reads the stat of every process in root.
+func scanProcs(root string) []procStat {
+	d, err := os.Open(root)
+	if err != nil {
+		return nil
+	}
+	defer d.Close()
+	names, _ := d.Readdirnames(-1)
+	out := make([]procStat, 0, len(names))
+	for _, n := range names {
+		pid, err := strconv.Atoi(n)
+		if err != nil || pid <= 0 {
+			continue
+		}
+		if s, ok := readStat(root, pid); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func readStat(root string, pid int) (procStat, bool) {
+	data, err := os.ReadFile(filepath.Join(root, strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return procStat{}, false
+	}
+	return parseStat(data)
+}
+
+func readEnviron(root string, pid int) []byte {
+	f, err := os.Open(filepath.Join(root, strconv.Itoa(pid), "environ"))
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	data, _ := io.ReadAll(io.LimitReader(f, MaxEnvironBytes))
+	return data
+}
+
+// cgroupProcs lists the processes in dir and its child cgroups.
+func cgroupProcs(dir string) []int {
+	var out []int
+	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return nil
+		}
+		data, err := os.ReadFile(filepath.Join(path, "cgroup.procs"))
+		if err != nil {
+			return nil
+		}
+		for _, f := range strings.Fields(string(data)) {
+			if pid, err := strconv.Atoi(f); err == nil && pid > 0 {
+				out = append(out, pid)
+			}
+		}
+		return nil
+	})
+	return out
+}
+
+// removeCgroup removes dir and its child cgroups, deepest first, once no
+// process is left in them, killing what is still listed (for kernels
+// without cgroup.kill), until deadline.
+func removeCgroup(dir string, deadline time.Time, killed map[int]bool) error {
+	for {
+		err := removeTree(dir)
+		if err == nil || errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		for _, pid := range cgroupProcs(dir) {
+			if syscall.Kill(pid, syscall.SIGKILL) == nil {
+				killed[pid] = true
+			}
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("its cgroup %s could not be removed: %v", dir, err)
+		}
+		time.Sleep(pollInterval)
+	}
+}
+
+func removeTree(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if e.IsDir() {
+			if err := removeTree(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+		}
+	}
+	return syscall.Rmdir(dir)
+}
+
+// writeFile writes s to an existing kernel file (a cgroup's control file)
+// in one write(2), never through a symbolic link.
+func writeFile(path, s string) error {
+	fd, err := syscall.Open(path, syscall.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	_, err = syscall.Write(fd, []byte(s))
+	if cerr := syscall.Close(fd); err == nil {
+		err = cerr
+	}
+	return err
+}

@@ -1,0 +1,309 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jobtrace/jobtrace/agent/guard"
+	"github.com/jobtrace/jobtrace/hostmetrics/cgroup"
+)
+
+// killWait bounds the waits of these tests: long, since they check what
+// happens, not how fast, on a machine that may be busy.
+const killWait = 60 * time.Second
+
+// startRun starts 'jobtrace run' with a job that records in dir the pids
+// of the processes it leaves behind (see leftoverJob), and waits until they
+// are all there. It returns the command, the pids by name, and where the
+// job's private directory is.
+func startRun(t *testing.T, mode string) (*exec.Cmd, *bytes.Buffer, map[string]int, string) {
+	t.Helper()
+	dir := t.TempDir()
+	// bg: a background child in the job's process group and session;
+	// setsid: a daemon in a session of its own; orphan: a daemon whose
+	// parent exited (re-parented to jobtrace); noenv: a daemon in a
+	// session of its own with a cleared environment.
+	job := `d=$1
+sleep 1001 & echo $! > "$d/bg"
+setsid sleep 1002 & echo $! > "$d/setsid"
+(setsid sh -c 'sleep 1003 & echo $! > "$1"' sh "$d/orphan" &)
+setsid env -i sleep 1004 & echo $! > "$d/noenv"
+echo "$JOBTRACE_SOCKET" > "$d/sock"
+wait`
+	cmd := exec.Command(bin, "run", "--cgroup", mode, "--summary=off", "--out", filepath.Join(dir, "out"), "--", "sh", "-c", job, "sh", dir)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + os.TempDir()}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pids := map[string]int{}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		for _, pid := range pids {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	var sock string
+	deadline := time.Now().Add(killWait)
+	for _, name := range []string{"bg", "setsid", "orphan", "noenv", "sock"} {
+		for {
+			data, _ := os.ReadFile(filepath.Join(dir, name))
+			if s, ok := strings.CutSuffix(string(data), "\n"); ok {
+				if name == "sock" {
+					sock = s
+				} else if pids[name], _ = strconv.Atoi(s); pids[name] <= 0 {
+					t.Fatalf("%s: %q", name, data)
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the job did not write %s; stderr: %s", name, stderr.String())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	if sock == "" {
+		t.Fatal("the job has no JOBTRACE_SOCKET")
+	}
+	return cmd, &stderr, pids, filepath.Dir(sock)
+}
+
+// guardOf returns the pid of jobtrace's guard process.
+func guardOf(t *testing.T, jobtrace int) int {
+	t.Helper()
+	tasks, _ := filepath.Glob("/proc/" + strconv.Itoa(jobtrace) + "/task/*/children")
+	for _, f := range tasks {
+		data, _ := os.ReadFile(f)
+		for _, c := range strings.Fields(string(data)) {
+			cmdline, _ := os.ReadFile("/proc/" + c + "/cmdline")
+			if strings.Contains(string(cmdline), guard.Arg) {
+				pid, _ := strconv.Atoi(c)
+				return pid
+			}
+		}
+	}
+	t.Fatalf("jobtrace (pid %d) has no guard process", jobtrace)
+	return 0
+}
+
+// running reports whether pid runs: it exists and is not a zombie.
+func running(pid int) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(data, ')')
+	return i >= 0 && i+2 < len(data) && data[i+2] != 'Z' && data[i+2] != 'X'
+}
+
+// waitGone waits until none of pids runs and returns those still running.
+func waitGone(pids map[string]int) []string {
+	deadline := time.Now().Add(killWait)
+	for {
+		var left []string
+		for name, pid := range pids {
+			if running(pid) {
+				left = append(left, name)
+			}
+		}
+		if len(left) == 0 || time.Now().After(deadline) {
+			return left
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// jobCgroupDir returns the cgroup directory made for jobtrace's job, ""
+// when pid is not in one.
+func jobCgroupDir(t *testing.T, pid, jobtrace int) string {
+	m, err := cgroup.FindMount("/proc")
+	if err != nil {
+		return ""
+	}
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cgroup")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if p, ok := strings.CutPrefix(line, "0::"); ok && filepath.Base(p) == "jobtrace-"+strconv.Itoa(jobtrace) {
+			dir, _ := m.Dir(p)
+			return dir
+		}
+	}
+	return ""
+}
+
+func waitNotExist(path string) bool {
+	deadline := time.Now().Add(killWait)
+	for {
+		if _, err := os.Lstat(path); os.IsNotExist(err) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// kill -9 jobtrace: its guard kills the job's processes, removes its
+// cgroup and its private directory.
+func TestKilledJobtraceTakesItsJobAlong(t *testing.T) {
+	for _, mode := range []string{"auto", "off"} {
+		t.Run(mode, func(t *testing.T) {
+			cmd, stderr, pids, private := startRun(t, mode)
+			jt := cmd.Process.Pid
+			guardOf(t, jt)
+			cg := jobCgroupDir(t, pids["bg"], jt)
+			if mode == "auto" && cg == "" {
+				t.Log("no cgroup of the job's own here: checking what the guard finds without one")
+			}
+			want := map[string]int{"bg": pids["bg"], "setsid": pids["setsid"], "orphan": pids["orphan"]}
+			if cg != "" {
+				// Only a cgroup finds a daemon that left the job's
+				// session and environment.
+				want["noenv"] = pids["noenv"]
+			}
+			cmd.Process.Signal(syscall.SIGKILL)
+			cmd.Wait()
+			if left := waitGone(want); len(left) > 0 {
+				t.Errorf("still running %v after jobtrace was killed: %v", killWait, left)
+			}
+			if cg != "" && !waitNotExist(cg) {
+				t.Errorf("the job's cgroup %s is left", cg)
+			}
+			if !waitNotExist(private) {
+				t.Errorf("the job's private directory %s is left", private)
+			}
+			line := "jobtrace: jobtrace (pid " + strconv.Itoa(jt) + ") ended before its job: killed"
+			deadline := time.Now().Add(killWait)
+			for !strings.Contains(stderr.String(), line) && time.Now().Before(deadline) {
+				time.Sleep(20 * time.Millisecond)
+			}
+			if !strings.Contains(stderr.String(), line) {
+				t.Errorf("stderr has no %q: %s", line, stderr.String())
+			}
+		})
+	}
+}
+
+// When the guard dies with jobtrace, the next run removes the dead run's
+// private directory and its cgroup, killing what is left in it.
+func TestTheNextRunCleansUpAfterAKilledRun(t *testing.T) {
+	for _, mode := range []string{"auto", "off"} {
+		t.Run(mode, func(t *testing.T) {
+			cmd, _, pids, private := startRun(t, mode)
+			jt := cmd.Process.Pid
+			g := guardOf(t, jt)
+			cg := jobCgroupDir(t, pids["bg"], jt)
+			syscall.Kill(g, syscall.SIGKILL)
+			for running(g) {
+				time.Sleep(5 * time.Millisecond)
+			}
+			cmd.Process.Signal(syscall.SIGKILL)
+			cmd.Wait()
+			time.Sleep(100 * time.Millisecond)
+			if !running(pids["setsid"]) {
+				t.Fatal("nothing was left running: the test cannot see a clean-up")
+			}
+			if _, err := os.Stat(private); err != nil {
+				t.Fatalf("the private directory is gone already: %v", err)
+			}
+			// A private directory is taken for a dead run's only once it
+			// has not changed for a while.
+			old := time.Now().Add(-time.Hour)
+			os.Chtimes(private, old, old)
+
+			r := jt2(t, mode)
+			if !waitNotExist(private) {
+				t.Errorf("the next run left the dead run's private directory %s", private)
+			}
+			if !strings.Contains(r, "removed the private director") {
+				t.Errorf("the next run did not say it removed a private directory: %s", r)
+			}
+			if cg == "" {
+				t.Logf("no cgroup of the job's own (mode %s): what the dead run left running stays", mode)
+				return
+			}
+			if !waitNotExist(cg) {
+				t.Errorf("the next run left the dead run's cgroup %s", cg)
+			}
+			if left := waitGone(pids); len(left) > 0 {
+				t.Errorf("still running after the next run: %v", left)
+			}
+			if !strings.Contains(r, "removed "+cg+", left by a jobtrace run (pid "+strconv.Itoa(jt)+") that was killed, and killed the") {
+				t.Errorf("the next run did not say it removed %s: %s", cg, r)
+			}
+		})
+	}
+}
+
+// jt2 runs 'jobtrace run -- true' as the next run and returns its stderr.
+func jt2(t *testing.T, mode string) string {
+	r := jt(t, nil, "run", "--cgroup", mode, "--summary=off", "--", "true")
+	if r.code != 0 {
+		t.Fatalf("next run: exit %d: %s", r.code, r.stderr)
+	}
+	return r.stderr
+}
+
+// After a run that ends by itself, or by a forwarded SIGTERM, the guard
+// exits without a word and without touching what the job left.
+func TestTheGuardLeavesAfterANormalEnd(t *testing.T) {
+	for _, how := range []string{"exit", "SIGTERM"} {
+		t.Run(how, func(t *testing.T) {
+			dir := t.TempDir()
+			ready, left := filepath.Join(dir, "ready"), filepath.Join(dir, "left")
+			cmd := exec.Command(bin, "run", "--cgroup", "off", "--summary=off", "--out", filepath.Join(dir, "o"), "--", "sh", "-c",
+				`trap 'exit 42' TERM; setsid sleep 1008 >/dev/null 2>&1 & echo $! > "$2"; touch "$1"; while [ ! -e "$1.end" ]; do sleep 0.05; done`, "sh", ready, left)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			deadline := time.Now().Add(killWait)
+			for {
+				if _, err := os.Stat(ready); err == nil {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("the job did not start")
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			g := guardOf(t, cmd.Process.Pid)
+			data, _ := os.ReadFile(left)
+			daemon, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+			defer syscall.Kill(daemon, syscall.SIGKILL)
+			want := 0
+			if how == "exit" {
+				os.WriteFile(ready+".end", nil, 0o644)
+			} else {
+				cmd.Process.Signal(syscall.SIGTERM)
+				want = 42
+			}
+			err := cmd.Wait()
+			if code := cmd.ProcessState.ExitCode(); code != want {
+				t.Errorf("exit %d (%v), want %d: %s", code, err, want, stderr.String())
+			}
+			if left := waitGone(map[string]int{"guard": g}); len(left) > 0 {
+				t.Errorf("the guard (pid %d) still runs after jobtrace ended", g)
+			}
+			if strings.Contains(stderr.String(), "ended before its job") {
+				t.Errorf("the guard acted after a normal end: %s", stderr.String())
+			}
+			if !running(daemon) {
+				t.Errorf("with --cgroup off, the daemon the job left was killed at the end of the job")
+			}
+		})
+	}
+}

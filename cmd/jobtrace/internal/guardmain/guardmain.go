@@ -1,0 +1,19 @@
+// Package guardmain makes the jobtrace binary the guard process of a
+// `jobtrace run` (see package agent/guard) when its only argument is
+// guard.Arg. It runs in an init function and depends only on the standard
+// library and the guard package, which depends on nothing else, so the guard
+// starts before the OpenTelemetry SDK, gRPC and the exporters are
+// initialized: that is most of what starting jobtrace costs.
+package guardmain
+
+import (
+	"os"
+
+	"github.com/jobtrace/jobtrace/agent/guard"
+)
+
+func init() {
+	if len(os.Args) == 2 && os.Args[1] == guard.Arg {
+		guard.Main()
+	}
+}
