@@ -87,3 +87,29 @@ func BenchmarkString(b *testing.B) {
 		})
 	}
 }
+
+// FuzzString: masking any text never panics (it runs on every line
+// jobtrace prints), is stable, and leaves no user info of a URL it masked.
+func FuzzString(f *testing.F) {
+	for _, s := range []string{
+		"http://u:p@h/p?k=v#f", `Post "https://a@b/?x": EOF`, "x://", "://@?#", "a://b@c?d&e=f;g",
+		"export to http://127.0.0.1:4318/v1/traces?api_key=k; 4 pending",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := String(s)
+		if again := String(got); again != got {
+			t.Errorf("not stable: %q -> %q -> %q", s, got, again)
+		}
+		if u := URL(s); strings.Contains(s, "://") {
+			rest := u[strings.Index(u, "://")+3:]
+			if at := strings.IndexAny(rest, "/?#"); at >= 0 {
+				rest = rest[:at]
+			}
+			if i := strings.LastIndexByte(rest, '@'); i >= 0 && rest[:i] != Mask {
+				t.Errorf("URL(%q) = %q keeps user info", s, u)
+			}
+		}
+	})
+}
