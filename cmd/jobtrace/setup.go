@@ -14,6 +14,7 @@ import (
 	"github.com/jobtrace/jobtrace/agent/cienv"
 	"github.com/jobtrace/jobtrace/agent/resource"
 	"github.com/jobtrace/jobtrace/config"
+	"github.com/jobtrace/jobtrace/internal/cleantext"
 	"github.com/jobtrace/jobtrace/spans"
 	"github.com/jobtrace/jobtrace/spans/scan"
 )
@@ -108,7 +109,7 @@ func (s settings) scanOptions() scan.Options {
 	o := scan.Options{Phase: m.Phase, GitHub: m.GitHub, GitLab: m.GitLab, MaxLineBytes: s.cfg.Limits.MaxLineBytes}
 	for _, p := range m.Patterns {
 		// Validated by config.Load.
-		o.Patterns = append(o.Patterns, scan.Pattern{Regexp: regexp.MustCompile(p.Regex), Event: p.Event, Counter: p.Counter})
+		o.Patterns = append(o.Patterns, scan.Pattern{Regexp: regexp.MustCompile(p.Regex), Event: cleantext.String(p.Event), Counter: cleantext.String(p.Counter)})
 	}
 	return o
 }

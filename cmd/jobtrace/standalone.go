@@ -204,6 +204,7 @@ func (f fixedIDs) NewSpanID(context.Context, trace.TraceID) trace.SpanID {
 }
 
 func standalone(m protocol.Msg) error {
+	m.Clean() // names and attributes from the command line
 	s, err := loadSettings(nil)
 	if err != nil {
 		return err

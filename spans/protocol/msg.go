@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/jobtrace/jobtrace/internal/cleantext"
 )
 
 // Version is the protocol version this package reads and writes. A message
@@ -69,6 +71,17 @@ type Msg struct {
 	Ack    bool                 // socket only: the sender waits for a Reply line
 	Syntax string               // not in JSON: the source, one of the Syntax* constants
 	Title  string               // not in JSON: display title (GitLab section header, GitHub group title)
+}
+
+// Clean replaces invalid UTF-8 and control characters in every text field
+// of m (name, parent, title, attribute keys and string values) with U+FFFD,
+// by cleantext.String. Parse does so for what it decodes; sources that
+// build a Msg themselves (output markers, the command line) call Clean.
+func (m *Msg) Clean() {
+	m.Name = cleantext.String(m.Name)
+	m.Parent = cleantext.String(m.Parent)
+	m.Title = cleantext.String(m.Title)
+	cleantext.Attrs(m.Attrs)
 }
 
 // ErrParse is wrapped by every error Parse returns.

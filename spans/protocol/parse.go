@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/jobtrace/jobtrace/internal/cleantext"
 )
 
 // maxDepth bounds the nesting of unknown fields that Parse skips, so that a
@@ -196,9 +198,9 @@ func (d *decoder) object(m *Msg) error {
 				case "type":
 					m.Type = internType(d.strBytes())
 				case "name":
-					m.Name = d.str()
+					m.Name = cleantext.String(d.str())
 				case "parent":
-					m.Parent = d.str()
+					m.Parent = cleantext.String(d.str())
 				case "result":
 					m.Result = internResult(d.strBytes())
 				case "ts":
@@ -583,7 +585,7 @@ func (d *decoder) attrs() ([]attribute.KeyValue, error) {
 			d.fail("want an attribute key at offset %d", d.i)
 			break
 		}
-		key := d.str()
+		key := cleantext.String(d.str())
 		if !d.expect(':') {
 			break
 		}
@@ -743,20 +745,9 @@ func (d *decoder) attrArray() (attribute.Value, bool, error) {
 	return attribute.Float64SliceValue(fs), true, nil
 }
 
-// validString converts to a string, replacing invalid UTF-8 the way
-// encoding/json does.
-func validString(b []byte) string {
-	if utf8.Valid(b) {
-		return string(b)
-	}
-	out := make([]byte, 0, len(b)+8)
-	for len(b) > 0 {
-		r, n := utf8.DecodeRune(b)
-		out = utf8.AppendRune(out, r)
-		b = b[n:]
-	}
-	return string(out)
-}
+// validString converts to a string cleaned by cleantext.String: invalid
+// UTF-8 and control characters become U+FFFD.
+func validString(b []byte) string { return cleantext.Bytes(b) }
 
 // skip passes over one value of any kind.
 func (d *decoder) skip(depth int) {

@@ -9,6 +9,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
+	"github.com/jobtrace/jobtrace/internal/cleantext"
 	"github.com/jobtrace/jobtrace/spans/protocol"
 )
 
@@ -381,11 +382,7 @@ func (s *Scanner) clean(b []byte, max int) string {
 		s.scratch = stripANSI(s.scratch[:0], b)
 		b = s.scratch
 	}
-	b = bytes.TrimSpace(b)
-	if !utf8.Valid(b) {
-		b = bytes.ToValidUTF8(b, []byte("\uFFFD"))
-	}
-	return truncate(string(b), max)
+	return truncate(cleantext.Bytes(bytes.TrimSpace(b)), max)
 }
 
 // truncate cuts s to at most max bytes without splitting a rune.
@@ -443,8 +440,8 @@ func (s *Scanner) phase(l []byte) {
 	for _, w := range words[first:] {
 		kv := rest[w[0]:w[1]]
 		eq := bytes.IndexByte(kv, '=')
-		key := truncate(string(bytes.ToValidUTF8(kv[:eq], []byte("\uFFFD"))), protocol.MaxNameBytes)
-		val := string(bytes.ToValidUTF8(kv[eq+1:], []byte("\uFFFD")))
+		key := truncate(cleantext.Bytes(kv[:eq]), protocol.MaxNameBytes)
+		val := cleantext.Bytes(kv[eq+1:])
 		if typ == protocol.TypeEnd && key == "result" && protocol.ValidResult(val) {
 			m.Result = val
 			continue
@@ -620,5 +617,5 @@ func lineText(l []byte) string {
 	if len(l) > MaxLineAttrBytes+utf8.UTFMax {
 		l = l[:MaxLineAttrBytes+utf8.UTFMax]
 	}
-	return truncate(string(bytes.ToValidUTF8(l, []byte("\uFFFD"))), MaxLineAttrBytes)
+	return truncate(cleantext.Bytes(l), MaxLineAttrBytes)
 }

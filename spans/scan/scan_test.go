@@ -375,3 +375,44 @@ func TestMarkersCarryTheTimeTheyWereRead(t *testing.T) {
 		t.Errorf("times %v, want %v", got, want)
 	}
 }
+
+// Names, titles, attributes and pattern lines from the job's output come
+// out valid UTF-8 without control characters: invalid bytes and controls
+// (but tab) become U+FFFD; escape sequences are stripped as before.
+func TestControlCharactersAndInvalidUTF8AreCleaned(t *testing.T) {
+	opts := all()
+	opts.Patterns = []Pattern{{Regexp: regexp.MustCompile(`FAIL`), Event: "fail"}}
+	in := "::group::a\x07b\x1b[31mc\xff\r\n" +
+		"BEGIN_PHASE p\x01q k\x02=v\xfe\x1b]0;x\x07\n" +
+		"FAIL \x00 \x85\xc2\x85\n"
+	got, _ := run(t, opts, in, 0)
+	if len(got) != 3 {
+		t.Fatalf("got %d messages: %+v", len(got), got)
+	}
+	if got[0].Name != "a\uFFFDbc\uFFFD" || got[0].Title != got[0].Name {
+		t.Errorf("group name %q, title %q", got[0].Name, got[0].Title)
+	}
+	if got[1].Name != "p\uFFFDq" {
+		t.Errorf("phase name %q", got[1].Name)
+	}
+	for _, m := range got {
+		for _, s := range append([]string{m.Name, m.Title}, attrTexts(m.Attrs)...) {
+			if !utf8.ValidString(s) {
+				t.Errorf("invalid UTF-8 in %q", s)
+			}
+			for _, r := range s {
+				if (r < 0x20 && r != '\t') || (r >= 0x7f && r <= 0x9f) {
+					t.Errorf("control character %U in %q", r, s)
+				}
+			}
+		}
+	}
+}
+
+func attrTexts(kvs []attribute.KeyValue) []string {
+	var out []string
+	for _, kv := range kvs {
+		out = append(out, string(kv.Key), kv.Value.Emit())
+	}
+	return out
+}

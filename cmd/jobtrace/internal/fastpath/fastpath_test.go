@@ -52,7 +52,7 @@ func TestLineIsWhatTheFullCommandSends(t *testing.T) {
 	}{
 		{Request{Type: "begin", Name: "deploy \"prod\"", Parent: "outer", Attrs: [][2]string{{"env", "stag\ning"}, {"ü", "\xff"}}},
 			protocol.Msg{V: 1, Type: protocol.TypeBegin, Name: "deploy \"prod\"", Parent: "outer", Time: now, Ack: true,
-				Attrs: []attribute.KeyValue{attribute.String("env", "stag\ning"), attribute.String("ü", "\ufffd")}}},
+				Attrs: []attribute.KeyValue{attribute.String("env", "stag\ufffding"), attribute.String("ü", "\ufffd")}}},
 		{Request{Type: "end", Name: "x", Result: "failure"},
 			protocol.Msg{V: 1, Type: protocol.TypeEnd, Name: "x", Result: "failure", Time: now, Ack: true}},
 		{Request{Type: "counter", Name: "n", Value: 2.5},
