@@ -24,6 +24,7 @@ import (
 	"github.com/jobtrace/jobtrace/agent/guard"
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/exporters/usagemetrics"
+	"github.com/jobtrace/jobtrace/internal/cleantext"
 	"github.com/jobtrace/jobtrace/internal/redact"
 	"github.com/jobtrace/jobtrace/internal/safefile"
 	"github.com/jobtrace/jobtrace/spans"
@@ -159,9 +160,12 @@ func Run(o Options) int {
 		log.Printf("serving metrics for Prometheus at http://%s%s", addr, PrometheusPath)
 	}
 
+	// The task name, the run id and the command come from the user, the
+	// CI system or the job: cleaned (cleantext) before they go in a span.
+	o.Name, o.RunID = cleantext.String(o.Name), cleantext.String(o.RunID)
 	rootAttrs := []attribute.KeyValue{
 		semconv.CICDPipelineTaskName(o.Name),
-		semconv.ProcessExecutableName(filepath.Base(o.Args[0])),
+		semconv.ProcessExecutableName(cleantext.String(filepath.Base(o.Args[0]))),
 	}
 	if o.RunID != "" {
 		rootAttrs = append(rootAttrs, semconv.CICDPipelineTaskRunID(o.RunID))
@@ -170,7 +174,7 @@ func Run(o Options) int {
 		// Recorded on request, but a URL's credentials stay out.
 		args := make([]string, len(o.Args))
 		for i, a := range o.Args {
-			args[i] = redact.String(a)
+			args[i] = cleantext.String(redact.String(a))
 		}
 		rootAttrs = append(rootAttrs, semconv.ProcessCommandArgs(args...))
 	}
@@ -334,7 +338,7 @@ func Run(o Options) int {
 		if jobErr != nil {
 			desc = jobErr.Error()
 		}
-		root.SetStatus(codes.Error, desc)
+		root.SetStatus(codes.Error, cleantext.String(desc))
 	}
 	end := jobEnd{code: code, result: result, took: ended.Sub(o.Start), notes: notes}
 	if res != nil {

@@ -6,6 +6,8 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/jobtrace/jobtrace/internal/redact"
+
+	"github.com/jobtrace/jobtrace/internal/cleantext"
 )
 
 // Values of Info.System.
@@ -68,8 +70,12 @@ var systems = []system{
 
 // Detect recognises the CI system from the environment seen through getenv
 // (os.Getenv in production) and returns what it exposes about the run.
-// It reads only the variables documented in docs/ci.md.
+// It reads only the variables documented in docs/ci.md. Every value is
+// cleaned as it is read (cleantext.String): the environment is the job's
+// and anyone's who set it.
 func Detect(getenv func(string) string) Info {
+	raw := getenv
+	getenv = func(k string) string { return cleantext.String(raw(k)) }
 	for _, s := range systems {
 		if s.detect(getenv) {
 			info := Info{System: s.name}

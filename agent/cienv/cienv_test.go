@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
@@ -650,4 +651,32 @@ func readDoc(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// Values from the CI environment are cleaned where they are read: a branch
+// name or a job name with invalid UTF-8 or an escape sequence comes out
+// valid UTF-8 without control characters.
+func TestDetectCleansValues(t *testing.T) {
+	env := map[string]string{
+		"GITHUB_ACTIONS":    "true",
+		"GITHUB_JOB":        "build\x1b[2J",
+		"GITHUB_REPOSITORY": "org/repo\xff",
+		"GITHUB_REF_NAME":   "feature\r\nx",
+		"GITHUB_REF_TYPE":   "branch",
+	}
+	got := Detect(mapEnv(env))
+	if got.TaskName != "build\uFFFD[2J" || got.Project != "repo\uFFFD" {
+		t.Errorf("TaskName %q, Project %q", got.TaskName, got.Project)
+	}
+	found := false
+	for _, kv := range got.Attrs {
+		v := kv.Value.Emit()
+		if !utf8.ValidString(v) || strings.ContainsAny(v, "\x1b\r\n") {
+			t.Errorf("%s = %q", kv.Key, v)
+		}
+		found = found || v == "feature\uFFFD\uFFFDx"
+	}
+	if !found {
+		t.Errorf("no cleaned branch name in %s", dump(got))
+	}
 }

@@ -11,6 +11,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 
 	"github.com/jobtrace/jobtrace/agent/cienv"
+	"github.com/jobtrace/jobtrace/internal/cleantext"
 	"github.com/jobtrace/jobtrace/internal/redact"
 )
 
@@ -119,6 +120,10 @@ func build(opts Options, sys system) *sdkresource.Resource {
 		kv = append(kv, semconv.ServiceName(DefaultServiceName))
 	}
 
+	// Every key and value comes from the user, the CI system or the host's
+	// files: one invalid byte would make every span unexportable, a control
+	// character would reach terminals and reports (cleantext).
+	cleantext.Attrs(kv)
 	// attribute.NewSet, under NewWithAttributes, keeps the last value given
 	// for a key, which is what makes the order above the precedence.
 	return sdkresource.NewWithAttributes(semconv.SchemaURL, kv...)

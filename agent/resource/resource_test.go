@@ -381,3 +381,25 @@ func BenchmarkNew(b *testing.B) {
 		})
 	}
 }
+
+// Text from the user (OTEL_RESOURCE_ATTRIBUTES, OTEL_SERVICE_NAME), the CI
+// system and the host comes out valid UTF-8 without control characters.
+func TestResourceTextIsCleaned(t *testing.T) {
+	sys := fakeSystem(linuxFiles, "linux", "amd64")
+	sys.hostname = func() (string, error) { return "host\x1b[2J", nil }
+	r := build(Options{
+		SysRoot:     "testdata/none",
+		ServiceName: "svc\xff",
+		Attributes:  map[string]string{"a": "\xff\xfe", "k\r\n": "v"},
+		CI:          cienv.Info{Attrs: []attribute.KeyValue{attribute.String("vcs.ref.head.name", "main\x00")}},
+	}, sys)
+	m := attrMap(r.Attributes())
+	for k, want := range map[string]string{
+		"service.name": "svc\uFFFD", "a": "\uFFFD\uFFFD", "k\uFFFD\uFFFD": "v",
+		"host.name": "host\uFFFD[2J", "vcs.ref.head.name": "main\uFFFD",
+	} {
+		if m[k] != want {
+			t.Errorf("%s = %q, want %q", k, m[k], want)
+		}
+	}
+}
