@@ -17,6 +17,7 @@ import (
 
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/exporters/usagecsv"
+	"github.com/jobtrace/jobtrace/internal/cleantext"
 )
 
 // File names of the report in the output directory.
@@ -154,7 +155,23 @@ func Load(dir string) (d *Data, warn error, err error) {
 		return nil, nil, fmt.Errorf("report: %s: no %s and no %s: %w", dir, spool.TracesFile, usagecsv.FileName, os.ErrNotExist)
 	}
 	d.fillTimes()
+	d.clean()
 	return d, errors.Join(warns...), nil
+}
+
+// clean replaces invalid UTF-8 and control characters in the text a report
+// shows (cleantext.String). jobtrace cleans names where they come in; a
+// spool from elsewhere may hold "\u001b" escapes, which html/template
+// would pass through as raw bytes.
+func (d *Data) clean() {
+	j := &d.Job
+	for _, s := range []*string{&j.Name, &j.Result, &j.ExitCode, &j.Host, &j.Service} {
+		*s = cleantext.String(*s)
+	}
+	for i := range d.Phases {
+		d.Phases[i].Name = cleantext.String(d.Phases[i].Name)
+		d.Phases[i].Result = cleantext.String(d.Phases[i].Result)
+	}
 }
 
 type spanRes struct {

@@ -315,3 +315,38 @@ func TestPhasesInTreeOrder(t *testing.T) {
 		t.Errorf("phases %v, want %v", got, want)
 	}
 }
+
+// A spool from elsewhere may carry control characters as JSON escapes
+// ("\u001b"), which html/template writes through as raw bytes: Load cleans
+// what the report shows.
+func TestControlCharactersFromAForeignSpool(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"spans.otlp.jsonl", "resource-usage.csv"} {
+		b, err := os.ReadFile(filepath.Join(runDir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == "spans.otlp.jsonl" {
+			b = bytes.ReplaceAll(b, []byte(`"name":"compile"`), []byte(`"name":"com\u001b[2Jpile\r\n\u0085"`))
+			b = bytes.ReplaceAll(b, []byte(`"name":"job.sh"`), []byte(`"name":"job\u0007.sh"`))
+		}
+		os.WriteFile(filepath.Join(dir, name), b, 0o644)
+	}
+	if _, err := Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{HTMLName, SVGName} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []string{"\x1b", "\r", "\x07", "\u0085"} {
+			if strings.Contains(string(b), c) {
+				t.Errorf("%s holds %q raw", name, c)
+			}
+		}
+		if name == HTMLName && !strings.Contains(string(b), "com\uFFFD[2Jpile") {
+			t.Errorf("%s does not show the cleaned name", name)
+		}
+	}
+}

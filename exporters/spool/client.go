@@ -98,7 +98,12 @@ func (c *TraceClient) UploadTraces(_ context.Context, rss []*tracepb.ResourceSpa
 	}
 	line, err := encodeLine(rss)
 	if err != nil {
-		return err
+		// A string that is not valid UTF-8 fails the whole batch: clean
+		// every string and try once more.
+		cleanSpans(rss)
+		if line, err = encodeLine(rss); err != nil {
+			return err
+		}
 	}
 
 	c.mu.Lock()
