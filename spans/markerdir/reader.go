@@ -59,6 +59,8 @@ type file struct {
 	size     int64       // size at the last read, to skip unchanged files
 	line     int         // lines consumed, for warnings
 	skipping bool        // inside a line over the limit, dropping up to its newline
+	longHead []byte      // while skipping: the start of that line, for the warning
+	longSize int64       // while skipping: its bytes so far
 	info     os.FileInfo // identity of the file read, to notice a replaced one
 	seen     uint64      // poll generation that last listed it
 }
@@ -277,8 +279,11 @@ func (r *Reader) read(name string, fh *os.File, f *file, final bool) {
 			switch {
 			case f.skipping:
 				f.skipping = false
+				r.warnLong(name, f.line, f.longHead, f.longSize+int64(len(line)))
+				f.longHead = nil
 			case len(line) > r.maxMsg:
-				r.tooLongLine(name, f.line, line)
+				r.tooLong.Add(1)
+				r.warnLong(name, f.line, line, int64(len(line)))
 			default:
 				r.message(name, f.line, line)
 			}
@@ -286,11 +291,22 @@ func (r *Reader) read(name string, fh *os.File, f *file, final bool) {
 		rest := data[pos:]
 		switch {
 		case f.skipping:
+			f.longSize += int64(len(rest))
 			pos = n
+			if err != nil && final {
+				// The line never ended: said with what there is.
+				r.warnLong(name, f.line+1, f.longHead, f.longSize)
+			}
 		case len(rest) > r.maxMsg:
-			r.tooLongLine(name, f.line+1, rest)
+			// Counted now, said when its end is seen, with its real size.
+			r.tooLong.Add(1)
 			f.skipping = true
+			f.longHead = append([]byte(nil), rest[:min(len(rest), excerptBytes)]...)
+			f.longSize = int64(len(rest))
 			pos = n
+			if err != nil && final {
+				r.warnLong(name, f.line+1, f.longHead, f.longSize)
+			}
 		case err != nil && final && len(rest) > 0:
 			f.line++
 			r.message(name, f.line, rest)
@@ -306,9 +322,16 @@ func (r *Reader) read(name string, fh *os.File, f *file, final bool) {
 	}
 }
 
-func (r *Reader) tooLongLine(name string, n int, line []byte) {
-	r.tooLong.Add(1)
-	r.warn.Warnf("%s line %d: longer than %d bytes, dropped: %s", name, n, r.maxMsg, protocol.Excerpt(line, 80))
+// excerptBytes is how much of an over-long line its warning quotes.
+const excerptBytes = 80
+
+// warnLong says that line n of name, of size bytes and starting with head,
+// was longer than the bound and dropped.
+func (r *Reader) warnLong(name string, n int, head []byte, size int64) {
+	if len(head) > excerptBytes {
+		head = head[:excerptBytes]
+	}
+	r.warn.Warnf("%s line %d: longer than %d bytes, dropped: %q… (%d bytes)", name, n, r.maxMsg, head, size)
 }
 
 func (r *Reader) message(name string, n int, line []byte) {

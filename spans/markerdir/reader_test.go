@@ -207,6 +207,34 @@ func TestBadLines(t *testing.T) {
 	}
 }
 
+// The warning about an over-long line gives its whole size, even when it
+// is read in several pieces, and when it never ends.
+func TestTooLongWarningGivesTheRealSize(t *testing.T) {
+	r, rec, dir := newReader(t, Options{MaxMessageBytes: 1000})
+	long := `{"type":"event","name":"` + strings.Repeat("x", 200000) + `"}`
+	appendFile(t, filepath.Join(dir, "1.jsonl"), long[:1500])
+	r.poll(false)
+	appendFile(t, filepath.Join(dir, "1.jsonl"), long[1500:]+"\n"+ev("ok"))
+	r.poll(false)
+	appendFile(t, filepath.Join(dir, "2.jsonl"), long[:150000])
+	r.Final()
+	if got := rec.take(); !reflect.DeepEqual(got, []string{"ok"}) {
+		t.Errorf("got %v", got)
+	}
+	if st := r.Stats(); st.TooLong != 2 {
+		t.Errorf("stats %+v", st)
+	}
+	w := rec.warnings()
+	for _, s := range []string{
+		fmt.Sprintf("1.jsonl line 1: longer than 1000 bytes, dropped: %q… (%d bytes)", long[:80], len(long)),
+		fmt.Sprintf("2.jsonl line 1: longer than 1000 bytes, dropped: %q… (150000 bytes)", long[:80]),
+	} {
+		if !strings.Contains(w, s) {
+			t.Errorf("no %q in warnings:\n%s", s, w)
+		}
+	}
+}
+
 func TestWarningsRateLimited(t *testing.T) {
 	r, rec, dir := newReader(t, Options{})
 	appendFile(t, filepath.Join(dir, "1.jsonl"), strings.Repeat("garbage\n", 1000))

@@ -303,7 +303,7 @@ func (s *Server) serveConn(c *net.UnixConn) {
 			// Counted now, said when its end is seen, with its real size.
 			s.tooLong.Add(1)
 			skipping = true
-			long = longLine{head: append([]byte(nil), buf[start:start+excerptBytes]...)}
+			long = longLine{head: append([]byte(nil), buf[start:min(end, start+excerptBytes)]...)}
 		}
 		if skipping {
 			long.scan(buf[start:end])
