@@ -86,3 +86,24 @@ func FuzzString(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkStringASCII(b *testing.B) {
+	s := "compile/unit-tests step 42"
+	for b.Loop() {
+		_ = String(s)
+	}
+}
+
+func BenchmarkStringUTF8(b *testing.B) {
+	s := "Übersetzung ✓ 日本語のフェーズ"
+	for b.Loop() {
+		_ = String(s)
+	}
+}
+
+func BenchmarkStringDirty(b *testing.B) {
+	s := "a\x1b[31mred\r\n\xff phase"
+	for b.Loop() {
+		_ = String(s)
+	}
+}
