@@ -24,6 +24,7 @@
 // for the names jobtrace creates in it.
 //
 // Every writer of jobtrace goes through this package; a test of the source
-// tree checks that no other package calls os.Create, os.OpenFile,
-// os.WriteFile, os.CreateTemp or os.Rename.
+// tree checks that no other package calls os.Create, os.WriteFile,
+// os.CreateTemp, os.Rename or os.OpenFile with a write flag, nor open(2)
+// itself (syscall, x/sys/unix) with a write flag and without O_NOFOLLOW.
 package safefile

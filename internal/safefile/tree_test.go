@@ -15,7 +15,14 @@ import (
 var writers = map[string]map[string]bool{
 	"os":     {"Create": true, "OpenFile": true, "WriteFile": true, "CreateTemp": true, "Rename": true},
 	"ioutil": {"WriteFile": true, "TempFile": true},
+	// The system calls themselves: allowed when they cannot write, or do
+	// not follow a link (O_NOFOLLOW in the flags).
+	"syscall": {"Open": true, "Openat": true, "Creat": true},
+	"unix":    {"Open": true, "Openat": true, "Creat": true},
 }
+
+// flagArg is the position of the flags in the calls that take them.
+var flagArg = map[string]int{"OpenFile": 1, "Open": 1, "Openat": 2}
 
 // allowed are the files that may call them, and why.
 var allowed = map[string]string{
@@ -63,8 +70,11 @@ func TestNoWriterBypassesSafefile(t *testing.T) {
 			if !ok || !writers[pkg.Name][sel.Sel.Name] {
 				return true
 			}
-			if pkg.Name == "os" && sel.Sel.Name == "OpenFile" && readOnly(f, sel) {
-				return true
+			if i, ok := flagArg[sel.Sel.Name]; ok {
+				write, nofollow, known := flags(f, sel, i)
+				if known && (!write || (pkg.Name != "os" && nofollow)) {
+					return true
+				}
 			}
 			if _, ok := allowed[rel]; !ok {
 				t.Errorf("%s: %s.%s: write files through package safefile", fset.Position(sel.Pos()), pkg.Name, sel.Sel.Name)
@@ -81,13 +91,13 @@ func TestNoWriterBypassesSafefile(t *testing.T) {
 	}
 }
 
-// writeFlags are the open flags that make os.OpenFile a writer.
-var writeFlags = map[string]bool{"O_WRONLY": true, "O_RDWR": true, "O_CREATE": true, "O_APPEND": true, "O_TRUNC": true}
+// writeFlags are the open flags that make an open a writer.
+var writeFlags = map[string]bool{"O_WRONLY": true, "O_RDWR": true, "O_CREATE": true, "O_CREAT": true, "O_APPEND": true, "O_TRUNC": true}
 
-// readOnly reports whether the os.OpenFile call whose function is fn names
-// no write flag in its flag argument (a read-only open, which may follow
-// links: reading is not what an attacker gains from).
-func readOnly(f *ast.File, fn *ast.SelectorExpr) bool {
+// flags looks at argument i of the call whose function is fn: whether it
+// names a write flag, and O_NOFOLLOW. known is false when the flags are a
+// variable or fn is passed as a value rather than called.
+func flags(f *ast.File, fn *ast.SelectorExpr, i int) (write, nofollow, known bool) {
 	var call *ast.CallExpr
 	ast.Inspect(f, func(n ast.Node) bool {
 		if c, ok := n.(*ast.CallExpr); ok && c.Fun == fn {
@@ -95,25 +105,23 @@ func readOnly(f *ast.File, fn *ast.SelectorExpr) bool {
 		}
 		return call == nil
 	})
-	if call == nil || len(call.Args) < 2 {
-		return false // passed as a value, not called: cannot tell
+	if call == nil || len(call.Args) <= i {
+		return false, false, false
 	}
-	ro := true
-	ast.Inspect(call.Args[1], func(n ast.Node) bool {
+	if _, isIdent := call.Args[i].(*ast.Ident); isIdent {
+		return false, false, false
+	}
+	ast.Inspect(call.Args[i], func(n ast.Node) bool {
+		name := ""
 		switch x := n.(type) {
 		case *ast.Ident:
-			if writeFlags[x.Name] {
-				ro = false
-			}
+			name = x.Name
 		case *ast.SelectorExpr:
-			if writeFlags[x.Sel.Name] {
-				ro = false
-			}
+			name = x.Sel.Name
 		}
+		write = write || writeFlags[name]
+		nofollow = nofollow || name == "O_NOFOLLOW"
 		return true
 	})
-	if _, isIdent := call.Args[1].(*ast.Ident); isIdent {
-		return false // a variable: only an expression of flags can be checked
-	}
-	return ro
+	return write, nofollow, true
 }
