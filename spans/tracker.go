@@ -43,6 +43,15 @@ const (
 	DefaultMaxCounters = 1000
 )
 
+// MaxDepth bounds how deep phases nest: a begin that would put a phase
+// more than MaxDepth levels under the job is refused (its end is then an
+// end without an open phase). Real jobs nest a handful of levels (a stage,
+// a step, a tool, its sub-steps; make or exec calls inside each other);
+// 64 is far beyond that, and bounds what a phase's place in the tree costs
+// wherever it is followed (the report's indentation, the profile's tree,
+// the ancestors kept when the spool is read back).
+const MaxDepth = 64
+
 // MaxTimeSkew bounds how far a message's own time ("ts") may lie outside
 // the job: a ts before the job's start less MaxTimeSkew, or after now plus
 // MaxTimeSkew, is not used, and the message takes the time it was received,
@@ -76,7 +85,7 @@ type TrackerOptions struct {
 
 // PhaseObserver is told of phase boundaries, such as a resource sampler
 // that measures what each phase cost. Its methods are called with the
-// Tracker's lock held: they must return quickly, and may call only Path and
+// Tracker's lock held: they must return quickly, and may call only Current and
 // Innermost of the Tracker.
 type PhaseObserver interface {
 	// PhaseBegan is called when a phase span has started.
@@ -108,6 +117,8 @@ type TrackerStats struct {
 	// BadTimes counts messages whose ts was outside the job's time
 	// (MaxTimeSkew) and was replaced by the time received.
 	BadTimes uint64
+	// TooDeep counts begins refused at MaxDepth (they are in Refused too).
+	TooDeep uint64
 }
 
 type phase struct {
@@ -117,8 +128,10 @@ type phase struct {
 	ctx    context.Context
 
 	// The phase tree, which keeps every phase inside its parent (see
-	// inTree): parent is nil for a child of the job's span.
+	// inTree): parent is nil for a child of the job's span, whose depth
+	// is 1.
 	parent   *phase
+	depth    int
 	start    time.Time
 	openKids int       // children begun and not finished
 	kidsEnd  time.Time // the latest end of its finished children
@@ -154,6 +167,11 @@ type Tracker struct {
 	stats     TrackerStats
 	closed    bool
 	now       atomic.Pointer[now]
+	// refused counts, by name, the begins refused at a bound whose end
+	// has not come yet: that end is expected, not an error of the job.
+	// It holds MaxOpenPhases names at most.
+	refused  map[string]int
+	nRefused int
 }
 
 // NewTracker returns a Tracker whose phases are children of the span in
@@ -245,10 +263,24 @@ func (t *Tracker) begin(m protocol.Msg, ts time.Time) protocol.Reply {
 	}
 	if len(t.open) >= t.opts.MaxOpenPhases {
 		t.stats.Refused++
+		t.refuse(m.Name)
 		t.opts.Warn(fmt.Sprintf("phase %q not started: %d phases are open already (limit max_open_phases)", m.Name, len(t.open)))
 		return protocol.Reply{Error: "too many open phases"}
 	}
 	parent := t.parentOf(m.Parent)
+	depth := 1
+	if parent != nil {
+		depth = parent.depth + 1
+	}
+	if depth > MaxDepth {
+		t.stats.Refused++
+		t.refuse(m.Name)
+		t.stats.TooDeep++
+		if t.stats.TooDeep == 1 {
+			t.opts.Warn(fmt.Sprintf("phase %q not started: it would be nested %d deep (limit %d); further ones are counted", m.Name, depth, MaxDepth))
+		}
+		return protocol.Reply{Error: fmt.Sprintf("phases nest %d deep at most", MaxDepth)}
+	}
 	ts = t.beginTime(ts, parent)
 	attrs := make([]attribute.KeyValue, 0, len(m.Attrs)+2)
 	attrs = append(attrs, AttrPhaseSource.String(m.Syntax))
@@ -262,7 +294,7 @@ func (t *Tracker) begin(m protocol.Msg, ts time.Time) protocol.Reply {
 		parent.openKids++
 	}
 	ctx, sp := t.tracer.Start(parentCtx, m.Name, trace.WithTimestamp(ts), trace.WithAttributes(attrs...), trace.WithSpanKind(trace.SpanKindInternal))
-	t.open = append(t.open, &phase{name: m.Name, syntax: m.Syntax, span: sp, ctx: ctx, parent: parent, start: ts})
+	t.open = append(t.open, &phase{name: m.Name, syntax: m.Syntax, span: sp, ctx: ctx, parent: parent, depth: depth, start: ts})
 	t.stats.Phases++
 	t.publish()
 	if t.opts.Observer != nil {
@@ -271,12 +303,33 @@ func (t *Tracker) begin(m protocol.Msg, ts time.Time) protocol.Reply {
 	return protocol.Reply{OK: true, Traceparent: Traceparent(sp.SpanContext())}
 }
 
+// refuse notes a begin refused at a bound, so that its end is not taken for
+// an end without a begin.
+func (t *Tracker) refuse(name string) {
+	if t.nRefused >= t.opts.MaxOpenPhases {
+		return
+	}
+	if t.refused == nil {
+		t.refused = map[string]int{}
+	}
+	t.refused[name]++
+	t.nRefused++
+}
+
 func (t *Tracker) end(m protocol.Msg, ts time.Time) protocol.Reply {
 	var i int
 	if m.Syntax == "github" && m.Name == "" {
 		i = t.find("", "github")
 	} else {
 		i = t.find(m.Name, "")
+	}
+	if i < 0 && t.refused[m.Name] > 0 {
+		t.refused[m.Name]--
+		t.nRefused--
+		if t.refused[m.Name] == 0 {
+			delete(t.refused, m.Name)
+		}
+		return protocol.Reply{Error: "phase " + m.Name + " was not started (a limit)"}
 	}
 	if i < 0 {
 		t.stats.Unmatched++
@@ -382,27 +435,29 @@ func latest(ts ...time.Time) time.Time {
 	return l
 }
 
-// now is what Path and Innermost return: the open phases at the last
-// change, published without the lock so that an observer's sinks may read
-// it while the Tracker calls them.
+// now is what Current and Innermost return: the innermost open phase at
+// the last change, published without the lock so that an observer's sinks
+// may read it while the Tracker calls them. It costs the same however deep
+// the phase is.
 type now struct {
-	path string
-	ctx  context.Context
+	cur Current
+	ctx context.Context
 }
 
-// publish records the open phases for Path and Innermost. The caller holds
-// t.mu.
+// Current is the innermost open phase.
+type Current struct {
+	Name   string
+	SpanID string // 16 hex digits
+	Depth  int    // 1 directly under the job; 0 when no phase is open
+}
+
+// publish records the innermost open phase for Current and Innermost. The
+// caller holds t.mu.
 func (t *Tracker) publish() {
 	n := &now{ctx: t.innermostCtx()}
-	if len(t.open) > 0 {
-		var b strings.Builder
-		for i, p := range t.open {
-			if i > 0 {
-				b.WriteByte('/')
-			}
-			b.WriteString(p.name)
-		}
-		n.path = b.String()
+	if k := len(t.open); k > 0 {
+		p := t.open[k-1]
+		n.cur = Current{Name: p.name, SpanID: p.span.SpanContext().SpanID().String(), Depth: p.depth}
 	}
 	t.now.Store(n)
 }
@@ -560,14 +615,13 @@ func (t *Tracker) Stats() TrackerStats {
 	return t.stats
 }
 
-// Path returns the names of the open phases, outermost first, joined with
-// "/": the phase path of the moment, such as "build/compile". It takes no
-// lock: a phase observer's callees may call it.
-func (t *Tracker) Path() string {
+// Current returns the innermost open phase, the zero Current when none is.
+// It takes no lock: a phase observer's callees may call it.
+func (t *Tracker) Current() Current {
 	if n := t.now.Load(); n != nil {
-		return n.path
+		return n.cur
 	}
-	return ""
+	return Current{}
 }
 
 // Innermost returns the context of the innermost open phase, or the root.

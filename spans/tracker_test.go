@@ -338,12 +338,12 @@ func TestObserverEndsPhases(t *testing.T) {
 	h := f.tracker.Handle
 	h(protocol.Msg{Type: protocol.TypeBegin, Name: "build", Syntax: "socket", Ack: true})
 	h(protocol.Msg{Type: protocol.TypeBegin, Name: "compile", Syntax: "socket"})
-	if p := f.tracker.Path(); p != "build/compile" {
-		t.Errorf("path %q, want build/compile", p)
+	if c := f.tracker.Current(); c.Name != "compile" || c.Depth != 2 || len(c.SpanID) != 16 {
+		t.Errorf("current %+v, want compile at depth 2", c)
 	}
 	h(protocol.Msg{Type: protocol.TypeEnd, Name: "compile", Syntax: "socket", Result: "failure"})
-	if p := f.tracker.Path(); p != "build" {
-		t.Errorf("path %q, want build", p)
+	if c := f.tracker.Current(); c.Name != "build" || c.Depth != 1 {
+		t.Errorf("current %+v, want build at depth 1", c)
 	}
 	spans := f.finish(t)
 	want := []string{"begin build true", "begin compile false", "end compile failure false", "end build error false"}
@@ -355,8 +355,8 @@ func TestObserverEndsPhases(t *testing.T) {
 			t.Errorf("span %s was not ended by the observer", n)
 		}
 	}
-	if p := f.tracker.Path(); p != "" {
-		t.Errorf("path %q after close", p)
+	if c := f.tracker.Current(); c != (Current{}) {
+		t.Errorf("current %+v after close", c)
 	}
 }
 
@@ -433,5 +433,44 @@ func TestChildrenLieInsideTheirParents(t *testing.T) {
 	}
 	if spans["compile"].Parent.SpanID() != spans["Build"].SpanContext.SpanID() {
 		t.Errorf("compile is not a child of Build")
+	}
+}
+
+// Phases nest MaxDepth deep at most: the begin past it is refused, said
+// once and counted, its end is expected (not an unmatched end), and the
+// phases above it are unharmed. What the tracker keeps per open phase does not grow with
+// the depth: the current phase is its own name, not its path.
+func TestDepthIsCapped(t *testing.T) {
+	f := newFixture(t, TrackerOptions{})
+	long := strings.Repeat("n", protocol.MaxNameBytes-8)
+	name := func(i int) string { return fmt.Sprintf("%s%08d", long, i) }
+	const extra = 10
+	for i := range MaxDepth + extra {
+		r := f.tracker.Handle(msg(protocol.TypeBegin, name(i)))
+		if ok := i < MaxDepth; r.OK != ok {
+			t.Fatalf("begin %d: reply %+v, want ok=%v", i, r, ok)
+		}
+	}
+	if c := f.tracker.Current(); c.Name != name(MaxDepth-1) || c.Depth != MaxDepth {
+		t.Errorf("current %.20q at depth %d, want the deepest phase at %d", c.Name, c.Depth, MaxDepth)
+	}
+	for i := MaxDepth + extra - 1; i >= 0; i-- {
+		f.tracker.Handle(msg(protocol.TypeEnd, name(i)))
+	}
+	st := f.tracker.Stats()
+	if st.TooDeep != extra || st.Refused != extra || st.Phases != MaxDepth || st.Unmatched != 0 {
+		t.Errorf("stats %+v, want %d too deep and refused, %d phases", st, extra, MaxDepth)
+	}
+	deep := 0
+	for _, w := range f.warnings {
+		if strings.Contains(w, "nested") {
+			deep++
+		}
+	}
+	if deep != 1 || len(f.warnings) != 1 {
+		t.Errorf("%d warnings about the depth, want 1 and no other: %q", deep, f.warnings)
+	}
+	if n := len(f.finish(t)); n != MaxDepth+1 {
+		t.Errorf("%d spans, want the job and %d phases", n, MaxDepth)
 	}
 }
