@@ -108,7 +108,11 @@ func (r *resources) sinks(pipe *Pipeline, tracker *spans.Tracker, log *Logger) [
 		}
 	}
 	csvPath := filepath.Join(pipe.Dir(), usagecsv.FileName)
-	w, err := usagecsv.Create(csvPath, usagecsv.Options{Phase: tracker.Path, Warn: log.Warn})
+	phase := func() usagecsv.Phase {
+		c := tracker.Current()
+		return usagecsv.Phase{Name: c.Name, SpanID: c.SpanID, Depth: c.Depth}
+	}
+	w, err := usagecsv.Create(csvPath, usagecsv.Options{Phase: phase, Warn: log.Warn})
 	if err != nil {
 		log.Warn(fmt.Sprintf("no %s: %v", usagecsv.FileName, err))
 	} else {

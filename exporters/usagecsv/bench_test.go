@@ -10,7 +10,7 @@ import (
 // the null device, so that the figure is the formatting and the write call
 // without the disk.
 func BenchmarkSample(b *testing.B) {
-	w, err := Create(os.DevNull, Options{MaxBytes: -1, Phase: func() string { return "build/compile" }})
+	w, err := Create(os.DevNull, Options{MaxBytes: -1, Phase: func() Phase { return Phase{Name: "compile", SpanID: "00f067aa0ba902b7", Depth: 2} }})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -32,7 +32,7 @@ func BenchmarkSample(b *testing.B) {
 
 // BenchmarkFormat is the formatting of one row alone.
 func BenchmarkFormat(b *testing.B) {
-	r := row{cur: fullB(), prev: fullA(), start: t0, phase: "build/compile"}
+	r := row{cur: fullB(), prev: fullA(), start: t0, phase: Phase{Name: "compile", SpanID: "00f067aa0ba902b7", Depth: 2}}
 	buf := make([]byte, 0, 1024)
 	b.ReportAllocs()
 	for b.Loop() {

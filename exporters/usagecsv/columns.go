@@ -1,6 +1,7 @@
 package usagecsv
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/jobtrace/jobtrace/hostmetrics"
@@ -34,7 +35,7 @@ type row struct {
 	cur   *hostmetrics.Sample
 	prev  *hostmetrics.Sample // the sample of the previous row written; nil for the first
 	start time.Time           // the time of the first row written
-	phase string
+	phase Phase
 }
 
 // Columns lists the columns in file order. New columns are only appended.
@@ -57,9 +58,9 @@ var Columns = []Column{
 		Source: "sampler",
 		cell:   func(b []byte, r *row) []byte { return appendField(b, r.cur.Reason.String()) }},
 	{Name: "phase", Unit: "text",
-		Help:   "The active phase path, phases joined with a slash (build/compile); empty outside any phase.",
+		Help:   "The name of the active phase: the innermost one open, the phases around it left out (phase_depth and phase_span_id place it); empty outside any phase.",
 		Source: "phase tracker",
-		cell:   func(b []byte, r *row) []byte { return appendField(b, r.phase) }},
+		cell:   func(b []byte, r *row) []byte { return appendField(b, r.phase.Name) }},
 
 	{Name: "job_cpu_user_s", Unit: "s", Delta: true,
 		Help:   "CPU time the job spent in user mode since the previous row: its own cgroup when it has one, else its process tree, exited processes included.",
@@ -228,6 +229,19 @@ var Columns = []Column{
 		Help:   "Space on that file system still free to unprivileged users.",
 		Source: "statfs(2)",
 		cell:   gauge(func(s *hostmetrics.Sample) (uint64, bool) { return s.Host.FS.Free, s.Host.HasFS })},
+	{Name: "phase_depth", Unit: "level",
+		Help:   "How deep the active phase is: 1 for a phase directly under the job, 2 for a phase inside it, and so on; empty outside any phase.",
+		Source: "phase tracker",
+		cell: func(b []byte, r *row) []byte {
+			if r.phase.Depth <= 0 {
+				return b
+			}
+			return strconv.AppendInt(b, int64(r.phase.Depth), 10)
+		}},
+	{Name: "phase_span_id", Unit: "text",
+		Help:   "The span id of the active phase (16 hex digits), as in spans.otlp.jsonl and the trace: it tells apart phases of the same name, and leads to the phases around it; empty outside any phase.",
+		Source: "phase tracker",
+		cell:   func(b []byte, r *row) []byte { return append(b, r.phase.SpanID...) }},
 }
 
 // A cell is made of a getter that reads one figure of a sample and says

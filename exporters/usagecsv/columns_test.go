@@ -91,7 +91,7 @@ func TestDocsListColumns(t *testing.T) {
 func TestColumnNames(t *testing.T) {
 	snake := regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
 	suffix := map[string]string{"s": "_s", "bytes": "_bytes", "%": "_pct", "count": "_count"}
-	unsuffixed := map[string]bool{"time_utc": true, "reason": true, "phase": true, "host_load1": true}
+	unsuffixed := map[string]bool{"time_utc": true, "reason": true, "phase": true, "host_load1": true, "phase_depth": true, "phase_span_id": true}
 	seen := map[string]bool{}
 	for _, c := range Columns {
 		if seen[c.Name] {

@@ -29,7 +29,7 @@ func TestRealSource(t *testing.T) {
 		}
 	}
 
-	w, path := create(t, Options{Phase: func() string { return "real" }})
+	w, path := create(t, Options{Phase: func() Phase { return Phase{Name: "real"} }})
 	var s hostmetrics.Sample
 	for i, reason := range []hostmetrics.Reason{hostmetrics.ReasonStart, hostmetrics.ReasonInterval} {
 		if i > 0 {

@@ -20,10 +20,10 @@ const DefaultMaxBytes = 256 << 20
 
 // Options configure a Writer.
 type Options struct {
-	// Phase returns the active phase path at the time of the row, phases
-	// joined with "/" ("build/compile"); "" outside any phase. Nil means
-	// the phase column stays empty.
-	Phase func() string
+	// Phase returns the active phase at the time of the row: the innermost
+	// open phase, the zero Phase outside any. Nil means the phase columns
+	// stay empty.
+	Phase func() Phase
 	// Warn receives one line per problem, each said once: the first write
 	// error, the size bound reached. Nil drops them.
 	Warn func(string)
@@ -32,6 +32,16 @@ type Options struct {
 	// the file pass it, that row and all later ones are not written, Warn
 	// is called once, and Dropped counts them.
 	MaxBytes int64
+}
+
+// Phase is the active phase of a row: its own name, not the names of the
+// phases around it, so that a row costs the same however deep the phase
+// is; its span id ties it to the span, and to its parents, in
+// spans.otlp.jsonl.
+type Phase struct {
+	Name   string
+	SpanID string // 16 hex digits
+	Depth  int    // 1 for a phase directly under the job, 0 outside any phase
 }
 
 // file is what a Writer needs of its file; *os.File in use, a fake in tests.
@@ -110,7 +120,7 @@ func newWriter(f file, path string, opts Options) (*Writer, error) {
 // Phase and Warn are called without the Writer's lock held, so they may
 // call the Writer's methods.
 func (w *Writer) Sample(s *hostmetrics.Sample) {
-	phase := ""
+	var phase Phase
 	if w.opts.Phase != nil {
 		phase = w.opts.Phase()
 	}
@@ -124,7 +134,7 @@ func (w *Writer) Sample(s *hostmetrics.Sample) {
 
 // write formats and writes the row of s. It returns a problem to report,
 // or "".
-func (w *Writer) write(s *hostmetrics.Sample, phase string) string {
+func (w *Writer) write(s *hostmetrics.Sample, phase Phase) string {
 	if w.f == nil || w.stopped {
 		w.dropped++
 		return ""

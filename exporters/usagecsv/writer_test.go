@@ -35,7 +35,7 @@ func readFile(t *testing.T, path string) string {
 func TestHeaderWrittenAtCreate(t *testing.T) {
 	_, path := create(t, Options{})
 	got := readFile(t, path)
-	if !strings.HasPrefix(got, "time_utc,elapsed_s,reason,phase,job_cpu_user_s,") || !strings.HasSuffix(got, ",fs_free_bytes\n") {
+	if !strings.HasPrefix(got, "time_utc,elapsed_s,reason,phase,job_cpu_user_s,") || !strings.HasSuffix(got, ",fs_free_bytes,phase_depth,phase_span_id\n") {
 		t.Errorf("header = %q", got)
 	}
 	if strings.Count(got, "\n") != 1 || strings.Count(got, ",") != len(Columns)-1 {
@@ -67,9 +67,9 @@ func TestCreateFails(t *testing.T) {
 }
 
 func TestEveryGroupPresent(t *testing.T) {
-	phases := []string{"build", "build/compile"}
+	phases := []Phase{{Name: "build", SpanID: "00f067aa0ba902b7", Depth: 1}, {Name: "compile", SpanID: "53995c3f42cd8ad8", Depth: 2}}
 	n := 0
-	w, path := create(t, Options{Phase: func() string { n++; return phases[n-1] }})
+	w, path := create(t, Options{Phase: func() Phase { n++; return phases[n-1] }})
 	w.Sample(fullA())
 	w.Sample(fullB())
 	if w.Rows() != 2 || w.Dropped() != 0 {
@@ -99,11 +99,12 @@ func TestEveryGroupPresent(t *testing.T) {
 		"host_load1": "1.50", "host_procs_running_count": "3", "host_procs_total_count": "400",
 		"host_cpu_pressure_some_s": "", "host_memory_pressure_some_s": "", "host_io_pressure_some_s": "",
 		"fs_used_bytes": "10000000000", "fs_free_bytes": "5000000000",
+		"phase_depth": "1", "phase_span_id": "00f067aa0ba902b7",
 	})
 
 	// The second row: deltas over the 2 s since the first.
 	checkCells(t, "second row", cells(t, recs[2]), map[string]string{
-		"time_utc": "2026-11-29T21:35:47.123Z", "elapsed_s": "2", "reason": "interval", "phase": "build/compile",
+		"time_utc": "2026-11-29T21:35:47.123Z", "elapsed_s": "2", "reason": "interval", "phase": "compile",
 		// The cgroup, not the tree: 1.5 s user, 0.3 s system, 1.8 s of 8.
 		"job_cpu_user_s": "1.5", "job_cpu_system_s": "0.3", "job_cpu_pct": "22.50",
 		"job_memory_bytes": "300000000", "job_rss_bytes": "150000000",
@@ -122,6 +123,7 @@ func TestEveryGroupPresent(t *testing.T) {
 		// The memory file went missing in the second sample.
 		"host_cpu_pressure_some_s": "0.5", "host_memory_pressure_some_s": "", "host_io_pressure_some_s": "0.25",
 		"fs_used_bytes": "11000000000", "fs_free_bytes": "4900000000",
+		"phase_depth": "2", "phase_span_id": "53995c3f42cd8ad8",
 	})
 }
 
@@ -250,7 +252,7 @@ func TestDeltasSum(t *testing.T) {
 
 func TestPhaseQuoted(t *testing.T) {
 	phase := `deploy "eu, us"/step 1`
-	w, path := create(t, Options{Phase: func() string { return phase }})
+	w, path := create(t, Options{Phase: func() Phase { return Phase{Name: phase} }})
 	w.Sample(fullA())
 	data := readFile(t, path)
 	if !strings.Contains(data, `,"deploy ""eu, us""/step 1",`) {
@@ -266,7 +268,7 @@ func TestPhaseQuoted(t *testing.T) {
 func TestReadBack(t *testing.T) {
 	phases := []string{"", "plain", "a,b", `say "hi"`, "two\nlines", "cr\rlf", "build/compile"}
 	i := 0
-	w, path := create(t, Options{Phase: func() string { return phases[i%len(phases)] }})
+	w, path := create(t, Options{Phase: func() Phase { return Phase{Name: phases[i%len(phases)]} }})
 	for ; i < 20; i++ {
 		s := fullA()
 		if i%3 == 0 {
@@ -529,7 +531,7 @@ func TestCallbacksMayCallBack(t *testing.T) {
 	var seen []int
 	w, _ = create(t, Options{
 		MaxBytes: 1,
-		Phase:    func() string { seen = append(seen, w.Rows()); return "" },
+		Phase:    func() Phase { seen = append(seen, w.Rows()); return Phase{} },
 		Warn:     func(string) { seen = append(seen, w.Dropped()) },
 	})
 	done := make(chan struct{})
