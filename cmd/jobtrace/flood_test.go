@@ -15,6 +15,7 @@ import (
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 
 	"github.com/jobtrace/jobtrace/exporters/spool"
+	"github.com/jobtrace/jobtrace/spans"
 )
 
 // envFlood makes the test binary, run as a job, write that many begin/end
@@ -22,7 +23,18 @@ import (
 // for its reply.
 const envFlood = "JOBTRACE_TEST_FLOOD"
 
+// envNest makes it begin that many phases, each inside the last, with
+// names of 256 bytes, then end them.
+const envNest = "JOBTRACE_TEST_NEST"
+
 func init() {
+	if n, err := strconv.Atoi(os.Getenv(envNest)); err == nil {
+		if err := nest(n); err != nil {
+			fmt.Fprintln(os.Stderr, "nest:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	n, err := strconv.Atoi(os.Getenv(envFlood))
 	if err != nil {
 		return
@@ -53,6 +65,76 @@ func flood(pairs int) error {
 		return fmt.Errorf("reply %q: %v", reply, err)
 	}
 	return nil
+}
+
+func nest(n int) error {
+	c, err := net.Dial("unix", os.Getenv("JOBTRACE_SOCKET"))
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	w := bufio.NewWriterSize(c, 64<<10)
+	name := func(i int) string { return fmt.Sprintf("%s%08d", strings.Repeat("n", 248), i) }
+	for i := range n {
+		fmt.Fprintf(w, `{"type":"begin","name":"%s"}`+"\n", name(i))
+	}
+	for i := n - 1; i >= 0; i-- {
+		fmt.Fprintf(w, `{"type":"end","name":"%s"}`+"\n", name(i))
+	}
+	w.WriteString(`{"type":"event","name":"done","ack":true}` + "\n")
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	_, err = bufio.NewReader(c).ReadString('\n')
+	return err
+}
+
+// A thousand phases nested in each other, with names of 256 bytes, cost
+// what as many phases side by side cost: the depth is capped (the begins
+// past it are refused, said once and counted), and no artifact repeats the
+// names of the phases above a phase in each row or marker.
+func TestDeepNestingIsCappedAndCostsLinearly(t *testing.T) {
+	r := jt(t, []string{envNest + "=1000"}, "run", "--summary", "off", "--interval", "1s", "--", os.Args[0])
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if n := strings.Count(r.stderr, "would be nested"); n != 1 {
+		t.Errorf("%d warnings about the depth, want 1:\n%s", n, lastLines(r.stderr, 10))
+	}
+	if strings.Contains(r.stderr, "no phase of that name is open") {
+		t.Errorf("the ends of the refused begins are taken for errors:\n%s", lastLines(r.stderr, 10))
+	}
+	if !strings.Contains(r.stderr, "936 phase messages were refused at a limit") {
+		t.Errorf("the refused begins are not counted:\n%s", lastLines(r.stderr, 10))
+	}
+	nested := 0
+	err := spool.ReadLines(filepath.Join(r.out, spool.TracesFile), 0, func(req *coltracepb.ExportTraceServiceRequest, _ int, _ int64) error {
+		for _, rs := range req.ResourceSpans {
+			for _, ss := range rs.ScopeSpans {
+				for _, s := range ss.Spans {
+					if strings.HasPrefix(s.Name, "nnnn") {
+						nested++
+					}
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nested != spans.MaxDepth {
+		t.Errorf("%d nested phases in the spool, want %d", nested, spans.MaxDepth)
+	}
+	for _, name := range []string{"profile.json", "resource-usage.csv", "report.html"} {
+		fi, err := os.Stat(filepath.Join(r.out, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Size() > 1<<20 {
+			t.Errorf("%s is %d bytes for %d phases of 256 bytes", name, fi.Size(), spans.MaxDepth)
+		}
+	}
 }
 
 // A tool streaming begin/end pairs into the socket faster than the spool

@@ -50,7 +50,7 @@ var markerSchemas = []MarkerSchema{
 		Description:  "A phase of the job (a span); the job itself is at depth 0.",
 		Fields: []MarkerField{
 			{Key: "name", Label: "Name", Format: "string"},
-			{Key: "path", Label: "Phase path", Format: "string"},
+			{Key: "parent", Label: "Inside", Format: "string"},
 			{Key: "depth", Label: "Depth", Format: "integer"},
 			{Key: "result", Label: "Result", Format: "string"},
 			{Key: "status", Label: "Status", Format: "string"},
@@ -67,11 +67,11 @@ var markerSchemas = []MarkerSchema{
 	{
 		Name:         typeEvent,
 		TooltipLabel: "{marker.name}",
-		TableLabel:   "{marker.data.path}",
+		TableLabel:   "{marker.data.phase}",
 		Display:      markerDisplay,
 		Description:  "An event recorded on a phase (a span event).",
 		Fields: []MarkerField{
-			{Key: "path", Label: "Phase path", Format: "string"},
+			{Key: "phase", Label: "Phase", Format: "string"},
 			{Key: "source", Label: "Source", Format: "string"},
 			{Key: "line", Label: "Line", Format: "string"},
 			{Key: "attributes", Label: "Attributes", Format: "string"},
@@ -96,11 +96,13 @@ var shown = map[string]bool{
 	attrEventSource: true, attrLine: true,
 }
 
-// node is a span with its place in the tree.
+// node is a span with its place in the tree: its depth and the name of
+// its parent, not the names of all the phases above it, so that a marker
+// costs the same however deep its phase is.
 type node struct {
-	span  *tracepb.Span
-	depth int
-	path  string
+	span   *tracepb.Span
+	depth  int
+	parent string // the parent's name; "" for the job
 }
 
 // Build makes the profile of a run from its spans (as read from
@@ -209,15 +211,11 @@ func Build(spans []*tracepb.Span, rows []Row) (*Profile, error) {
 		if s.Status != nil && s.Status.Code == tracepb.Status_STATUS_CODE_ERROR {
 			cat = catFailed
 		}
-		name := n.path
-		if n.depth == 0 {
-			name = s.Name
-		}
-		add(name, start, &stop, PhaseInterval, cat, phaseData(n))
+		add(s.Name, start, &stop, PhaseInterval, cat, phaseData(n))
 	}
 	for _, n := range nodes {
 		for _, e := range n.span.Events {
-			data := map[string]any{"type": typeEvent, "path": n.path}
+			data := map[string]any{"type": typeEvent, "phase": n.span.Name}
 			if v, ok := attr(e.Attributes, attrEventSource); ok {
 				data["source"] = v
 			}
@@ -236,9 +234,9 @@ func Build(spans []*tracepb.Span, rows []Row) (*Profile, error) {
 }
 
 // tree orders the spans by start time (parents before children that start
-// with them) and gives each its depth and path. The root is the span whose
-// parent is not among them: the job span, even when it joined an outer
-// trace. Phase paths leave the job out, as the CSV's phase column does.
+// with them) and gives each its depth and its parent's name. The root is the
+// span whose parent is not among them: the job span, even when it joined an
+// outer trace.
 func tree(spans []*tracepb.Span) ([]node, *node) {
 	byID := map[string]*tracepb.Span{}
 	for _, s := range spans {
@@ -255,13 +253,7 @@ func tree(spans []*tracepb.Span) ([]node, *node) {
 		if ok && parent != s && seen < len(spans) {
 			pn := walk(parent, seen+1)
 			n.depth = pn.depth + 1
-			if pn.depth == 0 {
-				n.path = s.Name
-			} else {
-				n.path = pn.path + "/" + s.Name
-			}
-		} else {
-			n.path = s.Name
+			n.parent = parent.Name
 		}
 		info[s] = n
 		return n
@@ -297,7 +289,10 @@ func spanLen(s *tracepb.Span) uint64 {
 // phaseData is the data of a span's marker.
 func phaseData(n node) map[string]any {
 	s := n.span
-	d := map[string]any{"type": typePhase, "name": s.Name, "path": n.path, "depth": n.depth}
+	d := map[string]any{"type": typePhase, "name": s.Name, "depth": n.depth}
+	if n.parent != "" {
+		d["parent"] = n.parent
+	}
 	if v, ok := attr(s.Attributes, attrResult); ok {
 		d["result"] = v
 	}

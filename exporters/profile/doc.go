@@ -7,8 +7,9 @@
 // loads it. Its layout is described in docs/profile.md:
 //
 //   - one thread, named after the job, with every span as an interval
-//     marker (the job span at depth 0, phases below it, named by their
-//     path build/compile so the marker chart lists them as a tree) and
+//     marker (the job span at depth 0, phases below it, each named by its
+//     own name, with its depth and its parent's name as fields: a marker
+//     costs the same however deep its phase is) and
 //     every span event as an instant marker; marker schemas "Phase" and
 //     "Event" put their fields in the marker table and sidebar;
 //   - four counters from resource-usage.csv: the job's CPU time, its

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,7 +18,7 @@ import (
 )
 
 // testdata/run holds the artifacts of a real run (jobtrace run --interval
-// 100ms): phases build, build/compile, build/compile/link, an event on
+// 100ms): phases build, compile in it, link in compile, an event on
 // compile, a failing 'jobtrace exec unit-tests', and a ::group:: upload.
 const fixture = "testdata/run"
 
@@ -243,13 +244,13 @@ func TestFixtureEveryPhaseAMarker(t *testing.T) {
 		result string
 		cat    int
 	}{
-		"sh":                 {0, "success", catPhase},
-		"build":              {1, "success", catPhase},
-		"build/compile":      {2, "success", catPhase},
-		"build/compile/link": {3, "success", catPhase},
-		"unit-tests":         {1, "failure", catFailed},
-		"upload":             {1, "success", catPhase},
-		"jobtrace startup":   {1, "", catPhase},
+		"sh":               {0, "success", catPhase},
+		"build":            {1, "success", catPhase},
+		"compile":          {2, "success", catPhase},
+		"link":             {3, "success", catPhase},
+		"unit-tests":       {1, "failure", catFailed},
+		"upload":           {1, "success", catPhase},
+		"jobtrace startup": {1, "", catPhase},
 	}
 	for name, w := range want {
 		ms := byName[name]
@@ -262,26 +263,29 @@ func TestFixtureEveryPhaseAMarker(t *testing.T) {
 			t.Errorf("%s: depth %v result %v category %v, want %+v", name, d["depth"], d["result"], ms[0]["category"], w)
 		}
 	}
-	compile := byName["build/compile"][0]["data"].(map[string]any)
+	compile := byName["compile"][0]["data"].(map[string]any)
+	if compile["parent"] != "build" || byName["link"][0]["data"].(map[string]any)["parent"] != "compile" {
+		t.Errorf("compile and link are not inside build and compile: %v", compile)
+	}
 	for _, k := range []string{"cpu", "memoryPeak", "cpuAvg", "diskWrite"} {
 		if _, ok := compile[k]; !ok {
-			t.Errorf("build/compile has no %s: %v", k, compile)
+			t.Errorf("compile has no %s: %v", k, compile)
 		}
 	}
 	if compile["diskWrite"].(float64) < 20<<20 {
-		t.Errorf("build/compile wrote %v bytes, the job wrote 20 MiB there", compile["diskWrite"])
+		t.Errorf("compile wrote %v bytes, the job wrote 20 MiB there", compile["diskWrite"])
 	}
 	ev := byName["cache-miss"]
 	if len(ev) != 1 || ev[0]["phase"] != float64(PhaseInstant) {
 		t.Fatalf("cache-miss: %v", ev)
 	}
 	d := ev[0]["data"].(map[string]any)
-	if d["path"] != "build/compile" || d["attributes"] != "key=deps" || d["source"] != "socket" {
+	if d["phase"] != "compile" || d["attributes"] != "key=deps" || d["source"] != "socket" {
 		t.Errorf("cache-miss data: %v", d)
 	}
-	c := byName["build/compile"][0]
+	c := byName["compile"][0]
 	if s, e := ev[0]["start"].(float64), c["end"].(float64); s < c["start"].(float64) || s > e {
-		t.Errorf("cache-miss at %v, outside build/compile %v..%v", s, c["start"], e)
+		t.Errorf("cache-miss at %v, outside compile %v..%v", s, c["start"], e)
 	}
 }
 
@@ -445,8 +449,8 @@ func TestBuildSpansOnly(t *testing.T) {
 	}
 	checkStructure(t, m)
 	byName := markersByName(t, m)
-	if d := byName["outer/inner"]; len(d) != 1 || d[0]["data"].(map[string]any)["depth"] != float64(2) {
-		t.Errorf("outer/inner: %v", d)
+	if d := byName["inner"]; len(d) != 1 || d[0]["data"].(map[string]any)["depth"] != float64(2) || d[0]["data"].(map[string]any)["parent"] != "outer" {
+		t.Errorf("inner: %v", d)
 	}
 	if p.Threads[0].Pid != "42" || p.Threads[0].Name != "job" || p.Meta.StartTime != float64(s/1e6) {
 		t.Errorf("thread %q pid %q, start %v", p.Threads[0].Name, p.Threads[0].Pid, p.Meta.StartTime)
@@ -500,5 +504,37 @@ func TestWriteTornArtifacts(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, FileName)); err != nil {
 		t.Error(err)
+	}
+}
+
+// The profile of nested phases grows with their number, not with the
+// square of it: a marker holds its phase's own name, not the names of all
+// the phases above it.
+func TestNestedPhasesCostLinearly(t *testing.T) {
+	size := func(n int) int {
+		const s = uint64(1_700_000_000_000_000_000)
+		var spans []*tracepb.Span
+		for i := range n {
+			sp := span(0, 0, strings.Repeat("x", 250)+fmt.Sprintf("%06d", i), s+uint64(i)*1e6, s+uint64(2*n-i)*1e6)
+			sp.SpanId = []byte(fmt.Sprintf("%08d", i+1))
+			if i > 0 {
+				sp.ParentSpanId = []byte(fmt.Sprintf("%08d", i))
+			}
+			spans = append(spans, sp)
+		}
+		p, err := Build(spans, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(b)
+	}
+	a, b := size(200), size(400)
+	t.Logf("200 nested phases: %d bytes; 400: %d bytes", a, b)
+	if float64(b) > 2.2*float64(a) {
+		t.Errorf("twice the nested phases make a profile %.1f times larger: the cost is not linear", float64(b)/float64(a))
 	}
 }
