@@ -229,9 +229,6 @@ func Run(o Options) int {
 	scanOpts := o.Scan
 	outScan := scan.New(scanOpts, func(m protocol.Msg) { tracker.Handle(m) })
 	errScan := scan.New(scanOpts, func(m protocol.Msg) { tracker.Handle(m) })
-	if err := observeUnscanned(pipe.Meter, outScan, errScan); err != nil {
-		log.Warn(err.Error())
-	}
 	jobEnv := spans.MergeEnv(o.Env, env, append(spans.EnvKeys, EnvSocket, EnvMarkerDir)...)
 	if srcs.bin != "" {
 		base := ""
@@ -327,9 +324,6 @@ func Run(o Options) int {
 		root.SetAttributes(attribute.Int64("jobtrace.output.late_syncs", int64(n)))
 	}
 	var notes []string
-	if st := unscanned(outScan, errScan); st.UnscannedLines > 0 {
-		notes = append(notes, fmt.Sprintf("%d output lines not scanned for markers: the scanner fell behind", st.UnscannedLines))
-	}
 	if len(lost) > 0 {
 		notes = append(notes, "not turned into spans: "+strings.Join(lost, "; "))
 	}
@@ -583,6 +577,7 @@ func (s *sources) statsAttrs(out, errs *scan.Scanner, t *spans.Tracker, lostOutp
 			attribute.Int64("jobtrace.dropped.unscanned_bytes", int64(un.UnscannedBytes)))
 		log.Printf("%d output lines (%d bytes) were not scanned for markers: the scanner fell behind the job's output, which it never holds up",
 			un.UnscannedLines, un.UnscannedBytes)
+		lost = append(lost, fmt.Sprintf("%d output lines not scanned (the scanner fell behind)", un.UnscannedLines))
 		if dropped != nil {
 			dropped.Add(context.Background(), int64(un.UnscannedLines), metric.WithAttributes(usagemetrics.AttrDroppedWhat.String("unscanned_lines")))
 		}
@@ -613,22 +608,6 @@ func unscanned(scanners ...*scan.Scanner) scan.Stats {
 		st.UnscannedBytes += u.UnscannedBytes
 	}
 	return st
-}
-
-// MetricUnscanned is the metric of the output lines the scanners skipped.
-const MetricUnscanned = "jobtrace.output.unscanned"
-
-// observeUnscanned reports the output lines the scanners skipped as the
-// counter MetricUnscanned.
-func observeUnscanned(m metric.Meter, scanners ...*scan.Scanner) error {
-	_, err := m.Int64ObservableCounter(MetricUnscanned,
-		metric.WithUnit("{line}"),
-		metric.WithDescription("Output lines of the job not scanned for markers: the scanner fell behind the output, which it never holds up"),
-		metric.WithInt64Callback(func(_ context.Context, o metric.Int64Observer) error {
-			o.Observe(int64(unscanned(scanners...).UnscannedLines))
-			return nil
-		}))
-	return err
 }
 
 // report prints the end-of-job lines: the phases, where the artifacts are,
