@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/jobtrace/jobtrace/internal/redact"
 )
@@ -264,6 +265,9 @@ func parseEndpoint(raw, protocol string) (endpoint, string) {
 		if why := checkPort(port); why != "" {
 			return endpoint{}, why
 		}
+		if !isHost(host) {
+			return endpoint{}, fmt.Sprintf("has %q for a host, neither a name nor an IP address", host)
+		}
 		return endpoint{u: &url.URL{Host: raw}}, ""
 	}
 	u, err := url.Parse(raw)
@@ -275,6 +279,9 @@ func parseEndpoint(raw, protocol string) (endpoint, string) {
 	}
 	if u.Opaque != "" || u.Hostname() == "" {
 		return endpoint{}, "has no host"
+	}
+	if !isHost(u.Hostname()) {
+		return endpoint{}, fmt.Sprintf("has %q for a host, neither a name nor an IP address", u.Hostname())
 	}
 	if why := checkPort(u.Port()); u.Port() != "" && why != "" {
 		return endpoint{}, why
@@ -302,6 +309,25 @@ func parseEndpoint(raw, protocol string) (endpoint, string) {
 	p := endpoint{u: u, user: u.User, scheme: true}
 	u.User = nil
 	return p, ""
+}
+
+// isHost reports whether h is an IP address or a host name (letters,
+// digits, "-", "_" and "."; international names too, which HTTP converts),
+// which is what can be dialled: anything else would fail every request.
+func isHost(h string) bool {
+	if ip, _, _ := strings.Cut(h, "%"); net.ParseIP(ip) != nil {
+		return true
+	}
+	if h == "" || len(h) > 253 {
+		return false
+	}
+	for _, r := range h {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' ||
+			r >= 0x80 && (unicode.IsLetter(r) || unicode.IsDigit(r))) {
+			return false
+		}
+	}
+	return true
 }
 
 func checkPort(port string) string {

@@ -46,6 +46,8 @@ func TestExportRefused(t *testing.T) {
 		{"grpc query", env{"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4317?k=v"},
 			`"http://c:4317?k=xxxxx" has a query, which gRPC cannot send`},
 		{"port out of range", env{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:70000"}, "has no valid port"},
+		{"host that cannot be dialled", env{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://a!b$c:4318"}, `has "a!b$c" for a host`},
+		{"bare host that cannot be dialled", env{"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc", "OTEL_EXPORTER_OTLP_ENDPOINT": "a%zz:4317"}, `has "a%zz" for a host`},
 		{"fragment", env{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318/#frag"}, "has a fragment"},
 		{"bad URL masked", env{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://u:s3cret@c/%zz"}, `"http://xxxxx@c/%zz" is not a URL: invalid URL escape "%zz"`},
 		{"missing CA", env{"OTEL_EXPORTER_OTLP_ENDPOINT": https, "OTEL_EXPORTER_OTLP_CERTIFICATE": filepath.Join(dir, "absent.pem")},
