@@ -162,6 +162,16 @@ func TestSecretsAreNeverPrintedOrWritten(t *testing.T) {
 			}
 			checkNoSecrets(t, "replay", rr.stderr+rr.stdout, r.out)
 
+			logDir := t.TempDir()
+			rl := jt(t, env, "run", "--log", filepath.Join(logDir, "jobtrace.log"), "--", "true")
+			if data, err := os.ReadFile(filepath.Join(logDir, "jobtrace.log")); err != nil || !strings.Contains(string(data), "pending") {
+				t.Errorf("--log: %v %q", err, data)
+			}
+			checkNoSecrets(t, "run --log", rl.stderr+rl.stdout, logDir)
+
+			re := jt(t, env, "exec", "step", "--", "true")
+			checkNoSecrets(t, "exec outside a run", re.stderr+re.stdout)
+
 			rc := jt(t, env, "config")
 			checkNoSecrets(t, "config", rc.stderr+rc.stdout)
 			t.Logf("run:\n%s\nreplay:\n%s", r.stderr, rr.stderr)
