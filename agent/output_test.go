@@ -226,3 +226,27 @@ func TestScannerNeverHoldsTheOutput(t *testing.T) {
 		t.Errorf("the scanner saw %d bytes: it was waited for", tap.seen)
 	}
 }
+
+// TestClosedSocketStdoutGivesTheJobABrokenPipe writes the job's output to
+// a socket whose peer has gone, as a log shipper that dies would leave it.
+func TestClosedSocketStdoutGivesTheJobABrokenPipe(t *testing.T) {
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	syscall.Close(fds[1]) // the reader goes away
+	w := os.NewFile(uintptr(fds[0]), "socket")
+	defer w.Close()
+	_, errf := files(t)
+	var warned []string
+	script := `trap '' PIPE; i=0; while [ $i -lt 10000000 ]; do echo line 2>/dev/null || { echo EPIPE-seen >&2; exit 42; }; i=$((i+1)); done; exit 0`
+	code := runJob(t, JobOptions{Args: []string{"sh", "-c", script}, Stdout: w, Stderr: errf,
+		Warn: func(s string) { warned = append(warned, s) }})
+	got, _ := os.ReadFile(errf.Name())
+	if code != 42 || !strings.Contains(string(got), "EPIPE-seen") {
+		t.Errorf("exit code %d, stderr %q; want 42 after EPIPE", code, got)
+	}
+	if len(warned) != 1 || !strings.Contains(warned[0], "broken pipe") {
+		t.Errorf("warnings %q", warned)
+	}
+}

@@ -77,6 +77,16 @@ func TestReaderGoingAwayLeavesTheJobItsFate(t *testing.T) {
 		{"epipe", []string{"sh", "-c", epipe}, 42, "EPIPE-seen"},
 	}
 	for _, c := range cases {
+		t.Run(c.name+"/exec", func(t *testing.T) {
+			// 'jobtrace exec' passes the output through the same way.
+			plain, _ := headOne(t, nil, false, c.argv...)
+			wd := t.TempDir()
+			code, stderr := headOne(t, []string{"JOBTRACE_SOCKET=", "JOBTRACE_OUT=" + filepath.Join(wd, "out")}, false,
+				append([]string{bin, "exec", "step", "--"}, c.argv...)...)
+			if code != plain {
+				t.Errorf("with jobtrace exec: exit code %d, want %d as without it; stderr %q", code, plain, stderr)
+			}
+		})
 		t.Run(c.name, func(t *testing.T) {
 			plain, _ := headOne(t, nil, false, c.argv...)
 			if plain != c.code {
