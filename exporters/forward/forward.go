@@ -262,6 +262,7 @@ func (f *Forwarder) Finish(ctx context.Context) Result {
 	}
 	f.abort()
 	f.saveOffset()
+	f.saveUncertain()
 	f.stopClient(ctx)
 	r := f.result()
 	if r.Pending > 0 {
@@ -296,6 +297,7 @@ func Replay(ctx context.Context, dir string, client otlptrace.Client, all bool, 
 		errs = append(errs, err)
 	}
 	f.loaded, f.offset, f.written = true, off, off
+	f.loadUncertain()
 	if all {
 		f.offset, f.floor = 0, off
 	}
@@ -307,6 +309,7 @@ func Replay(ctx context.Context, dir string, client otlptrace.Client, all bool, 
 		errs = append(errs, b)
 	}
 	f.saveOffset()
+	f.saveUncertain()
 	f.stopClient(ctx)
 	if f.sentWarned {
 		errs = append(errs, fmt.Errorf("replay: could not record the offset in %s", path+spool.SentSuffix))
@@ -329,6 +332,7 @@ func (f *Forwarder) pass(upCtx, live context.Context) ([]*spool.LineError, error
 			f.opts.Warn(fmt.Sprintf("export: %v; sending the spool from its start", err))
 		}
 		f.loaded, f.offset, f.written = true, off, off
+		f.loadUncertain()
 	}
 	st, err := os.Stat(f.path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -548,6 +552,26 @@ func (f *Forwarder) saveOffset() {
 		return
 	}
 	f.written = off
+}
+
+// loadUncertain reads the end of the lines an earlier run or replay left
+// pending after an abandoned upload, so that sending them again is counted
+// in Result.Resent.
+func (f *Forwarder) loadUncertain() {
+	if off, err := spool.ReadUncertain(f.path); err == nil && off > f.offset {
+		f.maybeEnd = max(f.maybeEnd, off)
+	}
+}
+
+// saveUncertain records, for a later replay, the end of the pending lines
+// whose last upload was abandoned, or removes the record when there are
+// none.
+func (f *Forwarder) saveUncertain() {
+	off := f.maybeEnd
+	if off <= max(f.offset, f.floor) {
+		off = 0
+	}
+	_ = spool.WriteUncertain(f.path, off)
 }
 
 func (f *Forwarder) stopClient(ctx context.Context) {

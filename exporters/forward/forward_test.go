@@ -649,10 +649,19 @@ func TestAbandonedUploadIsReportedAsPossiblyDelivered(t *testing.T) {
 			waitFor(t, "the collector to take the abandoned upload", func() bool { return c.Requests() == 1 })
 			ctx2, cancel2 := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel2()
+			// The run left a record for the replay, which says it sends
+			// them again.
+			path := filepath.Join(dir, spool.TracesFile)
+			if off, err := spool.ReadUncertain(path); err != nil || off != fileSize(t, path) {
+				t.Errorf("%s = %d (%v), want the end of both lines", spool.UncertainSuffix, off, err)
+			}
 			r = Replay(ctx2, dir, client(t, proto, addr, 0), false, Options{})
 			total, unique := c.SpanCount()
-			if r.Sent != 2 || total != 4 || unique != 2 {
+			if r.Sent != 2 || r.Resent != 2 || total != 4 || unique != 2 {
 				t.Errorf("replay = %+v; collector got %d spans, %d unique", r, total, unique)
+			}
+			if _, err := os.Stat(path + spool.UncertainSuffix); !os.IsNotExist(err) {
+				t.Errorf("%s left after the replay delivered the lines: %v", spool.UncertainSuffix, err)
 			}
 		})
 	}

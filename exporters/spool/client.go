@@ -27,6 +27,10 @@ const (
 	// keeps, in the spool's format, the lines a collector rejected as
 	// invalid: they are not sent again, but kept for a user to look at.
 	RejectedSuffix = ".rejected"
+	// UncertainSuffix is appended to the spool's path to name the file
+	// that holds the end offset of the lines, not yet delivered, whose last
+	// upload was abandoned at its deadline: the collector may have them.
+	UncertainSuffix = ".uncertain"
 )
 
 // ErrClosed is returned by UploadTraces after Stop.

@@ -144,7 +144,34 @@ func LineErrors(err error) []*LineError {
 // one with one link (package safefile): it is not jobtrace's, and sending
 // a line twice is better than not at all. WriteSent replaces it.
 func ReadSent(path string) (int64, error) {
-	data, err := readSmall(path+SentSuffix, maxSentBytes)
+	return readOffset(path + SentSuffix)
+}
+
+// ReadUncertain returns the offset recorded in path+UncertainSuffix: the
+// lines of the spool that end at or before it, and were not delivered, were
+// in an upload abandoned at its deadline, which the collector may have
+// taken. A missing file means 0: none.
+func ReadUncertain(path string) (int64, error) {
+	return readOffset(path + UncertainSuffix)
+}
+
+// WriteUncertain records off in path+UncertainSuffix as WriteSent does; 0
+// removes the file.
+func WriteUncertain(path string, off int64) error {
+	if off == 0 {
+		if err := os.Remove(path + UncertainSuffix); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("spool: %w", err)
+		}
+		return nil
+	}
+	if err := safefile.WriteFile(path+UncertainSuffix, []byte(strconv.FormatInt(off, 10)+"\n"), 0o644); err != nil {
+		return fmt.Errorf("spool: %w", err)
+	}
+	return nil
+}
+
+func readOffset(name string) (int64, error) {
+	data, err := readSmall(name, maxSentBytes)
 	if errors.Is(err, os.ErrNotExist) || errors.Is(err, safefile.ErrSymlink) ||
 		errors.Is(err, safefile.ErrNotRegular) || errors.Is(err, safefile.ErrLinked) {
 		return 0, nil
@@ -154,7 +181,7 @@ func ReadSent(path string) (int64, error) {
 	}
 	off, err := parseSent(data)
 	if err != nil {
-		return 0, fmt.Errorf("%w: %s: %v", ErrParse, path+SentSuffix, err)
+		return 0, fmt.Errorf("%w: %s: %v", ErrParse, name, err)
 	}
 	return off, nil
 }
