@@ -49,11 +49,22 @@ const TapBuffers = 4
 // written to jobtrace's stdout or stderr. When the scanner is TapBuffers-1
 // chunks behind, the next chunks go by unscanned and are given to Skip
 // instead: n bytes, holding lines newlines, the last of them a newline if
-// endsLine. Calls are made from one goroutine.
+// endsLine. These calls are made from one goroutine. Stop, called from
+// another when the tap has not caught up TapDrainTimeout after the job's
+// output ended, makes it skip the rest, counted as Skip counts it.
 type Tap interface {
 	WriteRead(p []byte, read time.Time)
 	Skip(n, lines int64, endsLine bool)
+	Stop()
 }
+
+// TapDrainTimeout bounds how long the end of the job waits for the taps to
+// scan what they are behind with once the job's output has ended. A tap
+// keeps up with ordinary output and has nothing left; after a flood of
+// markers it may have TapBuffers-1 chunks of them left, whose spans take
+// seconds when the tracker is slowed down by the spool. What is left then
+// is not scanned, and counted.
+const TapDrainTimeout = time.Second
 
 // StartError is a job that could not be started; Code is the exit status a
 // shell would give (126 or 127).
@@ -107,6 +118,9 @@ type Job struct {
 	// scanner is written to once Wait has returned.
 	abandoned atomic.Bool
 	tapMu     sync.Mutex
+	// tapsLate is set when the taps had not caught up TapDrainTimeout
+	// after the output ended: they skip the rest.
+	tapsLate atomic.Bool
 	// streams count, per output stream with a tap, the bytes read from the
 	// job and the bytes the tap has seen, for SyncOutput.
 	streams []*stream
@@ -424,7 +438,11 @@ func (j *Job) runTap(st *stream, work <-chan tapChunk, free chan<- []byte) {
 			if c.gap.n > 0 {
 				st.skip.Skip(c.gap.n, c.gap.lines, c.gap.endsLine)
 			}
-			if len(c.b) > 0 {
+			if len(c.b) > 0 && st.skip != nil && j.tapsLate.Load() {
+				var g tapGap
+				g.add(c.b)
+				st.skip.Skip(g.n, g.lines, g.endsLine)
+			} else if len(c.b) > 0 {
 				if st.skip != nil {
 					st.skip.WriteRead(c.b, c.read)
 				} else {
@@ -531,10 +549,7 @@ func (j *Job) Wait() int {
 	go func() { j.copies.Wait(); close(drained) }()
 	select {
 	case <-drained:
-		// What the taps have left to scan is bounded (TapBuffers-1
-		// chunks per stream): the job's markers are all handled
-		// before Wait returns.
-		j.taps.Wait()
+		j.waitTaps()
 	case <-time.After(PipeDrainTimeout):
 		j.opts.Warn(fmt.Sprintf("processes left behind by the job still hold its output open after %v: their output is no longer forwarded", PipeDrainTimeout))
 		// A blocking read cannot be interrupted: the copies are left to
@@ -551,6 +566,26 @@ func (j *Job) Wait() int {
 	j.waitErr = err
 	close(j.done)
 	return exitCode(j.cmd.ProcessState, err)
+}
+
+// waitTaps waits until the taps have scanned what they were behind with,
+// at most TapDrainTimeout; then it stops them, and waits for them to count
+// the rest. A tap that is not a Tap is waited for.
+func (j *Job) waitTaps() {
+	done := make(chan struct{})
+	go func() { j.taps.Wait(); close(done) }()
+	select {
+	case <-done:
+		return
+	case <-time.After(TapDrainTimeout):
+	}
+	j.tapsLate.Store(true)
+	for _, st := range j.streams {
+		if st.skip != nil {
+			st.skip.Stop()
+		}
+	}
+	<-done
 }
 
 func exitCode(ps *os.ProcessState, err error) int {

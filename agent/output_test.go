@@ -192,6 +192,8 @@ func (h *heldTap) Skip(n, lines int64, _ bool) {
 
 func (h *heldTap) Write(p []byte) (int, error) { h.WriteRead(p, time.Now()); return len(p), nil }
 
+func (h *heldTap) Stop() {}
+
 // TestScannerNeverHoldsTheOutput holds the scanner while the job prints
 // 20 MiB: the job must finish printing all the same, and what the scanner
 // could not see is counted, to the byte and the line.
@@ -248,5 +250,48 @@ func TestClosedSocketStdoutGivesTheJobABrokenPipe(t *testing.T) {
 	}
 	if len(warned) != 1 || !strings.Contains(warned[0], "broken pipe") {
 		t.Errorf("warnings %q", warned)
+	}
+}
+
+// stuckTap scans nothing until it is stopped, as a scanner behind a
+// tracker that is held up would.
+type stuckTap struct {
+	heldTap
+	stopOnce sync.Once
+	stopped  chan struct{}
+}
+
+func (s *stuckTap) WriteRead(p []byte, read time.Time) {
+	<-s.stopped
+	s.Skip(int64(len(p)), int64(bytes.Count(p, []byte{'\n'})), p[len(p)-1] == '\n')
+}
+
+func (s *stuckTap) Stop() { s.stopOnce.Do(func() { close(s.stopped) }) }
+
+// TestEndOfJobWaitsForTheScannerAtMostTapDrainTimeout: a scanner that does
+// not catch up holds the end of the job TapDrainTimeout at most, and what it
+// had left is counted.
+func TestEndOfJobWaitsForTheScannerAtMostTapDrainTimeout(t *testing.T) {
+	out, errf := files(t)
+	tap := &stuckTap{stopped: make(chan struct{})}
+	const size = 3 << 20
+	j, err := StartJob(JobOptions{Args: []string{"head", "-c", strconv.Itoa(size), "/dev/zero"}, Stdout: out, Stderr: errf, OutStdout: tap})
+	if err != nil {
+		t.Fatal(err)
+	}
+	returned := make(chan int, 1)
+	go func() { returned <- j.Wait() }()
+	select {
+	case code := <-returned:
+		if code != 0 {
+			t.Errorf("exit code %d", code)
+		}
+	case <-time.After(TapDrainTimeout + 20*time.Second):
+		t.Fatal("the end of the job waited for a scanner that does not catch up")
+	}
+	tap.mu.Lock()
+	defer tap.mu.Unlock()
+	if tap.skipped != size {
+		t.Errorf("%d bytes counted as not scanned, want %d", tap.skipped, size)
 	}
 }

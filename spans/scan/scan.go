@@ -72,8 +72,9 @@ type Scanner struct {
 	scratch  []byte      // the line without ANSI escapes, for patterns and titles
 	read     time.Time   // when the bytes being written were read; zero: now
 
-	st  Stats // owned by the writer
-	pub struct{ lines, markers, long, hits, unLines, unBytes atomic.Uint64 }
+	st      Stats // owned by the writer
+	pub     struct{ lines, markers, long, hits, unLines, unBytes atomic.Uint64 }
+	stopped atomic.Bool
 }
 
 // New returns a Scanner that passes every marker it finds to emit.
@@ -141,6 +142,21 @@ func (s *Scanner) Skip(n, lines int64, endsLine bool) {
 	s.publish()
 }
 
+// Stop makes the Scanner scan nothing more: the rest of a Write in
+// progress, and what is written after, is counted as Skip counts it. It may
+// be called from any goroutine.
+func (s *Scanner) Stop() { s.stopped.Store(true) }
+
+// skipRest counts p as skipped, for a stopped Scanner.
+func (s *Scanner) skipRest(p []byte) {
+	if len(p) > 0 {
+		s.Skip(int64(len(p)), int64(bytes.Count(p, newline)), p[len(p)-1] == '\n')
+	}
+	s.publish()
+}
+
+var newline = []byte{'\n'}
+
 // Write scans p. It never fails and always reports len(p) written.
 func (s *Scanner) Write(p []byte) (int, error) {
 	n := len(p)
@@ -148,6 +164,10 @@ func (s *Scanner) Write(p []byte) (int, error) {
 		// The common case, build output and no patterns: whole lines
 		// in p are counted, and only those that may be markers looked at.
 		for {
+			if s.stopped.Load() {
+				s.skipRest(p)
+				return n, nil
+			}
 			i := bytes.IndexByte(p, '\n')
 			if i < 0 {
 				break
@@ -164,6 +184,10 @@ func (s *Scanner) Write(p []byte) (int, error) {
 		}
 	}
 	for len(p) > 0 {
+		if s.stopped.Load() {
+			s.skipRest(p)
+			return n, nil
+		}
 		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
 			s.partial(p)

@@ -416,3 +416,19 @@ func attrTexts(kvs []attribute.KeyValue) []string {
 	}
 	return out
 }
+
+func TestStopSkipsTheRest(t *testing.T) {
+	var s *Scanner
+	var got []string
+	s = New(all(), func(m protocol.Msg) {
+		got = append(got, m.Name)
+		s.Stop() // from the tracker's side, in the middle of a Write
+	})
+	s.Write([]byte("BEGIN_PHASE a\nBEGIN_PHASE b\nEND_PHASE b\nEND_PH"))
+	s.Write([]byte("ASE a\n"))
+	s.Close()
+	st := s.Stats()
+	if len(got) != 1 || st.UnscannedLines != 3 || st.Lines != 4 || st.UnscannedBytes != uint64(len("BEGIN_PHASE b\nEND_PHASE b\nEND_PHASE a\n")) {
+		t.Errorf("markers %q, stats %+v; want a only, 3 of 4 lines unscanned", got, st)
+	}
+}
