@@ -136,7 +136,7 @@ func Run(o Options) int {
 	log := NewLogger(logw)
 	defer stderrGate.finish()
 	defer stdoutGate.finish()
-	grd := startGuard(o)
+	grd := startGuard(o, log)
 
 	// Steps of jobtrace's start-up, recorded as events of its span.
 	var steps []trace.EventOption
@@ -244,7 +244,6 @@ func Run(o Options) int {
 	signal.Notify(sigs, ForwardedSignals...)
 	defer signal.Stop(sigs)
 
-	waitGuard(grd, log)
 	cgroupFD := 0
 	var onExit func(*os.ProcessState)
 	if res != nil {
@@ -264,6 +263,7 @@ func Run(o Options) int {
 	mark("job started")
 	if err == nil {
 		grd.Job(job.Pid())
+		grd.Arm(guard.Delay)
 	}
 	if res != nil && err == nil {
 		res.jobStarted(job, log)
@@ -291,6 +291,7 @@ func Run(o Options) int {
 		running.Store(job)
 		root.SetAttributes(semconv.ProcessPID(job.Pid()))
 		code = supervise(job, sigs, o.GracePeriod, log)
+		grd.Disarm()
 	}
 	ended := time.Now()
 
@@ -360,7 +361,6 @@ func runBare(o Options, log *Logger, out, errw io.Writer, grd *guard.Guard) int 
 	signal.Notify(sigs, ForwardedSignals...)
 	defer signal.Stop(sigs)
 	defer grd.Release()
-	waitGuard(grd, log)
 	job, err := StartJob(JobOptions{Args: o.Args, Env: o.Env, Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr,
 		WriteStdout: out, WriteStderr: errw, GracePeriod: o.GracePeriod, Warn: log.Warn})
 	if err != nil {
@@ -372,12 +372,13 @@ func runBare(o Options, log *Logger, out, errw io.Writer, grd *guard.Guard) int 
 		return 1
 	}
 	grd.Job(job.Pid())
+	grd.Arm(guard.Delay)
 	return supervise(job, sigs, o.GracePeriod, log)
 }
 
 // startGuard starts the guard process when o asks for one. It writes to
 // jobtrace's log file when there is one, else to its stderr.
-func startGuard(o Options) *guard.Guard {
+func startGuard(o Options, log *Logger) *guard.Guard {
 	if !o.Guard {
 		return nil
 	}
@@ -385,15 +386,7 @@ func startGuard(o Options) *guard.Guard {
 	if f, ok := o.Log.(*os.File); ok {
 		stderr = f
 	}
-	return guard.Start(guard.Options{Stderr: stderr})
-}
-
-// waitGuard waits until the guard process runs, so the job never runs
-// unguarded, and says when there is none.
-func waitGuard(grd *guard.Guard, log *Logger) {
-	if err := grd.Wait(); err != nil {
-		log.Warn(fmt.Sprintf("no guard process (%v): if jobtrace is killed, processes the job started may outlive it", err))
-	}
+	return guard.Start(guard.Options{Stderr: stderr, Warn: log.Warn})
 }
 
 // sources are the socket and the marker dir.

@@ -9,7 +9,8 @@
 //
 // # Shape
 //
-// jobtrace starts the guard before the job: the same binary, re-executed
+// jobtrace starts the guard once the job has run for Delay (50 ms), so
+// that a short job pays nothing for it: the same binary, re-executed
 // through /proc/self/exe with the single argument Arg, in a session of its
 // own (so the signals a terminal or a CI runner sends to jobtrace's process
 // group do not reach it), with an empty environment, /dev/null as stdin and
@@ -18,12 +19,13 @@
 // a package that depends only on the standard library, so the guard runs
 // before the rest of jobtrace (the OpenTelemetry SDK, gRPC) is initialized:
 // it costs about as much CPU as starting a hello-world Go program, on the
-// other core, while jobtrace starts.
+// other core, while the job runs.
 //
 // jobtrace alone holds the pipe's write end (close-on-exec, so neither the
-// job nor the guard inherits it). It writes what the guard needs as lines:
-// the job's pid (its process group and session), its cgroup, its private
-// directory, and entries of the environment only the job has. The guard
+// job nor the guard inherits it). It writes what the guard needs as lines,
+// from its start on (the pipe holds them until the guard reads): its own
+// start time, the job's pid (its process group and session), its cgroup,
+// its private directory, and entries of the environment only the job has. The guard
 // reads them and then blocks in read(2), costing nothing. When jobtrace is
 // done with its job (the job ended, its cgroup is removed), it writes
 // "release" and the guard exits without doing anything. When jobtrace dies
@@ -43,9 +45,13 @@
 //     job's process group and session, every process whose environment
 //     holds one of the job's own entries (TRACEPARENT, JOBTRACE_SOCKET,
 //     JOBTRACE_MARKER_DIR, whose values are unique to the run), and all the
-//     descendants of those, limited to processes started after the guard
-//     (which starts before the job). They are stopped first (SIGSTOP), so
+//     descendants of those, limited to processes started after jobtrace. They are stopped first (SIGSTOP), so
 //     that none can fork or re-parent while the rest are found, then killed.
+//
+// If jobtrace is killed within Delay of the job's start, there is no guard
+// yet: the job's first process dies with jobtrace (parent-death signal),
+// the next run kills what is left in a cgroup of the job's own, and other
+// processes the job started in that time live on.
 //
 // Without a cgroup, a process escapes when it left the job's session and
 // process group, its parent has exited, and it dropped the job's

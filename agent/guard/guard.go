@@ -21,6 +21,8 @@ const MaxControlBytes = 64 << 10
 
 // Message kinds, one per line: "<kind> <quoted value>".
 const (
+	msgOwner   = "owner"   // jobtrace's pid
+	msgSince   = "since"   // jobtrace's start time, clock ticks after boot
 	msgJob     = "job"     // the job's pid
 	msgCgroup  = "cgroup"  // the job's cgroup directory
 	msgDir     = "dir"     // the private directory to remove
@@ -43,7 +45,9 @@ func appendMsg(b []byte, kind, value string) []byte {
 
 // target is what the guard knows of the job.
 type target struct {
-	job      int // the job's pid, process group and session; 0 when unknown
+	job      int    // the job's pid, process group and session; 0 when unknown
+	since    uint64 // processes started before are never the job's
+	owner    int    // jobtrace's pid
 	cgroup   string
 	dirs     []string
 	env      []string
@@ -62,12 +66,22 @@ func (t *target) apply(line string) error {
 		return fmt.Errorf("%w: %q", errBadLine, line)
 	}
 	switch kind {
-	case msgJob:
+	case msgSince:
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return fmt.Errorf("%w: %q", errBadLine, line)
+		}
+		t.since = n
+	case msgJob, msgOwner:
 		pid, err := strconv.Atoi(v)
 		if err != nil || pid <= 1 {
 			return fmt.Errorf("%w: %q", errBadLine, line)
 		}
-		t.job = pid
+		if kind == msgJob {
+			t.job = pid
+		} else {
+			t.owner = pid
+		}
 	case msgCgroup:
 		t.cgroup = v
 	case msgDir:

@@ -10,6 +10,8 @@ import (
 func TestControlLinesRoundTrip(t *testing.T) {
 	var b []byte
 	b = appendMsg(b, msgJob, "4242")
+	b = appendMsg(b, msgOwner, "4241")
+	b = appendMsg(b, msgSince, "123456")
 	b = appendMsg(b, msgCgroup, "/sys/fs/cgroup/jobtrace-1")
 	b = appendMsg(b, msgDir, "/dev/shm/a dir\nwith a newline")
 	b = appendMsg(b, msgEnv, "TRACEPARENT=00-aa-bb-01")
@@ -18,7 +20,7 @@ func TestControlLinesRoundTrip(t *testing.T) {
 	if tg.released {
 		t.Error("released without a release line")
 	}
-	if tg.job != 4242 || tg.cgroup != "/sys/fs/cgroup/jobtrace-1" ||
+	if tg.job != 4242 || tg.owner != 4241 || tg.since != 123456 || tg.cgroup != "/sys/fs/cgroup/jobtrace-1" ||
 		len(tg.dirs) != 1 || tg.dirs[0] != "/dev/shm/a dir\nwith a newline" ||
 		len(tg.env) != 1 || tg.env[0] != "TRACEPARENT=00-aa-bb-01" {
 		t.Errorf("read %+v", tg)

@@ -43,7 +43,7 @@ type result struct {
 }
 
 // end kills the job and removes its cgroup and private directories.
-func (t *target) end(root string, since uint64, self int) result {
+func (t *target) end(root string, self int) result {
 	deadline := time.Now().Add(KillTimeout)
 	var r result
 	killed := map[int]bool{}
@@ -55,7 +55,7 @@ func (t *target) end(root string, since uint64, self int) result {
 		// absent, removeCgroup kills what is listed until it is empty.
 		_ = writeFile(filepath.Join(t.cgroup, "cgroup.kill"), "1")
 	}
-	r.survivors = t.killTree(root, since, self, deadline, killed)
+	r.survivors = t.killTree(root, t.since, self, deadline, killed)
 	if t.cgroup != "" {
 		r.cgroupErr = removeCgroup(t.cgroup, deadline, killed)
 	}

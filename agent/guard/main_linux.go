@@ -18,16 +18,12 @@ func Main() {
 		os.Stderr.WriteString("jobtrace: " + Arg + " is started by 'jobtrace run' only\n")
 		os.Exit(2)
 	}
-	// The guard starts before the job: every process of the job started
-	// after it.
-	self, _ := readStat(procRoot, os.Getpid())
-	parent := os.Getppid()
 	t := readControl(bufio.NewReaderSize(os.NewFile(ControlFD, "control"), 4096))
 	if t.released {
 		os.Exit(0)
 	}
-	r := t.end(procRoot, self.start, os.Getpid())
-	os.Stderr.WriteString(r.line(parent, &t))
+	r := t.end(procRoot, os.Getpid())
+	os.Stderr.WriteString(r.line(t.owner, &t))
 	os.Exit(0)
 }
 

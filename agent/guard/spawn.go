@@ -5,42 +5,82 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 )
+
+// Delay is how long a job runs before its guard is started. A job that
+// ends sooner (`jobtrace run -- true`) costs nothing for it: starting the
+// guard takes a few milliseconds of CPU (exec of the binary, the Go
+// runtime's start), which a short job would otherwise pay on a busy
+// machine. If jobtrace is killed within Delay of the job's start, the
+// job's first process still dies with it (parent-death signal), a cgroup
+// of the job's own is ended by the next run (see the agent's stale-run
+// clean-up), and other processes the job started in that time live on.
+const Delay = 50 * time.Millisecond
 
 // Options configure Start.
 type Options struct {
 	// Stderr is where the guard writes its line when it had to act; nil
 	// for nowhere.
 	Stderr *os.File
+	// Warn receives one line when the guard cannot be started.
+	Warn func(string)
 }
 
 // Guard is jobtrace's side of the guard process. Its methods tell the
 // guard about the job; a nil *Guard does nothing, so callers need not
 // check whether there is one.
 type Guard struct {
-	mu      sync.Mutex
-	w       *os.File // the pipe's write end; nil once released or failed
-	spawned chan struct{}
-	proc    *os.Process
-	pid     atomic.Int64
-	err     error
-}
+	opts Options
 
-// Wait waits until the guard process has been started and returns why it
-// could not be, if so. Call it before starting the job, so that the job
-// never runs unguarded.
-func (g *Guard) Wait() error {
-	if g == nil {
-		return nil
-	}
-	<-g.spawned
-	return g.err
+	mu       sync.Mutex
+	r, w     *os.File // the pipe; r is nil once handed to the guard
+	timer    *time.Timer
+	released bool
+
+	// spawning is held while the guard process is being started, so that
+	// IsGuard never answers while the new child exists but its pid is not
+	// known yet.
+	spawning sync.RWMutex
+	proc     *os.Process
+	pid      atomic.Int64
 }
 
 // IsGuard reports whether pid is the guard process: a child of jobtrace
 // that is not the job's.
 func (g *Guard) IsGuard(pid int) bool {
-	return g != nil && pid > 0 && int64(pid) == g.pid.Load()
+	if g == nil || pid <= 0 {
+		return false
+	}
+	g.spawning.RLock()
+	defer g.spawning.RUnlock()
+	return int64(pid) == g.pid.Load()
+}
+
+// Arm starts the guard process after delay, unless Disarm or Release come
+// first. Call it once the job has started.
+func (g *Guard) Arm(delay time.Duration) {
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.r != nil && g.timer == nil && !g.released {
+		g.timer = time.AfterFunc(delay, g.spawn)
+	}
+}
+
+// Disarm cancels a guard process that has not been started yet: the job
+// has ended, jobtrace ends what it left.
+func (g *Guard) Disarm() {
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.timer != nil {
+		g.timer.Stop()
+	}
 }
 
 // Job tells the guard the job's pid, which is also its process group and
@@ -68,32 +108,70 @@ func (g *Guard) send(kind, value string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.w != nil {
-		// A few hundred bytes into an empty pipe: never blocks. If the
+		// A few hundred bytes into a pipe's 64 KiB: never blocks. If the
 		// guard is gone the write fails with EPIPE, and there is nothing
 		// to do about it.
 		_, _ = g.w.Write(appendMsg(nil, kind, value))
 	}
 }
 
-// Release tells the guard that jobtrace is done with the job: the guard
-// exits without doing anything.
+// Release tells the guard that jobtrace is done with the job: a guard
+// process that runs exits without doing anything, and none is started.
 func (g *Guard) Release() {
 	if g == nil {
 		return
 	}
 	g.mu.Lock()
-	if g.w != nil {
+	g.released = true
+	if g.timer != nil {
+		g.timer.Stop()
+	}
+	if g.r != nil {
+		// Never handed to a guard process.
+		g.r.Close()
+		g.r = nil
+	} else if g.w != nil {
 		_, _ = g.w.Write(appendMsg(nil, msgRelease, ""))
+	}
+	if g.w != nil {
 		g.w.Close()
 		g.w = nil
 	}
 	g.mu.Unlock()
 	go func() {
-		<-g.spawned
-		if g.proc != nil {
+		g.spawning.RLock()
+		p := g.proc
+		g.spawning.RUnlock()
+		if p != nil {
 			// Reap it, so it does not linger as a zombie of a
 			// long-lived caller.
-			_, _ = g.proc.Wait()
+			_, _ = p.Wait()
 		}
 	}()
+}
+
+// takeReadEnd hands the pipe's read end to the guard process being started;
+// nil when the guard was released meanwhile.
+func (g *Guard) takeReadEnd() *os.File {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.released {
+		return nil
+	}
+	r := g.r
+	g.r = nil
+	return r
+}
+
+// failed drops the pipe after the guard process could not be started.
+func (g *Guard) failed(err error) {
+	g.mu.Lock()
+	if g.w != nil {
+		g.w.Close()
+		g.w = nil
+	}
+	g.mu.Unlock()
+	if g.opts.Warn != nil {
+		g.opts.Warn("no guard process (" + err.Error() + "): if jobtrace is killed, processes the job started may outlive it")
+	}
 }

@@ -6,45 +6,54 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"syscall"
 )
 
-// Start starts the guard process in the background: Wait waits for it.
-// The running binary must call Main when its only argument is Arg, before
-// anything else (cmd/jobtrace does it in an init function).
+// Start prepares the guard: the pipe its messages go to. The guard process
+// itself is started by Arm. The running binary must call Main when its
+// only argument is Arg, before anything else (cmd/jobtrace does it in an
+// init function).
 func Start(o Options) *Guard {
-	g := &Guard{spawned: make(chan struct{})}
+	g := &Guard{opts: o}
 	r, w, err := os.Pipe()
 	if err != nil {
-		g.err = fmt.Errorf("guard: %w", err)
-		close(g.spawned)
-		return g
+		g.failed(err)
+		return nil
 	}
-	g.w = w
-	go func() {
-		defer close(g.spawned)
-		defer r.Close()
-		cmd := &exec.Cmd{
-			Path:        "/proc/self/exe",
-			Args:        []string{"jobtrace", Arg},
-			Env:         []string{},
-			Stderr:      o.Stderr,
-			ExtraFiles:  []*os.File{r},
-			SysProcAttr: &syscall.SysProcAttr{Setsid: true},
-		}
-		if o.Stderr == nil {
-			cmd.Stderr = nil
-		}
-		if err := cmd.Start(); err != nil {
-			g.err = fmt.Errorf("guard: %w", err)
-			g.mu.Lock()
-			g.w.Close()
-			g.w = nil
-			g.mu.Unlock()
-			return
-		}
-		g.proc = cmd.Process
-		g.pid.Store(int64(cmd.Process.Pid))
-	}()
+	g.r, g.w = r, w
+	g.send(msgOwner, strconv.Itoa(os.Getpid()))
+	// Every process of the job starts after jobtrace: the guard never
+	// touches an older one.
+	if self, ok := readStat(procRoot, os.Getpid()); ok {
+		g.send(msgSince, strconv.FormatUint(self.start, 10))
+	}
 	return g
+}
+
+// spawn starts the guard process.
+func (g *Guard) spawn() {
+	g.spawning.Lock()
+	defer g.spawning.Unlock()
+	r := g.takeReadEnd()
+	if r == nil {
+		return
+	}
+	defer r.Close()
+	cmd := &exec.Cmd{
+		Path:        "/proc/self/exe",
+		Args:        []string{"jobtrace", Arg},
+		Env:         []string{},
+		ExtraFiles:  []*os.File{r},
+		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
+	}
+	if g.opts.Stderr != nil {
+		cmd.Stderr = g.opts.Stderr
+	}
+	if err := cmd.Start(); err != nil {
+		g.failed(fmt.Errorf("guard: %w", err))
+		return
+	}
+	g.proc = cmd.Process
+	g.pid.Store(int64(cmd.Process.Pid))
 }

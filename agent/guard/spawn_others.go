@@ -7,3 +7,5 @@ func Start(Options) *Guard { return nil }
 
 // Main is never called off Linux.
 func Main() {}
+
+func (g *Guard) spawn() {}

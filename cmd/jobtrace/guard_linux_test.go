@@ -76,22 +76,28 @@ wait`
 	return cmd, &stderr, pids, filepath.Dir(sock)
 }
 
-// guardOf returns the pid of jobtrace's guard process.
+// guardOf returns the pid of jobtrace's guard process, which starts once
+// the job has run for guard.Delay.
 func guardOf(t *testing.T, jobtrace int) int {
 	t.Helper()
-	tasks, _ := filepath.Glob("/proc/" + strconv.Itoa(jobtrace) + "/task/*/children")
-	for _, f := range tasks {
-		data, _ := os.ReadFile(f)
-		for _, c := range strings.Fields(string(data)) {
-			cmdline, _ := os.ReadFile("/proc/" + c + "/cmdline")
-			if strings.Contains(string(cmdline), guard.Arg) {
-				pid, _ := strconv.Atoi(c)
-				return pid
+	deadline := time.Now().Add(killWait)
+	for {
+		tasks, _ := filepath.Glob("/proc/" + strconv.Itoa(jobtrace) + "/task/*/children")
+		for _, f := range tasks {
+			data, _ := os.ReadFile(f)
+			for _, c := range strings.Fields(string(data)) {
+				cmdline, _ := os.ReadFile("/proc/" + c + "/cmdline")
+				if strings.Contains(string(cmdline), guard.Arg) {
+					pid, _ := strconv.Atoi(c)
+					return pid
+				}
 			}
 		}
+		if time.Now().After(deadline) {
+			t.Fatalf("jobtrace (pid %d) has no guard process", jobtrace)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
-	t.Fatalf("jobtrace (pid %d) has no guard process", jobtrace)
-	return 0
 }
 
 // running reports whether pid runs: it exists and is not a zombie.
