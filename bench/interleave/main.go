@@ -1,0 +1,94 @@
+//go:build linux
+
+// Command interleave runs `BIN run --out DIR -- JOB` for two or more jobtrace
+// binaries alternately, N times each, and prints per binary the wall time of
+// jobtrace and the CPU (user + system) of jobtrace and of every process it
+// left behind (its guard), which this program reaps as a child subreaper.
+// Alternating the binaries spreads a busy machine's noise over all of them
+// alike, which one hyperfine benchmark after the other does not.
+//
+// Usage: go run ./interleave N BIN1 BIN2... [-- JOB...]   (JOB: true)
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"sort"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// prSetChildSubreaper is PR_SET_CHILD_SUBREAPER from <linux/prctl.h>.
+const prSetChildSubreaper = 36
+
+func main() {
+	if len(os.Args) < 4 {
+		fmt.Fprintln(os.Stderr, "usage: interleave N BIN1 BIN2... [-- JOB...]")
+		os.Exit(2)
+	}
+	n, err := strconv.Atoi(os.Args[1])
+	if err != nil || n <= 0 {
+		fmt.Fprintln(os.Stderr, "interleave: N must be a positive number")
+		os.Exit(2)
+	}
+	bins, job := os.Args[2:], []string{"true"}
+	for i, a := range bins {
+		if a == "--" {
+			bins, job = bins[:i], bins[i+1:]
+			break
+		}
+	}
+	if _, _, e := syscall.RawSyscall6(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0, 0, 0, 0); e != 0 {
+		fmt.Fprintln(os.Stderr, "interleave: not a child subreaper:", e)
+		os.Exit(1)
+	}
+	tmp, err := os.MkdirTemp("", "interleave-")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(tmp)
+	walls := make([][]time.Duration, len(bins))
+	cpus := make([]time.Duration, len(bins))
+	for i := 0; i < n; i++ {
+		for k := range bins {
+			b := (k + i) % len(bins)
+			out := fmt.Sprintf("%s/o%d", tmp, b)
+			os.RemoveAll(out)
+			cmd := exec.Command(bins[b], append([]string{"run", "--out", out, "--"}, job...)...)
+			t := time.Now()
+			if err := cmd.Start(); err != nil {
+				panic(err)
+			}
+			var ws syscall.WaitStatus
+			var ru syscall.Rusage
+			if _, err := syscall.Wait4(cmd.Process.Pid, &ws, 0, &ru); err != nil {
+				panic(err)
+			}
+			walls[b] = append(walls[b], time.Since(t))
+			cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+			for {
+				// What jobtrace left re-parented here: wait for it all.
+				var r2 syscall.Rusage
+				pid, err := syscall.Wait4(-1, &ws, 0, &r2)
+				if err != nil || pid <= 0 {
+					break
+				}
+				cpu += time.Duration(r2.Utime.Nano() + r2.Stime.Nano())
+			}
+			cpus[b] += cpu
+		}
+	}
+	for b, w := range walls {
+		sort.Slice(w, func(i, j int) bool { return w[i] < w[j] })
+		var sum time.Duration
+		for _, d := range w {
+			sum += d
+		}
+		fmt.Printf("%s: wall mean %.1f ms, median %.1f ms, min %.1f ms; CPU with what it left, mean %.1f ms\n", bins[b],
+			ms(sum/time.Duration(len(w))), ms(w[len(w)/2]), ms(w[0]), ms(cpus[b]/time.Duration(n)))
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d) / 1e6 }
