@@ -22,6 +22,7 @@ import (
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/exporters/summary"
 	"github.com/jobtrace/jobtrace/exporters/usagemetrics"
+	"github.com/jobtrace/jobtrace/internal/safefile"
 	"github.com/jobtrace/jobtrace/spans"
 )
 
@@ -80,6 +81,9 @@ var ErrDirBusy = errors.New("another jobtrace is writing to this directory")
 // offset have one writer.
 func NewPipeline(dir string, res *sdkresource.Resource, exp ExportSettings, warn func(string), opts ...sdktrace.TracerProviderOption) (*Pipeline, error) {
 	otlp.RouteErrors(warn)
+	if err := safefile.OwnLink(dir); err != nil {
+		return nil, fmt.Errorf("output directory: %w", err)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}

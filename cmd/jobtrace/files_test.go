@@ -225,3 +225,31 @@ func TestStateDirIsPrivateAndItsFilesAreReplaced(t *testing.T) {
 		t.Errorf("XDG_RUNTIME_DIR/jobtrace-state holds %v", ents)
 	}
 }
+
+// An output directory that is a link another user planted (the default
+// jobtrace-out in a shared working directory, say) is not followed: the job
+// runs without telemetry and nothing is written where the link points.
+func TestOutDirLinkOfAnotherUserIsRefused(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give a link to another user")
+	}
+	elsewhere := t.TempDir()
+	out := filepath.Join(t.TempDir(), "jobtrace-out")
+	if err := os.Symlink(elsewhere, out); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Lchown(out, 65534, 65534); err != nil {
+		t.Skipf("lchown: %v", err)
+	}
+	r := jt(t, nil, "run", "--out", out, "--", "sh", "-c", "exit 5")
+	if r.code != 5 {
+		t.Errorf("exit code %d, want the job's 5", r.code)
+	}
+	checkLines(t, r.stderr)
+	if !strings.Contains(r.stderr, "the link belongs to uid 65534") {
+		t.Errorf("stderr = %q", r.stderr)
+	}
+	if ents, _ := os.ReadDir(elsewhere); len(ents) != 0 {
+		t.Errorf("written through another user's link: %v", ents)
+	}
+}

@@ -104,6 +104,9 @@ func appendLines(lines []byte, dst string) (int, error) {
 	if len(lines) == 0 {
 		return 0, nil
 	}
+	if err := safefile.OwnLink(filepath.Dir(dst)); err != nil {
+		return 0, err
+	}
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return 0, err
 	}

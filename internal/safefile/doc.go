@@ -20,8 +20,8 @@
 //
 // The directories above the last component are followed: they are the
 // path the user chose (an output directory that is a link to another disk
-// works), and a directory that someone else may write to is only a problem
-// for the names jobtrace creates in it.
+// works). OwnLink tells a link the user made from one another user planted
+// where the user's path leads, for the output directory itself.
 //
 // Every writer of jobtrace goes through this package; a test of the source
 // tree checks that no other package calls os.Create, os.WriteFile,

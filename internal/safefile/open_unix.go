@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"syscall"
 )
 
@@ -77,6 +78,28 @@ func isLinkErrno(err error) bool {
 		return false
 	}
 	return errno == syscall.ELOOP || errno == syscall.EMLINK || errno == eftype
+}
+
+// OwnLink returns an error wrapping ErrSymlink when path is a symbolic link
+// owned by someone other than the user jobtrace runs as or root, and nil
+// otherwise. A link the user made (an output directory on another disk) is
+// theirs to follow; one that another user planted where the user's path
+// leads is not. It is the rule of Linux's fs.protected_symlinks, applied on
+// every file system and system.
+func OwnLink(path string) error {
+	path = filepath.Clean(path)
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return nil
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return nil
+	}
+	if uid := os.Geteuid(); int(st.Uid) == uid || st.Uid == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s %w: the link belongs to uid %d", path, ErrSymlink, st.Uid)
 }
 
 // PrivateDir makes sure path is a directory private to the user jobtrace

@@ -249,3 +249,32 @@ func TestSafeParent(t *testing.T) {
 		t.Errorf("mode 0777, not sticky: err = %v, want ErrNotPrivate", err)
 	}
 }
+
+func TestOwnLink(t *testing.T) {
+	dir := t.TempDir()
+	real := t.TempDir()
+	link := filepath.Join(dir, "out")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := OwnLink(link); err != nil {
+		t.Errorf("the user's own link: %v", err)
+	}
+	if err := OwnLink(real); err != nil {
+		t.Errorf("a directory: %v", err)
+	}
+	if err := OwnLink(filepath.Join(dir, "missing")); err != nil {
+		t.Errorf("a missing path: %v", err)
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give a link to another user")
+	}
+	if err := os.Lchown(link, 65534, 65534); err != nil {
+		t.Skipf("lchown: %v", err)
+	}
+	for _, p := range []string{link, link + "/"} {
+		if err := OwnLink(p); !errors.Is(err, ErrSymlink) {
+			t.Errorf("%s, a link of uid 65534: err = %v, want ErrSymlink", p, err)
+		}
+	}
+}
