@@ -45,6 +45,9 @@ func probeMachine(workDir string) machine {
 		"jobtrace.process.count", "jobtrace.phase.cpu.time", "jobtrace.phase.memory.peak")
 	give("/proc/self/io", "process.disk.io", "jobtrace.phase.disk.io")
 	m.figures["jobtrace.phase.duration"] = figure{state: figureGiven, why: "always"}
+	// Points only for what jobtrace dropped; the metrics job sends nothing
+	// it would drop.
+	m.figures["jobtrace.dropped"] = figure{state: figureAbsent, why: "the metrics job sends nothing jobtrace drops"}
 
 	disks := wholeDisks()
 	f := figure{state: figureGiven, why: "whole non-virtual disks " + strings.Join(disks, ", ")}
