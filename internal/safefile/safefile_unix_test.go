@@ -278,3 +278,21 @@ func TestOwnLink(t *testing.T) {
 		}
 	}
 }
+
+// A dangling link would make O_CREAT create its target: refused too.
+func TestOpenRefusesDanglingSymlink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(t.TempDir(), "would-be-created")
+	if err := os.Symlink(target, filepath.Join(dir, "f")); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := Append(filepath.Join(dir, "f"), 0o644); err == nil {
+		f.Close()
+		t.Error("a dangling link was opened")
+	} else if !errors.Is(err, ErrSymlink) {
+		t.Errorf("err = %v, want ErrSymlink", err)
+	}
+	if _, err := os.Lstat(target); err == nil {
+		t.Error("the link's target was created")
+	}
+}
