@@ -295,3 +295,32 @@ func TestEndOfJobWaitsForTheScannerAtMostTapDrainTimeout(t *testing.T) {
 		t.Errorf("%d bytes counted as not scanned, want %d", tap.skipped, size)
 	}
 }
+
+func TestSyncOutputOnATerminal(t *testing.T) {
+	ptm, pts, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminal here: %v", err)
+	}
+	defer ptm.Close()
+	defer pts.Close()
+	go io.Copy(io.Discard, ptm)
+	_, errf := files(t)
+	marker := filepath.Join(t.TempDir(), "printed")
+	tap := &slowTap{}
+	j, err := StartJob(JobOptions{
+		Args:   []string{"sh", "-c", `echo one; echo two; touch "$1"; sleep 1`, "sh", marker},
+		Stdout: pts, Stderr: errf, OutStdout: tap,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { _, err := os.Stat(marker); return err == nil })
+	if !j.SyncOutput(5 * time.Second) {
+		t.Errorf("SyncOutput did not catch up")
+	}
+	if got := tap.String(); got != "one\r\ntwo\r\n" {
+		t.Errorf("after SyncOutput the tap has seen %q", got)
+	}
+	j.Kill()
+	j.Wait()
+}
