@@ -12,7 +12,10 @@ const configExamples = `  jobtrace config
 
 Prints the configuration that 'jobtrace run' would use, as YAML: defaults,
 then jobtrace.yaml, then OTEL_* variables, then JOBTRACE_* variables, then
-flags. Header values and other secrets are masked.
+flags. Header values and other secrets are masked. Settings that 'jobtrace
+run' would refuse (an endpoint that does not fit the protocol, a header HTTP
+cannot send, a certificate file that cannot be used) are refused the same
+way: one line, exit status 2.
 `
 
 func cmdConfig(args []string) error {
