@@ -109,7 +109,12 @@ func (c *TraceClient) UploadTraces(_ context.Context, rss []*tracepb.ResourceSpa
 			return err
 		}
 	}
+	return c.appendLine(line, n)
+}
 
+// appendLine appends one encoded line of n spans, newline included, with a
+// single write.
+func (c *TraceClient) appendLine(line []byte, n int) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.stopped {

@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
@@ -23,7 +22,7 @@ import (
 const MaxQueueSpans = 4096
 
 // MaxLineSpans bounds the spans written as one line. Encoding a line holds
-// three copies of its spans (the SDK's, the proto, the JSON), so the bound
+// two more copies of its spans (the pdata form and the JSON), so the bound
 // caps what the writer holds at once, and it keeps a line (an OTLP request
 // when the spool is sent) near half a MiB, below the 4 MiB a gRPC server
 // takes by default.
@@ -80,16 +79,17 @@ var _ sdktrace.SpanProcessor = (*SpanProcessor)(nil)
 //
 // OnEnd appends to a bounded queue; when the queue is full it waits for room
 // (backpressure), up to StallTimeout. One goroutine writes what is queued,
-// up to MaxLineSpans a line, through otlptrace's exporter (the SDK's own
-// transform to OTLP), right away rather than on a timer, so a crash loses at
-// most the spans that ended in the last few milliseconds.
+// up to MaxLineSpans a line (encodeSpans: the OTLP/JSON of the SDK's own
+// transform to OTLP, built more cheaply), right away rather than on a timer,
+// so a crash loses at most the spans that ended in the last few
+// milliseconds.
 type SpanProcessor struct {
-	exp   *otlptrace.Exporter
-	cfg   config
-	queue chan sdktrace.ReadOnlySpan
-	fl    chan chan struct{}
-	quit  chan struct{}
-	done  chan struct{}
+	client *TraceClient
+	cfg    config
+	queue  chan sdktrace.ReadOnlySpan
+	fl     chan chan struct{}
+	quit   chan struct{}
+	done   chan struct{}
 
 	batch []sdktrace.ReadOnlySpan // owned by the writer goroutine
 
@@ -110,16 +110,14 @@ func NewSpanProcessor(c *TraceClient, opts ...Option) *SpanProcessor {
 		o(&cfg)
 	}
 	p := &SpanProcessor{
-		exp:   otlptrace.NewUnstarted(c),
-		cfg:   cfg,
-		queue: make(chan sdktrace.ReadOnlySpan, MaxQueueSpans),
-		fl:    make(chan chan struct{}),
-		quit:  make(chan struct{}),
-		done:  make(chan struct{}),
-		batch: make([]sdktrace.ReadOnlySpan, 0, MaxLineSpans),
+		client: c,
+		cfg:    cfg,
+		queue:  make(chan sdktrace.ReadOnlySpan, MaxQueueSpans),
+		fl:     make(chan chan struct{}),
+		quit:   make(chan struct{}),
+		done:   make(chan struct{}),
+		batch:  make([]sdktrace.ReadOnlySpan, 0, MaxLineSpans),
 	}
-	// TraceClient.Start only checks the context, so this cannot fail.
-	_ = p.exp.Start(context.Background())
 	go p.loop()
 	return p
 }
@@ -196,7 +194,7 @@ func (p *SpanProcessor) Shutdown(ctx context.Context) error {
 		case <-ctx.Done():
 			err = ctx.Err()
 		}
-		if serr := p.exp.Shutdown(ctx); err == nil {
+		if serr := p.client.Stop(ctx); err == nil {
 			err = serr
 		}
 		if d := p.dropped.Load(); d > 0 {
@@ -262,7 +260,11 @@ more:
 		}
 	}
 	p.taken.Add(1)
-	if err := p.exp.ExportSpans(context.Background(), batch); err != nil {
+	line, err := encodeSpans(batch)
+	if err == nil {
+		err = p.client.appendLine(line, len(batch))
+	}
+	if err != nil {
 		// The first failure is said; a full disk fails every write
 		// after it, and those are counted and said once at Shutdown.
 		p.lost.Add(int64(len(batch)))
