@@ -253,3 +253,21 @@ func TestOutDirLinkOfAnotherUserIsRefused(t *testing.T) {
 		t.Errorf("written through another user's link: %v", ents)
 	}
 }
+
+// Outside a run, the private spool of 'jobtrace event' is only made in a
+// temporary directory nobody else can move it out of.
+func TestStandaloneRefusesAnOpenTemporaryDirectory(t *testing.T) {
+	tmp := t.TempDir()
+	if err := os.Chmod(tmp, 0o777); err != nil { // writable by all, not sticky
+		t.Fatal(err)
+	}
+	env := []string{"TMPDIR=" + tmp, "JOBTRACE_OUT=" + t.TempDir()}
+	r := jt(t, env, "event", "e")
+	if r.code == 0 || !strings.Contains(r.stderr, "writable by others and not sticky") {
+		t.Errorf("code %d, %q; want a refusal", r.code, r.stderr)
+	}
+	checkLines(t, r.stderr)
+	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+		t.Errorf("made in an open directory: %v", ents)
+	}
+}

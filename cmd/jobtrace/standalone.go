@@ -42,6 +42,11 @@ type standaloneRun struct {
 }
 
 func openStandalone(s settings, log *agent.Logger, opts ...sdktrace.TracerProviderOption) (*standaloneRun, error) {
+	// A private spool in the temporary directory, which must be one where
+	// nobody else can move it away (safefile.SafeParent).
+	if err := safefile.SafeParent(os.TempDir()); err != nil {
+		return nil, fmt.Errorf("temporary directory: %w", err)
+	}
 	dir, err := os.MkdirTemp("", "jobtrace-spool-")
 	if err != nil {
 		return nil, err
