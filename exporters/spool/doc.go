@@ -4,8 +4,11 @@
 // The file holds one OTLP/JSON ExportTraceServiceRequest per line, the format
 // the Collector's otlpjsonfile receiver reads (see
 // https://opentelemetry.io/docs/specs/otlp/#json-protobuf-encoding): trace and
-// span ids in hex, enums as numbers, camelCase field names. The encoding is
-// done by the Collector's pdata package from the protobuf form, never by hand.
+// span ids in hex, enums as numbers, camelCase field names. The JSON is
+// written by the Collector's pdata package, never by hand: the span processor
+// fills pdata straight from the SDK's spans (encodeSpans, field for field what
+// the SDK's own transform to OTLP makes), and TraceClient.UploadTraces takes
+// the protobuf form.
 //
 // The file is both a local artifact and the export queue: a forwarder (package
 // exporters/forward) reads it from the offset kept in <file>.sent and uploads
