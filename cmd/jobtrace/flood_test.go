@@ -140,10 +140,12 @@ func TestDeepNestingIsCappedAndCostsLinearly(t *testing.T) {
 // A tool streaming begin/end pairs into the socket faster than the spool
 // writes them is slowed down, not dropped: every pair is a span in the
 // spool, with resource sampling on (the phase boundaries go through the
-// sampler) and the spool queue overrun many times.
+// sampler), the spool queue overrun many times, and a collector that
+// refuses every upload (the network side never costs the spool a span).
 func TestSocketFloodLosesNoSpan(t *testing.T) {
 	pairs := 6 * spool.MaxQueueSpans
-	r := jt(t, []string{envFlood + "=" + strconv.Itoa(pairs)}, "run", "--summary", "off", "--interval", "1s", "--", os.Args[0])
+	r := jt(t, []string{envFlood + "=" + strconv.Itoa(pairs), "OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:1"},
+		"run", "--summary", "off", "--interval", "1s", "--export-timeout", "500ms", "--", os.Args[0])
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
