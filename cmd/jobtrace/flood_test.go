@@ -15,6 +15,7 @@ import (
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 
 	"github.com/jobtrace/jobtrace/exporters/spool"
+	"github.com/jobtrace/jobtrace/internal/otlptest"
 	"github.com/jobtrace/jobtrace/spans"
 )
 
@@ -27,7 +28,18 @@ const envFlood = "JOBTRACE_TEST_FLOOD"
 // names of 256 bytes, then end them.
 const envNest = "JOBTRACE_TEST_NEST"
 
+// envSend makes it write its value to $JOBTRACE_SOCKET as it is, then one
+// message that waits for its reply.
+const envSend = "JOBTRACE_TEST_SEND"
+
 func init() {
+	if v, ok := os.LookupEnv(envSend); ok {
+		if err := send(v); err != nil {
+			fmt.Fprintln(os.Stderr, "send:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if n, err := strconv.Atoi(os.Getenv(envNest)); err == nil {
 		if err := nest(n); err != nil {
 			fmt.Fprintln(os.Stderr, "nest:", err)
@@ -65,6 +77,19 @@ func flood(pairs int) error {
 		return fmt.Errorf("reply %q: %v", reply, err)
 	}
 	return nil
+}
+
+func send(lines string) error {
+	c, err := net.Dial("unix", os.Getenv("JOBTRACE_SOCKET"))
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if _, err := fmt.Fprint(c, lines+"\n"+`{"type":"event","name":"done","ack":true}`+"\n"); err != nil {
+		return err
+	}
+	_, err = bufio.NewReader(c).ReadString('\n')
+	return err
 }
 
 func nest(n int) error {
@@ -176,4 +201,26 @@ func TestSocketFloodLosesNoSpan(t *testing.T) {
 func lastLines(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// What is not turned into spans is said on stderr, in the summary, and
+// added to the jobtrace.dropped metric, by what it was.
+func TestDroppedInputIsCountedAsAMetric(t *testing.T) {
+	c := &otlptest.Collector{}
+	h := otlptest.StartHTTP(t, "127.0.0.1:0", c)
+	bad := "garbage\n{\"type\":\"nope\",\"name\":\"x\"}\n{\"v\":\"1\",\"type\":\"begin\",\"name\":\"y\"}"
+	r := jt(t, []string{envSend + "=" + bad, "OTEL_EXPORTER_OTLP_ENDPOINT=http://" + h.Addr},
+		"run", "--summary", "text", "--interval", "0", "--", os.Args[0])
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "jobtrace: 3 socket messages were malformed or too long and were dropped") {
+		t.Errorf("stderr does not say it:\n%s", r.stderr)
+	}
+	if !strings.Contains(r.stderr, "not turned into spans: 3 socket messages malformed or too long") {
+		t.Errorf("the summary does not say it:\n%s", r.stderr)
+	}
+	if v, ok := c.Sum("jobtrace.dropped", "jobtrace.dropped.what=socket_messages"); !ok || v != 3 {
+		t.Errorf("jobtrace.dropped{socket_messages} = %d, %v; want 3", v, ok)
+	}
 }

@@ -18,6 +18,7 @@ import (
 	"math/big"
 	"net"
 	"net/http"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -40,6 +41,7 @@ type Collector struct {
 	traces  []*coltracepb.ExportTraceServiceRequest
 	headers []map[string]string
 	metrics int
+	sums    map[string]int64 // the last value of each integer sum point, by metricKey
 	encs    []string
 	delay   time.Duration
 	reject  string // span name prefix that makes a request rejected
@@ -307,11 +309,46 @@ type metricService struct {
 	c *Collector
 }
 
-func (s metricService) Export(context.Context, *colmetricpb.ExportMetricsServiceRequest) (*colmetricpb.ExportMetricsServiceResponse, error) {
-	s.c.mu.Lock()
-	s.c.metrics++
-	s.c.mu.Unlock()
+func (s metricService) Export(_ context.Context, req *colmetricpb.ExportMetricsServiceRequest) (*colmetricpb.ExportMetricsServiceResponse, error) {
+	s.c.addMetrics(req)
 	return &colmetricpb.ExportMetricsServiceResponse{}, nil
+}
+
+// addMetrics counts a metrics request and keeps its integer sums.
+func (c *Collector) addMetrics(req *colmetricpb.ExportMetricsServiceRequest) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.metrics++
+	if c.sums == nil {
+		c.sums = map[string]int64{}
+	}
+	for _, rm := range req.ResourceMetrics {
+		for _, sm := range rm.ScopeMetrics {
+			for _, m := range sm.Metrics {
+				for _, p := range m.GetSum().GetDataPoints() {
+					var attrs []string
+					for _, kv := range p.Attributes {
+						attrs = append(attrs, kv.Key+"="+kv.Value.GetStringValue())
+					}
+					c.sums[metricKey(m.Name, attrs...)] = p.GetAsInt()
+				}
+			}
+		}
+	}
+}
+
+func metricKey(name string, attrs ...string) string {
+	sort.Strings(attrs)
+	return name + "{" + strings.Join(attrs, ",") + "}"
+}
+
+// Sum returns the last value received of the integer sum name whose data
+// point has exactly the string attributes attrs ("key=value").
+func (c *Collector) Sum(name string, attrs ...string) (int64, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.sums[metricKey(name, append([]string(nil), attrs...)...)]
+	return v, ok
 }
 
 // StartGRPC serves on addr ("" picks a free loopback port), recording into
@@ -418,9 +455,7 @@ func startHTTP(t testing.TB, addr string, c *Collector, tlsCfg *tls.Config) *HTT
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		c.mu.Lock()
-		c.metrics++
-		c.mu.Unlock()
+		c.addMetrics(req)
 		writeProto(w, &colmetricpb.ExportMetricsServiceResponse{})
 	})
 	h.srv = &http.Server{Handler: mux}
