@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"github.com/jobtrace/jobtrace/exporters/forward"
 	"github.com/jobtrace/jobtrace/exporters/otlp"
 	"github.com/jobtrace/jobtrace/exporters/spool"
+	"github.com/jobtrace/jobtrace/internal/regularfile"
 )
 
 const replayExamples = `  OTEL_EXPORTER_OTLP_ENDPOINT=http://collector:4318 jobtrace replay jobtrace-out
@@ -35,9 +37,14 @@ func cmdReplay(args []string) error {
 		return usagef("replay: want one DIR (usage: jobtrace replay [flags] DIR)")
 	}
 	dir := fs.Arg(0)
-	if _, err := os.Stat(filepath.Join(dir, spool.TracesFile)); err != nil {
+	f, err := regularfile.Open(filepath.Join(dir, spool.TracesFile))
+	if errors.Is(err, os.ErrNotExist) {
 		return usagef("replay: %s: no %s there", dir, spool.TracesFile)
 	}
+	if err != nil {
+		return usagef("replay: %s: %v", filepath.Join(dir, spool.TracesFile), err)
+	}
+	f.Close()
 	s, err := loadSettings(fl)
 	if err != nil {
 		return err

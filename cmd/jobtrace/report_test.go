@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -109,4 +110,35 @@ func TestReportChromium(t *testing.T) {
 		t.Fatalf("no screenshot: %v", err)
 	}
 	t.Logf("screenshot: %s", shot)
+}
+
+// The offline commands read artifacts a user may have been handed: a FIFO
+// or a link to /dev/zero in their place is refused at once, never a hang or
+// memory without bound.
+func TestOfflineCommandsRefuseFilesThatAreNotRegular(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, "resource-usage.csv"), 0o600); err != nil {
+		t.Skip(err)
+	}
+	if err := os.Symlink("/dev/zero", filepath.Join(dir, "spans.otlp.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"report", "profile", "replay"} {
+		// A bound for a hang, far above what refusing takes.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		c := exec.CommandContext(ctx, bin, cmd, dir)
+		c.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:9"}
+		out, err := c.CombinedOutput()
+		cancel()
+		if ctx.Err() == context.DeadlineExceeded {
+			t.Errorf("%s: still running after a minute: %s", cmd, out)
+			continue
+		}
+		if err == nil {
+			t.Errorf("%s: exit 0 on a directory of a FIFO and /dev/zero: %s", cmd, out)
+		}
+		if !strings.Contains(string(out), "not a regular file") {
+			t.Errorf("%s: %s", cmd, out)
+		}
+	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/exporters/usagecsv"
+	"github.com/jobtrace/jobtrace/internal/regularfile"
 )
 
 // FileName is the name of the profile in the output directory.
@@ -150,12 +151,12 @@ func ReadDir(dir string) (spans []*tracepb.Span, rows []Row, warn error, err err
 	if skipped > 0 {
 		serr = errors.Join(serr, fmt.Errorf("%d spans past the first %d are not in the profile", skipped, spool.MaxReadSpans))
 	}
-	f, err := os.Open(filepath.Join(dir, usagecsv.FileName))
+	f, err := regularfile.Open(filepath.Join(dir, usagecsv.FileName))
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("profile: %w", err)
+		return nil, nil, nil, fmt.Errorf("profile: %s: %w", usagecsv.FileName, err)
 	}
 	defer f.Close()
-	rows, cerr := ParseCSV(f)
+	rows, cerr := ParseCSV(regularfile.LimitLines(f, usagecsv.MaxLineBytes))
 	if rows == nil && cerr != nil {
 		return nil, nil, nil, cerr
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/exporters/usagecsv"
+	"github.com/jobtrace/jobtrace/internal/regularfile"
 	"github.com/jobtrace/jobtrace/internal/cleantext"
 )
 
@@ -142,10 +143,13 @@ func Load(dir string) (d *Data, warn error, err error) {
 			warns = append(warns, err)
 		}
 	}
-	f, csvErr := os.Open(filepath.Join(dir, usagecsv.FileName))
+	f, csvErr := regularfile.Open(filepath.Join(dir, usagecsv.FileName))
+	if csvErr != nil && !errors.Is(csvErr, os.ErrNotExist) {
+		warns = append(warns, fmt.Errorf("report: %s: %w", usagecsv.FileName, csvErr))
+	}
 	if csvErr == nil {
 		defer f.Close()
-		rows, err := ParseCSV(f)
+		rows, err := ParseCSV(regularfile.LimitLines(f, usagecsv.MaxLineBytes))
 		d.Rows = rows
 		if err != nil {
 			warns = append(warns, err)

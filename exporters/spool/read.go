@@ -13,6 +13,7 @@ import (
 
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 
+	"github.com/jobtrace/jobtrace/internal/regularfile"
 	"github.com/jobtrace/jobtrace/internal/safefile"
 )
 
@@ -22,14 +23,25 @@ var (
 	// ErrTorn marks a last line without its newline: the writer died in the
 	// middle of it, or is still writing it.
 	ErrTorn = errors.New("spool: torn last line")
+	// ErrLineTooLong marks a line longer than MaxLineBytes, skipped unread.
+	ErrLineTooLong = errors.New("spool: line too long")
 )
 
-// LineError is a line ReadLines skipped. It wraps ErrParse or ErrTorn.
+// MaxLineBytes bounds one line of a spool read back. A line jobtrace writes
+// holds at most MaxLineSpans spans, each bounded by the socket's message size
+// (64 KiB) and the SDK's attribute limits: a few MiB at most. A longer line
+// is not jobtrace's (or a file such as /dev/zero's contents put in its
+// place): it is skipped and reported, so that reading holds at most this
+// much of it.
+const MaxLineBytes = 64 << 20
+
+// LineError is a line ReadLines skipped. It wraps ErrParse, ErrTorn or
+// ErrLineTooLong.
 type LineError struct {
 	Path   string
 	Line   int   // counted from the offset reading started at; 1 is the first line read
 	Offset int64 // byte offset of the start of the line
-	Kind   error // ErrParse or ErrTorn
+	Kind   error // ErrParse, ErrTorn or ErrLineTooLong
 	Err    error // the decoder's error, nil for ErrTorn
 }
 
@@ -75,9 +87,9 @@ func ReadLines(path string, from int64, fn func(req *coltracepb.ExportTraceServi
 // could not be used) and an error that stops reading. A last line without
 // its newline is reported as torn.
 func readRaw(path string, from int64, fn func(body []byte, n int, start, end int64) (report, err error)) error {
-	f, err := os.Open(path)
+	f, err := regularfile.Open(path)
 	if err != nil {
-		return fmt.Errorf("spool: %w", err)
+		return fmt.Errorf("spool: %s: %w", path, err)
 	}
 	defer f.Close()
 	if from > 0 {
@@ -90,11 +102,19 @@ func readRaw(path string, from int64, fn func(body []byte, n int, start, end int
 	r := bufio.NewReaderSize(f, 64<<10)
 	off := from
 	for n := 1; ; n++ {
-		line, rerr := r.ReadBytes('\n')
+		line, skipped, rerr := readLine(r, MaxLineBytes)
 		start := off
-		off += int64(len(line))
+		off += int64(len(line)) + skipped
 		if rerr != nil && rerr != io.EOF {
 			return errors.Join(append(reports, fmt.Errorf("spool: read %s: %w", path, rerr))...)
+		}
+		if skipped > 0 {
+			reports = append(reports, &LineError{Path: path, Line: n, Offset: start, Kind: ErrLineTooLong,
+				Err: fmt.Errorf("%d bytes, more than the %d read", int64(len(line))+skipped, MaxLineBytes)})
+			if rerr == io.EOF {
+				return errors.Join(reports...)
+			}
+			continue
 		}
 		if rerr == io.EOF {
 			if len(line) > 0 {
@@ -220,4 +240,22 @@ func WriteSent(path string, off int64) error {
 		return fmt.Errorf("spool: %w", err)
 	}
 	return nil
+}
+
+// readLine reads one line with its newline, as bufio.Reader.ReadBytes does,
+// but keeps at most max bytes of it: past that it reads on to the newline,
+// counts what it passed over in skipped and returns no line.
+func readLine(r *bufio.Reader, max int) (line []byte, skipped int64, err error) {
+	for {
+		frag, err := r.ReadSlice('\n')
+		if skipped > 0 || len(line)+len(frag) > max {
+			skipped += int64(len(line)) + int64(len(frag))
+			line = nil
+		} else {
+			line = append(line, frag...)
+		}
+		if err != bufio.ErrBufferFull {
+			return line, skipped, err
+		}
+	}
 }

@@ -1,6 +1,7 @@
 // Package regularfile reads the files a user names for jobtrace's
-// configuration (jobtrace.yaml, certificates and keys) safely: only regular
-// files, and only up to a size the caller names.
+// configuration (jobtrace.yaml, certificates and keys) and the artifacts the
+// offline commands read back (the spool, the CSV) safely: only regular files,
+// only up to a size or a line length the caller names.
 //
 // A path to /dev/zero would otherwise grow memory without bound, and a path
 // to a FIFO would block jobtrace before the job starts. The file is opened
@@ -10,6 +11,7 @@
 package regularfile
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -28,22 +30,11 @@ var (
 // larger than max bytes. Errors say what is wrong in words, without the name
 // of the system call; the caller adds the path.
 func Read(path string, max int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|openFlags, 0)
+	f, st, err := open(path)
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			return nil, pe.Err
-		}
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w (%s)", ErrNotRegular, kind(st.Mode()))
-	}
 	if st.Size() > max {
 		return nil, fmt.Errorf("%w: %d bytes, more than the %d allowed", ErrTooLarge, st.Size(), max)
 	}
@@ -77,4 +68,79 @@ func kind(m fs.FileMode) string {
 		return "a device"
 	}
 	return "mode " + m.Type().String()
+}
+
+// Open opens the regular file at path for reading, without blocking on a
+// FIFO and without reading a device. A link is followed to what it names,
+// which must be a regular file too. Errors are those of Read.
+func Open(path string) (*os.File, error) {
+	f, _, err := open(path)
+	return f, err
+}
+
+func open(path string) (*os.File, fs.FileInfo, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|openFlags, 0)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return nil, nil, pe.Err
+		}
+		return nil, nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, fmt.Errorf("%w (%s)", ErrNotRegular, kind(st.Mode()))
+	}
+	return f, st, nil
+}
+
+// ErrLineTooLong is a line longer than the bound a LimitLines reader was
+// given.
+var ErrLineTooLong = errors.New("line too long")
+
+// LimitLines returns a reader of r that fails with ErrLineTooLong once a line
+// (the bytes between two newlines) grows past max bytes, so that a parser
+// reading whole lines or records (encoding/csv, bufio) holds at most max
+// bytes of one, whatever the file holds.
+func LimitLines(r io.Reader, max int) io.Reader {
+	return &lineLimiter{r: r, max: max}
+}
+
+type lineLimiter struct {
+	r    io.Reader
+	max  int
+	line int // bytes since the last newline
+	err  error
+}
+
+func (l *lineLimiter) Read(p []byte) (int, error) {
+	if l.err != nil {
+		return 0, l.err
+	}
+	n, err := l.r.Read(p)
+	rest, off := p[:n], 0
+	for {
+		i := bytes.IndexByte(rest, '\n')
+		seg := i
+		if i < 0 {
+			seg = len(rest)
+		}
+		if l.line+seg > l.max {
+			l.err = fmt.Errorf("%w: more than %d bytes", ErrLineTooLong, l.max)
+			return off + l.max - l.line, l.err
+		}
+		if i < 0 {
+			l.line += seg
+			break
+		}
+		l.line = 0
+		off += i + 1
+		rest = rest[i+1:]
+	}
+	return n, err
 }

@@ -5,6 +5,7 @@ package regularfile
 import (
 	"errors"
 	"golang.org/x/sys/unix"
+	"os"
 	"path/filepath"
 	"testing"
 )
@@ -25,4 +26,22 @@ func TestReadDevicesAndFIFOs(t *testing.T) {
 		t.Errorf("FIFO: %v", err)
 	}
 	t.Logf("FIFO: %v", err)
+}
+
+func TestOpenDevicesAndFIFOs(t *testing.T) {
+	dir := t.TempDir()
+	link := filepath.Join(dir, "spans.otlp.jsonl")
+	if err := os.Symlink("/dev/zero", link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(link); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("link to /dev/zero: %v", err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := unix.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	if _, err := Open(fifo); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("FIFO: %v", err)
+	}
 }

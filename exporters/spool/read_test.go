@@ -1,0 +1,73 @@
+package spool
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+
+	"github.com/jobtrace/jobtrace/internal/regularfile"
+)
+
+// A line longer than MaxLineBytes is skipped and reported, the lines after
+// it are read, and reading holds no more than the bound of it.
+func TestOverlongLineIsSkipped(t *testing.T) {
+	path := filepath.Join(t.TempDir(), TracesFile)
+	data := writeSpans(t, path, "a", "b")
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	long := append(bytes.Repeat([]byte("x"), MaxLineBytes+1), '\n')
+	bad := bytes.Join([][]byte{lines[0], long, lines[1]}, nil)
+	if err := os.WriteFile(path, bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := names(t, path, 0)
+	if strings.Join(got, ",") != "a,b" {
+		t.Errorf("read %v, want [a b]", got)
+	}
+	les := LineErrors(err)
+	if !errors.Is(err, ErrLineTooLong) || len(les) != 1 || les[0].Line != 2 || les[0].Offset != int64(len(lines[0])) {
+		t.Fatalf("err = %v, want one ErrLineTooLong on line 2", err)
+	}
+}
+
+func TestReadLine(t *testing.T) {
+	for _, tc := range []struct {
+		in      string
+		max     int
+		line    string
+		skipped int64
+	}{
+		{"abc\nrest", 4, "abc\n", 0},
+		{"abcd\nrest", 4, "", 5},
+		{"abc", 4, "abc", 0},
+		{"abcdefgh", 4, "", 8},
+		{strings.Repeat("y", 40) + "\nrest", 30, "", 41},
+	} {
+		// A buffer of 16 bytes makes ReadSlice return fragments.
+		r := bufio.NewReaderSize(strings.NewReader(tc.in), 16)
+		line, skipped, err := readLine(r, tc.max)
+		if string(line) != tc.line || skipped != tc.skipped || (err != nil && err != io.EOF) {
+			t.Errorf("readLine(%q, %d) = %q, %d, %v; want %q, %d", tc.in, tc.max, line, skipped, err, tc.line, tc.skipped)
+		}
+	}
+}
+
+// A spool replaced by a link to /dev/zero, or by a FIFO, is refused at once
+// instead of growing memory without bound or blocking the reader.
+func TestSpoolThatIsNotARegularFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, TracesFile)
+	if err := os.Symlink("/dev/zero", path); err != nil {
+		t.Skip(err)
+	}
+	err := ReadLines(path, 0, func(*coltracepb.ExportTraceServiceRequest, int, int64) error { return nil })
+	if !errors.Is(err, regularfile.ErrNotRegular) {
+		t.Errorf("link to /dev/zero: %v", err)
+	}
+}
