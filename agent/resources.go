@@ -28,6 +28,8 @@ type SamplingOptions struct {
 	// NotJob tells jobtrace's children that are not the job's (its guard
 	// process) from the job's orphans.
 	NotJob func(pid int) bool
+	// Orphan is told about the job's orphans re-parented to jobtrace.
+	Orphan func(pid int, start uint64)
 }
 
 // resources samples the host and the job while the job runs and measures
@@ -51,7 +53,7 @@ func newResources(o SamplingOptions, log *Logger) *resources {
 		return nil
 	}
 	r := &resources{phases: newPhaseUsage()}
-	cfg := hostmetrics.Config{ProcRoot: o.ProcRoot, SysRoot: o.SysRoot, NotJob: o.NotJob}
+	cfg := hostmetrics.Config{ProcRoot: o.ProcRoot, SysRoot: o.SysRoot, NotJob: o.NotJob, Orphan: o.Orphan}
 	if wd, err := os.Getwd(); err == nil {
 		cfg.WorkDir = wd
 	}

@@ -184,7 +184,7 @@ func Run(o Options) int {
 	sampled := root.SpanContext().IsSampled()
 
 	sampling := o.Sampling
-	sampling.NotJob = grd.IsGuard
+	sampling.NotJob, sampling.Orphan = grd.IsGuard, grd.Orphan
 	res := newResources(sampling, log)
 	var observer spans.PhaseObserver
 	if res != nil {

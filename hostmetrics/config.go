@@ -21,6 +21,11 @@ type Config struct {
 	// job's (its guard process) from the job's orphans: they are not walked
 	// as part of the job's tree nor reaped by the source.
 	NotJob func(pid int) bool
+	// Orphan, when set, is told at each walk of the tree about every
+	// orphan of the job re-parented to the agent (a subreaper) that is
+	// still running: its pid and start time (clock ticks after boot).
+	// Linux only.
+	Orphan func(pid int, start uint64)
 }
 
 func (c *Config) defaults() {

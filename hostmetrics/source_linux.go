@@ -29,6 +29,7 @@ type linuxSource struct {
 	// reaped here.
 	reap   bool
 	notJob func(int) bool
+	orphan func(int, uint64)
 
 	wdFD   int
 	wdPath string
@@ -80,6 +81,7 @@ func NewSource(cfg Config) (Source, error) {
 		self:   os.Getpid(),
 		reap:   cfg.Subreaper,
 		notJob: cfg.NotJob,
+		orphan: cfg.Orphan,
 		own:    cfg.CgroupOwn,
 		wdFD:   -1,
 	}
@@ -252,6 +254,9 @@ func (s *linuxSource) readJob(out *Sample, errs *[]error) {
 	if s.reap && known {
 		s.reapOrphans(job)
 	}
+	if s.reap && s.orphan != nil {
+		s.tellOrphans(job)
+	}
 	s.walkCost = cpuTime() - began
 	s.nextWalk = out.Time.Add(time.Duration(float64(s.walkCost) / TreeBudget))
 
@@ -312,6 +317,16 @@ func (s *linuxSource) reapOrphans(job int) {
 			continue
 		}
 		s.wait(p.PID)
+	}
+}
+
+// tellOrphans passes the agent's running children other than the job to
+// the Orphan callback.
+func (s *linuxSource) tellOrphans(job int) {
+	for _, p := range s.tree.Procs() {
+		if p.PPID == s.self && p.PID != job && p.State != 'Z' && p.State != 'X' {
+			s.orphan(p.PID, p.StartTime)
+		}
 	}
 }
 

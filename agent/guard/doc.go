@@ -42,7 +42,8 @@
 //     kernels every process listed in it is killed until none is left. Then
 //     the cgroup is removed.
 //   - In every case, the job's processes it can find without a cgroup: the
-//     job's process group and session, every process whose environment
+//     job's process group and session, the orphans jobtrace had adopted as
+//     a child subreaper (told by its sampler), every process whose environment
 //     holds one of the job's own entries (TRACEPARENT, JOBTRACE_SOCKET,
 //     JOBTRACE_MARKER_DIR, whose values are unique to the run), and all the
 //     descendants of those, limited to processes started after jobtrace. They are stopped first (SIGSTOP), so
@@ -54,9 +55,9 @@
 // processes the job started in that time live on.
 //
 // Without a cgroup, a process escapes when it left the job's session and
-// process group, its parent has exited, and it dropped the job's
-// environment entries (for example `setsid env -i daemon`, or a daemon that
-// clears its environment and double-forks).
+// process group, dropped the job's environment entries, and was orphaned
+// after jobtrace's last sample (or its parent was the job's first process,
+// which the parent-death signal kills first).
 //
 // Then the guard removes the private directory of the socket and marker
 // dir, and writes one line to stderr saying what it did.

@@ -27,6 +27,7 @@ const (
 	msgCgroup  = "cgroup"  // the job's cgroup directory
 	msgDir     = "dir"     // the private directory to remove
 	msgEnv     = "env"     // an environment entry KEY=VALUE only the job has
+	msgOrphan  = "orphan"  // "<pid> <start time>" of an orphan of the job
 	msgRelease = "release" // jobtrace is done with the job: exit
 )
 
@@ -48,6 +49,7 @@ type target struct {
 	job      int    // the job's pid, process group and session; 0 when unknown
 	since    uint64 // processes started before are never the job's
 	owner    int    // jobtrace's pid
+	orphans  map[int]uint64
 	cgroup   string
 	dirs     []string
 	env      []string
@@ -86,6 +88,17 @@ func (t *target) apply(line string) error {
 		t.cgroup = v
 	case msgDir:
 		t.dirs = append(t.dirs, v)
+	case msgOrphan:
+		p, st, _ := strings.Cut(v, " ")
+		pid, err1 := strconv.Atoi(p)
+		start, err2 := strconv.ParseUint(st, 10, 64)
+		if err1 != nil || err2 != nil || pid <= 1 {
+			return fmt.Errorf("%w: %q", errBadLine, line)
+		}
+		if t.orphans == nil {
+			t.orphans = map[int]uint64{}
+		}
+		t.orphans[pid] = start
 	case msgEnv:
 		if !strings.Contains(v, "=") {
 			return fmt.Errorf("%w: %q", errBadLine, line)

@@ -12,6 +12,8 @@ func TestControlLinesRoundTrip(t *testing.T) {
 	b = appendMsg(b, msgJob, "4242")
 	b = appendMsg(b, msgOwner, "4241")
 	b = appendMsg(b, msgSince, "123456")
+	b = appendMsg(b, msgOrphan, "555 777")
+	b = append(b, "orphan \"555\"\norphan \"x 1\"\n"...) // skipped
 	b = appendMsg(b, msgCgroup, "/sys/fs/cgroup/jobtrace-1")
 	b = appendMsg(b, msgDir, "/dev/shm/a dir\nwith a newline")
 	b = appendMsg(b, msgEnv, "TRACEPARENT=00-aa-bb-01")
@@ -20,7 +22,7 @@ func TestControlLinesRoundTrip(t *testing.T) {
 	if tg.released {
 		t.Error("released without a release line")
 	}
-	if tg.job != 4242 || tg.owner != 4241 || tg.since != 123456 || tg.cgroup != "/sys/fs/cgroup/jobtrace-1" ||
+	if tg.job != 4242 || tg.owner != 4241 || tg.since != 123456 || len(tg.orphans) != 1 || tg.orphans[555] != 777 || tg.cgroup != "/sys/fs/cgroup/jobtrace-1" ||
 		len(tg.dirs) != 1 || tg.dirs[0] != "/dev/shm/a dir\nwith a newline" ||
 		len(tg.env) != 1 || tg.env[0] != "TRACEPARENT=00-aa-bb-01" {
 		t.Errorf("read %+v", tg)
@@ -88,12 +90,15 @@ func TestMembers(t *testing.T) {
 		{pid: 104, ppid: 1, pgrp: 104, sid: 104, start: 1004},   // setsid, env cleared: escapes
 		{pid: 105, ppid: 101, pgrp: 105, sid: 105, start: 1005}, // setsid child of a member
 		{pid: 106, ppid: 1, pgrp: 106, sid: 106, start: 1006},   // unrelated, started later
+		{pid: 107, ppid: 1, pgrp: 107, sid: 107, start: 1007},   // orphan jobtrace knew, env cleared
+		{pid: 108, ppid: 1, pgrp: 108, sid: 108, start: 1010},   // pid of a known orphan, reused
+		{pid: 109, ppid: 107, pgrp: 107, sid: 107, start: 1011}, // the orphan's child
 		{pid: 51, ppid: 1, pgrp: 100, sid: 100, start: 20},      // old process, reused ids: never
 	}
 	env := map[int]string{102: "A=1\x00TRACEPARENT=t\x00", 50: "TRACEPARENT=t", 90: "TRACEPARENT=t", 106: "TRACEPARENT=u"}
-	tg := &target{job: 100, env: []string{"TRACEPARENT=t"}}
+	tg := &target{job: 100, env: []string{"TRACEPARENT=t"}, orphans: map[int]uint64{107: 1007, 108: 1008}}
 	got := members(procs, tg, 999, 90, func(pid int) []byte { return []byte(env[pid]) })
-	want := []int{101, 102, 103, 105}
+	want := []int{101, 102, 103, 105, 107, 109}
 	if len(got) != len(want) {
 		t.Errorf("members %v, want %v", got, want)
 	}

@@ -71,7 +71,7 @@ func (t *target) end(root string, self int) result {
 // its children), then kills them all and waits until they are gone. It
 // returns how many were still running at the deadline.
 func (t *target) killTree(root string, since uint64, self int, deadline time.Time, killed map[int]bool) int {
-	if t.job == 0 && len(t.env) == 0 {
+	if t.job == 0 && len(t.env) == 0 && len(t.orphans) == 0 {
 		return 0
 	}
 	env := func(pid int) []byte { return readEnviron(root, pid) }

@@ -70,8 +70,9 @@ func environHas(env []byte, want []string) bool {
 }
 
 // members returns the job's processes among procs: those in the job's
-// process group or session, those whose environment holds one of env's
-// entries (read with environ), and every descendant of these; only
+// process group or session, the orphans jobtrace knew (same pid and start
+// time), those whose environment holds one of env's entries (read with
+// environ), and every descendant of these; only
 // processes started at or after since count, and never the guard itself.
 func members(procs []procStat, t *target, since uint64, self int, environ func(pid int) []byte) map[int]procStat {
 	children := map[int][]procStat{}
@@ -82,7 +83,8 @@ func members(procs []procStat, t *target, since uint64, self int, environ func(p
 			continue
 		}
 		children[p.ppid] = append(children[p.ppid], p)
-		if t.job > 0 && (p.pid == t.job || p.pgrp == t.job || p.sid == t.job) ||
+		if st, ok := t.orphans[p.pid]; ok && st == p.start ||
+			t.job > 0 && (p.pid == t.job || p.pgrp == t.job || p.sid == t.job) ||
 			len(t.env) > 0 && environHas(environ(p.pid), t.env) {
 			out[p.pid] = p
 			queue = append(queue, p)

@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"fmt"
 	"os"
 	"strconv"
 	"sync"
@@ -44,6 +45,49 @@ type Guard struct {
 	spawning sync.RWMutex
 	proc     *os.Process
 	pid      atomic.Int64
+
+	orphans map[int]uint64 // told to the guard, by pid: start time
+	// overflow counts the orphans not told past MaxOrphans (one seen at
+	// several walks of the tree counts at each).
+	overflow int
+}
+
+// MaxOrphans bounds how many orphans of the job Orphan passes on to the
+// guard: their lines stay well within a pipe's buffer (64 KiB), which the
+// guard empties as they come, so writing them never blocks jobtrace. The
+// orphans past it are found by the guard only through the job's session,
+// process group and environment.
+const MaxOrphans = 1024
+
+// Orphan tells the guard about a process of the job that re-parented to
+// jobtrace (a child subreaper) when its parent exited: it is killed with
+// the job even if it left the job's session and environment. The start
+// time (clock ticks after boot) tells it from a later process with the
+// same pid. Orphans are told once each, at most MaxOrphans.
+func (g *Guard) Orphan(pid int, start uint64) {
+	if g == nil || pid <= 1 {
+		return
+	}
+	g.mu.Lock()
+	if g.orphans == nil {
+		g.orphans = map[int]uint64{}
+	}
+	if s, ok := g.orphans[pid]; ok && s == start {
+		g.mu.Unlock()
+		return
+	}
+	if len(g.orphans) >= MaxOrphans {
+		g.overflow++
+		first := g.overflow == 1
+		g.mu.Unlock()
+		if first && g.opts.Warn != nil {
+			g.opts.Warn(fmt.Sprintf("more than %d orphans of the job: if jobtrace is killed, its guard finds the others only by the job's session, process group and environment", MaxOrphans))
+		}
+		return
+	}
+	g.orphans[pid] = start
+	g.mu.Unlock()
+	g.send(msgOrphan, strconv.Itoa(pid)+" "+strconv.FormatUint(start, 10))
 }
 
 // IsGuard reports whether pid is the guard process: a child of jobtrace

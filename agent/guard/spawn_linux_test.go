@@ -3,6 +3,7 @@ package guard
 import (
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -53,5 +54,26 @@ func TestReleasedGuardExits(t *testing.T) {
 			t.Fatalf("the released guard %d still exists", pid)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// Orphans past MaxOrphans are counted and said once; telling them never
+// blocks, even with no guard process reading yet.
+func TestOrphansAreBounded(t *testing.T) {
+	var warns []string
+	g := Start(Options{Warn: func(s string) { warns = append(warns, s) }})
+	defer g.Release()
+	for i := 0; i < MaxOrphans; i++ {
+		g.Orphan(1000+i, 5)
+		g.Orphan(1000+i, 5) // told once
+	}
+	for i := MaxOrphans; i < MaxOrphans+10; i++ {
+		g.Orphan(1000+i, 5)
+	}
+	if len(g.orphans) != MaxOrphans || g.overflow != 10 {
+		t.Errorf("%d orphans kept, %d over", len(g.orphans), g.overflow)
+	}
+	if len(warns) != 1 || !strings.Contains(warns[0], "more than 1024 orphans") {
+		t.Errorf("warnings: %q", warns)
 	}
 }

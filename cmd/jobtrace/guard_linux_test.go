@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jobtrace/jobtrace/agent/guard"
+	"github.com/jobtrace/jobtrace/exporters/usagecsv"
 	"github.com/jobtrace/jobtrace/hostmetrics/cgroup"
 )
 
@@ -29,15 +30,17 @@ func startRun(t *testing.T, mode string) (*exec.Cmd, *bytes.Buffer, map[string]i
 	// bg: a background child in the job's process group and session;
 	// setsid: a daemon in a session of its own; orphan: a daemon whose
 	// parent exited (re-parented to jobtrace); noenv: a daemon in a
-	// session of its own with a cleared environment.
+	// session of its own with a cleared environment; orphan-noenv: one
+	// whose parent exited as well.
 	job := `d=$1
 sleep 1001 & echo $! > "$d/bg"
 setsid sleep 1002 & echo $! > "$d/setsid"
 (setsid sh -c 'sleep 1003 & echo $! > "$1"' sh "$d/orphan" &)
 setsid env -i sleep 1004 & echo $! > "$d/noenv"
+(setsid env -i sleep 1009 & echo $! > "$d/orphan-noenv")
 echo "$JOBTRACE_SOCKET" > "$d/sock"
 wait`
-	cmd := exec.Command(bin, "run", "--cgroup", mode, "--summary=off", "--out", filepath.Join(dir, "out"), "--", "sh", "-c", job, "sh", dir)
+	cmd := exec.Command(bin, "run", "--cgroup", mode, "--interval", "100ms", "--summary=off", "--out", filepath.Join(dir, "out"), "--", "sh", "-c", job, "sh", dir)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + os.TempDir()}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -53,7 +56,7 @@ wait`
 	})
 	var sock string
 	deadline := time.Now().Add(killWait)
-	for _, name := range []string{"bg", "setsid", "orphan", "noenv", "sock"} {
+	for _, name := range []string{"bg", "setsid", "orphan", "noenv", "orphan-noenv", "sock"} {
 		for {
 			data, _ := os.ReadFile(filepath.Join(dir, name))
 			if s, ok := strings.CutSuffix(string(data), "\n"); ok {
@@ -72,6 +75,15 @@ wait`
 	}
 	if sock == "" {
 		t.Fatal("the job has no JOBTRACE_SOCKET")
+	}
+	// Two more samples: jobtrace has walked its children since the last
+	// orphan appeared.
+	csv := filepath.Join(dir, "out", usagecsv.FileName)
+	rows := func() int { data, _ := os.ReadFile(csv); return bytes.Count(data, []byte("\n")) }
+	for n := rows(); rows() < n+2; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no new rows in %s; stderr: %s", csv, stderr.String())
+		}
 	}
 	return cmd, &stderr, pids, filepath.Dir(sock)
 }
@@ -172,7 +184,9 @@ func TestKilledJobtraceTakesItsJobAlong(t *testing.T) {
 			if mode == "auto" && cg == "" {
 				t.Log("no cgroup of the job's own here: checking what the guard finds without one")
 			}
-			want := map[string]int{"bg": pids["bg"], "setsid": pids["setsid"], "orphan": pids["orphan"]}
+			// An orphan with a cleared environment is found because
+			// jobtrace, its subreaper, told the guard.
+			want := map[string]int{"bg": pids["bg"], "setsid": pids["setsid"], "orphan": pids["orphan"], "orphan-noenv": pids["orphan-noenv"]}
 			if cg != "" {
 				// Only a cgroup finds a daemon that left the job's
 				// session and environment.
