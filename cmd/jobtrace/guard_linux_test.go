@@ -275,15 +275,15 @@ func jt2(t *testing.T, mode string) string {
 	return r.stderr
 }
 
-// After a run that ends by itself, or by a forwarded SIGTERM, the guard
+// After a run that ends by itself, or by a forwarded SIGTERM or SIGINT, the guard
 // exits without a word and without touching what the job left.
 func TestTheGuardLeavesAfterANormalEnd(t *testing.T) {
-	for _, how := range []string{"exit", "SIGTERM"} {
+	for _, how := range []string{"exit", "SIGTERM", "SIGINT"} {
 		t.Run(how, func(t *testing.T) {
 			dir := t.TempDir()
 			ready, left := filepath.Join(dir, "ready"), filepath.Join(dir, "left")
 			cmd := exec.Command(bin, "run", "--cgroup", "off", "--summary=off", "--out", filepath.Join(dir, "o"), "--", "sh", "-c",
-				`trap 'exit 42' TERM; setsid sleep 1008 >/dev/null 2>&1 & echo $! > "$2"; touch "$1"; while [ ! -e "$1.end" ]; do sleep 0.05; done`, "sh", ready, left)
+				`trap 'exit 42' TERM; trap 'exit 43' INT; setsid sleep 1008 >/dev/null 2>&1 & echo $! > "$2"; touch "$1"; while [ ! -e "$1.end" ]; do sleep 0.05; done`, "sh", ready, left)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			if err := cmd.Start(); err != nil {
@@ -305,11 +305,15 @@ func TestTheGuardLeavesAfterANormalEnd(t *testing.T) {
 			daemon, _ := strconv.Atoi(strings.TrimSpace(string(data)))
 			defer syscall.Kill(daemon, syscall.SIGKILL)
 			want := 0
-			if how == "exit" {
+			switch how {
+			case "exit":
 				os.WriteFile(ready+".end", nil, 0o644)
-			} else {
+			case "SIGTERM":
 				cmd.Process.Signal(syscall.SIGTERM)
 				want = 42
+			case "SIGINT":
+				cmd.Process.Signal(syscall.SIGINT)
+				want = 43
 			}
 			err := cmd.Wait()
 			if code := cmd.ProcessState.ExitCode(); code != want {
