@@ -5,6 +5,7 @@ import (
 	"math"
 	"os/exec"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 
 	"github.com/jobtrace/jobtrace/hostmetrics/procfs"
 	"github.com/jobtrace/jobtrace/hostmetrics/proctree"
+	"github.com/jobtrace/jobtrace/internal/timingtest"
 )
 
 // The gopsutil mapping, fed with what gopsutil reads on this machine, agrees
@@ -175,11 +177,15 @@ func TestGopsutilMatchesNative(t *testing.T) {
 // reader walks, and its figures, tallied, agree with the native ones.
 func TestGopsutilTreeMatchesNative(t *testing.T) {
 	cmd := exec.Command("sh", "-c", "sleep 30 & sleep 30 & (sleep 30; true) & wait")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// The whole tree: sleeps left behind would re-parent to this process
+	// once a test has made it a subreaper, and be taken for orphans of
+	// the jobs of the tests that follow (go test -count=N).
 	defer func() {
-		cmd.Process.Kill()
+		syscallKillGroup(cmd)
 		cmd.Wait()
 	}()
 	job := cmd.Process.Pid
@@ -191,8 +197,9 @@ func TestGopsutilTreeMatchesNative(t *testing.T) {
 	// sleeps have started).
 	var tr Tree
 	var nu proctree.Usage
-	for try := 0; ; try++ {
-		if try == 200 {
+	deadline := time.Now().Add(timingtest.Patience)
+	for {
+		if time.Now().After(deadline) {
 			t.Fatalf("the job's tree did not settle: %+v", nu)
 		}
 		time.Sleep(10 * time.Millisecond)
