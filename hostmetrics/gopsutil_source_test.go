@@ -3,6 +3,7 @@
 package hostmetrics
 
 import (
+	"io"
 	"os"
 	"os/exec"
 	"runtime"
@@ -55,7 +56,7 @@ func TestGopsutilBurn(t *testing.T) {
 	}
 	for end := time.Now().Add(300 * time.Millisecond); time.Now().Before(end); {
 	}
-	time.Sleep(300 * time.Millisecond)
+	io.Copy(io.Discard, os.Stdin) // until the test has seen it running
 }
 
 func TestGopsutilSourceTree(t *testing.T) {
@@ -66,6 +67,10 @@ func TestGopsutilSourceTree(t *testing.T) {
 	defer src.Close()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestGopsutilBurn$")
 	cmd.Env = append(os.Environ(), burnEnv+"=1")
+	running, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -78,6 +83,7 @@ func TestGopsutilSourceTree(t *testing.T) {
 	if !s.Job.HasTree || s.Job.Tree.Processes != 1 || s.Job.Tree.Roots != 1 || s.Job.Tree.RSS == 0 {
 		t.Errorf("while running: %+v", s.Job.Tree)
 	}
+	running.Close()
 	if err := cmd.Wait(); err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ package hostmetrics
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -25,9 +26,12 @@ func TestIllumosLiveSource(t *testing.T) {
 	defer src.Close()
 	t.Logf("Unavailable: %s", src.Unavailable())
 
-	// Spin in the shell for about a second of CPU, then idle a little,
-	// so the tree has user time and is still there when sampled.
-	job := exec.Command("/bin/sh", "-c", `i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done; sleep 1`)
+	// Spin in the shell for about a second of CPU, then idle until the
+	// test has sampled it (release), so the tree has user time and is
+	// still there when sampled, however loaded the machine.
+	release := filepath.Join(t.TempDir(), "release")
+	job := exec.Command("/bin/sh", "-c", `i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done
+j=0; until [ -e "$1" ] || [ $j -ge 1200 ]; do sleep 0.05; j=$((j+1)); done`, "sh", release)
 	if err := job.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -75,6 +79,9 @@ func TestIllumosLiveSource(t *testing.T) {
 	}
 	if mid.Job.Tree.CPUUser+mid.Job.Tree.CPUSystem <= 0 || mid.Job.Tree.Threads < 1 || mid.Job.Tree.RSS == 0 {
 		t.Errorf("tree while running: %+v", mid.Job.Tree)
+	}
+	if err := os.WriteFile(release, nil, 0o600); err != nil {
+		t.Fatal(err)
 	}
 
 	if err := job.Wait(); err != nil {

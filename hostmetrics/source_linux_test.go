@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/jobtrace/jobtrace/internal/timingtest"
 )
 
 func TestLinuxSourceHost(t *testing.T) {
@@ -54,9 +56,14 @@ func TestLinuxSourceOrphans(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	marker := t.TempDir() + "/orphan.pid"
+	dir := t.TempDir()
+	marker, release := dir+"/orphan.pid", dir+"/release"
 	// The job starts a CPU burner in the background and exits at once.
-	cmd := exec.Command("sh", "-c", `sh -c 'echo $$ > `+marker+`; i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done' & exit 0`)
+	// The burner ends once it has burnt and been seen (release), waiting
+	// without children of its own, whose CPU would leave the tree with
+	// them.
+	cmd := exec.Command("sh", "-c", `sh -c 'echo $$ > `+marker+`; i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done
+while [ ! -e `+release+` ] && [ $i -lt 3000000 ]; do i=$((i+1)); done' & exit 0`)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -65,24 +72,25 @@ func TestLinuxSourceOrphans(t *testing.T) {
 	src.JobExited(ExitUsageOf(cmd.ProcessState))
 
 	var pid int
-	for i := 0; i < 200 && pid == 0; i++ {
+	timingtest.Eventually(t, "the orphan's start", func() bool {
 		data, _ := os.ReadFile(marker)
 		pid, _ = strconv.Atoi(strings.TrimSpace(string(data)))
-		time.Sleep(10 * time.Millisecond)
-	}
-	if pid == 0 {
-		t.Fatal("the orphan did not start")
-	}
+		return pid != 0
+	})
 	var s Sample
 	s.Time = time.Now()
 	if err := src.Read(&s); err != nil {
 		t.Fatal(err)
 	}
 	if !s.Job.HasTree || s.Job.Tree.Roots < 1 || s.Job.Tree.Processes < 1 {
+		os.WriteFile(release, nil, 0o600)
 		t.Fatalf("the orphan is not in the tree: %+v", s.Job.Tree)
 	}
+	if err := os.WriteFile(release, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	// Wait for it to end; the source reaps it.
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(timingtest.Patience)
 	var last time.Duration
 	for {
 		s.Time = time.Now()
@@ -130,20 +138,19 @@ func TestLinuxSourceSpacesCostlyWalks(t *testing.T) {
 	defer src.Close()
 	src.SetJob(cmd.Process.Pid)
 	var s Sample
-	for i := 0; i < 100; i++ {
+	timingtest.Eventually(t, "300 sleeping children", func() bool {
 		s.Time, s.Reason = time.Now(), ReasonStart
 		src.Read(&s)
-		if s.Job.Tree.Processes > 300 {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return s.Job.Tree.Processes > 300
+	})
 	ls := src.(*linuxSource)
 	if s.Job.Tree.Processes <= CheapWalkProcs || ls.walkCost <= 0 {
 		t.Fatalf("%d processes, walk cost %v", s.Job.Tree.Processes, ls.walkCost)
 	}
 	first := s.Job.Tree.At
-	s.Time, s.Reason = time.Now(), ReasonBoundary
+	// The next sample comes a microsecond later by its own clock, however
+	// long the test was kept from running meanwhile.
+	s.Time, s.Reason = first.Add(time.Microsecond), ReasonBoundary
 	src.Read(&s)
 	if !s.Job.Tree.At.Equal(first) {
 		t.Errorf("the tree was walked again right after a walk of %v", ls.walkCost)

@@ -1,4 +1,4 @@
-//go:build linux
+//go:build linux && timing
 
 package main
 
@@ -31,6 +31,11 @@ import (
 // reference subtest checks that).
 
 // Tolerances. Each says what the product promises and what the machine adds.
+// This is the timing suite (-tags timing, see internal/timingtest): the
+// bounds on when a phase begins and ends hold on a 2-core machine running
+// two CPU hogs beside the test, where jobtrace reads a marker line when the
+// scheduler lets it, tens of ms late at times; the figures measured there
+// are given with each.
 const (
 	// relTol is the share by which a phase's CPU, peak memory or bytes
 	// written may differ from the workload's own figure.
@@ -61,28 +66,29 @@ const (
 	// phase may end: the Go runtime's exit, the shell's wake-up to reap it
 	// and print END_PHASE, and jobtrace reading the line. About 1 ms on a
 	// quiet machine; medians of 1 to 15 ms were measured with 6 to 7
-	// runnable threads on 2 cores (go test ./... runs packages side by
-	// side).
-	durationSlack = 25 * time.Millisecond
+	// runnable threads on 2 cores, 14 to 41 ms with two CPU hogs beside
+	// other work (load average 23).
+	durationSlack = 60 * time.Millisecond
 
 	// durationEarly is how long after the workload's main began a short
 	// phase may begin. The shell prints BEGIN_PHASE before it forks the
 	// workload, and exec and the Go runtime's start take a ms or more,
 	// so jobtrace reads the line before main begins unless it is kept
-	// from running, which a loaded machine does now and then.
-	durationEarly = 10 * time.Millisecond
+	// from running, which a loaded machine does now and then: medians of
+	// -8 to 26 ms were measured with two CPU hogs (load average 23).
+	durationEarly = 40 * time.Millisecond
 
 	// shortRuns is how many ~50 ms phases are run; their median is
-	// checked, so that one phase delayed by the scheduler of a busy
-	// machine does not decide, while an error made every time does.
-	shortRuns = 5
+	// checked, so that a few phases delayed by the scheduler of a busy
+	// machine do not decide, while an error made every time does.
+	shortRuns = 9
 
 	// firstLagTol is how long after the workload's main began the job's
 	// first phase may begin: jobtrace reads the job's first line while it
 	// finishes starting up. 0 to 4 ms were measured with 3 to 4
-	// runnable threads on 2 cores, 10 to 12 ms in 3 of 5 runs with 6;
-	// CI runs packages side by side on 2 cores.
-	firstLagTol = 30 * time.Millisecond
+	// runnable threads on 2 cores, 10 to 12 ms in 3 of 5 runs with 6,
+	// -10 to 103 ms with two CPU hogs beside other work (load average 23).
+	firstLagTol = 150 * time.Millisecond
 )
 
 const (

@@ -19,6 +19,7 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"github.com/jobtrace/jobtrace/exporters/spool"
+	"github.com/jobtrace/jobtrace/internal/timingtest"
 )
 
 // bin is the jobtrace binary built for these tests.
@@ -238,7 +239,9 @@ jobtrace phase end sock
 echo '{"v":1,"type":"begin","name":"md"}' >> "$JOBTRACE_MARKER_DIR/$$.jsonl"
 echo '{"v":1,"type":"end","name":"md","result":"failure"}' >> "$JOBTRACE_MARKER_DIR/$$.jsonl"
 echo 'this is not json' >> "$JOBTRACE_MARKER_DIR/$$.jsonl"
-sleep 0.5
+# The marker dir is polled: keep the group open until md has been read and
+# ended (its span is in the spool), however late the poll comes.
+i=0; until grep -qs '"name":"md"' jobtrace-out/spans.otlp.jsonl || [ $i -ge 1200 ]; do sleep 0.05; i=$((i+1)); done
 echo "::endgroup::"
 printf '\033[0Ksection_start:%s:sect\r\033[0KA section\n' "$(date +%s)"
 jobtrace exec step -- sh -c 'echo "child TRACEPARENT=$TRACEPARENT"'
@@ -420,7 +423,7 @@ func TestSignalsReachTheJobThroughJobtrace(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			deadline := time.Now().Add(10 * time.Second)
+			deadline := time.Now().Add(timingtest.Patience)
 			for {
 				if _, err := os.Stat(ready); err == nil {
 					break
@@ -442,7 +445,11 @@ func TestSignalsReachTheJobThroughJobtrace(t *testing.T) {
 }
 
 func TestNestedRunsInOneDirectoryKeepSeparateSpools(t *testing.T) {
-	r := jt(t, nil, "run", "--name", "outer", "--", "sh", "-c", `jobtrace run --name inner -- true; jobtrace replay --endpoint http://127.0.0.1:1 jobtrace-out`)
+	// The outer run writes its spool a moment after it starts (its start-up
+	// span): the replay is tried once it is there.
+	r := jt(t, nil, "run", "--name", "outer", "--", "sh", "-c", `jobtrace run --name inner -- true
+i=0; until [ -s jobtrace-out/spans.otlp.jsonl ] || [ $i -ge 1200 ]; do sleep 0.05; i=$((i+1)); done
+jobtrace replay --endpoint http://127.0.0.1:1 jobtrace-out`)
 	if r.code != 0 && !strings.Contains(r.stderr, "replay") {
 		t.Fatalf("code %d: %s", r.code, r.stderr)
 	}

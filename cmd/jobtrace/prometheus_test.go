@@ -9,7 +9,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -31,13 +33,18 @@ func freePort(t *testing.T) string {
 
 // scrapeUntil scrapes url every 100 ms until a scrape is done(), or ended
 // is closed, and sends the last scrape (or what went wrong) on the channel
-// it returns.
-func scrapeUntil(url string, ended <-chan struct{}, done func(string) bool) <-chan string {
+// it returns. Once it has a scrape that is done, or has given up, it
+// creates the file flag: the job waits for it (waitForFlag) rather than
+// for a time that a loaded machine may overrun.
+func scrapeUntil(url, flag string, ended <-chan struct{}, done func(string) bool) <-chan string {
 	scraped := make(chan string, 1)
 	go func() {
-		client := &http.Client{Timeout: 2 * time.Second}
+		client := &http.Client{Timeout: 10 * time.Second}
 		last := ""
-		defer func() { scraped <- last }()
+		defer func() {
+			os.WriteFile(flag, nil, 0o600)
+			scraped <- last
+		}()
 		for {
 			select {
 			case <-ended:
@@ -62,6 +69,10 @@ func scrapeUntil(url string, ended <-chan struct{}, done func(string) bool) <-ch
 	return scraped
 }
 
+// waitForFlag is a job's script that waits for the file $1, at most a
+// minute.
+const waitForFlag = `i=0; until [ -e "$1" ] || [ $i -ge 1200 ]; do sleep 0.05; i=$((i+1)); done`
+
 // TestPrometheusEndpoint scrapes a running job: resource usage while it
 // runs, a phase's histogram once the phase has ended, the resource labels
 // on every series, and promtool's verdict on the whole scrape.
@@ -75,14 +86,15 @@ func TestPrometheusEndpoint(t *testing.T) {
 		"CI_PIPELINE_NAME=nightly",
 		"CI_JOB_ID=123456",
 	}
-	job := `echo "::group::compile"; sleep 0.3; echo "::endgroup::"; sleep 1.5`
+	flag := filepath.Join(t.TempDir(), "scraped")
+	job := `echo "::group::compile"; sleep 0.3; echo "::endgroup::"; ` + waitForFlag
 
 	url := "http://" + addr + "/metrics"
 	ended := make(chan struct{})
-	scraped := scrapeUntil(url, ended, func(s string) bool {
+	scraped := scrapeUntil(url, flag, ended, func(s string) bool {
 		return strings.Contains(s, `jobtrace_phase_duration_seconds_bucket{`) && strings.Contains(s, "system_cpu_time_seconds_total{")
 	})
-	r := jt(t, env, "run", "--interval", "100ms", "--prometheus-listen", addr, "--", "sh", "-c", job)
+	r := jt(t, env, "run", "--interval", "100ms", "--prometheus-listen", addr, "--", "sh", "-c", job, "sh", flag)
 	close(ended)
 	scrape := <-scraped
 	if r.code != 0 {
@@ -158,11 +170,13 @@ func TestPrometheusAndOTLP(t *testing.T) {
 	c := &otlptest.Collector{}
 	endpoint := "http://" + otlptest.StartHTTP(t, "127.0.0.1:0", c).Addr
 	addr := freePort(t)
+	flag := filepath.Join(t.TempDir(), "scraped")
 	ended := make(chan struct{})
-	scraped := scrapeUntil("http://"+addr+"/metrics", ended, func(s string) bool {
+	scraped := scrapeUntil("http://"+addr+"/metrics", flag, ended, func(s string) bool {
 		return strings.Contains(s, "system_cpu_time_seconds_total{")
 	})
-	r := jt(t, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=" + endpoint}, "run", "--interval", "100ms", "--prometheus-listen", addr, "--", "sleep", "1")
+	r := jt(t, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=" + endpoint}, "run", "--interval", "100ms", "--prometheus-listen", addr, "--",
+		"sh", "-c", waitForFlag, "sh", flag)
 	close(ended)
 	scrape := <-scraped
 	if r.code != 0 {

@@ -58,8 +58,11 @@ func TestSummaryForms(t *testing.T) {
 // The CSV is there at the end of a run, every row has the header's columns,
 // and the phase's rows name it.
 func TestResourceCSV(t *testing.T) {
-	r := jt(t, nil, "run", "--interval", "50ms", "--summary=off", "--", "sh", "-c",
-		`echo "BEGIN_PHASE work"; sleep 0.3; echo "END_PHASE work"`)
+	// The phase lasts until three interval samples were written in it
+	// (at most a minute), however late a loaded machine takes them.
+	r := jt(t, nil, "run", "--interval", "50ms", "--summary=off", "--", "sh", "-c", `echo "BEGIN_PHASE work"
+i=0; until [ "$(grep -c ',interval,work,' jobtrace-out/resource-usage.csv)" -ge 3 ] || [ $i -ge 1200 ]; do sleep 0.05; i=$((i+1)); done
+echo "END_PHASE work"`)
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -73,7 +76,7 @@ func TestResourceCSV(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(rows) < 5 {
-		t.Fatalf("%d rows for a 0.3 s job sampled every 50 ms", len(rows))
+		t.Fatalf("%d rows for a job with a phase of three samples", len(rows))
 	}
 	col := map[string]int{}
 	for i, name := range rows[0] {

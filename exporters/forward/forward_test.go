@@ -16,18 +16,18 @@ import (
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
-	"go.uber.org/goleak"
 	"google.golang.org/grpc/codes"
 
 	"github.com/jobtrace/jobtrace/config"
 	"github.com/jobtrace/jobtrace/exporters/otlp"
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/internal/otlptest"
+	"github.com/jobtrace/jobtrace/internal/timingtest"
 )
 
 func TestMain(m *testing.M) {
 	otlp.RouteErrors(func(string) {})
-	goleak.VerifyTestMain(m)
+	timingtest.VerifyTestMain(m)
 }
 
 // job writes spans into a spool the way the agent does, one line per span.
@@ -112,7 +112,7 @@ var protocols = []string{config.ProtocolGRPC, config.ProtocolHTTPProtobuf}
 
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(timingtest.Patience)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
@@ -176,7 +176,7 @@ func TestDelivery(t *testing.T) {
 			cancel()
 			<-done
 
-			ctx, cancel2 := context.WithTimeout(context.Background(), 3*time.Second)
+			ctx, cancel2 := context.WithTimeout(context.Background(), timingtest.Patience)
 			defer cancel2()
 			r := f.Finish(ctx)
 			if r.Sent != 4 || r.Pending != 0 || r.Lines != 4 || r.Err != nil {
@@ -217,7 +217,7 @@ func TestCollectorDownThenUp(t *testing.T) {
 			waitFor(t, "the next span", func() bool { return len(srv.SpanNames()) == 6 })
 			cancel()
 			<-done
-			ctx, cancel2 := context.WithTimeout(context.Background(), 3*time.Second)
+			ctx, cancel2 := context.WithTimeout(context.Background(), timingtest.Patience)
 			defer cancel2()
 			r := f.Finish(ctx)
 			if got := srv.SpanNames(); !slices.Equal(got, seq("s", 6)) {
@@ -253,15 +253,12 @@ func TestFinishRefused(t *testing.T) {
 					<-done
 				}
 
-				ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+				ctx, cancel := context.WithTimeout(context.Background(), timingtest.Patience)
 				defer cancel()
 				start := time.Now()
 				r := f.Finish(ctx)
-				took := time.Since(start)
-				t.Logf("Finish against a refused %s port took %v", proto, took)
-				if took > time.Second {
-					t.Errorf("Finish took %v, budget 100ms", took)
-				}
+				// The budget is 100 ms; a second is the margin of the timing suite.
+				timingtest.Within(t, "Finish against a refused "+proto+" port", time.Since(start), time.Second)
 				if r.Sent != 0 || r.Pending != 3 || r.Err == nil {
 					t.Errorf("Result = %+v, want 3 pending with an error", r)
 				}
@@ -301,7 +298,7 @@ func TestFinishHanging(t *testing.T) {
 					select {
 					case <-done:
 						t.Logf("Run returned %v after cancel, upload in flight", time.Since(stopped))
-					case <-time.After(time.Second):
+					case <-time.After(30 * time.Second): // far below the upload's minute
 						t.Fatal("Run did not return after its context was cancelled")
 					}
 				}
@@ -310,11 +307,8 @@ func TestFinishHanging(t *testing.T) {
 				defer cancel()
 				start := time.Now()
 				r := f.Finish(ctx)
-				took := time.Since(start)
-				t.Logf("Finish against a hanging %s collector took %v (deadline %v)", proto, took, deadline)
-				if took > deadline+500*time.Millisecond {
-					t.Errorf("Finish took %v, deadline %v", took, deadline)
-				}
+				timingtest.Within(t, fmt.Sprintf("Finish against a hanging %s collector, deadline %v", proto, deadline),
+					time.Since(start), deadline+500*time.Millisecond)
 				if r.Sent != 0 || r.Pending != 2 || r.Err == nil {
 					t.Errorf("Result = %+v, want 2 pending with an error", r)
 				}
@@ -338,7 +332,7 @@ func TestReplay(t *testing.T) {
 				t.Fatal(err)
 			}
 			srv, addr := start(t, proto, "")
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), timingtest.Patience)
 			defer cancel()
 
 			r := Replay(ctx, dir, client(t, proto, addr, 0), false, Options{})
@@ -378,7 +372,7 @@ func TestReplayCollectorDown(t *testing.T) {
 	j.spans("s1", "s2")
 	j.end()
 	addr := otlptest.Refused(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), timingtest.Patience)
 	defer cancel()
 	r := Replay(ctx, dir, client(t, config.ProtocolGRPC, addr, 0), false, Options{})
 	if r.Sent != 0 || r.Pending != 2 || r.Err == nil {
@@ -420,7 +414,7 @@ func TestReplaySkipsBadLines(t *testing.T) {
 	j2.end()
 
 	srv, addr := start(t, config.ProtocolHTTPProtobuf, "")
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), timingtest.Patience)
 	defer cancel()
 	r := Replay(ctx, dir, client(t, config.ProtocolHTTPProtobuf, addr, 0), false, Options{})
 	if r.Sent != 2 || r.Pending != 0 || r.Err == nil || !strings.Contains(r.Err.Error(), "line 2") {
@@ -456,7 +450,7 @@ func TestNoDuplicateAfterCancelMidUpload(t *testing.T) {
 			cancel()
 			<-done
 
-			ctx, cancel2 := context.WithTimeout(context.Background(), 3*time.Second)
+			ctx, cancel2 := context.WithTimeout(context.Background(), timingtest.Patience)
 			defer cancel2()
 			r := f.Finish(ctx)
 			if r.Sent != 1 || r.Pending != 0 || r.Err != nil {

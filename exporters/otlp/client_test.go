@@ -16,10 +16,10 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/resource"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-	"go.uber.org/goleak"
 
 	"github.com/jobtrace/jobtrace/config"
 	"github.com/jobtrace/jobtrace/internal/otlptest"
+	"github.com/jobtrace/jobtrace/internal/timingtest"
 )
 
 var (
@@ -33,7 +33,7 @@ func TestMain(m *testing.M) {
 		warns = append(warns, s)
 		warnMu.Unlock()
 	})
-	goleak.VerifyTestMain(m)
+	timingtest.VerifyTestMain(m)
 }
 
 func oneSpan(name string) []*tracepb.ResourceSpans {

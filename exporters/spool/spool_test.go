@@ -20,11 +20,12 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-	"go.uber.org/goleak"
+
+	"github.com/jobtrace/jobtrace/internal/timingtest"
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	timingtest.VerifyTestMain(m)
 }
 
 // recordOnly records spans whose name starts with "unsampled" without

@@ -20,7 +20,7 @@ func TestRealSource(t *testing.T) {
 	defer src.Close()
 	if runtime.GOOS != "windows" {
 		if path, err := exec.LookPath("sleep"); err == nil {
-			cmd := exec.Command(path, "5")
+			cmd := exec.Command(path, "300")
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/jobtrace/jobtrace/internal/timingtest"
 )
 
 // createTestGroup makes a cgroup for the test at the root of the host's
@@ -37,7 +39,7 @@ func createTestGroup(t *testing.T) (*Group, Mount) {
 	}
 	t.Cleanup(func() {
 		_ = g.Kill()
-		if err := g.Remove(5 * time.Second); err != nil {
+		if err := g.Remove(timingtest.Patience); err != nil {
 			t.Errorf("cleanup: %v", err)
 		}
 	})
@@ -127,7 +129,7 @@ func TestGroupOnThisHost(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(g.Dir, "nested"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := g.Remove(5 * time.Second); err != nil {
+	if err := g.Remove(timingtest.Patience); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(g.Dir); !errors.Is(err, fs.ErrNotExist) {

@@ -12,13 +12,12 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
+	"github.com/jobtrace/jobtrace/internal/timingtest"
 	"github.com/jobtrace/jobtrace/spans/protocol"
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	timingtest.VerifyTestMain(m)
 }
 
 type recorder struct {

@@ -14,13 +14,12 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
+	"github.com/jobtrace/jobtrace/internal/timingtest"
 	"github.com/jobtrace/jobtrace/spans/protocol"
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	timingtest.VerifyTestMain(m)
 }
 
 // sockPath returns a short socket path: sun_path holds about 104 bytes on
@@ -336,9 +335,7 @@ func TestCloseDrains(t *testing.T) {
 		t.Fatal(err)
 	}
 	// DrainTimeout bounds the wait; the margin is for a loaded test machine.
-	if took := time.Since(t0); took > DrainTimeout+time.Second {
-		t.Errorf("Close took %v", took)
-	}
+	timingtest.Within(t, "Close", time.Since(t0), DrainTimeout+time.Second)
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
