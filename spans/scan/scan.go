@@ -461,6 +461,9 @@ func (s *Scanner) phase(l []byte) {
 		Name:   s.clean(rest[words[0][0]:last[1]], protocol.MaxNameBytes),
 		Syntax: protocol.SyntaxPhase,
 	}
+	if m.Name == "" {
+		return // only blanks that are no word break (CR, VT, FF): no name, no marker
+	}
 	for _, w := range words[first:] {
 		kv := rest[w[0]:w[1]]
 		eq := bytes.IndexByte(kv, '=')

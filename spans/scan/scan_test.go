@@ -75,6 +75,8 @@ func TestSyntaxes(t *testing.T) {
 				Attrs: []attribute.KeyValue{attribute.String("result", "meh")}}}},
 		{"not phase markers", "BEGIN_PHASE\nBEGIN_PHASEx y\nEND_PHASE   \n echo BEGIN_PHASE x\nBEGIN\nEND\n",
 			nil},
+		{"phase name of blanks that are not word breaks", "BEGIN_PHASE \r \nEND_PHASE \v\nBEGIN_PHASE \f k=v\nBEGIN_PHASE \x1b[0m\u00a0\n",
+			nil},
 		{"github", "::group::Install deps\nnpm ci\n::endgroup::\n",
 			[]protocol.Msg{
 				{V: 1, Type: protocol.TypeBegin, Name: "Install deps", Title: "Install deps", Syntax: "github", Time: fixedNow},
