@@ -1,31 +1,41 @@
-package protocol
+package protocol_test
 
 import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/jobtrace/jobtrace/internal/fuzzcheck"
+	"github.com/jobtrace/jobtrace/spans/protocol"
 )
 
-// FuzzParse checks that Parse never panics and that whatever it accepts
-// survives AppendJSON and Parse again.
+// FuzzParse checks that Parse never panics, that whatever it accepts keeps
+// the protocol's rules (fuzzcheck.Msg), and that it survives AppendJSON and
+// Parse again. Seeds: below and in testdata/fuzz/FuzzParse.
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{
-		string(benchLine),
+		`{"v":1,"type":"begin","name":"compile","parent":"build","ts":"2025-03-01T12:00:00.123456Z","attrs":{"target":"linux/amd64","jobs":8}}`,
 		`{"type":"counter","name":"c","value":0.5}`,
 		`{"type":"attr","attrs":{"a":[1,2.5],"b":["x"],"c":[true]}}`,
 		`{"type":"end","name":"\u00e9\ud83d\ude00","result":"skip","ts":1700000000.123456789}`,
 		`{"type":"event","name":"e","x":{"y":[null,{"z":"\""}]}}`,
+		"{\"type\":\"event\",\"name\":\"e\",\"attrs\":{\"k\":\"\xff\xfe\",\"l\":[\"\\ud800\"]},\"ack\":true}",
+		`{"type":"counter","name":"c","value":-1e308}`,
 		`{"v":2}`, `[`, `{"a":`, "\xff",
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		m, err := Parse(line)
+		defer fuzzcheck.NoHang(line)()
+		m, err := protocol.Parse(line)
 		if err != nil {
 			return
 		}
+		if err := fuzzcheck.Msg(m); err != nil {
+			t.Fatalf("Parse(%q) accepted a message that breaks the rules: %v\n%#v", line, err, m)
+		}
 		b := m.AppendJSON(nil)
-		m2, err := Parse(b)
+		m2, err := protocol.Parse(b)
 		if err != nil {
 			t.Fatalf("re-parsing %s (from %q): %v", b, line, err)
 		}
@@ -33,7 +43,7 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("time changed: %v -> %v", m.Time, m2.Time)
 		}
 		m.Time, m2.Time = time.Time{}, time.Time{}
-		if m.Type == TypeCounter && m.Value == 0 {
+		if m.Type == protocol.TypeCounter && m.Value == 0 {
 			m.Value = 1 // a zero increment is written as the default
 		}
 		if !reflect.DeepEqual(m, m2) {
