@@ -50,7 +50,29 @@ func TestMarkerBeforeSocketBeginIsItsParent(t *testing.T) {
 	testHookSync = func() { once.Do(func() { close(syncing) }) }
 	testHookTap = func() { <-syncing }
 	defer func() { testHookSync, testHookTap = nil, nil }()
+	checkMarkerThenSocketBegin(t)
+}
 
+// TestSocketBeginBeforeStartJobReturned: on a loaded machine the job can
+// print its marker and talk to the socket before StartJob has returned to
+// the agent. Here the agent is held there until the socket message is being
+// handled, and the scanner until then too: the message must still wait for
+// the output before it.
+func TestSocketBeginBeforeStartJobReturned(t *testing.T) {
+	var once sync.Once
+	syncing := make(chan struct{})
+	testHookSync = func() { once.Do(func() { close(syncing) }) }
+	testHookTap = func() { <-syncing }
+	testHookStarted = func() { <-syncing }
+	defer func() { testHookSync, testHookTap, testHookStarted = nil, nil, nil }()
+	checkMarkerThenSocketBegin(t)
+}
+
+// checkMarkerThenSocketBegin runs a job that prints `::group::Build`, then
+// begins and ends `compile` over the socket: compile must be a child of
+// Build and lie inside it.
+func checkMarkerThenSocketBegin(t *testing.T) {
+	t.Helper()
 	dir := t.TempDir()
 	out, errf := files(t)
 	code := Run(Options{

@@ -63,6 +63,10 @@ var testHookSync func()
 // stays within its 200 MiB budget whatever a job sends.
 const MemoryLimit = 128 << 20
 
+// testHookStarted, when set by a test, is called once the job has started,
+// before the socket handler is told of it.
+var testHookStarted func()
+
 // Options describe one `jobtrace run`.
 type Options struct {
 	Args []string
@@ -197,6 +201,13 @@ func Run(o Options) int {
 		Start: o.Start,
 	})
 	var running atomic.Pointer[Job]
+	// started is closed once running is set, or the job failed to start:
+	// a step of the job can talk to the socket before StartJob has
+	// returned, and its output must be synced all the same.
+	started := make(chan struct{})
+	var startedOnce sync.Once
+	jobStarted := func() { startedOnce.Do(func() { close(started) }) }
+	defer jobStarted()
 	var lateSyncs atomic.Uint64
 	handle := func(m protocol.Msg) protocol.Reply {
 		if m.Ack {
@@ -205,6 +216,12 @@ func Run(o Options) int {
 			if testHookSync != nil {
 				testHookSync()
 			}
+			wait := time.NewTimer(OutputSyncTimeout)
+			select {
+			case <-started:
+			case <-wait.C:
+			}
+			wait.Stop()
 			if !running.Load().SyncOutput(OutputSyncTimeout) && lateSyncs.Add(1) == 1 {
 				log.Warn(fmt.Sprintf("%s %q handled before the output the job printed before it had been scanned (waited %v): it may nest under the wrong phase; further ones are counted",
 					m.Type, m.Name, OutputSyncTimeout))
@@ -260,6 +277,13 @@ func Run(o Options) int {
 		GracePeriod: o.GracePeriod, Warn: log.Warn,
 		CgroupFD: cgroupFD, OnExit: onExit,
 	})
+	if err == nil {
+		if testHookStarted != nil {
+			testHookStarted()
+		}
+		running.Store(job)
+	}
+	jobStarted()
 	mark("job started")
 	if err == nil {
 		grd.Job(job.Pid())
@@ -288,7 +312,6 @@ func Run(o Options) int {
 		jobErr = err
 		log.Printf("%v", err)
 	} else {
-		running.Store(job)
 		root.SetAttributes(semconv.ProcessPID(job.Pid()))
 		code = supervise(job, sigs, o.GracePeriod, log)
 		grd.Disarm()
