@@ -225,8 +225,15 @@ func TestConcurrentReplaysOfOneDirectorySendEachSpanOnce(t *testing.T) {
 // A collector's HTTP 400 for one line does not stop the replay of the
 // others; that line is kept in spans.otlp.jsonl.rejected and reported.
 func TestReplaySetsRejectedLinesAside(t *testing.T) {
+	// Each phase is in the spool before the next begins, so that "bad" is
+	// alone on its line however late a loaded machine writes it.
 	r := jt(t, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://" + otlptest.Refused(t)},
-		"run", "--name", "job", "--", "sh", "-c", "echo BEGIN_PHASE a; echo END_PHASE a; sleep 0.2; echo BEGIN_PHASE bad; echo END_PHASE bad; sleep 0.2; echo BEGIN_PHASE b; echo END_PHASE b")
+		"run", "--name", "job", "--", "sh", "-c", `spooled() {
+	i=0; until grep -qs "\"name\":\"$1\"" jobtrace-out/spans.otlp.jsonl || [ $i -ge 1200 ]; do sleep 0.05; i=$((i+1)); done
+}
+echo BEGIN_PHASE a; echo END_PHASE a; spooled a
+echo BEGIN_PHASE bad; echo END_PHASE bad; spooled bad
+echo BEGIN_PHASE b; echo END_PHASE b`)
 	if r.code != 0 {
 		t.Fatal(r.stderr)
 	}

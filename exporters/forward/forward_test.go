@@ -484,7 +484,7 @@ func TestRejectedLineIsSetAsideAndTheRestDelivered(t *testing.T) {
 			j := newJob(t, dir, nil)
 			j.spans("s1", "bad1", "s2", "bad2", "s3")
 			j.end()
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), timingtest.Patience)
 			defer cancel()
 			r := Replay(ctx, dir, client(t, proto, addr, 0), false, Options{})
 			if r.Sent != 3 || r.Rejected != 2 || r.RejectedLines != 2 || r.Pending != 0 {
@@ -538,7 +538,7 @@ func TestRejectedLineIsSetAsideAndTheRestDelivered(t *testing.T) {
 			waitFor(t, "a later span", func() bool { return len(c.SpanNames()) == 3 })
 			cancel()
 			<-done
-			ctx2, cancel2 := context.WithTimeout(context.Background(), 3*time.Second)
+			ctx2, cancel2 := context.WithTimeout(context.Background(), timingtest.Patience)
 			defer cancel2()
 			r := f.Finish(ctx2)
 			if c.Rejected() != refused {
@@ -565,7 +565,7 @@ func TestPartialSuccessIsNotSentAgain(t *testing.T) {
 			j := newJob(t, dir, nil)
 			j.spans(seq("s", 3)...)
 			j.end()
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), timingtest.Patience)
 			defer cancel()
 			r := Replay(ctx, dir, client(t, proto, addr, 0), false, Options{})
 			total, unique := c.SpanCount()
@@ -641,7 +641,7 @@ func TestAbandonedUploadIsReportedAsPossiblyDelivered(t *testing.T) {
 			// The collector takes the abandoned upload after all.
 			release()
 			waitFor(t, "the collector to take the abandoned upload", func() bool { return c.Requests() == 1 })
-			ctx2, cancel2 := context.WithTimeout(context.Background(), 5*time.Second)
+			ctx2, cancel2 := context.WithTimeout(context.Background(), timingtest.Patience)
 			defer cancel2()
 			// The run left a record for the replay, which says it sends
 			// them again.
@@ -672,8 +672,10 @@ func TestResentAfterTimeoutIsCounted(t *testing.T) {
 			addr := startCollector(t, proto, c)
 			dir := t.TempDir()
 			var w warnings
+			// The held upload times out whatever the timeout; the one
+			// after the release must not, however loaded the machine.
 			f := New(filepath.Join(dir, spool.TracesFile), client(t, proto, addr, 0),
-				Options{Timeout: 100 * time.Millisecond, RetryMin: 50 * time.Millisecond, Warn: w.warn})
+				Options{Timeout: 2 * time.Second, RetryMin: 50 * time.Millisecond, Warn: w.warn})
 			j := newJob(t, dir, f.Notify)
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan struct{})
@@ -684,7 +686,7 @@ func TestResentAfterTimeoutIsCounted(t *testing.T) {
 			waitFor(t, "delivery", func() bool { return sentOffset(t, j.path) == fileSize(t, j.path) })
 			cancel()
 			<-done
-			ctx2, cancel2 := context.WithTimeout(context.Background(), 3*time.Second)
+			ctx2, cancel2 := context.WithTimeout(context.Background(), timingtest.Patience)
 			defer cancel2()
 			r := f.Finish(ctx2)
 			total, unique := c.SpanCount()
@@ -721,7 +723,7 @@ func TestRefusedUploadsAreNotRetried(t *testing.T) {
 			time.Sleep(100 * time.Millisecond)
 			cancel()
 			<-done
-			ctx2, cancel2 := context.WithTimeout(context.Background(), 3*time.Second)
+			ctx2, cancel2 := context.WithTimeout(context.Background(), timingtest.Patience)
 			defer cancel2()
 			r := f.Finish(ctx2)
 			if c.Rejected() != asked {
