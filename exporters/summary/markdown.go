@@ -48,6 +48,9 @@ func WriteMarkdown(w io.Writer, r Report) error {
 	if hasFigures(&r) && anyIOHost(&r) {
 		notes = append(notes, "\\* the host's disks: the job's own IO could not be read.")
 	}
+	if r.Unlisted > 0 {
+		notes = append(notes, fmt.Sprintf("%d shorter phases not listed (limit %d); report.html and the spool have them.", r.Unlisted, MaxListed))
+	}
 	if r.Dropped > 0 {
 		notes = append(notes, fmt.Sprintf("%d more spans not listed (limit %d).", r.Dropped, MaxPhases))
 	}

@@ -46,6 +46,9 @@ type Report struct {
 	Total Row
 	// Dropped counts spans that ended past MaxPhases and are not listed.
 	Dropped int
+	// Unlisted counts phases kept but left out of the tables: more than
+	// MaxListed (see Build).
+	Unlisted int
 	// Notes are JobInfo's.
 	Notes []string
 
@@ -117,8 +120,67 @@ func Build(spans *Spans, series *Series, root trace.SpanID, job JobInfo) Report 
 		r.NumCPU = max(job.Usage.NumCPU, stats.NumCPU)
 	}
 
-	r.Phases = nest(phases, root)
+	r.Phases, r.Unlisted = limitRows(nest(phases, root), MaxListed)
 	return r
+}
+
+// MaxListed bounds the phases the tables list. A job with hundreds of
+// phases (or a flood of them) would otherwise print thousands of lines into
+// the build log, and GitHub refuses a step summary over 1 MiB. The report
+// and the spool keep them all.
+const MaxListed = 100
+
+// limitRows keeps at most about max of rows (in tree order, as nest gives
+// them): failed phases first, then the longest, each with its ancestors so
+// that the indentation still tells the nesting; it returns how many it left
+// out. A phase lies inside its parent (the tracker keeps it so), so the
+// longest phases mostly bring their ancestors with them.
+func limitRows(rows []Row, max int) ([]Row, int) {
+	if len(rows) <= max {
+		return rows, 0
+	}
+	order := make([]int, len(rows))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		if rows[a].Failed != rows[b].Failed {
+			if rows[a].Failed {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(rows[b].Duration, rows[a].Duration)
+	})
+	keep := make([]bool, len(rows))
+	n := 0
+	for _, i := range order {
+		if n >= max {
+			break
+		}
+		// The row and its ancestors: the nearest earlier row one level up,
+		// and so on.
+		for j, d := i, rows[i].Depth; j >= 0; j-- {
+			if j != i && rows[j].Depth >= d {
+				continue
+			}
+			if keep[j] {
+				break
+			}
+			keep[j] = true
+			n++
+			if d = rows[j].Depth; d == 0 {
+				break
+			}
+		}
+	}
+	kept := make([]Row, 0, n)
+	for i := range rows {
+		if keep[i] {
+			kept = append(kept, rows[i])
+		}
+	}
+	return kept, len(rows) - len(kept)
 }
 
 // nest orders the phases under root depth first, each level in start

@@ -296,8 +296,8 @@ func TestBoundReported(t *testing.T) {
 	}
 	root.End()
 	r := Build(f.spans, nil, root.SpanContext().SpanID(), JobInfo{Name: "job"})
-	if r.Dropped != 4 || len(r.Phases) != MaxPhases {
-		t.Fatalf("dropped %d, listed %d", r.Dropped, len(r.Phases))
+	if r.Dropped != 4 || len(r.Phases) != MaxListed || r.Unlisted != MaxPhases-MaxListed {
+		t.Fatalf("dropped %d, listed %d, unlisted %d", r.Dropped, len(r.Phases), r.Unlisted)
 	}
 	var b bytes.Buffer
 	WriteText(&b, r)
@@ -306,7 +306,7 @@ func TestBoundReported(t *testing.T) {
 	}
 	b.Reset()
 	WriteMarkdown(&b, r)
-	if !strings.Contains(b.String(), "\n4 more spans not listed (limit 10000).\n") {
+	if !strings.Contains(b.String(), " 4 more spans not listed (limit 10000).\n") {
 		t.Errorf("markdown does not mention the dropped spans")
 	}
 }
@@ -347,5 +347,41 @@ func TestWriteOnceAndReportError(t *testing.T) {
 		if err := write(w); err == nil || w.n != 1 {
 			t.Errorf("%s: error %v after %d writes; want the error, once", name, err, w.n)
 		}
+	}
+}
+
+// A job of many phases lists the failed and the longest with their
+// ancestors, in tree order, and says how many it left out.
+func TestLongListsKeepTheFailedAndTheLongest(t *testing.T) {
+	var rows []Row
+	// 50 top-level phases of 1..50 s, each with 3 children of a tenth of
+	// that; one short child deep in the first is failed.
+	for i := 1; i <= 50; i++ {
+		d := time.Duration(i) * time.Second
+		rows = append(rows, Row{Name: fmt.Sprintf("p%d", i), Duration: d})
+		for k := 0; k < 3; k++ {
+			rows = append(rows, Row{Name: fmt.Sprintf("p%d.%d", i, k), Depth: 1, Duration: d / 10})
+		}
+	}
+	rows[2].Failed = true // p1.1
+	kept, unlisted := limitRows(rows, 10)
+	var names []string
+	for _, r := range kept {
+		names = append(names, r.Name)
+	}
+	want := "p1 p1.1 p43 p44 p45 p46 p47 p48 p49 p50"
+	if got := strings.Join(names, " "); got != want {
+		t.Errorf("kept %s\nwant %s", got, want)
+	}
+	if unlisted != len(rows)-len(kept) {
+		t.Errorf("unlisted %d, want %d", unlisted, len(rows)-len(kept))
+	}
+	if all, n := limitRows(rows[:8], 10); len(all) != 8 || n != 0 {
+		t.Errorf("a short list is cut: %d rows, %d unlisted", len(all), n)
+	}
+	var b bytes.Buffer
+	WriteText(&b, Report{Name: "job", Phases: kept, Unlisted: unlisted})
+	if !strings.Contains(b.String(), fmt.Sprintf("(%d shorter phases not listed: limit %d;", unlisted, MaxListed)) {
+		t.Errorf("text does not say what it left out:\n%s", b.String())
 	}
 }

@@ -53,6 +53,9 @@ func WriteText(w io.Writer, r Report) error {
 			b.WriteString(textPrefix + textIndent + "* the host's disks: the job's own IO could not be read\n")
 		}
 	}
+	if r.Unlisted > 0 {
+		fmt.Fprintf(&b, "%s%s(%d shorter phases not listed: limit %d; report.html and the spool have them)\n", textPrefix, textIndent, r.Unlisted, MaxListed)
+	}
 	if r.Dropped > 0 {
 		fmt.Fprintf(&b, "%s%s(%d more spans not listed: limit %d)\n", textPrefix, textIndent, r.Dropped, MaxPhases)
 	}
