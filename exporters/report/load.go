@@ -17,8 +17,8 @@ import (
 
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/exporters/usagecsv"
-	"github.com/jobtrace/jobtrace/internal/regularfile"
 	"github.com/jobtrace/jobtrace/internal/cleantext"
+	"github.com/jobtrace/jobtrace/internal/regularfile"
 )
 
 // File names of the report in the output directory.
