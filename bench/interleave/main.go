@@ -2,8 +2,9 @@
 
 // Command interleave runs `BIN run --out DIR -- JOB` for two or more jobtrace
 // binaries alternately, N times each, and prints per binary the wall time of
-// jobtrace and the CPU (user + system) of jobtrace and of every process it
-// left behind (its guard), which this program reaps as a child subreaper.
+// jobtrace, the CPU (user + system) of jobtrace and of every process it
+// left behind (its guard), which this program reaps as a child subreaper,
+// and how many processes it left behind.
 // Alternating the binaries spreads a busy machine's noise over all of them
 // alike, which one hyperfine benchmark after the other does not.
 //
@@ -51,6 +52,7 @@ func main() {
 	defer os.RemoveAll(tmp)
 	walls := make([][]time.Duration, len(bins))
 	cpus := make([]time.Duration, len(bins))
+	left := make([]int, len(bins))
 	for i := 0; i < n; i++ {
 		for k := range bins {
 			b := (k + i) % len(bins)
@@ -76,6 +78,7 @@ func main() {
 					break
 				}
 				cpu += time.Duration(r2.Utime.Nano() + r2.Stime.Nano())
+				left[b]++
 			}
 			cpus[b] += cpu
 		}
@@ -86,8 +89,8 @@ func main() {
 		for _, d := range w {
 			sum += d
 		}
-		fmt.Printf("%s: wall mean %.1f ms, median %.1f ms, min %.1f ms; CPU with what it left, mean %.1f ms\n", bins[b],
-			ms(sum/time.Duration(len(w))), ms(w[len(w)/2]), ms(w[0]), ms(cpus[b]/time.Duration(n)))
+		fmt.Printf("%s: wall mean %.1f ms, median %.1f ms, min %.1f ms; CPU with what it left, mean %.1f ms; processes left behind: %d\n", bins[b],
+			ms(sum/time.Duration(len(w))), ms(w[len(w)/2]), ms(w[0]), ms(cpus[b]/time.Duration(n)), left[b])
 	}
 }
 
