@@ -18,8 +18,8 @@
 // of a pipe as descriptor 3. The binary calls Main from an init function of
 // a package that depends only on the standard library, so the guard runs
 // before the rest of jobtrace (the OpenTelemetry SDK, gRPC) is initialized:
-// it costs about as much CPU as starting a hello-world Go program, on the
-// other core, while the job runs.
+// its start costs a few milliseconds of CPU (the exec of the binary, the Go
+// runtime's start), on the other core, while the job runs.
 //
 // jobtrace alone holds the pipe's write end (close-on-exec, so neither the
 // job nor the guard inherits it). It writes what the guard needs as lines,
