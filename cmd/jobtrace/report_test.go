@@ -8,9 +8,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // reportJob has nested phases, one failed and one named like markup.
@@ -117,7 +118,7 @@ func TestReportChromium(t *testing.T) {
 // memory without bound.
 func TestOfflineCommandsRefuseFilesThatAreNotRegular(t *testing.T) {
 	dir := t.TempDir()
-	if err := syscall.Mkfifo(filepath.Join(dir, "resource-usage.csv"), 0o600); err != nil {
+	if err := unix.Mkfifo(filepath.Join(dir, "resource-usage.csv"), 0o600); err != nil {
 		t.Skip(err)
 	}
 	if err := os.Symlink("/dev/zero", filepath.Join(dir, "spans.otlp.jsonl")); err != nil {
