@@ -224,13 +224,21 @@ func TestTheNextRunCleansUpAfterAKilledRun(t *testing.T) {
 			jt := cmd.Process.Pid
 			g := guardOf(t, jt)
 			cg := jobCgroupDir(t, pids["bg"], jt)
+			// Any jobtrace run on this machine (another test, another
+			// package's) sweeps what dead runs left: hold the dead run's
+			// locks from the moment jobtrace dies until the next run here,
+			// so that this test sees the clean-up it is about.
+			releasePrivate := holdLockOnDeath(t, private)
+			releaseCgroup := func() {}
+			if cg != "" {
+				releaseCgroup = holdLockOnDeath(t, cg)
+			}
 			syscall.Kill(g, syscall.SIGKILL)
 			for running(g) {
 				time.Sleep(5 * time.Millisecond)
 			}
 			cmd.Process.Signal(syscall.SIGKILL)
 			cmd.Wait()
-			time.Sleep(100 * time.Millisecond)
 			if !running(pids["setsid"]) {
 				t.Fatal("nothing was left running: the test cannot see a clean-up")
 			}
@@ -242,6 +250,8 @@ func TestTheNextRunCleansUpAfterAKilledRun(t *testing.T) {
 			old := time.Now().Add(-time.Hour)
 			os.Chtimes(private, old, old)
 
+			releasePrivate()
+			releaseCgroup()
 			r := jt2(t, mode)
 			if !waitNotExist(private) {
 				t.Errorf("the next run left the dead run's private directory %s", private)
@@ -329,5 +339,30 @@ func TestTheGuardLeavesAfterANormalEnd(t *testing.T) {
 				t.Errorf("with --cgroup off, the daemon the job left was killed at the end of the job")
 			}
 		})
+	}
+}
+
+// holdLockOnDeath takes the lock a run holds on its private directory or
+// cgroup (flock on the directory) as soon as the run lets it go, and keeps
+// it until the function it returns is called, which waits for the lock to
+// have been taken first.
+func holdLockOnDeath(t *testing.T, dir string) (release func()) {
+	t.Helper()
+	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	taken := make(chan error, 1)
+	go func() { taken <- syscall.Flock(fd, syscall.LOCK_EX) }()
+	return func() {
+		select {
+		case err := <-taken:
+			if err != nil {
+				t.Errorf("lock %s: %v", dir, err)
+			}
+		case <-time.After(killWait):
+			t.Errorf("the lock on %s was not let go %v after jobtrace was killed", dir, killWait)
+		}
+		syscall.Close(fd)
 	}
 }
