@@ -19,8 +19,11 @@ import (
 	"github.com/jobtrace/jobtrace/config"
 	"github.com/jobtrace/jobtrace/exporters/forward"
 	"github.com/jobtrace/jobtrace/exporters/otlp"
+	"github.com/jobtrace/jobtrace/exporters/profile"
+	htmlreport "github.com/jobtrace/jobtrace/exporters/report"
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/exporters/summary"
+	"github.com/jobtrace/jobtrace/exporters/usagecsv"
 	"github.com/jobtrace/jobtrace/exporters/usagemetrics"
 	"github.com/jobtrace/jobtrace/internal/safefile"
 	"github.com/jobtrace/jobtrace/spans"
@@ -71,6 +74,30 @@ func (p *Pipeline) Dir() string { return p.dir }
 // holds locked.
 const LockFile = ".jobtrace.lock"
 
+// ArtifactNames are the files a run writes in its artifacts directory,
+// besides LockFile.
+var ArtifactNames = []string{
+	spool.TracesFile, spool.TracesFile + spool.SentSuffix, spool.TracesFile + spool.RejectedSuffix,
+	spool.TracesFile + spool.UncertainSuffix, usagecsv.FileName, htmlreport.HTMLName, htmlreport.SVGName, profile.FileName,
+}
+
+// reclaim frees the names of jobtrace's files in dir from what is not a
+// file of its own: a symbolic link, a FIFO or a socket there is removed,
+// with one warning each, rather than followed or let cost the run its
+// artifacts (package safefile).
+func reclaim(dir string, names []string, warn func(string)) {
+	for _, name := range names {
+		path := filepath.Join(dir, name)
+		what, err := safefile.Reclaim(path)
+		switch {
+		case err != nil:
+			warn(err.Error())
+		case what != "":
+			warn(fmt.Sprintf("removed %s, which was %s: jobtrace writes its own files there and never through a link", path, what))
+		}
+	}
+}
+
 // ErrDirBusy is an artifacts directory another jobtrace is writing to.
 var ErrDirBusy = errors.New("another jobtrace is writing to this directory")
 
@@ -87,6 +114,7 @@ func NewPipeline(dir string, res *sdkresource.Resource, exp ExportSettings, warn
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
+	reclaim(dir, []string{LockFile}, warn)
 	unlock, err := LockDir(dir)
 	if errors.Is(err, ErrDirBusy) {
 		own := filepath.Join(dir, fmt.Sprintf("run-%d", os.Getpid()))
@@ -100,6 +128,7 @@ func NewPipeline(dir string, res *sdkresource.Resource, exp ExportSettings, warn
 	if err != nil {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
+	reclaim(dir, ArtifactNames, warn)
 	p := &Pipeline{dir: dir, unlock: unlock, spoolPath: filepath.Join(dir, spool.TracesFile), summary: summary.NewSpans()}
 	client := spool.NewTraceClient(p.spoolPath)
 	if err := client.Start(context.Background()); err != nil {

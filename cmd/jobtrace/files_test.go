@@ -59,14 +59,24 @@ func TestOutDirLinksAreNotFollowed(t *testing.T) {
 	}
 	checkTarget(t, target)
 	checkLines(t, r.stderr)
-	for _, name := range []string{"spans.otlp.jsonl", "resource-usage.csv"} {
-		if !strings.Contains(r.stderr, filepath.Join(out, name)+" is a symbolic link: not followed") {
+	// The links are removed, said once each, and the run's own files
+	// written in their place: nothing is lost.
+	for _, name := range artifactNames {
+		if !strings.Contains(r.stderr, "removed "+filepath.Join(out, name)+", which was a symbolic link to "+target) {
 			t.Errorf("no warning about %s: %q", name, r.stderr)
+		}
+	}
+	if spans, _ := spansOf(t, out); spans["a"] == nil || spans["sh"] == nil {
+		t.Errorf("the run's spans are not in %s: %v", out, spans)
+	}
+	for _, name := range []string{"resource-usage.csv", "report.html", "usage.svg", "profile.json"} {
+		if fi, err := os.Lstat(filepath.Join(out, name)); err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
+			t.Errorf("%s is not written: %v", name, err)
 		}
 	}
 }
 
-func TestOutDirLinkedLockRunsTheJobWithoutTelemetry(t *testing.T) {
+func TestOutDirLinkedLockIsReplaced(t *testing.T) {
 	target := planted(t)
 	out := t.TempDir()
 	if err := os.Symlink(target, filepath.Join(out, ".jobtrace.lock")); err != nil {
@@ -78,8 +88,11 @@ func TestOutDirLinkedLockRunsTheJobWithoutTelemetry(t *testing.T) {
 	}
 	checkTarget(t, target)
 	checkLines(t, r.stderr)
-	if !strings.Contains(r.stderr, "is a symbolic link: not followed") {
+	if !strings.Contains(r.stderr, "removed "+filepath.Join(out, ".jobtrace.lock")+", which was a symbolic link") {
 		t.Errorf("stderr = %q", r.stderr)
+	}
+	if spans, _ := spansOf(t, out); spans["sh"] == nil {
+		t.Errorf("the run's spans are not in %s", out)
 	}
 }
 

@@ -5,6 +5,7 @@ package safefile
 import (
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -295,4 +296,52 @@ func TestOpenRefusesDanglingSymlink(t *testing.T) {
 	if _, err := os.Lstat(target); err == nil {
 		t.Error("the link's target was created")
 	}
+}
+
+// What is not jobtrace's at one of its names is removed, never followed;
+// what may be data is left.
+func TestReclaim(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target")
+	if err := os.WriteFile(target, []byte("keep"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	os.Symlink(target, link)
+	fifo := filepath.Join(dir, "fifo")
+	unix.Mkfifo(fifo, 0o600)
+	hard := filepath.Join(dir, "hard")
+	os.Link(target, hard)
+	sub := filepath.Join(dir, "sub")
+	os.Mkdir(sub, 0o700)
+
+	for _, tc := range []struct {
+		path, what string
+		gone       bool
+	}{
+		{link, "a symbolic link to " + target, true},
+		{fifo, "a FIFO", true},
+		{hard, "", false},
+		{target, "", false},
+		{sub, "", false},
+		{filepath.Join(dir, "absent"), "", false},
+	} {
+		what, err := Reclaim(tc.path)
+		if err != nil || what != tc.what {
+			t.Errorf("Reclaim(%s) = %q, %v; want %q", filepath.Base(tc.path), what, err, tc.what)
+		}
+		_, lerr := os.Lstat(tc.path)
+		if gone := errors.Is(lerr, fs.ErrNotExist); gone != tc.gone && filepath.Base(tc.path) != "absent" {
+			t.Errorf("%s gone: %v, want %v", filepath.Base(tc.path), gone, tc.gone)
+		}
+	}
+	if b, err := os.ReadFile(target); err != nil || string(b) != "keep" {
+		t.Errorf("the link's target was touched: %q, %v", b, err)
+	}
+	// Open can then create the file where the link was.
+	f, err := Append(link, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
 }
