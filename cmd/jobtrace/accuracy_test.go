@@ -109,6 +109,15 @@ const (
 	// are is what the short phases check.
 	writePause = "0.1"
 
+	// idlePause is slept after the idle phase, before the short phases.
+	// jobtrace takes the idle phase's end sample when it reads END_PHASE,
+	// tens of ms after the shell printed it on a busy machine (see
+	// durationSlack), and a short phase started meanwhile burns its 50 ms
+	// into the idle phase (seen: 50 ms of CPU in it, twice in 6 runs
+	// beside two CPU hogs). The pause keeps the idle check about what
+	// spills over from the burn before it.
+	idlePause = "0.1"
+
 	// firstFor is how long the job's first phase sleeps. It comes first
 	// so that the phases measured after it do not depend on how soon
 	// jobtrace, busy starting up, reads the job's first line; that is
@@ -129,7 +138,7 @@ echo "BEGIN_PHASE first"; "$W" sleep %[9]v; echo "END_PHASE first"
 read _ rss _ < /proc/$$/statm
 echo "shell_rss_pages=$rss"
 echo "BEGIN_PHASE burn"; "$W" burn %[1]v; echo "END_PHASE burn"
-echo "BEGIN_PHASE idle"; "$W" sleep %[2]v; echo "END_PHASE idle"
+echo "BEGIN_PHASE idle"; "$W" sleep %[2]v; echo "END_PHASE idle"; sleep %[10]s
 i=1
 while [ $i -le %[3]d ]; do
 	echo "BEGIN_PHASE short-$i"; "$W" burn %[4]v; echo "END_PHASE short-$i"
@@ -137,7 +146,7 @@ while [ $i -le %[3]d ]; do
 done
 echo "BEGIN_PHASE alloc"; "$W" alloc %[5]d %[6]v; echo "END_PHASE alloc"
 echo "BEGIN_PHASE write"; sleep %[8]s; "$W" write %[7]d "$2"; echo "END_PHASE write"
-`, burnFor, idleFor, shortRuns, shortFor, allocMiB, allocHold, writeBytes, writePause, firstFor)
+`, burnFor, idleFor, shortRuns, shortFor, allocMiB, allocHold, writeBytes, writePause, firstFor, idlePause)
 
 // The workloads' reports of accuracyScript, in order.
 const (
