@@ -37,17 +37,25 @@ const PipeDrainTimeout = 2 * time.Second
 // that a fast writer costs few system calls (see also growPipe).
 const copyBufferSize = 256 << 10
 
-// TapBuffers is how many chunks of output the copy of one stream owns: one
-// being read into, the others waiting for the marker scanner or being
-// scanned. It bounds what the scanner may fall behind the copy (3 × 256 KiB
-// per stream) and what is held (4 × 256 KiB per stream); output that comes
-// while all of them wait for the scanner is not scanned (see Tap).
-const TapBuffers = 4
+// TapQueueBytes bounds the output of one stream waiting for the marker
+// scanner: the copy appends what it reads to a queue of this size, and the
+// scanner takes the whole queue at once whenever it is free, so a burst of
+// small writes costs no more room than its bytes. While the scanner works on
+// one queue's worth, the next fills; output that comes while both are full
+// is passed through and not scanned (see Tap). What is held is the copy's
+// read buffer and two queues: 2.25 MiB per stream.
+const TapQueueBytes = 1 << 20
+
+// maxTapSegs bounds the read times a queue keeps (one per read, so that each
+// marker is stamped with the time its own bytes were read); past it, the
+// bytes of later reads are stamped with the time of the last one kept.
+const maxTapSegs = 1024
 
 // Tap is a scanner of the job's output that the copy never waits for. Each
 // chunk is given to WriteRead with the time it was read, once it has been
-// written to jobtrace's stdout or stderr. When the scanner is TapBuffers-1
-// chunks behind, the next chunks go by unscanned and are given to Skip
+// written to jobtrace's stdout or stderr. When the scanner is TapQueueBytes
+// behind, with as much again queued, the next chunks go by unscanned and are
+// given to Skip
 // instead: n bytes, holding lines newlines, the last of them a newline if
 // endsLine. These calls are made from one goroutine. Stop, called from
 // another when the tap has not caught up TapDrainTimeout after the job's
@@ -61,7 +69,7 @@ type Tap interface {
 // TapDrainTimeout bounds how long the end of the job waits for the taps to
 // scan what they are behind with once the job's output has ended. A tap
 // keeps up with ordinary output and has nothing left; after a flood of
-// markers it may have TapBuffers-1 chunks of them left, whose spans take
+// markers it may have TapQueueBytes of them left, whose spans take
 // seconds when the tracker is slowed down by the spool. What is left then
 // is not scanned, and counted.
 const TapDrainTimeout = time.Second
@@ -288,8 +296,8 @@ func (j *Job) pipe(name string, child *io.Writer, dst io.Writer, tap io.Writer) 
 	return nil
 }
 
-// copy forwards the job's output stream name from r to dst, then hands it
-// to the stream's tap. When the reader of dst has gone away (a closed pipe
+// copy forwards the job's output stream name from r to dst, then queues it
+// for the stream's tap. When the reader of dst has gone away (a closed pipe
 // or socket, a terminal that hung up), r is closed too, so the job sees the
 // same broken pipe or hang-up on its next write that it would have seen
 // without jobtrace. Any other failure to write (a full disk, /dev/full)
@@ -298,51 +306,18 @@ func (j *Job) pipe(name string, child *io.Writer, dst io.Writer, tap io.Writer) 
 //
 // The tap runs in a goroutine of its own, behind the copy, so scanning
 // overlaps with copying instead of adding to it. A Tap is never waited for:
-// when it has TapBuffers-1 chunks to go, what is read meanwhile is copied
-// and not scanned, and the tap is told what it missed. Another writer is
-// waited for, which bounds the memory held as well.
+// when its queue is full, what is read meanwhile is copied and not scanned,
+// and the tap is told what it missed. Another writer is waited for, which
+// bounds the memory held as well.
 func (j *Job) copy(name string, r *os.File, dst io.Writer, st *stream, isPTY bool) {
 	defer j.copies.Done()
 	buf := make([]byte, copyBufferSize)
-	var (
-		work chan tapChunk
-		free chan []byte
-		gap  tapGap // read while the tap was behind, not yet told to it
-	)
+	var q *tapQueue
 	if st != nil {
-		work = make(chan tapChunk, TapBuffers)
-		free = make(chan []byte, TapBuffers)
-		for range TapBuffers - 1 {
-			free <- make([]byte, copyBufferSize)
-		}
+		q = newTapQueue()
 		j.taps.Add(1)
-		go j.runTap(st, work, free)
-		defer func() {
-			if gap.n > 0 {
-				work <- tapChunk{gap: gap} // there is room: the copy holds a buffer
-			}
-			close(work)
-		}()
-	}
-	// hand gives the chunk in buf to the tap, and returns the buffer to
-	// read into next.
-	hand := func(n int, read time.Time) []byte {
-		chunk := buf[:n]
-		if st.skip == nil {
-			next := <-free
-			work <- tapChunk{b: chunk, read: read}
-			return next
-		}
-		select {
-		case next := <-free:
-			work <- tapChunk{b: chunk, read: read, gap: gap}
-			gap = tapGap{}
-			return next
-		default:
-			gap.add(chunk)
-			st.skipped.Add(int64(n))
-			return buf
-		}
+		go j.runTap(st, q)
+		defer q.close()
 	}
 	failing := false // the last write to dst failed (and was warned about)
 	for {
@@ -375,7 +350,7 @@ func (j *Job) copy(name string, r *os.File, dst io.Writer, st *stream, isPTY boo
 					name, errText(werr), name))
 				r.Close()
 				if st != nil {
-					hand(n, read)
+					q.put(buf[:n], read, st)
 				}
 				return
 			default:
@@ -387,7 +362,7 @@ func (j *Job) copy(name string, r *os.File, dst io.Writer, st *stream, isPTY boo
 				failing = true
 			}
 			if st != nil {
-				buf = hand(n, read)
+				q.put(buf[:n], read, st)
 			}
 		}
 		if err != nil {
@@ -398,17 +373,88 @@ func (j *Job) copy(name string, r *os.File, dst io.Writer, st *stream, isPTY boo
 	}
 }
 
+// tapQueue is the output of one stream waiting for its tap: the copy
+// appends, the tap's goroutine takes all of it at once.
+type tapQueue struct {
+	mu     sync.Mutex
+	before tapGap   // went by unscanned before b
+	b      []byte   // read, not yet taken; at most TapQueueBytes
+	segs   []tapSeg // when each part of b was read
+	after  tapGap   // went by unscanned after b, which was full
+	closed bool     // the copy has ended
+	// ready holds a token when there is something to take or the copy
+	// has ended; space when the tap has taken the queue.
+	ready, space chan struct{}
+}
+
+// tapSeg is the part of a queue up to end, read at read.
+type tapSeg struct {
+	end  int
+	read time.Time
+}
+
+func newTapQueue() *tapQueue {
+	return &tapQueue{
+		b:     make([]byte, 0, TapQueueBytes),
+		ready: make(chan struct{}, 1),
+		space: make(chan struct{}, 1),
+	}
+}
+
+func signal1(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
+	}
+}
+
+// put queues p, read at read. For a Tap it never waits: when the queue is
+// full, p goes by unscanned, counted in st.skipped. Another writer sees
+// every byte: put waits for room.
+func (q *tapQueue) put(p []byte, read time.Time, st *stream) {
+	q.mu.Lock()
+	for st.skip == nil && len(q.b)+len(p) > cap(q.b) {
+		q.mu.Unlock()
+		<-q.space
+		q.mu.Lock()
+	}
+	if q.after.n == 0 && len(q.b)+len(p) <= cap(q.b) {
+		q.b = append(q.b, p...)
+		if k := len(q.segs); k > 0 && (k >= maxTapSegs || q.segs[k-1].read.Equal(read)) {
+			q.segs[k-1].end = len(q.b)
+		} else {
+			q.segs = append(q.segs, tapSeg{end: len(q.b), read: read})
+		}
+	} else {
+		q.after.add(p)
+		st.skipped.Add(int64(len(p)))
+	}
+	q.mu.Unlock()
+	signal1(q.ready)
+}
+
+func (q *tapQueue) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.mu.Unlock()
+	signal1(q.ready)
+}
+
+// take swaps the queue's content for the empty buffers given, and returns
+// it with whether the copy has ended.
+func (q *tapQueue) take(b []byte, segs []tapSeg) (before tapGap, out []byte, outSegs []tapSeg, after tapGap, closed bool) {
+	q.mu.Lock()
+	before, out, outSegs, after, closed = q.before, q.b, q.segs, q.after, q.closed
+	q.before, q.after = tapGap{}, tapGap{}
+	q.b, q.segs = b[:0], segs[:0]
+	q.mu.Unlock()
+	signal1(q.space)
+	return
+}
+
 // testHookTap, when set by a test, is called before each chunk is given to
 // a tap: it can hold the scanner back.
 var testHookTap func()
-
-// tapChunk is a chunk of output for the tap, after the gap that came
-// before it.
-type tapChunk struct {
-	b    []byte // nil: only the gap
-	read time.Time
-	gap  tapGap
-}
 
 // tapGap is output that went by unscanned.
 type tapGap struct {
@@ -424,37 +470,57 @@ func (g *tapGap) add(p []byte) {
 
 var newline = []byte{'\n'}
 
-// runTap gives the chunks of work to the stream's tap and their buffers
-// back to free. Once Wait has abandoned the output, the tap is not called
-// any more.
-func (j *Job) runTap(st *stream, work <-chan tapChunk, free chan<- []byte) {
+// runTap gives what the copy queues to the stream's tap, in order, until
+// the copy has ended and nothing is left. Once Wait has abandoned the
+// output, the tap is not called any more.
+func (j *Job) runTap(st *stream, q *tapQueue) {
 	defer j.taps.Done()
-	for c := range work {
-		if testHookTap != nil {
-			testHookTap()
-		}
-		j.tapMu.Lock()
-		if !j.abandoned.Load() {
-			if c.gap.n > 0 {
-				st.skip.Skip(c.gap.n, c.gap.lines, c.gap.endsLine)
+	spare := make([]byte, 0, TapQueueBytes)
+	var spareSegs []tapSeg
+	for {
+		<-q.ready
+		before, b, segs, after, closed := q.take(spare, spareSegs)
+		if before.n > 0 || len(b) > 0 || after.n > 0 {
+			if testHookTap != nil {
+				testHookTap()
 			}
-			if len(c.b) > 0 && st.skip != nil && j.tapsLate.Load() {
-				var g tapGap
-				g.add(c.b)
-				st.skip.Skip(g.n, g.lines, g.endsLine)
-			} else if len(c.b) > 0 {
-				if st.skip != nil {
-					st.skip.WriteRead(c.b, c.read)
-				} else {
-					st.tap.Write(c.b)
-				}
+			j.tapMu.Lock()
+			if !j.abandoned.Load() {
+				j.feedTap(st, before, b, segs, after)
 			}
+			j.tapMu.Unlock()
+			st.scanned.Add(int64(len(b)))
 		}
-		j.tapMu.Unlock()
-		if c.b != nil {
-			st.scanned.Add(int64(len(c.b)))
-			free <- c.b[:cap(c.b)]
+		spare, spareSegs = b, segs
+		if closed {
+			return
 		}
+	}
+}
+
+// feedTap gives the tap one queue's worth: the gap before, the bytes with
+// the time each part was read, the gap after.
+func (j *Job) feedTap(st *stream, before tapGap, b []byte, segs []tapSeg, after tapGap) {
+	if st.skip == nil {
+		st.tap.Write(b)
+		return
+	}
+	if before.n > 0 {
+		st.skip.Skip(before.n, before.lines, before.endsLine)
+	}
+	if len(b) > 0 && j.tapsLate.Load() {
+		var g tapGap
+		g.add(b)
+		st.skip.Skip(g.n, g.lines, g.endsLine)
+	} else {
+		start := 0
+		for _, sg := range segs {
+			st.skip.WriteRead(b[start:sg.end], sg.read)
+			start = sg.end
+		}
+	}
+	if after.n > 0 {
+		st.skip.Skip(after.n, after.lines, after.endsLine)
 	}
 }
 

@@ -222,7 +222,7 @@ func TestScannerNeverHoldsTheOutput(t *testing.T) {
 		t.Errorf("scanned %d bytes (%d lines), skipped %d (%d lines); want %d bytes and %d lines in all, some skipped",
 			tap.seen, tap.lines, tap.skipped, tap.skLines, lines*8, lines)
 	}
-	// Held, it saw what waited for it (TapBuffers-1 chunks); once let go,
+	// Held, it saw what waited for it (TapQueueBytes); once let go,
 	// at most what was still in the pipe then.
 	if tap.skipped < lines*8/2 {
 		t.Errorf("the scanner saw %d bytes: it was waited for", tap.seen)
@@ -323,4 +323,31 @@ func TestSyncOutputOnATerminal(t *testing.T) {
 	}
 	j.Kill()
 	j.Wait()
+}
+
+// TestBurstOfSmallWritesIsScanned holds the scanner while the job makes
+// 2,000 small writes (16 KB in all): each is its own read, and every one of
+// them must wait for the scanner and be scanned, not skipped, since what
+// the scanner may be behind is counted in bytes, not in reads.
+func TestBurstOfSmallWritesIsScanned(t *testing.T) {
+	out, errf := files(t)
+	printed := filepath.Join(t.TempDir(), "printed")
+	tap := &heldTap{release: make(chan struct{})}
+	const lines = 2000
+	j, err := StartJob(JobOptions{
+		Args:   []string{"sh", "-c", `i=0; while [ $i -lt ` + strconv.Itoa(lines) + ` ]; do echo 1234567; i=$((i+1)); done; touch "$1"`, "sh", printed},
+		Stdout: out, Stderr: errf, OutStdout: tap,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { _, err := os.Stat(printed); return err == nil })
+	close(tap.release)
+	if code := j.Wait(); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+	if tap.seen != lines*8 || tap.lines != lines || tap.skipped != 0 {
+		t.Errorf("scanned %d bytes (%d lines), skipped %d (%d lines); want all %d lines scanned",
+			tap.seen, tap.lines, tap.skipped, tap.skLines, lines)
+	}
 }

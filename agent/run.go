@@ -43,7 +43,7 @@ const (
 // OutputSyncTimeout bounds how long a socket message that asks for a reply
 // waits for the output the job wrote before it to be scanned, so that a
 // marker line printed just before `jobtrace phase begin` is handled first
-// and the phase nests under it. The scanner is at most TapBuffers-1 chunks
+// and the phase nests under it. The scanner is at most 2 × TapQueueBytes
 // behind, which it scans in milliseconds even on a loaded machine; the
 // bound is there for a tracker that is held up, and stays below the
 // client's socket.RequestTimeout. When it is reached, the message is handled
