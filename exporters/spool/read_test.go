@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"github.com/jobtrace/jobtrace/internal/regularfile"
 )
@@ -69,5 +71,28 @@ func TestSpoolThatIsNotARegularFile(t *testing.T) {
 	err := ReadLines(path, 0, func(*coltracepb.ExportTraceServiceRequest, int, int64) error { return nil })
 	if !errors.Is(err, regularfile.ErrNotRegular) {
 		t.Errorf("link to /dev/zero: %v", err)
+	}
+}
+
+// A spool in which every span names the next one as its parent would make
+// every span an ancestor of the first: the ancestors kept past the bound
+// are bounded too.
+func TestReadSpansBoundsAncestorsOfACraftedChain(t *testing.T) {
+	path := filepath.Join(t.TempDir(), TracesFile)
+	const max, n = 20, 1000
+	var b bytes.Buffer
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, `{"resourceSpans":[{"resource":{},"scopeSpans":[{"scope":{},"spans":[{"traceId":"0102030405060708090a0b0c0d0e0f10","spanId":"%016x","parentSpanId":"%016x","name":"s","startTimeUnixNano":"1","endTimeUnixNano":"2"}]}]}]}`+"\n", i+1, i+2)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	given := 0
+	skipped, err := ReadSpans(path, max, func(*tracepb.ResourceSpans, *tracepb.Span) { given++ })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if given != 2*max || skipped != n-2*max {
+		t.Errorf("gave %d spans, skipped %d; want %d and %d", given, skipped, 2*max, n-2*max)
 	}
 }

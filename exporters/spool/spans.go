@@ -19,8 +19,10 @@ const MaxReadSpans = 5000
 // and the resource of its line, keeping to max spans: past the first max,
 // only the ancestors of spans already given (the job span, which ends last,
 // and the phases that hold the ones given) are given too, so that what a
-// reader shows still hangs together. It returns the number of spans left
-// out. Errors are those of ReadLines: lines that could not be read are
+// reader shows still hangs together; those ancestors are bounded by max
+// too, so no spool (one whose every span names a later one as its parent,
+// say) makes a reader keep more than 2 × max spans. It returns the number
+// of spans left out. Errors are those of ReadLines: lines that could not be read are
 // reported and skipped.
 //
 // Past the bound, a line is decoded only when it holds the id of a span
@@ -31,7 +33,7 @@ func ReadSpans(path string, max int, fn func(res *tracepb.ResourceSpans, s *trac
 	wanted := map[string]bool{} // parents of the spans given, not seen yet
 	err = readRaw(path, 0, func(body []byte, n int, start, _ int64) (error, error) {
 		if given >= max {
-			if k, ok := spanIDsWanted(body, wanted); !ok {
+			if k, ok := spanIDsWanted(body, wanted); !ok || given >= 2*max {
 				skipped += k
 				return nil, nil
 			}
@@ -44,7 +46,7 @@ func ReadSpans(path string, max int, fn func(res *tracepb.ResourceSpans, s *trac
 			for _, ss := range rs.ScopeSpans {
 				for _, s := range ss.Spans {
 					id := string(s.SpanId)
-					if given >= max && !wanted[id] {
+					if given >= max && (!wanted[id] || given >= 2*max) {
 						skipped++
 						continue
 					}
