@@ -3,10 +3,12 @@ package config
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 )
 
 // ErrConfig is wrapped by every error of this package.
@@ -357,4 +359,65 @@ func regexpReason(err error) string {
 		return after
 	}
 	return msg
+}
+
+// controlChars finds a setting (a string of v, at key) holding a control
+// character other than tab: no path, address, endpoint or pattern has one,
+// and a file cannot say it back as itself (free text is cleaned before, see
+// cleanText).
+func controlChars(v reflect.Value, key string) *fieldError {
+	join := func(k string) string {
+		if key == "" {
+			return k
+		}
+		return key + "." + k
+	}
+	hasControl := func(s string) bool {
+		return strings.ContainsFunc(s, func(r rune) bool { return r != '\t' && unicode.IsControl(r) })
+	}
+	switch v.Kind() {
+	case reflect.String:
+		if hasControl(v.String()) {
+			return bad(key, "holds a control character (a line break, an escape)")
+		}
+	case reflect.Struct:
+		t := v.Type()
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+			sub := key
+			if name != "" && name != "-" {
+				sub = join(name)
+			}
+			if fe := controlChars(v.Field(i), sub); fe != nil {
+				return fe
+			}
+		}
+	case reflect.Map:
+		iter := v.MapRange()
+		for iter.Next() {
+			k := iter.Key()
+			if k.Kind() == reflect.String && hasControl(k.String()) {
+				return bad(key, "has a key holding a control character (a line break, an escape)")
+			}
+			if fe := controlChars(iter.Value(), key); fe != nil {
+				fe.at = key + "[" + k.String() + "]"
+				return fe
+			}
+		}
+	case reflect.Slice:
+		for i := 0; i < v.Len(); i++ {
+			if fe := controlChars(v.Index(i), fmt.Sprintf("%s[%d]", key, i)); fe != nil {
+				return fe
+			}
+		}
+	case reflect.Pointer:
+		if !v.IsNil() {
+			return controlChars(v.Elem(), key)
+		}
+	}
+	return nil
 }

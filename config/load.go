@@ -4,6 +4,9 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"reflect"
+
+	"github.com/jobtrace/jobtrace/internal/cleantext"
 )
 
 // DefaultFile is the configuration file looked for in the current working
@@ -66,7 +69,11 @@ func Load(getenv func(string) string, fl *Flags) (Config, error) {
 			p.Event = p.Regex
 		}
 	}
+	c.cleanText()
 	if fe := c.validate(); fe != nil {
+		return Config{}, c.locate(fe)
+	}
+	if fe := controlChars(reflect.ValueOf(c), ""); fe != nil {
 		return Config{}, c.locate(fe)
 	}
 	if fe := c.resolveExport(); fe != nil {
@@ -90,5 +97,23 @@ func (c Config) locate(fe *fieldError) error {
 		return errorf("%s: %s: %s", o.where, fe.key, fe.msg)
 	default:
 		return errorf("%s: %s", o.where, fe.msg)
+	}
+}
+
+// cleanText cleans the settings that are free text and end up in spans and
+// the resource (the job's name, the service name, the host type, resource
+// attributes) where they come in, as the job's own text is (package
+// cleantext): invalid UTF-8 and control characters become U+FFFD, so that
+// what `jobtrace config` prints is what is used, and loads as itself.
+func (c *Config) cleanText() {
+	c.Name = cleantext.String(c.Name)
+	c.ServiceName = cleantext.String(c.ServiceName)
+	c.HostType = cleantext.String(c.HostType)
+	if len(c.ResourceAttributes) > 0 {
+		clean := make(map[string]string, len(c.ResourceAttributes))
+		for k, v := range c.ResourceAttributes {
+			clean[cleantext.String(k)] = cleantext.String(v)
+		}
+		c.ResourceAttributes = clean
 	}
 }

@@ -482,3 +482,30 @@ func TestConfigFileNotRegular(t *testing.T) {
 		}
 	}
 }
+
+// A line break or an escape in a setting: free text (the job's name, the
+// service name, resource attributes) is cleaned as the job's own text is;
+// anything else (a path, an address, a pattern) is refused with one line,
+// and what is printed loads back as itself.
+func TestControlCharactersInSettings(t *testing.T) {
+	c, err := Load(func(k string) string {
+		return map[string]string{"JOBTRACE_NAME": "build\n\x1b[31m", "OTEL_SERVICE_NAME": "svc\r", "OTEL_RESOURCE_ATTRIBUTES": "k=v%0A"}[k]
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Name != "build\uFFFD\uFFFD[31m" || c.ServiceName != "svc\uFFFD" || c.ResourceAttributes["k"] != "v\uFFFD" {
+		t.Errorf("name %q, service %q, attributes %q", c.Name, c.ServiceName, c.ResourceAttributes)
+	}
+	for _, kv := range [][2]string{{"JOBTRACE_PROMETHEUS_LISTEN", "\n"}, {"JOBTRACE_OUT", "out\n"}, {"OTEL_EXPORTER_OTLP_CERTIFICATE", "ca\x1b.pem"}} {
+		_, err := Load(func(k string) string {
+			if k == kv[0] {
+				return kv[1]
+			}
+			return ""
+		}, nil)
+		if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), kv[0]) || strings.ContainsAny(err.Error(), "\n\r\x1b") {
+			t.Errorf("%s=%q: %v", kv[0], kv[1], err)
+		}
+	}
+}
