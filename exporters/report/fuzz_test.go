@@ -40,7 +40,9 @@ func FuzzLoad(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if len(d.Phases) > bytes.Count(spans, []byte(`"spanId"`)) || len(d.Rows) > bytes.Count(rows, []byte("\n"))+1 {
+		// Every span is a JSON object, whatever its keys are spelled as
+		// (a span without "spanId" is a phase too, and keys may be escaped).
+		if len(d.Phases) > bytes.Count(spans, []byte("{")) || len(d.Rows) > bytes.Count(rows, []byte("\n"))+1 {
 			t.Fatalf("%d phases and %d rows from %d bytes of spans and %d of rows", len(d.Phases), len(d.Rows), len(spans), len(rows))
 		}
 		texts := []string{d.Job.Name, d.Job.Result, d.Job.ExitCode, d.Job.Host, d.Job.Service}
