@@ -4,24 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/jobtrace/jobtrace/hostmetrics/illumosproc"
 	"github.com/jobtrace/jobtrace/kstat"
-)
-
-// illumosWalkBudget and illumosCheapWalk space out the walks of a costly
-// tree, as the other sources do: a walk that costs more than
-// illumosCheapWalk of the agent's CPU is done again only after
-// cost/illumosWalkBudget (a 5 ms walk once a second), and the samples in
-// between keep the figures of the last walk (see Tree.At). A walk reads the
-// psinfo of every process of the system, not only the job's, so cheapness
-// is judged by cost rather than by the tree's size.
-const (
-	illumosWalkBudget = 0.005
-	illumosCheapWalk  = time.Millisecond
 )
 
 // illumosSource reads the host from kstats (/dev/kstat, through package
@@ -49,13 +36,12 @@ type illumosSource struct {
 	wdFD   int
 	wdPath string
 
-	tree     *illumosproc.Reader
-	totals   illumosTreeTotals
-	treeOK   bool // a walk has listed the processes
-	last     Tree
-	roots    []int
-	nextWalk time.Time
-	walkCost time.Duration
+	tree   *illumosproc.Reader
+	totals illumosTreeTotals
+	treeOK bool // a walk has listed the processes
+	last   Tree
+	roots  []int
+	pacer  walkPacer
 
 	jobState
 }
@@ -71,6 +57,7 @@ func NewSource(cfg Config) (Source, error) {
 		absent:   illumosAlwaysAbsent,
 		tree:     illumosproc.NewReader(cfg.ProcRoot),
 		wdFD:     -1,
+		pacer:    walkPacer{budget: TreeBudget, cheapCost: CheapWalkCost, cpu: agentCPU},
 	}
 	var errs []error
 	if tok, err := kstat.Open(); err != nil {
@@ -301,14 +288,13 @@ func (s *illumosSource) readKstats(k *illumosKstats, errs *[]error) {
 func (s *illumosSource) readJob(out *Sample, errs *[]error) {
 	j := &out.Job
 	j.HasCgroup, j.CgroupOwn, j.CgroupDir = false, false, ""
-	if out.Reason != ReasonStart && out.Reason != ReasonEnd && out.Time.Before(s.nextWalk) && s.walkCost > illumosCheapWalk {
+	if !s.pacer.due(out.Reason, out.Time) {
 		j.HasTree, j.Tree = s.treeOK, s.last // too soon for this tree: the last walk stands
 		return
 	}
 	job, _, exited := s.current(func(pid int) bool { return unix.Kill(pid, 0) == unix.ESRCH })
 
-	began, cpuOK := illumosAgentCPU()
-	wallBegan := time.Now()
+	began := s.pacer.start()
 	s.roots = s.roots[:0]
 	if job > 0 {
 		s.roots = append(s.roots, job)
@@ -321,22 +307,8 @@ func (s *illumosSource) readJob(out *Sample, errs *[]error) {
 		s.last = s.totals.tree(u, exited, len(s.roots), out.Time)
 		s.treeOK = true
 	}
-	if ended, ok := illumosAgentCPU(); ok && cpuOK {
-		s.walkCost = ended - began
-	} else {
-		s.walkCost = time.Since(wallBegan)
-	}
-	s.nextWalk = out.Time.Add(time.Duration(float64(s.walkCost) / illumosWalkBudget))
+	s.pacer.done(began, out.Time, u.Processes)
 	j.HasTree, j.Tree = s.treeOK, s.last
-}
-
-// illumosAgentCPU returns the CPU time the agent has used so far.
-func illumosAgentCPU() (time.Duration, bool) {
-	var ts unix.Timespec
-	if unix.ClockGettime(unix.CLOCK_PROCESS_CPUTIME_ID, &ts) != nil {
-		return 0, false
-	}
-	return time.Duration(ts.Nano()), true
 }
 
 // SetSubreaper does nothing: only Linux has child subreapers.

@@ -41,10 +41,8 @@ type linuxSource struct {
 	net   procfs.NetDev
 	roots []int
 
-	// nextWalk is the earliest time the tree may be walked again, so that
-	// walking a large tree costs at most TreeBudget of a CPU.
-	nextWalk time.Time
-	walkCost time.Duration
+	// pacer spaces out the walks of a large tree.
+	pacer walkPacer
 
 	jobState
 
@@ -55,21 +53,6 @@ type linuxSource struct {
 	prevRead uint64
 	prevWrit uint64
 }
-
-// TreeBudget is the share of one CPU that walking the job's process tree may
-// take. Walking costs about 50 µs per process on a small virtual machine, so
-// a tree of a few hundred processes sampled every second would pass it; the
-// tree is then walked less often, every cost/TreeBudget (a 50 ms walk every
-// 10 s), and the samples in between keep the figures of the last walk (see
-// Tree.At). The job's own cgroup, when it has one, still gives exact CPU at
-// every sample. The cost is the agent's CPU time during the walk, so a busy
-// machine that delays the walk does not space it out. A tree of at most
-// CheapWalkProcs processes is walked at every sample, boundaries included,
-// so the phases of a small job get exact deltas even without a cgroup.
-const (
-	TreeBudget     = 0.005
-	CheapWalkProcs = 64
-)
 
 // NewSource returns the source for this system. On Linux it reads
 // cfg.ProcRoot, cfg.SysRoot and cfg.CgroupDir.
@@ -84,6 +67,7 @@ func NewSource(cfg Config) (Source, error) {
 		orphan: cfg.Orphan,
 		own:    cfg.CgroupOwn,
 		wdFD:   -1,
+		pacer:  walkPacer{budget: TreeBudget, cheapProcs: CheapWalkProcs, cpu: agentCPU},
 	}
 	if cfg.CgroupDir != "" {
 		s.cg = cgroup.NewReader(cfg.CgroupDir)
@@ -233,20 +217,21 @@ func (s *linuxSource) readJob(out *Sample, errs *[]error) {
 	// so a sample costs the same whatever the number of processes.
 	if s.own && j.HasCgroup && j.Cgroup.CPU.UsageUsec.Present && j.Cgroup.MemoryCurrent.Present {
 		j.HasTree = false
+		s.pacer.walked = false
 		if s.reap && known {
 			s.reapChildren(job)
 		}
 		return
 	}
 
-	if out.Reason != ReasonStart && out.Reason != ReasonEnd && out.Time.Before(s.nextWalk) && j.HasTree && j.Tree.Processes > CheapWalkProcs {
+	if !s.pacer.due(out.Reason, out.Time) {
 		// Too soon for this tree: the figures of the last walk stand.
 		if s.reap && known {
 			s.reapChildren(job)
 		}
 		return
 	}
-	began := cpuTime()
+	began := s.pacer.start()
 	u, err := s.tree.Sample(s.roots, out.Time)
 	if err != nil {
 		*errs = append(*errs, err)
@@ -257,8 +242,7 @@ func (s *linuxSource) readJob(out *Sample, errs *[]error) {
 	if s.reap && s.orphan != nil {
 		s.tellOrphans(job)
 	}
-	s.walkCost = cpuTime() - began
-	s.nextWalk = out.Time.Add(time.Duration(float64(s.walkCost) / TreeBudget))
+	s.pacer.done(began, out.Time, u.Processes)
 
 	s.mu.Lock()
 	user := u.CPUUser + u.ChildUser + exited.User + s.reaped.User
@@ -346,13 +330,4 @@ func SetSubreaper() error {
 		return fmt.Errorf("prctl(PR_SET_CHILD_SUBREAPER): %w", err)
 	}
 	return nil
-}
-
-// cpuTime returns the CPU time the agent has used so far.
-func cpuTime() time.Duration {
-	var ts unix.Timespec
-	if unix.ClockGettime(unix.CLOCK_PROCESS_CPUTIME_ID, &ts) != nil {
-		return 0
-	}
-	return time.Duration(ts.Nano())
 }

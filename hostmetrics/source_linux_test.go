@@ -144,8 +144,8 @@ func TestLinuxSourceSpacesCostlyWalks(t *testing.T) {
 		return s.Job.Tree.Processes > 300
 	})
 	ls := src.(*linuxSource)
-	if s.Job.Tree.Processes <= CheapWalkProcs || ls.walkCost <= 0 {
-		t.Fatalf("%d processes, walk cost %v", s.Job.Tree.Processes, ls.walkCost)
+	if s.Job.Tree.Processes <= CheapWalkProcs || ls.pacer.cost <= 0 {
+		t.Fatalf("%d processes, walk cost %v", s.Job.Tree.Processes, ls.pacer.cost)
 	}
 	first := s.Job.Tree.At
 	// The next sample comes a microsecond later by its own clock, however
@@ -153,17 +153,17 @@ func TestLinuxSourceSpacesCostlyWalks(t *testing.T) {
 	s.Time, s.Reason = first.Add(time.Microsecond), ReasonBoundary
 	src.Read(&s)
 	if !s.Job.Tree.At.Equal(first) {
-		t.Errorf("the tree was walked again right after a walk of %v", ls.walkCost)
+		t.Errorf("the tree was walked again right after a walk of %v", ls.pacer.cost)
 	}
-	if gap := ls.nextWalk.Sub(first); gap < time.Duration(float64(ls.walkCost)/TreeBudget)-time.Millisecond {
-		t.Errorf("next walk after %v, want cost/budget = %v", gap, time.Duration(float64(ls.walkCost)/TreeBudget))
+	if gap := ls.pacer.next.Sub(first); gap < time.Duration(float64(ls.pacer.cost)/TreeBudget)-time.Millisecond {
+		t.Errorf("next walk after %v, want cost/budget = %v", gap, time.Duration(float64(ls.pacer.cost)/TreeBudget))
 	}
 	s.Time, s.Reason = time.Now(), ReasonEnd
 	src.Read(&s)
 	if s.Job.Tree.At.Equal(first) {
 		t.Error("the last sample did not walk the tree")
 	}
-	t.Logf("%d processes: walk %v, next after %v", s.Job.Tree.Processes, ls.walkCost, ls.nextWalk.Sub(first))
+	t.Logf("%d processes: walk %v, next after %v", s.Job.Tree.Processes, ls.pacer.cost, ls.pacer.next.Sub(first))
 }
 
 func syscallKillGroup(cmd *exec.Cmd) { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }

@@ -34,18 +34,6 @@ const readTimeout = DefaultInterval / 2
 // apart, always get fresh ones.
 const netstatEvery = DefaultInterval / 2
 
-// walkBudget and cheapWalk space out the walks of a costly tree, as the
-// Linux source does: a walk that costs more than cheapWalk of the agent's
-// CPU is done again only after cost/walkBudget (a 5 ms walk once a
-// second), and the samples in between keep the figures of the last walk
-// (see Tree.At). Here the cost grows with every process of the system,
-// which is listed at each walk, not only with the job's, so cheapness is
-// judged by cost rather than by the tree's size.
-const (
-	walkBudget = 0.005
-	cheapWalk  = time.Millisecond
-)
-
 // gopsutilSource reads the host and the job's process tree through
 // gopsutil, on the systems without a native reader (darwin, windows, the
 // BSDs). It has no pressure stall information and no cgroup; what else the
@@ -66,13 +54,12 @@ type gopsutilSource struct {
 	net      procfs.NetDevStat
 	ifaces   []procfs.NetDevStat
 
-	self     *process.Process
-	table    []procLink
-	tree     []procLink
-	tally    treeTally
-	last     Tree
-	nextWalk time.Time
-	walkCost time.Duration
+	self  *process.Process
+	table []procLink
+	tree  []procLink
+	tally treeTally
+	last  Tree
+	pacer walkPacer
 
 	jobState
 }
@@ -89,6 +76,7 @@ func NewSource(cfg Config) (Source, error) {
 		tally:   newTreeTally(),
 		self:    &process.Process{Pid: int32(os.Getpid())},
 	}
+	s.pacer = walkPacer{budget: TreeBudget, cheapCost: CheapWalkCost, cpu: s.agentCPU}
 	if slices.Contains([]string{"darwin", "freebsd", "netbsd", "openbsd"}, runtime.GOOS) {
 		s.netEvery = netstatEvery
 	}
@@ -222,15 +210,14 @@ func (s *gopsutilSource) readJob(ctx context.Context, out *Sample, errs *[]error
 		j.Tree = Tree{}
 		return
 	}
-	if out.Reason != ReasonStart && out.Reason != ReasonEnd && out.Time.Before(s.nextWalk) && s.walkCost > cheapWalk {
+	if !s.pacer.due(out.Reason, out.Time) {
 		j.Tree = s.last // too soon for this tree: the last walk's figures stand
 		return
 	}
 	pid, _, exited := s.current(nil)
 	job := int32(pid)
 
-	began, cpuOK := s.agentCPU(ctx)
-	wallBegan := time.Now()
+	began := s.pacer.start()
 	s.tally.begin()
 	s.tree = s.tree[:0]
 	if job > 0 {
@@ -254,20 +241,15 @@ func (s *gopsutilSource) readJob(ctx context.Context, out *Sample, errs *[]error
 	}
 	s.last = s.tally.end(roots, exited, s.want(figProcIO))
 	s.last.At = out.Time
-	if ended, ok := s.agentCPU(ctx); ok && cpuOK {
-		s.walkCost = ended - began
-	} else {
-		s.walkCost = time.Since(wallBegan)
-	}
-	s.nextWalk = out.Time.Add(time.Duration(float64(s.walkCost) / walkBudget))
+	s.pacer.done(began, out.Time, s.last.Processes)
 	j.Tree = s.last
 }
 
 // agentCPU returns the CPU time the agent has used so far: a walk's cost
 // is counted in it, so that a busy machine that delays the walk does not
 // space it out.
-func (s *gopsutilSource) agentCPU(ctx context.Context) (time.Duration, bool) {
-	t, err := s.self.TimesWithContext(ctx)
+func (s *gopsutilSource) agentCPU() (time.Duration, bool) {
+	t, err := s.self.Times()
 	if err != nil {
 		return 0, false
 	}
