@@ -366,8 +366,8 @@ func (u *usageSum) add(p *procFigures) {
 // below.
 type treeTally struct {
 	last, cur map[int32]procFigures
-	gone      usageSum // last-seen usage of the processes that left
-	prev      usageSum // the totals last given: they never go down
+	gone      usageSum   // last-seen usage of the processes that left
+	totals    treeTotals // the totals given: they never go down
 	tree      Tree
 	ioAbsent  bool
 }
@@ -422,11 +422,10 @@ func (t *treeTally) end(roots int, exited ExitUsage, hasIO bool) Tree {
 	// and its descendants), so the larger of the two is taken, never
 	// their sum. Storage IO from rusage is in block operations on these
 	// systems, not bytes, so only the tally gives IO.
-	sum.User = max(sum.User, exited.User, t.prev.User)
-	sum.System = max(sum.System, exited.System, t.prev.System)
-	sum.ReadBytes = max(sum.ReadBytes, t.prev.ReadBytes)
-	sum.WriteBytes = max(sum.WriteBytes, t.prev.WriteBytes)
-	t.prev = sum
+	sum.User = t.totals.user.Clamp(max(sum.User, exited.User))
+	sum.System = t.totals.sys.Clamp(max(sum.System, exited.System))
+	sum.ReadBytes = t.totals.read.Clamp(sum.ReadBytes)
+	sum.WriteBytes = t.totals.write.Clamp(sum.WriteBytes)
 
 	tr := t.tree
 	tr.CPUUser, tr.CPUSystem = sum.User, sum.System

@@ -21,15 +21,14 @@ import (
 // The tree has no storage IO: prusage_t counts block operations, not bytes,
 // and ZFS does not count them, so HasIO stays false.
 type illumosTreeTotals struct {
-	prevUser, prevSys time.Duration
+	totals treeTotals
 }
 
 // tree returns the Tree of one walk: u is its sum, exited the job's usage
 // once it has been reaped (zero before), roots the number of roots walked.
 func (t *illumosTreeTotals) tree(u illumosproc.Usage, exited ExitUsage, roots int, at time.Time) Tree {
-	user := max(u.CPUUser+u.ChildUser+exited.User, t.prevUser)
-	sys := max(u.CPUSystem+u.ChildSystem+exited.System, t.prevSys)
-	t.prevUser, t.prevSys = user, sys
+	user := t.totals.user.Clamp(u.CPUUser + u.ChildUser + exited.User)
+	sys := t.totals.sys.Clamp(u.CPUSystem + u.ChildSystem + exited.System)
 	return Tree{
 		Processes: u.Processes,
 		Threads:   u.Threads,

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/jobtrace/jobtrace/hostmetrics/cgroup"
+	"github.com/jobtrace/jobtrace/hostmetrics/monotonic"
 	"github.com/jobtrace/jobtrace/hostmetrics/procfs"
 )
 
@@ -211,4 +212,12 @@ func (s *Sample) CopyTo(dst *Sample) {
 	*dst = *s
 	dst.Host.Disks = append(disks, s.Host.Disks...)
 	dst.Host.Ifaces = append(ifaces, s.Host.Ifaces...)
+}
+
+// treeTotals holds the cumulative figures of the job's tree that a source
+// gives, so that they never go down: a process that exits between the
+// reading of its parent and its own is missed for one walk.
+type treeTotals struct {
+	user, sys   monotonic.Total[time.Duration]
+	read, write monotonic.Total[uint64]
 }

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"sync"
 	"syscall"
-	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -46,12 +45,9 @@ type linuxSource struct {
 
 	jobState
 
-	mu       sync.Mutex
-	reaped   ExitUsage // orphans reaped here
-	prevUser time.Duration
-	prevSys  time.Duration
-	prevRead uint64
-	prevWrit uint64
+	mu     sync.Mutex
+	reaped ExitUsage // orphans reaped here
+	totals treeTotals
 }
 
 // NewSource returns the source for this system. On Linux it reads
@@ -245,15 +241,12 @@ func (s *linuxSource) readJob(out *Sample, errs *[]error) {
 	s.pacer.done(began, out.Time, u.Processes)
 
 	s.mu.Lock()
-	user := u.CPUUser + u.ChildUser + exited.User + s.reaped.User
-	sys := u.CPUSystem + u.ChildSystem + exited.System + s.reaped.System
-	rd := u.ReadBytes + exited.ReadBytes + s.reaped.ReadBytes
-	wr := u.WriteBytes + exited.WriteBytes + s.reaped.WriteBytes
 	// A process reaped between the reading of its parent and its own
 	// reading is missed for one sample: totals never go down.
-	user, sys = max(user, s.prevUser), max(sys, s.prevSys)
-	rd, wr = max(rd, s.prevRead), max(wr, s.prevWrit)
-	s.prevUser, s.prevSys, s.prevRead, s.prevWrit = user, sys, rd, wr
+	user := s.totals.user.Clamp(u.CPUUser + u.ChildUser + exited.User + s.reaped.User)
+	sys := s.totals.sys.Clamp(u.CPUSystem + u.ChildSystem + exited.System + s.reaped.System)
+	rd := s.totals.read.Clamp(u.ReadBytes + exited.ReadBytes + s.reaped.ReadBytes)
+	wr := s.totals.write.Clamp(u.WriteBytes + exited.WriteBytes + s.reaped.WriteBytes)
 	s.mu.Unlock()
 
 	j.HasTree = true

@@ -8,6 +8,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 
 	"github.com/jobtrace/jobtrace/hostmetrics"
+	"github.com/jobtrace/jobtrace/hostmetrics/monotonic"
 	"github.com/jobtrace/jobtrace/hostmetrics/procfs"
 )
 
@@ -54,49 +55,15 @@ const (
 	numPSI
 )
 
-// fcounter is the state of one float counter series: the last value seen.
-type fcounter struct {
-	prev float64
-	ok   bool
-}
-
-// delta returns the increase since the previous value; 0 on the first
-// value, which is the baseline. A value below the previous one (a job
-// tree's CPU dips when a process exits before its parent has reaped it;
-// /proc/stat's iowait can step back) is not counted, and the series waits
-// until it passes its highest value again, so a sum never counts the same
-// work twice.
-func (c *fcounter) delta(cur float64) float64 {
-	if !c.ok {
-		c.prev, c.ok = cur, true
-		return 0
-	}
-	if cur <= c.prev {
-		return 0
-	}
-	d := cur - c.prev
-	c.prev = cur
-	return d
-}
-
-// icounter is fcounter for integer counters.
-type icounter struct {
-	prev uint64
-	ok   bool
-}
-
-func (c *icounter) delta(cur uint64) uint64 {
-	if !c.ok {
-		c.prev, c.ok = cur, true
-		return 0
-	}
-	if cur <= c.prev {
-		return 0
-	}
-	d := cur - c.prev
-	c.prev = cur
-	return d
-}
+// fcounter and icounter are the state of one counter series: the highest
+// value seen. A value below it (a job tree's CPU dips when a process exits
+// before its parent has reaped it; /proc/stat's iowait can step back) is not
+// counted, and the series waits until it passes its highest value again, so
+// a sum never counts the same work twice. The first value is the baseline.
+type (
+	fcounter = monotonic.Total[float64]
+	icounter = monotonic.Total[uint64]
+)
 
 // level is the state of one up-down counter series: the value its sum
 // holds.
@@ -212,7 +179,7 @@ func (r *Recorder) host(ctx context.Context, h *hostmetrics.Host) {
 	if h.HasCPU {
 		cur := modeTimes(&h.CPU)
 		for i := range cur {
-			r.addF(ctx, mSysCPUTime, st.cpu[i].delta(cur[i]), &st.aMode[i])
+			r.addF(ctx, mSysCPUTime, st.cpu[i].Step(cur[i]), &st.aMode[i])
 		}
 		if st.hasPrev {
 			var d [numModes]float64
@@ -242,8 +209,8 @@ func (r *Recorder) host(ctx context.Context, h *hostmetrics.Host) {
 		}
 	}
 	if h.HasPaging {
-		r.addI(ctx, mSysPaging, st.paging[0].delta(h.Paging.Minor), &st.aFault[0])
-		r.addI(ctx, mSysPaging, st.paging[1].delta(h.Paging.Major), &st.aFault[1])
+		r.addI(ctx, mSysPaging, st.paging[0].Step(h.Paging.Minor), &st.aFault[0])
+		r.addI(ctx, mSysPaging, st.paging[1].Step(h.Paging.Major), &st.aFault[1])
 	}
 	if h.HasDisk {
 		r.recordDisks(ctx, h.Disks)
@@ -295,11 +262,11 @@ func (r *Recorder) recordDisks(ctx context.Context, devs []procfs.DiskStat) {
 			st.disks[d.Name] = e
 		}
 		e.seen = st.gen
-		r.addI(ctx, mSysDiskIO, e.io[dirIn].delta(d.ReadBytes()), &e.aDir[dirIn])
-		r.addI(ctx, mSysDiskIO, e.io[dirOut].delta(d.WrittenBytes()), &e.aDir[dirOut])
-		r.addI(ctx, mSysDiskOps, e.ops[dirIn].delta(d.Reads), &e.aDir[dirIn])
-		r.addI(ctx, mSysDiskOps, e.ops[dirOut].delta(d.Writes), &e.aDir[dirOut])
-		r.addF(ctx, mSysDiskIOTime, e.ioTime.delta(d.IOTime.Seconds()), &e.aDev)
+		r.addI(ctx, mSysDiskIO, e.io[dirIn].Step(d.ReadBytes()), &e.aDir[dirIn])
+		r.addI(ctx, mSysDiskIO, e.io[dirOut].Step(d.WrittenBytes()), &e.aDir[dirOut])
+		r.addI(ctx, mSysDiskOps, e.ops[dirIn].Step(d.Reads), &e.aDir[dirIn])
+		r.addI(ctx, mSysDiskOps, e.ops[dirOut].Step(d.Writes), &e.aDir[dirOut])
+		r.addF(ctx, mSysDiskIOTime, e.ioTime.Step(d.IOTime.Seconds()), &e.aDev)
 	}
 	// A disk that went away starts from a new baseline if it comes back:
 	// its counters may have started again from zero.
@@ -334,12 +301,12 @@ func (r *Recorder) recordIfaces(ctx context.Context, ifs []procfs.NetDevStat) {
 			st.ifaces[n.Name] = e
 		}
 		e.seen = st.gen
-		r.addI(ctx, mSysNetIO, e.bytes[dirIn].delta(n.RxBytes), &e.aName[dirIn])
-		r.addI(ctx, mSysNetIO, e.bytes[dirOut].delta(n.TxBytes), &e.aName[dirOut])
-		r.addI(ctx, mSysNetPackets, e.packets[dirIn].delta(n.RxPackets), &e.aDev[dirIn])
-		r.addI(ctx, mSysNetPackets, e.packets[dirOut].delta(n.TxPackets), &e.aDev[dirOut])
-		r.addI(ctx, mSysNetErrors, e.errs[dirIn].delta(n.RxErrors), &e.aName[dirIn])
-		r.addI(ctx, mSysNetErrors, e.errs[dirOut].delta(n.TxErrors), &e.aName[dirOut])
+		r.addI(ctx, mSysNetIO, e.bytes[dirIn].Step(n.RxBytes), &e.aName[dirIn])
+		r.addI(ctx, mSysNetIO, e.bytes[dirOut].Step(n.TxBytes), &e.aName[dirOut])
+		r.addI(ctx, mSysNetPackets, e.packets[dirIn].Step(n.RxPackets), &e.aDev[dirIn])
+		r.addI(ctx, mSysNetPackets, e.packets[dirOut].Step(n.TxPackets), &e.aDev[dirOut])
+		r.addI(ctx, mSysNetErrors, e.errs[dirIn].Step(n.RxErrors), &e.aName[dirIn])
+		r.addI(ctx, mSysNetErrors, e.errs[dirOut].Step(n.TxErrors), &e.aName[dirOut])
 	}
 	for _, e := range st.ifaces {
 		if e.seen != st.gen {
@@ -363,11 +330,11 @@ func (r *Recorder) pressure(ctx context.Context, id int, c *[numPSI]fcounter, p 
 	for res, pr := range [3]*procfs.Pressure{&p.CPU, &p.Memory, &p.IO} {
 		if pr.HasSome {
 			i := res*2 + 0
-			r.addF(ctx, id, c[i].delta(pr.Some.Total.Seconds()), &st.aPSI[i])
+			r.addF(ctx, id, c[i].Step(pr.Some.Total.Seconds()), &st.aPSI[i])
 		}
 		if pr.HasFull && (res != 0 || cpuFull) {
 			i := res*2 + 1
-			r.addF(ctx, id, c[i].delta(pr.Full.Total.Seconds()), &st.aPSI[i])
+			r.addF(ctx, id, c[i].Step(pr.Full.Total.Seconds()), &st.aPSI[i])
 		}
 	}
 }
@@ -376,12 +343,12 @@ func (r *Recorder) job(ctx context.Context, j *hostmetrics.Job) {
 	st := &r.sampleState
 	if j.HasTree {
 		t := &j.Tree
-		r.addF(ctx, mProcCPUTime, st.procCPU[0].delta(t.CPUUser.Seconds()), &st.aMode[modeUser])
-		r.addF(ctx, mProcCPUTime, st.procCPU[1].delta(t.CPUSystem.Seconds()), &st.aMode[modeSystem])
+		r.addF(ctx, mProcCPUTime, st.procCPU[0].Step(t.CPUUser.Seconds()), &st.aMode[modeUser])
+		r.addF(ctx, mProcCPUTime, st.procCPU[1].Step(t.CPUSystem.Seconds()), &st.aMode[modeSystem])
 		r.addLevel(ctx, mProcMemory, &st.procMem, t.RSS, &st.aNone)
 		if t.HasIO {
-			r.addI(ctx, mProcDiskIO, st.procIO[dirIn].delta(t.ReadBytes), &st.aDisk[dirIn])
-			r.addI(ctx, mProcDiskIO, st.procIO[dirOut].delta(t.WriteBytes), &st.aDisk[dirOut])
+			r.addI(ctx, mProcDiskIO, st.procIO[dirIn].Step(t.ReadBytes), &st.aDisk[dirIn])
+			r.addI(ctx, mProcDiskIO, st.procIO[dirOut].Step(t.WriteBytes), &st.aDisk[dirOut])
 		}
 		r.addLevel(ctx, mProcThreads, &st.procThr, uint64(max(t.Threads, 0)), &st.aNone)
 		r.addLevel(ctx, mProcCount, &st.procCount, uint64(max(t.Processes, 0)), &st.aNone)
@@ -389,19 +356,19 @@ func (r *Recorder) job(ctx context.Context, j *hostmetrics.Job) {
 	if j.HasCgroup {
 		c := &j.Cgroup
 		if v, ok := c.CPU.UserUsec.Get(); ok {
-			r.addF(ctx, mContCPUTime, st.contCPU[0].delta(float64(v)/1e6), &st.aMode[modeUser])
+			r.addF(ctx, mContCPUTime, st.contCPU[0].Step(float64(v)/1e6), &st.aMode[modeUser])
 		}
 		if v, ok := c.CPU.SystemUsec.Get(); ok {
-			r.addF(ctx, mContCPUTime, st.contCPU[1].delta(float64(v)/1e6), &st.aMode[modeSystem])
+			r.addF(ctx, mContCPUTime, st.contCPU[1].Step(float64(v)/1e6), &st.aMode[modeSystem])
 		}
 		if v, ok := c.MemoryCurrent.Get(); ok {
 			r.addLevel(ctx, mContMemory, &st.contMem, v, &st.aNone)
 		}
 		if v, ok := c.IO.ReadBytes.Get(); ok {
-			r.addI(ctx, mContDiskIO, st.contIO[dirIn].delta(v), &st.aDisk[dirIn])
+			r.addI(ctx, mContDiskIO, st.contIO[dirIn].Step(v), &st.aDisk[dirIn])
 		}
 		if v, ok := c.IO.WriteBytes.Get(); ok {
-			r.addI(ctx, mContDiskIO, st.contIO[dirOut].delta(v), &st.aDisk[dirOut])
+			r.addI(ctx, mContDiskIO, st.contIO[dirOut].Step(v), &st.aDisk[dirOut])
 		}
 		p := hostmetrics.PressureSet{CPU: c.CPUPressure, Memory: c.MemoryPressure, IO: c.IOPressure}
 		r.pressure(ctx, mContPressure, &st.contPSI, &p, true)
