@@ -134,7 +134,7 @@ func ParseCSV(r io.Reader) ([]Row, error) {
 // the returned error next to the spans of the others.
 func ReadSpans(path string) ([]*tracepb.Span, int, error) {
 	var spans []*tracepb.Span
-	skipped, err := spool.ReadSpans(path, spool.MaxReadSpans, func(_ *tracepb.ResourceSpans, s *tracepb.Span) {
+	skipped, err := spool.ReadSpansProto(path, spool.MaxReadSpans, func(_ *tracepb.ResourceSpans, s *tracepb.Span) {
 		spans = append(spans, s)
 	})
 	return spans, skipped, err

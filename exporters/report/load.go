@@ -189,7 +189,7 @@ type spanRes struct {
 // outer trace), the earliest if there are several.
 func (d *Data) readSpans(path string) error {
 	var all []spanRes
-	skipped, err := spool.ReadSpans(path, spool.MaxReadSpans, func(rs *tracepb.ResourceSpans, s *tracepb.Span) {
+	skipped, err := spool.ReadSpansProto(path, spool.MaxReadSpans, func(rs *tracepb.ResourceSpans, s *tracepb.Span) {
 		var res []*commonpb.KeyValue
 		if rs.Resource != nil {
 			res = rs.Resource.Attributes

@@ -2,6 +2,8 @@ package spool
 
 import (
 	"errors"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,7 +11,6 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"github.com/jobtrace/jobtrace/internal/fuzzcheck"
 )
@@ -69,7 +70,7 @@ func FuzzReadLines(f *testing.F) {
 		if start == 0 {
 			const max = 2
 			given := 0
-			if _, err := ReadSpans(path, max, func(_ *tracepb.ResourceSpans, _ *tracepb.Span) { given++ }); err != nil && len(LineErrors(err)) == 0 {
+			if _, err := ReadSpans(path, max, func(pcommon.Resource, ptrace.Span) { given++ }); err != nil && len(LineErrors(err)) == 0 {
 				t.Fatalf("ReadSpans: %v", err)
 			}
 			if given > spans {

@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,7 +14,6 @@ import (
 	"testing"
 
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"github.com/jobtrace/jobtrace/internal/regularfile"
 )
@@ -88,7 +89,7 @@ func TestReadSpansBoundsAncestorsOfACraftedChain(t *testing.T) {
 		t.Fatal(err)
 	}
 	given := 0
-	skipped, err := ReadSpans(path, max, func(*tracepb.ResourceSpans, *tracepb.Span) { given++ })
+	skipped, err := ReadSpans(path, max, func(pcommon.Resource, ptrace.Span) { given++ })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"os"
 	"path/filepath"
 	"strings"
@@ -549,7 +550,7 @@ func TestReadSpansKeepsTheBoundAndTheAncestors(t *testing.T) {
 		t.Fatal(err)
 	}
 	var names []string
-	skipped, err := ReadSpans(path, max, func(_ *tracepb.ResourceSpans, s *tracepb.Span) { names = append(names, s.Name) })
+	skipped, err := ReadSpans(path, max, func(_ pcommon.Resource, s ptrace.Span) { names = append(names, s.Name()) })
 	if err != nil {
 		t.Fatal(err)
 	}

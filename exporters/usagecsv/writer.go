@@ -38,6 +38,12 @@ type Options struct {
 	// the file pass it, that row and all later ones are not written, Warn
 	// is called once, and Dropped counts them.
 	MaxBytes int64
+	// Tee, when set, is given the header and then each row, as written
+	// to the file, once it is there (a row lost to a write error or past
+	// MaxBytes is not given): what reads the rows of a run in memory
+	// reads what the file holds. Its Write is called with the Writer's
+	// lock held and must not keep p; its errors are ignored.
+	Tee io.Writer
 }
 
 // Phase is the active phase of a row: its own name, not the names of the
@@ -113,6 +119,9 @@ func newWriter(f file, path string, opts Options) (*Writer, error) {
 		return nil, fmt.Errorf("usagecsv: write %s: %w", path, err)
 	}
 	w.size = int64(n)
+	if opts.Tee != nil {
+		opts.Tee.Write(h)
+	}
 	w.buf = h[:0]
 	return w, nil
 }
@@ -172,6 +181,9 @@ func (w *Writer) write(s *hostmetrics.Sample, phase Phase) string {
 	}
 	w.size += int64(n)
 	w.rows++
+	if w.opts.Tee != nil {
+		w.opts.Tee.Write(b)
+	}
 	if !w.hasPrev {
 		w.start = s.Time
 	}

@@ -1,6 +1,7 @@
 package usage
 
 import (
+	"math"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -149,6 +150,116 @@ func (u *Usage) Attributes() []attribute.KeyValue {
 		a = stallAttrs(a, u.SystemPressure, AttrSysStallCPU, AttrSysStallMemory, "", AttrSysStallIO, "")
 	}
 	return a
+}
+
+// FromAttributes reads back the usage that Attributes wrote: the inverse
+// of Attributes, so that a span's usage is read by one function wherever
+// the span comes from (the SDK in memory, or a spool read back). A group
+// (CPU, IO, disk, network) is present when all its keys are; a key of the
+// wrong type, or a negative or non-finite number, counts as absent.
+// Numbers are taken as either int or float, so that usage set by another
+// tool in the other type is still read. Duration and NumCPU are not
+// attributes and stay zero.
+func FromAttributes(attrs []attribute.KeyValue) Usage {
+	// The figures present, by key; a key set twice counts as its last.
+	nums := make(map[attribute.Key]float64, len(attrs))
+	for _, kv := range attrs {
+		var f float64
+		switch kv.Value.Type() {
+		case attribute.INT64:
+			f = float64(kv.Value.AsInt64())
+		case attribute.FLOAT64:
+			f = kv.Value.AsFloat64()
+		default:
+			delete(nums, kv.Key)
+			continue
+		}
+		if f < 0 || math.IsNaN(f) || math.IsInf(f, 0) {
+			delete(nums, kv.Key)
+			continue
+		}
+		nums[kv.Key] = f
+	}
+	has := func(keys ...attribute.Key) bool {
+		for _, k := range keys {
+			if _, ok := nums[k]; !ok {
+				return false
+			}
+		}
+		return true
+	}
+	num := func(k attribute.Key) float64 { return nums[k] }
+	count := func(k attribute.Key) uint64 {
+		if f := num(k); f < 1<<64 {
+			return uint64(f)
+		}
+		return math.MaxUint64
+	}
+	dur := func(k attribute.Key) time.Duration { return secondsDuration(num(k)) }
+	stall := func(k attribute.Key) (time.Duration, bool) {
+		if k == "" || !has(k) {
+			return 0, false
+		}
+		return dur(k), true
+	}
+
+	var u Usage
+	if u.HasCPU = has(AttrCPUUser, AttrCPUSystem, AttrCPUAvg, AttrCPUPeak); u.HasCPU {
+		u.CPUUser, u.CPUSystem = dur(AttrCPUUser), dur(AttrCPUSystem)
+		u.CPUAvg, u.CPUPeak = num(AttrCPUAvg), num(AttrCPUPeak)
+	}
+	if u.HasMemory = has(AttrMemoryPeak); u.HasMemory {
+		u.MemoryPeak = count(AttrMemoryPeak)
+	}
+	if u.HasIO = has(AttrDiskRead, AttrDiskWrite); u.HasIO {
+		u.ReadBytes, u.WriteBytes = count(AttrDiskRead), count(AttrDiskWrite)
+	}
+	u.Pressure = stallsOf(stall, AttrStallCPU, AttrStallMemory, AttrStallMemFull, AttrStallIO, AttrStallIOFull)
+	u.HasPressure = u.Pressure.Has()
+	if u.HasOOMKills = has(AttrOOMKills); u.HasOOMKills {
+		u.OOMKills = count(AttrOOMKills)
+	}
+	if has(AttrSamples) {
+		u.Samples = int(min(num(AttrSamples), math.MaxInt32))
+	}
+	if u.HasSystemCPU = has(AttrSysCPUAvg, AttrSysCPUPeak, AttrSysCPUIOWait, AttrSysCPUSteal); u.HasSystemCPU {
+		u.SystemCPUAvg, u.SystemCPUPeak, u.SystemCPUIOWait, u.SystemCPUSteal =
+			num(AttrSysCPUAvg), num(AttrSysCPUPeak), dur(AttrSysCPUIOWait), dur(AttrSysCPUSteal)
+	}
+	if u.HasSystemMemory = has(AttrSysMemoryPeak); u.HasSystemMemory {
+		u.SystemMemoryPeak = count(AttrSysMemoryPeak)
+	}
+	if u.HasSystemDisk = has(AttrSysDiskRead, AttrSysDiskWrite); u.HasSystemDisk {
+		u.SystemReadBytes, u.SystemWriteBytes = count(AttrSysDiskRead), count(AttrSysDiskWrite)
+	}
+	if u.HasNetwork = has(AttrSysNetReceive, AttrSysNetTransmit); u.HasNetwork {
+		u.NetworkReceive, u.NetworkTransmit = count(AttrSysNetReceive), count(AttrSysNetTransmit)
+	}
+	u.SystemPressure = stallsOf(stall, AttrSysStallCPU, AttrSysStallMemory, "", AttrSysStallIO, "")
+	u.HasSystemPressure = u.SystemPressure.Has()
+	return u
+}
+
+// stallsOf is the inverse of stallAttrs.
+func stallsOf(get func(attribute.Key) (time.Duration, bool), cpu, mem, memFull, io, ioFull attribute.Key) Stalls {
+	var s Stalls
+	s.CPUSome, s.HasCPUSome = get(cpu)
+	s.MemorySome, s.HasMemorySome = get(mem)
+	s.MemoryFull, s.HasMemoryFull = get(memFull)
+	s.IOSome, s.HasIOSome = get(io)
+	s.IOFull, s.HasIOFull = get(ioFull)
+	return s
+}
+
+// secondsDuration is the inverse of Duration.Seconds: the nearest
+// nanosecond, so that a duration written as seconds reads back as itself;
+// beyond what a Duration holds, the largest one.
+func secondsDuration(s float64) time.Duration {
+	ns := math.Round(s * 1e9)
+	if ns >= math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return time.Duration(ns)
 }
 
 func stallAttrs(a []attribute.KeyValue, s Stalls, cpu, mem, memFull, io, ioFull attribute.Key) []attribute.KeyValue {

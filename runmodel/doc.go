@@ -1,0 +1,28 @@
+// Package runmodel is the one in-memory model of a run: the job, its
+// phases with their usage and events, the resource, and the rows of
+// resource usage. The summary, report.html/usage.svg and profile.json
+// (packages render/...) are pure renderers of it.
+//
+// A model is built in one of two ways, which give the same model for the
+// same run:
+//
+//   - during a run, from what the run holds: a Recorder is the tracer
+//     provider's span processor, keeping the spans as the SDK ends them
+//     (sdktrace.ReadOnlySpan), and the Tee of the usagecsv.Writer, keeping
+//     its rows as it writes them; Recorder.Run builds the model at the end,
+//     with nothing written read back;
+//   - after a run, from its artifacts, through the one reader: ReadDir
+//     reads spans.otlp.jsonl as pdata (spool.ReadSpans) and
+//     resource-usage.csv through usagecsv's own column table
+//     (usagecsv.Decoder).
+//
+// Either way a span's usage is read back by usage.FromAttributes, the
+// inverse of the function that set it, and every string is cleaned
+// (cleantext.String). Both keep to the same bounds: spool.MaxReadSpans
+// spans and their ancestors (spool.SpanBound), lines of at most
+// spool.MaxLineBytes and usagecsv.MaxLineBytes.
+//
+// The job's span is found by one rule (Finish): a span that names the task
+// (cicd.pipeline.task.name) and whose parent is not in the run, the
+// earliest if there are several, since a job may join an outer trace.
+package runmodel

@@ -1,0 +1,355 @@
+package runmodel
+
+import (
+	"cmp"
+	"encoding/hex"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+)
+
+// Attribute keys the model reads (docs/attributes.md).
+const (
+	// AttrTaskName names the task on the job's span.
+	AttrTaskName = attribute.Key("cicd.pipeline.task.name")
+	// AttrResult is a span's result: success, failure, error, timeout,
+	// cancellation.
+	AttrResult = attribute.Key("cicd.pipeline.task.run.result")
+	// AttrExitCode is the exit code of the job or of a `jobtrace exec`.
+	AttrExitCode = attribute.Key("process.exit.code")
+)
+
+// Run is one run of a job.
+type Run struct {
+	// Job is the job's span; HasJob is false when the run has none (the
+	// agent was killed before it ended it: only ended spans are kept).
+	Job    Span
+	HasJob bool
+	// Phases are the other spans, as a tree: each followed by its
+	// children, siblings by start time.
+	Phases []Span
+	// Resource is the resource of the job's span, else of the first span.
+	Resource []attribute.KeyValue
+	// SkippedSpans counts the spans left out past spool.MaxReadSpans.
+	SkippedSpans int
+	// Rows are the rows of resource-usage.csv, in order.
+	Rows []Row
+}
+
+// Span is a span of the run: the job's or a phase.
+type Span struct {
+	Name       string
+	ID, Parent trace.SpanID
+	// Start and End are zero when the span does not say.
+	Start, End time.Time
+	// Failed is set when the span's status is Error; Status is the
+	// status description.
+	Failed bool
+	Status string
+	// Attributes are the span's, in the order set; Usage is read back
+	// from them (usage.FromAttributes).
+	Attributes []attribute.KeyValue
+	Usage      usage.Usage
+	Events     []Event
+
+	// Order is the span's place in the order spans ended, which is the
+	// spool's order.
+	Order int
+	// Depth counts the phases above it in the run, the job's span not
+	// counted: 0 for a child of the job, and for a span whose parent is
+	// not in the run.
+	Depth int
+	// InJob is set when the job's span is above it.
+	InJob bool
+	// ParentName is the name of its parent, "" when the parent is not in
+	// the run.
+	ParentName string
+
+	resource []attribute.KeyValue
+}
+
+// Event is an event of a span.
+type Event struct {
+	Name       string
+	Time       time.Time // zero when the event does not say
+	Attributes []attribute.KeyValue
+}
+
+// Attr returns the value of key among attrs, the first if it is set
+// twice.
+func Attr(attrs []attribute.KeyValue, key attribute.Key) (attribute.Value, bool) {
+	for _, kv := range attrs {
+		if kv.Key == key {
+			return kv.Value, true
+		}
+	}
+	return attribute.Value{}, false
+}
+
+// Text returns the value of key among attrs as text (Text), "" when
+// absent.
+func (s *Span) Text(key attribute.Key) string {
+	v, _ := Attr(s.Attributes, key)
+	return Text(v)
+}
+
+// Text writes a value as text: numbers as Go formats them, a list as
+// [a b c], bytes in hex; a map is "".
+func Text(v attribute.Value) string {
+	switch v.Type() {
+	case attribute.STRING:
+		return v.AsString()
+	case attribute.INT64:
+		return strconv.FormatInt(v.AsInt64(), 10)
+	case attribute.FLOAT64:
+		return strconv.FormatFloat(v.AsFloat64(), 'g', -1, 64)
+	case attribute.BOOL:
+		return strconv.FormatBool(v.AsBool())
+	case attribute.BYTESLICE:
+		return hex.EncodeToString(v.AsByteSlice())
+	}
+	var parts []string
+	switch v.Type() {
+	case attribute.STRINGSLICE:
+		parts = v.AsStringSlice()
+	case attribute.INT64SLICE:
+		for _, x := range v.AsInt64Slice() {
+			parts = append(parts, Text(attribute.Int64Value(x)))
+		}
+	case attribute.FLOAT64SLICE:
+		for _, x := range v.AsFloat64Slice() {
+			parts = append(parts, Text(attribute.Float64Value(x)))
+		}
+	case attribute.BOOLSLICE:
+		for _, x := range v.AsBoolSlice() {
+			parts = append(parts, Text(attribute.BoolValue(x)))
+		}
+	case attribute.SLICE:
+		for _, x := range v.AsSlice() {
+			parts = append(parts, Text(x))
+		}
+	default:
+		return ""
+	}
+	return "[" + strings.Join(parts, " ") + "]"
+}
+
+// Number returns the value of key among attrs when it is an int or a
+// float.
+func Number(attrs []attribute.KeyValue, key attribute.Key) (float64, bool) {
+	v, _ := Attr(attrs, key)
+	switch v.Type() {
+	case attribute.INT64:
+		return float64(v.AsInt64()), true
+	case attribute.FLOAT64:
+		return v.AsFloat64(), true
+	}
+	return 0, false
+}
+
+// timeOf is the time of a span or event given in ns since the Unix epoch;
+// 0 is no time.
+func timeOf(ns int64) time.Time {
+	if ns == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, ns).UTC()
+}
+
+// Finish makes a Run of spans given in the order they ended (each with
+// its Order set) and rows: it finds the job's span, places each span in
+// the tree and reads its usage.
+func finish(spans []Span, skipped int, rows []Row) *Run {
+	r := &Run{SkippedSpans: skipped, Rows: rows}
+	byID := make(map[trace.SpanID]int, len(spans))
+	for i := range spans {
+		spans[i].Usage = usage.FromAttributes(spans[i].Attributes)
+		byID[spans[i].ID] = i
+	}
+	parent := make([]int, len(spans))
+	for i := range spans {
+		parent[i] = -1
+		if p, ok := byID[spans[i].Parent]; ok && spans[i].Parent.IsValid() {
+			parent[i] = p
+		}
+	}
+	// The job: a span that names the task, whose parent is not in the
+	// run, the earliest.
+	job := -1
+	for i := range spans {
+		if parent[i] >= 0 || spans[i].Text(AttrTaskName) == "" {
+			continue
+		}
+		if job < 0 || spans[i].Start.Before(spans[job].Start) {
+			job = i
+		}
+	}
+	place(spans, parent, job)
+
+	if job >= 0 {
+		r.Job, r.HasJob = spans[job], true
+		r.Resource = spans[job].resource
+	} else if len(spans) > 0 {
+		r.Resource = spans[0].resource
+	}
+	r.Phases = treeOrder(spans, parent, job)
+	return r
+}
+
+// place sets the depth, InJob and ParentName of each span. A chain of
+// parents that loops (a damaged spool) is cut where the walk up finds a
+// span already on it: that span is taken as having no parent in the run.
+func place(spans []Span, parent []int, job int) {
+	const (
+		unseen = iota
+		onPath
+		done
+	)
+	state := make([]int, len(spans))
+	var path []int
+	for i := range spans {
+		path = path[:0]
+		for c := i; c >= 0 && state[c] == unseen; c = parent[c] {
+			state[c] = onPath
+			path = append(path, c)
+			if p := parent[c]; p >= 0 && state[p] == onPath {
+				parent[c] = -1 // the loop is cut here
+			}
+		}
+		for k := len(path) - 1; k >= 0; k-- {
+			c := path[k]
+			s := &spans[c]
+			switch p := parent[c]; {
+			case c == job:
+				s.Depth = -1
+			case p < 0:
+				s.Depth = 0
+			default:
+				s.Depth = spans[p].Depth + 1
+				s.InJob = p == job || spans[p].InJob
+				s.ParentName = spans[p].Name
+			}
+			state[c] = done
+		}
+	}
+	if job >= 0 {
+		spans[job].Depth = 0
+	}
+}
+
+// treeOrder returns the spans but the job's as a tree: each followed by
+// its children, siblings by start time. A span whose parent is the job's
+// or not in the run is at the top. Ordered by start time alone, a child
+// that began with its parent would be listed under the phase before it
+// when their times are equal or out of order.
+func treeOrder(spans []Span, parent []int, job int) []Span {
+	kids := make(map[int][]int, len(spans))
+	const top = -1
+	for i := range spans {
+		if i == job {
+			continue
+		}
+		p := parent[i]
+		if p == job {
+			p = top
+		}
+		kids[p] = append(kids[p], i)
+	}
+	byStart := func(a, b int) int {
+		return cmp.Or(spans[a].Start.Compare(spans[b].Start), cmp.Compare(spans[a].Depth, spans[b].Depth), cmp.Compare(a, b))
+	}
+	for _, k := range kids {
+		slices.SortFunc(k, byStart)
+	}
+	out := make([]Span, 0, len(spans))
+	// An explicit stack: the nesting depth is the job's to choose.
+	var stack []int
+	push := func(k []int) {
+		for i := len(k) - 1; i >= 0; i-- {
+			stack = append(stack, k[i])
+		}
+	}
+	push(kids[top])
+	for len(stack) > 0 {
+		i := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		out = append(out, spans[i])
+		push(kids[i])
+	}
+	return out
+}
+
+// Row is one row of resource-usage.csv: its time and the figures the
+// renderers use.
+type Row struct {
+	Time time.Time
+	has  uint32 // bit c: figure c is present
+	v    [numCols]float64
+}
+
+// Col names a figure of a Row: a column of resource-usage.csv
+// (docs/csv.md), by the name colName gives.
+type Col int
+
+// The figures a Row holds.
+const (
+	JobCPUUser Col = iota
+	JobCPUSystem
+	JobCPUPct
+	JobMemory
+	JobRead
+	JobWrite
+	JobCPUStall
+	JobMemoryStall
+	JobIOStall
+	HostCPUs
+	HostCPUPct
+	HostMemoryUsed
+	HostNetRx
+	HostNetTx
+	HostCPUStall
+	HostMemoryStall
+	HostIOStall
+	numCols
+)
+
+// Name is the column of resource-usage.csv the figure is read from.
+func (c Col) Name() string {
+	return [numCols]string{
+		JobCPUUser:      "job_cpu_user_s",
+		JobCPUSystem:    "job_cpu_system_s",
+		JobCPUPct:       "job_cpu_pct",
+		JobMemory:       "job_memory_bytes",
+		JobRead:         "job_read_bytes",
+		JobWrite:        "job_write_bytes",
+		JobCPUStall:     "job_cpu_pressure_some_s",
+		JobMemoryStall:  "job_memory_pressure_some_s",
+		JobIOStall:      "job_io_pressure_some_s",
+		HostCPUs:        "host_cpus_count",
+		HostCPUPct:      "host_cpu_pct",
+		HostMemoryUsed:  "host_memory_used_bytes",
+		HostNetRx:       "host_net_rx_bytes",
+		HostNetTx:       "host_net_tx_bytes",
+		HostCPUStall:    "host_cpu_pressure_some_s",
+		HostMemoryStall: "host_memory_pressure_some_s",
+		HostIOStall:     "host_io_pressure_some_s",
+	}[c]
+}
+
+// Get returns the figure c of the row, and whether it is present.
+func (r *Row) Get(c Col) (float64, bool) {
+	return r.v[c], r.has&(1<<c) != 0
+}
+
+// Set sets the figure c of the row to v; a row made as Row{Time: t} has
+// every figure absent.
+func (r *Row) Set(c Col, v float64) {
+	r.v[c] = v
+	r.has |= 1 << c
+}
