@@ -10,9 +10,10 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
-	"github.com/jobtrace/jobtrace/agent"
+	"github.com/jobtrace/jobtrace/session"
 	"github.com/jobtrace/jobtrace/spans/protocol"
 	"github.com/jobtrace/jobtrace/spans/socket"
+	"github.com/jobtrace/jobtrace/supervise"
 )
 
 // attrFlag collects repeatable --attr key=value flags.
@@ -143,23 +144,23 @@ func cmdCounter(args []string) error {
 
 // deliver sends m to the enclosing 'jobtrace run', or handles it standalone.
 func deliver(m protocol.Msg) error {
-	path := getenv(agent.EnvSocket)
+	path := getenv(session.EnvSocket)
 	if path == "" {
 		return standalone(m)
 	}
 	c, err := socket.Dial(path)
 	if err != nil {
-		return fmt.Errorf("%s=%s: %v", agent.EnvSocket, path, err)
+		return fmt.Errorf("%s=%s: %v", session.EnvSocket, path, err)
 	}
 	defer c.Close()
 	r, err := c.Request(m)
 	if err != nil {
-		return fmt.Errorf("%s: %v", agent.EnvSocket, err)
+		return fmt.Errorf("%s: %v", session.EnvSocket, err)
 	}
 	if !r.OK {
 		// A warning, not an error: a marker that does not apply must not
 		// fail the job's step.
-		fmt.Fprintf(os.Stderr, "jobtrace: warning: %s\n", agent.Line(r.Error))
+		fmt.Fprintf(os.Stderr, "jobtrace: warning: %s\n", supervise.Line(r.Error))
 	}
 	return nil
 }

@@ -12,11 +12,12 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/jobtrace/jobtrace/agent"
 	"github.com/jobtrace/jobtrace/config"
+	"github.com/jobtrace/jobtrace/session"
 	"github.com/jobtrace/jobtrace/spans"
 	"github.com/jobtrace/jobtrace/spans/protocol"
 	"github.com/jobtrace/jobtrace/spans/socket"
+	"github.com/jobtrace/jobtrace/supervise"
 )
 
 const execExamples = `  jobtrace exec test -- go test ./...
@@ -50,8 +51,8 @@ func cmdExec(args []string) error {
 	if len(argv) == 0 {
 		return usagef("exec: no command given (usage: jobtrace exec NAME -- CMD [ARGS...])")
 	}
-	log := agent.NewLogger(os.Stderr)
-	if path := getenv(agent.EnvSocket); path != "" {
+	log := supervise.NewLogger(os.Stderr)
+	if path := getenv(session.EnvSocket); path != "" {
 		s, err := loadLocalSettings(fl)
 		if err != nil {
 			return err
@@ -69,7 +70,7 @@ func resultOf(code int, startErr error) string {
 	switch {
 	case startErr != nil:
 		return protocol.ResultError
-	case code > agent.ExitSignalBase && code <= agent.ExitSignalBase+64:
+	case code > supervise.ExitSignalBase && code <= supervise.ExitSignalBase+64:
 		return protocol.ResultCancellation
 	case code != 0:
 		return protocol.ResultFailure
@@ -79,7 +80,7 @@ func resultOf(code int, startErr error) string {
 
 // execInRun asks the enclosing 'jobtrace run' for the phase, so it nests
 // with the job's other phases, and runs CMD under it.
-func execInRun(path, name string, argv []string, attrs attrFlag, s settings, log *agent.Logger) error {
+func execInRun(path, name string, argv []string, attrs attrFlag, s settings, log *supervise.Logger) error {
 	env := os.Environ()
 	c, err := socket.Dial(path)
 	var reply protocol.Reply
@@ -92,28 +93,28 @@ func execInRun(path, name string, argv []string, attrs attrFlag, s settings, log
 		reply, err = c.Request(begin)
 	}
 	if err != nil {
-		log.Warn(fmt.Sprintf("%s: %v: running %s without a phase", agent.EnvSocket, err, name))
+		log.Warn(fmt.Sprintf("%s: %v: running %s without a phase", session.EnvSocket, err, name))
 	} else if reply.Traceparent != "" {
 		env = spans.MergeEnv(env, map[string]string{"TRACEPARENT": reply.Traceparent})
 	}
-	code, startErr := agent.RunChild(argv, env, s.cfg.GracePeriod, log)
+	code, startErr := supervise.Run(argv, env, s.cfg.GracePeriod, log)
 	code = startCode(code, startErr, log)
 	if c != nil && err == nil {
 		end := protocol.Msg{V: protocol.Version, Type: protocol.TypeEnd, Name: name, Syntax: "exec",
 			Result: resultOf(code, startErr), Attrs: []attribute.KeyValue{semconv.ProcessExitCode(code)}}
 		if _, err := c.Request(end); err != nil {
-			log.Warn(fmt.Sprintf("%s: %v", agent.EnvSocket, err))
+			log.Warn(fmt.Sprintf("%s: %v", session.EnvSocket, err))
 		}
 	}
 	return exitWith(code)
 }
 
-func startCode(code int, err error, log *agent.Logger) int {
+func startCode(code int, err error, log *supervise.Logger) int {
 	if err == nil {
 		return code
 	}
 	log.Printf("%v", err)
-	var se *agent.StartError
+	var se *supervise.StartError
 	if errors.As(err, &se) {
 		return se.Code
 	}
@@ -121,11 +122,11 @@ func startCode(code int, err error, log *agent.Logger) int {
 }
 
 // execStandalone makes the span itself and exports it.
-func execStandalone(name string, argv []string, attrs attrFlag, s settings, log *agent.Logger) error {
+func execStandalone(name string, argv []string, attrs attrFlag, s settings, log *supervise.Logger) error {
 	sa, err := openStandalone(s, log)
 	if err != nil {
 		log.Warn(err.Error() + ": running without a span")
-		code, startErr := agent.RunChild(argv, os.Environ(), s.cfg.GracePeriod, log)
+		code, startErr := supervise.Run(argv, os.Environ(), s.cfg.GracePeriod, log)
 		return exitWith(startCode(code, startErr, log))
 	}
 	tracer := sa.pipe.TracerProvider.Tracer("jobtrace")
@@ -133,7 +134,7 @@ func execStandalone(name string, argv []string, attrs attrFlag, s settings, log 
 		spans.AttrPhaseSource.String("exec"),
 		semconv.ProcessExecutableName(filepath.Base(argv[0])))...))
 	env := spans.MergeEnv(os.Environ(), spans.InjectEnv(ctx), spans.EnvKeys...)
-	code, startErr := agent.RunChild(argv, env, s.cfg.GracePeriod, log)
+	code, startErr := supervise.Run(argv, env, s.cfg.GracePeriod, log)
 	code = startCode(code, startErr, log)
 	result := resultOf(code, startErr)
 	sp.SetAttributes(semconv.ProcessExitCode(code), semconv.CICDPipelineTaskRunResultKey.String(result))

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jobtrace/jobtrace/agent/guard"
 	"github.com/jobtrace/jobtrace/exporters/usagecsv"
 	"github.com/jobtrace/jobtrace/hostmetrics/cgroup"
+	"github.com/jobtrace/jobtrace/supervise/guard"
 )
 
 // killWait bounds the waits of these tests: long, since they check what

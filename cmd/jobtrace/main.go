@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jobtrace/jobtrace/agent"
 	"github.com/jobtrace/jobtrace/internal/redact"
+	"github.com/jobtrace/jobtrace/supervise"
 
 	// Answers 'jobtrace phase|event|counter' inside a run before the
 	// exporter stack is initialized; see its package comment.
@@ -143,7 +143,7 @@ func exitCode(err error) int {
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
-	fmt.Fprintf(os.Stderr, "jobtrace: %s\n", agent.Line(redact.String(firstLine(err.Error()))))
+	fmt.Fprintf(os.Stderr, "jobtrace: %s\n", supervise.Line(redact.String(firstLine(err.Error()))))
 	var ue *usageError
 	if errors.As(err, &ue) || isConfigError(err) {
 		return 2

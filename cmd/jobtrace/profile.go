@@ -5,10 +5,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/jobtrace/jobtrace/agent"
 	"github.com/jobtrace/jobtrace/exporters/profile"
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/exporters/usagecsv"
+	"github.com/jobtrace/jobtrace/supervise"
 )
 
 const profileExamples = `  jobtrace profile jobtrace-out
@@ -35,7 +35,7 @@ func cmdProfile(args []string) error {
 			return usagef("profile: %s: no %s there", dir, name)
 		}
 	}
-	log := agent.NewLogger(os.Stderr)
+	log := supervise.NewLogger(os.Stderr)
 	warn, err := profile.Write(dir)
 	if warn != nil {
 		// errors.Join puts one report a line.

@@ -7,12 +7,13 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/jobtrace/jobtrace/agent"
 	"github.com/jobtrace/jobtrace/config"
 	"github.com/jobtrace/jobtrace/exporters/forward"
 	"github.com/jobtrace/jobtrace/exporters/otlp"
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/internal/regularfile"
+	"github.com/jobtrace/jobtrace/supervise"
+	"github.com/jobtrace/jobtrace/telemetry"
 )
 
 const replayExamples = `  OTEL_EXPORTER_OTLP_ENDPOINT=http://collector:4318 jobtrace replay jobtrace-out
@@ -53,12 +54,12 @@ func cmdReplay(args []string) error {
 	if exp.Traces == nil {
 		return usagef("replay: no collector configured: set OTEL_EXPORTER_OTLP_ENDPOINT or --endpoint")
 	}
-	unlock, err := agent.LockDir(dir)
+	unlock, err := telemetry.LockDir(dir)
 	if err != nil {
 		return fmt.Errorf("replay: %s: %v; replay it when that has ended", dir, err)
 	}
 	defer unlock()
-	log := agent.NewLogger(os.Stderr)
+	log := supervise.NewLogger(os.Stderr)
 	otlp.RouteErrors(log.Warn)
 	client, err := otlp.NewTraceClient(exp.Traces)
 	if err != nil {
@@ -66,7 +67,7 @@ func cmdReplay(args []string) error {
 	}
 	res := forward.Replay(context.Background(), dir, client, *all, forward.Options{Timeout: exp.Traces.Timeout, Warn: log.Warn})
 	log.Printf("sent %d spans to %s; %d pending", res.Sent, exp.Traces, res.Pending)
-	agent.ExportNotes(log, res.Rejected, res.Discarded, res.Uncertain, res.Resent, filepath.Join(dir, spool.TracesFile))
+	telemetry.ExportNotes(log.Printf, res.Rejected, res.Discarded, res.Uncertain, res.Resent, filepath.Join(dir, spool.TracesFile))
 	if res.Err != nil || res.Pending > 0 {
 		reason := ""
 		if res.Err != nil {

@@ -5,10 +5,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/jobtrace/jobtrace/agent"
 	"github.com/jobtrace/jobtrace/exporters/report"
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/exporters/usagecsv"
+	"github.com/jobtrace/jobtrace/supervise"
 )
 
 const reportExamples = `  jobtrace report jobtrace-out
@@ -41,7 +41,7 @@ func cmdReport(args []string) error {
 	if !found {
 		return usagef("report: %s: no %s or %s there", dir, spool.TracesFile, usagecsv.FileName)
 	}
-	log := agent.NewLogger(os.Stderr)
+	log := supervise.NewLogger(os.Stderr)
 	warn, err := report.Write(dir)
 	if warn != nil {
 		msg := warn.Error()

@@ -3,9 +3,9 @@ package main
 import (
 	"os"
 
-	"github.com/jobtrace/jobtrace/agent"
 	"github.com/jobtrace/jobtrace/config"
 	"github.com/jobtrace/jobtrace/internal/safefile"
+	"github.com/jobtrace/jobtrace/session"
 )
 
 const runExamples = `  jobtrace run -- ./ci/build.sh
@@ -41,7 +41,7 @@ func cmdRun(args []string) error {
 		}
 		defer logw.Close()
 	}
-	o := agent.Options{
+	o := session.Options{
 		Args:            argv,
 		Name:            s.taskName(argv),
 		Out:             s.cfg.Out,
@@ -65,7 +65,7 @@ func cmdRun(args []string) error {
 		Stderr:          os.Stderr,
 		Start:           runStart,
 		Guard:           true,
-		Sampling: agent.SamplingOptions{
+		Sampling: session.SamplingOptions{
 			Interval: s.cfg.Sampling.Interval,
 			Cgroup:   s.cfg.Sampling.Cgroup == config.CgroupAuto,
 			ProcRoot: s.cfg.Sampling.ProcRoot,
@@ -79,7 +79,7 @@ func cmdRun(args []string) error {
 	if logw != nil {
 		o.Log = logw
 	}
-	return exitWith(agent.Run(o))
+	return exitWith(session.Run(o))
 }
 
 func exitWith(code int) error {

@@ -10,13 +10,13 @@ import (
 	sdkresource "go.opentelemetry.io/otel/sdk/resource"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/jobtrace/jobtrace/agent"
 	"github.com/jobtrace/jobtrace/agent/cienv"
 	"github.com/jobtrace/jobtrace/agent/resource"
 	"github.com/jobtrace/jobtrace/config"
 	"github.com/jobtrace/jobtrace/internal/cleantext"
 	"github.com/jobtrace/jobtrace/spans"
 	"github.com/jobtrace/jobtrace/spans/scan"
+	"github.com/jobtrace/jobtrace/telemetry"
 )
 
 func isConfigError(err error) bool { return errors.Is(err, config.ErrConfig) }
@@ -58,9 +58,9 @@ func loadSettingsFrom(getenv func(string) string, fl *config.Flags) (settings, e
 // exportSettings returns where telemetry goes: nowhere (local artifacts
 // only) unless an endpoint is configured and the SDK is not disabled. The
 // settings were resolved and checked by config.Load.
-func (s settings) exportSettings() agent.ExportSettings {
+func (s settings) exportSettings() telemetry.ExportSettings {
 	e := s.cfg.Export()
-	return agent.ExportSettings{Traces: e.Traces, Metrics: e.Metrics}
+	return telemetry.ExportSettings{Traces: e.Traces, Metrics: e.Metrics}
 }
 
 func (s settings) resource() *sdkresource.Resource {

@@ -22,11 +22,12 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/jobtrace/jobtrace/agent"
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/internal/safefile"
 	"github.com/jobtrace/jobtrace/spans"
 	"github.com/jobtrace/jobtrace/spans/protocol"
+	"github.com/jobtrace/jobtrace/supervise"
+	"github.com/jobtrace/jobtrace/telemetry"
 )
 
 // standaloneRun is the telemetry of one 'jobtrace phase|event|exec' outside
@@ -36,12 +37,12 @@ import (
 // 'jobtrace replay' finds it.
 type standaloneRun struct {
 	s    settings
-	log  *agent.Logger
+	log  *supervise.Logger
 	dir  string
-	pipe *agent.Pipeline
+	pipe *telemetry.Pipeline
 }
 
-func openStandalone(s settings, log *agent.Logger, opts ...sdktrace.TracerProviderOption) (*standaloneRun, error) {
+func openStandalone(s settings, log *supervise.Logger, opts ...sdktrace.TracerProviderOption) (*standaloneRun, error) {
 	// A private spool in the temporary directory, which must be one where
 	// nobody else can move it away (safefile.SafeParent).
 	if err := safefile.SafeParent(os.TempDir()); err != nil {
@@ -51,7 +52,7 @@ func openStandalone(s settings, log *agent.Logger, opts ...sdktrace.TracerProvid
 	if err != nil {
 		return nil, err
 	}
-	pipe, err := agent.NewPipeline(dir, s.resource(), s.exportSettings(), log.Warn, opts...)
+	pipe, err := telemetry.New(dir, s.resource(), s.exportSettings(), log.Warn, opts...)
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, err
@@ -217,7 +218,7 @@ func standalone(m protocol.Msg) error {
 	if err != nil {
 		return err
 	}
-	log := agent.NewLogger(os.Stderr)
+	log := supervise.NewLogger(os.Stderr)
 	parent := s.parent()
 	tp := spans.Traceparent(trace.SpanContextFromContext(parent))
 	switch m.Type {
@@ -276,7 +277,7 @@ func standaloneBegin(m protocol.Msg, parentTP string) error {
 	return safefile.WriteFile(stateFile(dir, parentTP, m.Name), data, 0o600)
 }
 
-func standaloneEnd(s settings, log *agent.Logger, m protocol.Msg, parentTP string) error {
+func standaloneEnd(s settings, log *supervise.Logger, m protocol.Msg, parentTP string) error {
 	dir, err := stateDir()
 	if err != nil {
 		return err

@@ -1,5 +1,5 @@
 // Package guardmain makes the jobtrace binary the guard process of a
-// `jobtrace run` (see package agent/guard) when its only argument is
+// `jobtrace run` (see package supervise/guard) when its only argument is
 // guard.Arg. It runs in an init function and depends only on the standard
 // library and the guard package, which depends on nothing else, so the guard
 // starts before the OpenTelemetry SDK, gRPC and the exporters are
@@ -9,7 +9,7 @@ package guardmain
 import (
 	"os"
 
-	"github.com/jobtrace/jobtrace/agent/guard"
+	"github.com/jobtrace/jobtrace/supervise/guard"
 )
 
 func init() {

@@ -1,6 +1,0 @@
-//go:build !unix && !windows
-
-package agent
-
-// LockDir does not lock where neither flock(2) nor LockFileEx is available.
-func LockDir(string) (unlock func(), err error) { return func() {}, nil }

@@ -1,0 +1,67 @@
+//go:build unix
+
+package session
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// lockPrivateDir takes the lock that says the directory's run is alive: a
+// flock(2) on the directory, which the kernel drops when the run's process
+// ends, however it ends.
+func lockPrivateDir(dir string) (io.Closer, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// sweepPrivateDirs removes from parent the private directories of runs
+// that are gone: named jobtrace-<pid>-<digits>, a directory (not a
+// symbolic link) owned by this user, its pid not running, not modified for
+// StalePrivateDirAge, and its lock free. It returns how many it removed.
+func sweepPrivateDirs(parent string, now time.Time) int {
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, e := range entries {
+		pid, ok := parsePrivateDirName(e.Name())
+		if !ok || !e.IsDir() || pid == os.Getpid() || syscall.Kill(pid, 0) != syscall.ESRCH {
+			continue
+		}
+		if removeStalePrivateDir(filepath.Join(parent, e.Name()), now) {
+			n++
+		}
+	}
+	return n
+}
+
+func removeStalePrivateDir(path string, now time.Time) bool {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.IsDir() || now.Sub(fi.ModTime()) < StalePrivateDirAge {
+		return false
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != os.Geteuid() {
+		return false
+	}
+	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		return false
+	}
+	return os.RemoveAll(path) == nil
+}

@@ -1,0 +1,273 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/jobtrace/jobtrace/exporters/summary"
+	"github.com/jobtrace/jobtrace/exporters/usagecsv"
+	"github.com/jobtrace/jobtrace/exporters/usagemetrics"
+	"github.com/jobtrace/jobtrace/hostmetrics"
+	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+	"github.com/jobtrace/jobtrace/spans"
+	"github.com/jobtrace/jobtrace/supervise"
+	"github.com/jobtrace/jobtrace/telemetry"
+)
+
+// SamplingOptions configure resource sampling in a run.
+type SamplingOptions struct {
+	// Interval is the time between samples; 0 turns sampling off.
+	Interval time.Duration
+	// Cgroup lets jobtrace make a cgroup v2 for the job where it may.
+	Cgroup bool
+	// ProcRoot and SysRoot are where /proc and /sys are mounted.
+	ProcRoot, SysRoot string
+	// NotJob tells jobtrace's children that are not the job's (its guard
+	// process) from the job's orphans.
+	NotJob func(pid int) bool
+	// Orphan is told about the job's orphans re-parented to jobtrace.
+	Orphan func(pid int, start uint64)
+}
+
+// resources samples the host and the job while the job runs and measures
+// what each phase cost.
+type resources struct {
+	src     hostmetrics.Source
+	sampler *hostmetrics.Sampler
+	phases  *phaseUsage
+	jobCg   *jobCgroup // nil when the job has no cgroup of its own
+	cgDir   string     // the cgroup read: the job's, or jobtrace's own
+	notes   []string   // what start-up found, for the startup span
+	csv     *usagecsv.Writer
+	series  *summary.Series
+	closers []func() error
+}
+
+// newResources makes the job's cgroup (where permitted) and the source. It
+// returns nil when sampling is off.
+func newResources(o SamplingOptions, log *supervise.Logger) *resources {
+	if o.Interval <= 0 {
+		return nil
+	}
+	r := &resources{phases: newPhaseUsage()}
+	cfg := hostmetrics.Config{ProcRoot: o.ProcRoot, SysRoot: o.SysRoot, NotJob: o.NotJob, Orphan: o.Orphan}
+	if wd, err := os.Getwd(); err == nil {
+		cfg.WorkDir = wd
+	}
+	if err := hostmetrics.SetSubreaper(); err != nil {
+		r.notes = append(r.notes, "not a child subreaper: "+err.Error())
+	} else {
+		cfg.Subreaper = subreaperSupported
+	}
+	if o.Cgroup {
+		cg, own, note := setupCgroup(o.ProcRoot, log)
+		if note != "" {
+			r.notes = append(r.notes, note)
+		}
+		r.jobCg = own
+		cfg.CgroupDir, cfg.CgroupOwn = cg, own != nil
+		r.cgDir = cg
+	}
+	src, err := hostmetrics.NewSource(cfg)
+	if err != nil {
+		log.Warn(fmt.Sprintf("resource sampling: %v", err))
+	}
+	if src == nil {
+		r.cleanup(log)
+		return nil
+	}
+	if u := src.Unavailable(); u != "" {
+		log.Printf("%s", u)
+	}
+	r.src = src
+	return r
+}
+
+// observer returns the tracker's phase observer, nil when r is nil.
+func (r *resources) observer() *phaseUsage {
+	if r == nil {
+		return nil
+	}
+	return r.phases
+}
+
+// sinks makes the sinks of the samples: the summary's statistics, the OTel
+// metrics (whose data points carry exemplars of the innermost phase) and the
+// CSV file in the out directory.
+func (r *resources) sinks(pipe *telemetry.Pipeline, tracker *spans.Tracker, log *supervise.Logger) []hostmetrics.Sink {
+	r.series = summary.NewSeries()
+	out := []hostmetrics.Sink{r.series}
+	if pipe.Meter != nil {
+		rec, err := usagemetrics.New(pipe.Meter, usagemetrics.Options{Active: tracker.Innermost, Warn: log.Warn})
+		if err != nil {
+			log.Warn(fmt.Sprintf("no resource metrics: %v", err))
+		} else {
+			out = append(out, rec)
+			r.phases.onEnd = rec.Phase
+		}
+	}
+	csvPath := filepath.Join(pipe.Dir(), usagecsv.FileName)
+	phase := func() usagecsv.Phase {
+		c := tracker.Current()
+		return usagecsv.Phase{Name: c.Name, SpanID: c.SpanID, Depth: c.Depth}
+	}
+	w, err := usagecsv.Create(csvPath, usagecsv.Options{Phase: phase, Warn: log.Warn})
+	if err != nil {
+		log.Warn(fmt.Sprintf("no %s: %v", usagecsv.FileName, err))
+	} else {
+		r.csv = w
+		out = append(out, w)
+		r.closers = append(r.closers, w.Close)
+	}
+	return out
+}
+
+// start starts sampling, handing every sample to sinks and to the phase
+// usage windows; the job's window begins with the first sample.
+func (r *resources) start(interval time.Duration, rootCtx context.Context, sinks []hostmetrics.Sink, log *supervise.Logger) {
+	all := append([]hostmetrics.Sink{r.phases}, sinks...)
+	r.sampler = hostmetrics.NewSampler(r.src, hostmetrics.Options{Interval: interval, Sinks: all, Warn: log.Warn})
+	r.phases.sampler = r.sampler
+	r.phases.root = trace.SpanFromContext(rootCtx)
+	r.sampler.Start()
+}
+
+// jobStarted tells the source the job's pid. When the job could not be
+// started right into its cgroup it is moved there now; its first children
+// may then have been forked outside it.
+func (r *resources) jobStarted(j *supervise.Job, log *supervise.Logger) {
+	r.src.SetJob(j.Pid())
+	if err := j.CgroupErr(); err != nil && r.jobCg != nil {
+		if err2 := r.jobCg.addProc(j.Pid()); err2 != nil {
+			log.Warn(fmt.Sprintf("the job could not be started in its cgroup (%v) nor moved there (%v): its cgroup figures are not the job's", err, err2))
+		} else {
+			r.notes = append(r.notes, fmt.Sprintf("job moved into its cgroup after start (%v)", err))
+		}
+	}
+}
+
+// jobExited gives the source the job's rusage, as soon as it is reaped.
+func (r *resources) jobExited(ps *os.ProcessState) {
+	r.src.JobExited(hostmetrics.ExitUsageOf(ps))
+}
+
+// finish takes the job's last sample, sets the job's usage on its span,
+// stops sampling and removes the job's cgroup. Phases must have been ended
+// before: their spans end with the same last sample.
+func (r *resources) finish(log *supervise.Logger) usage.Usage {
+	var u usage.Usage
+	done := make(chan struct{})
+	r.sampler.Boundary(func(s *hostmetrics.Sample) {
+		defer close(done)
+		u = r.phases.rootWin.End(s)
+		// The job's peak memory is known exactly from its cgroup's
+		// memory.peak. (wait4's ru_maxrss is no floor: the job's first
+		// process inherits jobtrace's own high-water mark, as the child of
+		// a vfork keeps its parent's memory until it execs.)
+		if s.Job.HasCgroup && s.Job.CgroupOwn {
+			if p, ok := s.Job.Cgroup.MemoryPeak.Get(); ok && p > u.MemoryPeak {
+				u.MemoryPeak, u.HasMemory = p, true
+			}
+		}
+		r.phases.root.SetAttributes(u.Attributes()...)
+	})
+	r.sampler.Stop()
+	<-done
+	r.cleanup(log)
+	return u
+}
+
+func (r *resources) cleanup(log *supervise.Logger) {
+	if r.src != nil {
+		r.src.Close()
+	}
+	for _, c := range r.closers {
+		if err := c(); err != nil {
+			log.Warn(err.Error())
+		}
+	}
+	if r.jobCg != nil {
+		if msg := r.jobCg.remove(); msg != "" {
+			log.Printf("%s", msg)
+		}
+	}
+}
+
+// phaseUsage is the tracker's phase observer: it opens a usage window at
+// each phase begin and, at its end, sets the usage on the span and ends it.
+// Windows are touched only in the sampler's goroutine (or, once the sampler
+// has stopped, under its lock), so they need no lock of their own.
+type phaseUsage struct {
+	sampler *hostmetrics.Sampler
+	root    trace.Span
+	rootWin usage.Window
+	windows map[trace.Span]*usage.Window
+	// onEnd, when set, is called with each phase's usage as it ends.
+	onEnd func(ctx context.Context, name, result string, u *usage.Usage)
+}
+
+func newPhaseUsage() *phaseUsage {
+	return &phaseUsage{windows: map[trace.Span]*usage.Window{}}
+}
+
+// Sample implements hostmetrics.Sink.
+func (p *phaseUsage) Sample(s *hostmetrics.Sample) {
+	if !p.rootWin.Started() {
+		p.rootWin.Begin(s)
+		return
+	}
+	p.rootWin.Add(s)
+	for _, w := range p.windows {
+		w.Add(s)
+	}
+}
+
+// AckSampleWait bounds how long a phase message whose sender waits for the
+// reply (`jobtrace phase begin`) waits for its boundary sample, so that the
+// sample is taken before the sender goes on with the phase's work.
+const AckSampleWait = 100 * time.Millisecond
+
+func (p *phaseUsage) PhaseBegan(b spans.Boundary) {
+	p.boundary(b.Wait, func(s *hostmetrics.Sample) {
+		w := &usage.Window{}
+		w.Begin(s)
+		p.windows[b.Span] = w
+	})
+}
+
+func (p *phaseUsage) PhaseEnded(b spans.Boundary) {
+	p.boundary(b.Wait, func(s *hostmetrics.Sample) {
+		if w := p.windows[b.Span]; w != nil {
+			delete(p.windows, b.Span)
+			u := w.End(s)
+			b.Span.SetAttributes(u.Attributes()...)
+			if p.onEnd != nil {
+				p.onEnd(b.Ctx, b.Name, b.Result, &u)
+			}
+		}
+		b.Span.End(trace.WithTimestamp(b.Time))
+	})
+}
+
+// boundary asks for a boundary sample for fn and, when wait is set, waits
+// (at most AckSampleWait) until fn has run.
+func (p *phaseUsage) boundary(wait bool, fn func(*hostmetrics.Sample)) {
+	if !wait {
+		p.sampler.Boundary(fn)
+		return
+	}
+	done := make(chan struct{})
+	p.sampler.Boundary(func(s *hostmetrics.Sample) {
+		fn(s)
+		close(done)
+	})
+	select {
+	case <-done:
+	case <-time.After(AckSampleWait):
+	}
+}

@@ -1,0 +1,80 @@
+package session
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/jobtrace/jobtrace/exporters/summary"
+	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+	"github.com/jobtrace/jobtrace/internal/safefile"
+	"github.com/jobtrace/jobtrace/supervise"
+	"github.com/jobtrace/jobtrace/telemetry"
+)
+
+// EnvStepSummary is the file GitHub Actions shows as the step's summary;
+// the summary is appended to it as Markdown.
+const EnvStepSummary = "GITHUB_STEP_SUMMARY"
+
+// jobEnd is how the job ended and what it cost, for the summary.
+type jobEnd struct {
+	code     int
+	result   string
+	took     time.Duration
+	usage    usage.Usage
+	hasUsage bool
+	series   *summary.Series
+	notes    []string
+}
+
+// writeSummary prints the end-of-job summary on jobtrace's log, as text or
+// Markdown, and appends it as Markdown to $GITHUB_STEP_SUMMARY when the job
+// runs in GitHub Actions.
+func writeSummary(log *supervise.Logger, o Options, pipe *telemetry.Pipeline, root trace.SpanID, end jobEnd) {
+	if o.Summary == "off" {
+		return
+	}
+	rep := summary.Build(pipe.Spans(), end.series, root, summary.JobInfo{
+		Name: o.Name, ExitCode: end.code, Result: end.result, Duration: end.took,
+		Usage: end.usage, HasUsage: end.hasUsage, Notes: end.notes,
+	})
+	var b bytes.Buffer
+	if o.Summary == "markdown" {
+		summary.WriteMarkdown(&b, rep)
+	} else {
+		summary.WriteText(&b, rep)
+	}
+	log.Block(b.Bytes())
+	if path := envValue(o.Env, EnvStepSummary); path != "" {
+		b.Reset()
+		summary.WriteMarkdown(&b, rep)
+		b.WriteByte('\n')
+		f, err := safefile.OpenLog(path, 0o644)
+		if err == nil {
+			_, err = f.Write(b.Bytes())
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
+			log.Warn(fmt.Sprintf("summary not written to %s: %v", EnvStepSummary, err))
+		}
+	}
+}
+
+// envValue returns the value of key in env (KEY=value entries); the last
+// entry wins, as in os/exec.
+func envValue(env []string, key string) string {
+	v := ""
+	for _, kv := range env {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == key {
+			v = val
+		}
+	}
+	return v
+}
+
+func fmtDuration(d time.Duration) string { return summary.Duration(d) }

@@ -1,0 +1,89 @@
+package supervise
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/jobtrace/jobtrace/internal/cleantext"
+	"github.com/jobtrace/jobtrace/internal/redact"
+)
+
+// MaxWarnings is how many warnings jobtrace prints in one run; beyond it
+// they are counted and the count is printed at the end, so a flood of bad
+// markers cannot flood the job's log.
+const MaxWarnings = 50
+
+// Logger writes jobtrace's own messages, one line each with a "jobtrace:"
+// prefix, to stderr through the same gate as the job's stderr (or to a log
+// file). Every message is masked by redact.String (an error that wraps the
+// collector's URL or echoes a header prints no credential) and is always
+// one line, whatever it holds: see Line.
+type Logger struct {
+	mu         sync.Mutex
+	out        func([]byte)
+	warnings   int
+	suppressed int
+}
+
+// NewLogger returns a Logger that writes to w.
+func NewLogger(w io.Writer) *Logger {
+	if g, ok := w.(*Gate); ok {
+		return &Logger{out: g.message}
+	}
+	return &Logger{out: func(b []byte) { w.Write(b) }}
+}
+
+// Printf writes one message.
+func (l *Logger) Printf(format string, args ...any) {
+	l.out([]byte("jobtrace: " + Line(redact.String(fmt.Sprintf(format, args...))) + "\n"))
+}
+
+// Line makes msg one line of a terminal: the line breaks inside it (an
+// error joined from several) become "; ", and every other control
+// character, escape sequences' ESC included, and invalid UTF-8 become
+// U+FFFD (cleantext.String). Text from the job is cleaned where it comes
+// in; this is the second line of defence, for file names, errors of the
+// system and anything else a message quotes.
+func Line(msg string) string {
+	msg = strings.TrimRight(msg, "\r\n")
+	if strings.ContainsAny(msg, "\r\n") {
+		msg = lineBreaks.Replace(msg)
+	}
+	return cleantext.String(msg)
+}
+
+var lineBreaks = strings.NewReplacer("\r\n", "; ", "\n", "; ", "\r", "; ")
+
+// Block writes lines that jobtrace laid out itself (the summary), each
+// cleaned as Line does.
+func (l *Logger) Block(b []byte) {
+	var out bytes.Buffer
+	for _, ln := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		out.WriteString(cleantext.String(ln))
+		out.WriteByte('\n')
+	}
+	l.out(out.Bytes())
+}
+
+// Warn writes one warning unless MaxWarnings were written already.
+func (l *Logger) Warn(msg string) {
+	l.mu.Lock()
+	l.warnings++
+	if l.warnings > MaxWarnings {
+		l.suppressed++
+		l.mu.Unlock()
+		return
+	}
+	l.mu.Unlock()
+	l.out([]byte("jobtrace: warning: " + Line(redact.String(msg)) + "\n"))
+}
+
+// Suppressed is the number of warnings not written.
+func (l *Logger) Suppressed() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.suppressed
+}

@@ -1,0 +1,83 @@
+package telemetry
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	sdkresource "go.opentelemetry.io/otel/sdk/resource"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+)
+
+// TestPromReader serves a counter and checks what the endpoint answers:
+// the series with the chosen resource attributes as labels, nothing but
+// GET and HEAD, nothing but /metrics.
+func TestPromReader(t *testing.T) {
+	var warnings []string
+	r, srv, err := newPromReader("127.0.0.1:0", func(s string) { warnings = append(warnings, s) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := sdkresource.NewSchemaless(
+		semconv.ServiceName("proj"), semconv.HostName("m1"),
+		semconv.CICDWorkerName("runner-1"), semconv.CICDPipelineTaskRunID("99"),
+	)
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithResource(res), sdkmetric.WithReader(r))
+	c, err := mp.Meter("jobtrace").Float64Counter("system.cpu.time", metricUnit("s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Add(context.Background(), 1.5, metricAttrs(attribute.String("cpu.mode", "user")))
+
+	base := "http://" + srv.addr
+	get := func(method, path string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest(method, base+path, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	code, body := get("GET", "/metrics")
+	if code != 200 {
+		t.Fatalf("GET /metrics: %d", code)
+	}
+	want := `system_cpu_time_seconds_total{cicd_worker_name="runner-1",cpu_mode="user",host_name="m1",otel_scope_name="jobtrace",otel_scope_schema_url="",otel_scope_version="",service_name="proj"} 1.5`
+	if !strings.Contains(body, want) {
+		t.Errorf("no %s in\n%s", want, body)
+	}
+	if !strings.Contains(body, `target_info{`) || !strings.Contains(body, `cicd_pipeline_task_run_id="99"`) {
+		t.Errorf("target_info with every resource attribute missing:\n%s", body)
+	}
+	if code, _ := get("POST", "/metrics"); code != http.StatusMethodNotAllowed {
+		t.Errorf("POST /metrics: %d", code)
+	}
+	if code, _ := get("GET", "/"); code != http.StatusNotFound {
+		t.Errorf("GET /: %d", code)
+	}
+	if srv.srv.ReadHeaderTimeout <= 0 {
+		t.Error("no ReadHeaderTimeout")
+	}
+	if err := mp.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	srv.stop()
+	if _, err := http.Get(base + "/metrics"); err == nil {
+		t.Error("still served after stop")
+	}
+	if len(warnings) > 0 {
+		t.Errorf("warnings: %v", warnings)
+	}
+}
+
+func metricUnit(u string) metric.Float64CounterOption { return metric.WithUnit(u) }
+
+func metricAttrs(kv ...attribute.KeyValue) metric.AddOption { return metric.WithAttributes(kv...) }

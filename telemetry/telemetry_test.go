@@ -1,0 +1,49 @@
+package telemetry
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	sdkresource "go.opentelemetry.io/otel/sdk/resource"
+
+	"github.com/jobtrace/jobtrace/config"
+	"github.com/jobtrace/jobtrace/exporters/spool"
+	"github.com/jobtrace/jobtrace/internal/otlptest"
+)
+
+// An exporter that cannot be built costs its signal, with one warning; the
+// pipeline and its local artifacts stay.
+func TestPipelineDegradesWhenAnExporterFails(t *testing.T) {
+	orig := newMetricExporter
+	newMetricExporter = func(*config.Endpoint) (sdkmetric.Exporter, error) { return nil, errors.New("boom") }
+	t.Cleanup(func() { newMetricExporter = orig })
+
+	exp, err := config.ResolveOTLP(config.OTLP{Endpoint: "http://" + otlptest.Refused(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var warns []string
+	dir := filepath.Join(t.TempDir(), "out")
+	p, err := New(dir, sdkresource.Empty(), ExportSettings{Traces: exp.Traces, Metrics: exp.Metrics}, func(s string) { warns = append(warns, s) })
+	if err != nil {
+		t.Fatalf("NewPipeline: %v", err)
+	}
+	_, span := p.TracerProvider.Tracer("t").Start(context.Background(), "kept")
+	span.End()
+	r := p.Shutdown(2*time.Second, true)
+	if r.Spans != 1 {
+		t.Errorf("%d spans spooled, want 1", r.Spans)
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, spool.TracesFile)); err != nil || !strings.Contains(string(data), "kept") {
+		t.Errorf("spool: %v", err)
+	}
+	if len(warns) == 0 || !strings.Contains(warns[0], "OTLP metrics to http://") || !strings.Contains(warns[0], "boom") {
+		t.Errorf("warnings %q", warns)
+	}
+}
