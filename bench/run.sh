@@ -1,0 +1,310 @@
+#!/bin/sh
+# run.sh: reproduce the figures of docs/performance.md on this machine, side
+# by side with otel-cli, and print them as one table with their ratios.
+#
+#   bench/run.sh                    # every section (about 20 minutes)
+#   bench/run.sh start markers      # only these sections
+#   RUNS=50 bench/run.sh start      # fewer hyperfine runs
+#
+# Sections (docs/performance.md's headings):
+#   start     `jobtrace run -- true` against `otel-cli exec -- true`, `true`
+#             and `jobtrace version` (Wrapping a job)
+#   markers   `jobtrace phase begin` + `end` inside a run against two
+#             `otel-cli span` calls, and `jobtrace event` (Markers)
+#   render    the artifacts rendered at the end of a 10-phase run (go test -bench)
+#   sample    one sample against the floors, gopsutil and psutil, with and
+#             without the job's own cgroup (Resource sampling; bench module)
+#   parts     the in-process benchmarks: socket, protocol, scan, spool
+#   collector a live, a refused and a silent collector (otelcol of e2e/otelcol)
+#   guard     the guard against the same tree built without it (bench/interleave)
+#   output    1 GiB of output passed through (Output passthrough)
+#   flood     a flood of 1M marker lines, and the floods of docs/performance.md#floods
+#   agent     the agent's CPU and memory at 1 Hz on a 1,000-process tree
+#             (bench/agentcpu.sh; DAY=1 adds the day's number of samples)
+#
+# Both jobtrace and otel-cli (github.com/equinix-labs/otel-cli v0.4.5, from
+# the Go module cache: `go mod download`, then built in its module
+# directory) are built with CGO_ENABLED=0, as README's install command
+# builds jobtrace. Wall times are hyperfine's medians; on a shared machine
+# only the ratios of commands measured in the same hyperfine run are
+# comparable, and the load average is printed with each row.
+# Every run of jobtrace writes to a fresh --out directory (hyperfine
+# --prepare), on the disk of TMPDIR and, for comparison, on /dev/shm.
+# Needs Linux, Go, hyperfine (apt-get install hyperfine), python3 for the
+# silent collector and psutil (apt-get install python3-psutil; skipped
+# without it), and root or a delegated cgroup for the cgroup cases.
+set -eu
+
+RUNS=${RUNS:-200}
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/jobtrace-bench.XXXXXX")
+table=$work/table
+shm=/dev/shm/jobtrace-bench-$$
+trap 'rm -rf "$work" "$shm"; [ -z "${bgpids:-}" ] || kill $bgpids 2>/dev/null || true' EXIT
+mkdir -p "$shm"
+
+sections=${*:-start markers render sample parts collector guard output flood agent}
+
+load() { cut -d' ' -f1 /proc/loadavg; }
+say() { printf '\n=== %s (load average %s)\n' "$*" "$(load)"; }
+
+command -v hyperfine >/dev/null || { echo "run.sh: hyperfine is missing (apt-get install hyperfine)" >&2; exit 1; }
+
+# row FIGURE JOBTRACE PEER RATIO BUDGET: one line of the final table.
+row() { printf '| %s | %s | %s | %s | %s | %s |\n' "$1" "$2" "$3" "$4" "$5" "$(load)" >>"$table"; }
+
+# hf NAME [hyperfine arguments]: hyperfine -N, its results kept in NAME.csv.
+hf() {
+	name=$1
+	shift
+	hyperfine -N --style basic --export-csv "$work/$name.csv" "$@"
+}
+
+# med NAME N: the median of the N-th command (from 1) of NAME.csv, in ms.
+med() { awk -F, -v n="$2" 'NR == n + 1 { printf "%.1f", $4 * 1000 }' "$work/$1.csv"; }
+# cpu NAME N: its mean user + system CPU, in ms.
+cpu() { awk -F, -v n="$2" 'NR == n + 1 { printf "%.1f", ($5 + $6) * 1000 }' "$work/$1.csv"; }
+# ratio A B: A / B to two places.
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f×", a / b; else print "–" }'; }
+# gobench FILE NAME: ns/op of the benchmark NAME in FILE (median of its
+# -count runs), in the unit given by UNIT (default ns).
+gobench() {
+	awk -v n="$2" -v u="${3:-ns/op}" '$1 ~ "^" n "(-[0-9]+)?$" { for (i = 2; i < NF; i++) if ($(i + 1) == u) print $i }' "$1" |
+		sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "–" }'
+}
+gomed() { # gomed FILE NAME: median ns/op as ms
+	v=$(gobench "$1" "$2")
+	[ "$v" = "–" ] && { echo "–"; return; }
+	awk -v v="$v" 'BEGIN { printf "%.3f", v / 1e6 }'
+}
+
+echo "jobtrace benchmarks: $(nproc) CPUs, $(uname -sr), $(go version | cut -d' ' -f3-), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "out dirs: $work ($(stat -f -c %T "$work")) and $shm ($(stat -f -c %T "$shm"))"
+
+# The binaries: jobtrace as README builds it, otel-cli v0.4.5 likewise.
+jt=$work/jobtrace
+(cd "$root" && CGO_ENABLED=0 go build -o "$jt" ./cmd/jobtrace)
+oc=$work/otel-cli
+ocdir=$(go mod download -json github.com/equinix-labs/otel-cli@v0.4.5 | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+(cd "$ocdir" && CGO_ENABLED=0 go build -o "$oc" .)
+echo "jobtrace: $(wc -c <"$jt") bytes, $(file -b "$jt" | grep -o '[a-z]* linked'); otel-cli v0.4.5: $(wc -c <"$oc") bytes"
+# No collector unless a section sets one.
+unset OTEL_EXPORTER_OTLP_ENDPOINT OTEL_EXPORTER_OTLP_TRACES_ENDPOINT OTEL_EXPORTER_OTLP_METRICS_ENDPOINT OTEL_EXPORTER_OTLP_PROTOCOL 2>/dev/null || true
+
+for s in $sections; do
+	case $s in
+	start)
+		say "start: jobtrace run -- true against otel-cli exec -- true"
+		d=$work/start s2=$shm/start
+		hf start -w 20 -r "$RUNS" \
+			--prepare true -n true true \
+			--prepare true -n 'otel-cli exec -- true' "$oc exec -- true" \
+			--prepare true -n 'jobtrace version' "$jt version" \
+			--prepare "rm -rf $d" -n 'jobtrace run -- true' "$jt run --out $d -- true" \
+			--prepare "rm -rf $s2" -n 'jobtrace run -- true, out on /dev/shm' "$jt run --out $s2 -- true" \
+			--prepare "rm -rf $d" -n 'jobtrace run --interval 0 -- true' "$jt run --interval 0 --out $d -- true"
+		oc1=$(med start 2)
+		row '`otel-cli exec -- true`' "" "$oc1 ms, CPU $(cpu start 2) ms" "" ""
+		row '`jobtrace version`' "$(med start 3) ms, CPU $(cpu start 3) ms" "$oc1 ms" "$(ratio "$(med start 3)" "$oc1")" ""
+		row '`jobtrace run -- true`, sampling, every artifact' "$(med start 4) ms, CPU $(cpu start 4) ms" "$oc1 ms" "$(ratio "$(med start 4)" "$oc1")" "≤ 1× otel-cli"
+		row '… out dir on /dev/shm' "$(med start 5) ms, CPU $(cpu start 5) ms" "$oc1 ms" "$(ratio "$(med start 5)" "$oc1")" "≤ 1× otel-cli"
+		row '… `--interval 0` (no sampling)' "$(med start 6) ms, CPU $(cpu start 6) ms" "$oc1 ms" "$(ratio "$(med start 6)" "$oc1")" ""
+		row '`jobtrace run -- true` over `true`' "+$(awk -v a="$(med start 4)" -v b="$(med start 1)" 'BEGIN { printf "%.1f", a - b }') ms" "" "" "≤ 5 ms added"
+		;;
+	markers)
+		say "markers: jobtrace phase begin + end inside a run against two otel-cli span calls"
+		# Each begin is preceded (untimed) by the end of the last one, and
+		# each end by a begin, so the run always holds one phase.
+		"$jt" run --out "$work/markers" --summary off -- hyperfine -N --style basic -w 10 -r "$RUNS" \
+			--export-csv "$work/markers.csv" \
+			--prepare "$jt phase end p" -n 'jobtrace phase begin p' "$jt phase begin p" \
+			--prepare "$jt phase begin p" -n 'jobtrace phase end p' "$jt phase end p" \
+			--prepare true -n 'jobtrace event tick --attr k=v' "$jt event tick --attr k=v" \
+			--prepare true -n 'otel-cli span -n p' "$oc span -n p"
+		pair=$(awk -v a="$(med markers 1)" -v b="$(med markers 2)" 'BEGIN { printf "%.1f", a + b }')
+		two=$(awk -v a="$(med markers 4)" 'BEGIN { printf "%.1f", 2 * a }')
+		row '`jobtrace phase begin` + `end` inside a run' "$pair ms ($(med markers 1) + $(med markers 2))" "$two ms (2 × otel-cli span)" "$(ratio "$pair" "$two")" "≤ 0.5×"
+		row '`jobtrace phase begin` inside a run' "$(med markers 1) ms" "" "" "≤ 3 ms per call"
+		row '`jobtrace event tick --attr k=v`' "$(med markers 3) ms" "$(med markers 4) ms (otel-cli span)" "$(ratio "$(med markers 3)" "$(med markers 4)")" ""
+		;;
+	render)
+		say "render: every artifact of a 10-phase run (go test -bench Render)"
+		pkgs=$(cd "$root" && grep -rl --include='*_test.go' '^func BenchmarkRender' . | xargs -r -n1 dirname | sort -u)
+		: >"$work/render.txt"
+		[ -z "$pkgs" ] || (cd "$root" && go test -run '^$' -bench '^BenchmarkRender' -benchmem -count 5 $pkgs | tee "$work/render.txt")
+		name=$(awk '/^BenchmarkRender/ { sub(/-[0-9]+$/, "", $1); print $1; exit }' "$work/render.txt")
+		if [ -n "$name" ]; then
+			row "rendering every artifact of a 10-phase run ($name)" "$(gomed "$work/render.txt" "$name") ms" "" "" "≤ 2 ms"
+		else
+			row "rendering every artifact of a 10-phase run" "no BenchmarkRender found" "" "" "≤ 2 ms"
+		fi
+		;;
+	sample)
+		say "sample: one sample against the floors, gopsutil and psutil (bench module)"
+		py=""
+		python3 -c 'import psutil' 2>/dev/null && py=$(command -v python3)
+		(cd "$here" && JOBTRACE_BENCH_PSUTIL=$py go test -run '^$' -bench 'Sample' -benchmem -count 3 -timeout 60m ./... | tee "$work/sample.txt")
+		(cd "$root" && go test -run '^$' -bench 'Read/host' -count 3 ./hostmetrics | tee "$work/host.txt")
+		for n in 10 100 1000; do
+			j=$(gomed "$work/sample.txt" "BenchmarkSample/N=$n/jobtrace")
+			f=$(gomed "$work/sample.txt" "BenchmarkSample/N=$n/floor")
+			fs=$(gomed "$work/sample.txt" "BenchmarkSample/N=$n/floor-syscall")
+			g=$(gomed "$work/sample.txt" "BenchmarkSample/N=$n/gopsutil")
+			p=$(gomed "$work/sample.txt" "BenchmarkSample/N=$n/psutil")
+			row "one sample, host + tree of $n" "$j ms" "floor $f ms (os.ReadFile), $fs ms (system calls)" "$(ratio "$j" "$f"), $(ratio "$j" "$fs")" "≤ 1.3× the floor"
+			row "… gopsutil, psutil" "" "$g ms, $p ms" "jobtrace is $(ratio "$g" "$j"), $(ratio "$p" "$j") faster" ""
+			c=$(gomed "$work/sample.txt" "BenchmarkSample/N=$n/jobtrace-cgroup-memory")
+			cf=$(gomed "$work/sample.txt" "BenchmarkSample/N=$n/floor-cgroup-memory")
+			row "one sample, job's own cgroup (memory controller), tree of $n" "$c ms" "$cf ms (system calls)" "$(ratio "$c" "$cf")" "≤ 1.3× the floor; ≤ 0.2 ms"
+			c=$(gomed "$work/sample.txt" "BenchmarkSample/N=$n/jobtrace-cgroup")
+			cf=$(gomed "$work/sample.txt" "BenchmarkSample/N=$n/floor-cgroup")
+			row "one sample, job's own cgroup (this host's), tree of $n" "$c ms" "$cf ms (system calls)" "$(ratio "$c" "$cf")" "≤ 1.3× the floor"
+		done
+		row "the host's files alone" "$(gomed "$work/host.txt" 'BenchmarkRead/host') ms" "" "" ""
+		;;
+	parts)
+		say "parts: socket, protocol, scan and spool benchmarks"
+		(cd "$root" && go test -run '^$' -bench . -benchmem -count 3 ./spans/protocol ./spans/socket ./spans/scan | tee "$work/parts.txt")
+		(cd "$root" && go test -run '^$' -bench EncodeSpans -benchmem -count 3 ./exporters/spool | tee -a "$work/parts.txt")
+		# The end-to-end socket benchmarks live with the session.
+		pkg=$(cd "$root" && grep -l '^func BenchmarkSocketPhases' ./*/*_test.go | head -1 | xargs dirname)
+		(cd "$root" && go test -run '^$' -bench Socket -benchtime 200000x -count 3 "$pkg" | tee -a "$work/parts.txt")
+		for b in SocketEvents SocketPhases SocketCounters; do
+			v=$(gobench "$work/parts.txt" "Benchmark$b")
+			row "socket messages into spans, $b" "$(awk -v v="$v" 'BEGIN { if (v + 0 > 0) printf "%.0fk messages/s", 1e6 / v; else print "–" }')" "" "" "≥ 100k/s"
+		done
+		row "protocol.Parse, 138-byte message" "$(gobench "$work/parts.txt" BenchmarkParse) ns" "" "" ""
+		row "socket request with reply" "$(gobench "$work/parts.txt" BenchmarkRequest) ns" "" "" ""
+		row "spool, one line of 512 spans" "$(gomed "$work/parts.txt" BenchmarkEncodeSpans/encodeSpans) ms" "SDK transform: $(gomed "$work/parts.txt" 'BenchmarkEncodeSpans/sdk-transform\+encodeLine') ms" "" ""
+		;;
+	collector)
+		say "collector: live, refused and silent collectors"
+		col=$work/otelcol
+		(cd "$root/e2e/otelcol" && CGO_ENABLED=0 go build -o "$col" .)
+		cat >"$work/otelcol.yaml" <<-EOF
+			receivers:
+			  otlp:
+			    protocols:
+			      grpc: {endpoint: 127.0.0.1:54317}
+			      http: {endpoint: 127.0.0.1:54318}
+			exporters:
+			  debug: {}
+			service:
+			  pipelines:
+			    traces: {receivers: [otlp], exporters: [debug]}
+			    metrics: {receivers: [otlp], exporters: [debug]}
+			  telemetry: {metrics: {level: none}}
+		EOF
+		"$col" --config "$work/otelcol.yaml" >"$work/otelcol.log" 2>&1 &
+		colpid=$!
+		bgpids="${bgpids:-} $colpid"
+		sleep 3
+		d=$work/col
+		OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:54318 hf collector -w 10 -r "$RUNS" \
+			--prepare "rm -rf $d" -n 'no collector' "env -u OTEL_EXPORTER_OTLP_ENDPOINT $jt run --out $d -- true" \
+			--prepare "rm -rf $d" -n 'OTLP/HTTP, live' "$jt run --out $d -- true" \
+			--prepare "rm -rf $d" -n 'OTLP/gRPC, live' "env OTEL_EXPORTER_OTLP_PROTOCOL=grpc OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:54317 $jt run --out $d -- true" \
+			--prepare "rm -rf $d" -n 'OTLP/HTTP, refused' "env OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:1 $jt run --out $d -- true" \
+			--prepare "rm -rf $d" -n 'OTLP/gRPC, refused' "env OTEL_EXPORTER_OTLP_PROTOCOL=grpc OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:1 $jt run --out $d -- true" \
+			--prepare true -n 'otel-cli exec, OTLP/gRPC, live' "$oc exec --endpoint 127.0.0.1:54317 --insecure -- true"
+		kill "$colpid" 2>/dev/null || true
+		wait "$colpid" 2>/dev/null || true
+		none=$(med collector 1)
+		row "no collector" "$none ms" "" "" ""
+		row "OTLP/HTTP, OTLP/gRPC, live collector" "+$(awk -v a="$(med collector 2)" -v b="$none" 'BEGIN { printf "%.1f", a - b }') ms, +$(awk -v a="$(med collector 3)" -v b="$none" 'BEGIN { printf "%.1f", a - b }') ms" "otel-cli exec, gRPC: $(med collector 6) ms" "$(ratio "$(med collector 3)" "$(med collector 6)") (gRPC)" ""
+		row "OTLP/HTTP, OTLP/gRPC, refused" "+$(awk -v a="$(med collector 4)" -v b="$none" 'BEGIN { printf "%.1f", a - b }') ms, +$(awk -v a="$(med collector 5)" -v b="$none" 'BEGIN { printf "%.1f", a - b }') ms" "" "" "≤ 100 ms added"
+		# A collector that accepts connections and never reads.
+		python3 -c 'import socket, time
+s = socket.socket(); s.bind(("127.0.0.1", 47998)); s.listen(64); time.sleep(3600)' &
+		silent=$!
+		bgpids="${bgpids:-} $silent"
+		sleep 1
+		OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:47998 hf silent -w 1 -r 5 \
+			--prepare "rm -rf $d" "$jt run --out $d --export-timeout 1s -- true"
+		kill "$silent" 2>/dev/null || true
+		row "a collector that never answers, --export-timeout 1s" "$(med silent 1) ms" "" "" "≤ the export timeout (+ the run)"
+		;;
+	guard)
+		say "guard: the same tree built with and without the guard"
+		# The tree without the guard is this one with Guard: false in
+		# cmd/jobtrace/run.go, given to go build as an overlay.
+		sed 's/Guard:[[:space:]]*true,/Guard: false,/' "$root/cmd/jobtrace/run.go" >"$work/run-noguard.go"
+		grep -q 'Guard: false,' "$work/run-noguard.go" || { echo "run.sh: no Guard: true in cmd/jobtrace/run.go" >&2; exit 1; }
+		printf '{"Replace": {"%s": "%s"}}\n' "$root/cmd/jobtrace/run.go" "$work/run-noguard.go" >"$work/overlay.json"
+		(cd "$root" && CGO_ENABLED=0 go build -overlay "$work/overlay.json" -o "$work/jt-noguard" ./cmd/jobtrace)
+		cp "$jt" "$work/jt-guard-copy"
+		(cd "$here" && go run ./interleave "$((RUNS * 2))" "$work/jt-noguard" "$jt" | tee "$work/guard1.txt")
+		(cd "$here" && go run ./interleave "$RUNS" "$jt" "$work/jt-guard-copy" | tee "$work/guard2.txt")
+		(cd "$here" && go run ./interleave "$((RUNS / 4 + 1))" "$work/jt-noguard" "$jt" -- sleep 0.2 | tee "$work/guard3.txt")
+		g() { # g FILE BIN FIELD: FIELD (median, cpu, left) of BIN's line of interleave
+			awk -v b="$2" -v f="$3" 'index($0, b ": ") == 1 {
+				sub(/^[^ ]* /, "")
+				if (f == "median") { sub(/.*median /, ""); sub(/ ms.*/, "") }
+				if (f == "cpu") { sub(/.*it left, mean /, ""); sub(/ ms.*/, "") }
+				if (f == "left") sub(/.*behind: /, "")
+				print }' "$1"
+		}
+		row '`run -- true`: guard (wall median, CPU)' "$(g "$work/guard1.txt" "$jt" median) ms, $(g "$work/guard1.txt" "$jt" cpu) ms" "no guard: $(g "$work/guard1.txt" "$work/jt-noguard" median) ms, $(g "$work/guard1.txt" "$work/jt-noguard" cpu) ms" "" "nothing measurable"
+		row '… control: the same binary twice' "$(g "$work/guard2.txt" "$jt" median) ms, $(g "$work/guard2.txt" "$jt" cpu) ms" "$(g "$work/guard2.txt" "$work/jt-guard-copy" median) ms, $(g "$work/guard2.txt" "$work/jt-guard-copy" cpu) ms" "" ""
+		row '`run -- sleep 0.2`: guard (wall median, CPU, left behind)' "$(g "$work/guard3.txt" "$jt" median) ms, $(g "$work/guard3.txt" "$jt" cpu) ms, $(g "$work/guard3.txt" "$jt" left)" "no guard: $(g "$work/guard3.txt" "$work/jt-noguard" median) ms, $(g "$work/guard3.txt" "$work/jt-noguard" cpu) ms" "" ""
+		;;
+	output)
+		say "output: 1 GiB passed through"
+		yes "some ordinary build output line, compiling foo/bar/baz.c" | head -c 1G >"$work/lines.txt"
+		d=$work/out
+		hyperfine --style basic -w 1 -r "${OUTPUT_RUNS:-10}" --export-csv "$work/output.csv" --prepare "rm -rf $d" \
+			-n 'plain pipe, lines' "cat $work/lines.txt | cat > /dev/null" \
+			-n 'jobtrace, lines' "$jt run --out $d -- cat $work/lines.txt > /dev/null" \
+			-n 'plain pipe, zeros' "head -c 1G /dev/zero | cat > /dev/null" \
+			-n 'jobtrace, zeros' "$jt run --out $d -- head -c 1G /dev/zero > /dev/null"
+		rm -f "$work/lines.txt"
+		row "output passthrough, 1 GiB of 56-byte lines" "$(med output 2) ms" "plain pipe $(med output 1) ms" "$(awk -v a="$(med output 1)" -v b="$(med output 2)" 'BEGIN { printf "%.0f %%", 100 * a / b }') of its speed" "≥ 90 %"
+		row "output passthrough, 1 GiB without newlines" "$(med output 4) ms" "plain pipe $(med output 3) ms" "$(awk -v a="$(med output 3)" -v b="$(med output 4)" 'BEGIN { printf "%.0f %%", 100 * a / b }') of its speed" "≥ 90 %"
+		;;
+	flood)
+		say "flood: 1M marker lines, interleaved with cat; socket and nesting floods"
+		cat >"$work/floodt.sh" <<-'EOF'
+			#!/bin/sh
+			s=$(date +%s%N)
+			awk 'BEGIN{for(i=0;i<500000;i++){print "BEGIN_PHASE p" i; print "END_PHASE p" i}}'
+			e=$(date +%s%N); echo $(( (e-s)/1000000 )) >> "$1"
+		EOF
+		chmod +x "$work/floodt.sh"
+		for i in 1 2 3 4 5; do
+			"$work/floodt.sh" "$work/t_plain" | cat >/dev/null
+			rm -rf "$work/fl"
+			"$jt" run --out "$work/fl" --summary off -- "$work/floodt.sh" "$work/t_jt" >/dev/null 2>&1
+		done
+		m() { sort -n "$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+		row "output passthrough, a flood of 1M marker lines (printing time, median of 5)" "$(m "$work/t_jt") ms" "into cat $(m "$work/t_plain") ms" "$(awk -v a="$(m "$work/t_plain")" -v b="$(m "$work/t_jt")" 'BEGIN { printf "%.0f %%", 100 * a / b }') of its speed" "≥ 90 %"
+		(cd "$root" && go build -o "$work/flood" ./internal/flood)
+		for f in "pairs 100000" "nest 1000 256" "nest 100000"; do
+			rm -rf "$work/fs"
+			/usr/bin/time -f '%e %M' -o "$work/time.txt" "$jt" run --summary off --out "$work/fs" -- "$work/flood" $f 2>"$work/flood.log" >/dev/null || true
+			spans=$(grep -o '"spanId"' "$work/fs/spans.otlp.jsonl" | wc -l)
+			rate=$(grep -o '[0-9.k]* messages/s' "$work/flood.log" | tail -1)
+			row "flood $f on the socket" "$(awk '{ printf "%.1f s, peak RSS %.0f MiB", $1, $2 / 1024 }' "$work/time.txt"), ${rate:-–}" "$spans spans in the spool" "" "≤ 200 MiB"
+		done
+		;;
+	agent)
+		say "agent: CPU and memory at 1 Hz on a 1,000-process tree"
+		JOBTRACE=$jt N=1000 STEADY=${STEADY:-60} "$here/agentcpu.sh" | tee "$work/agent.txt"
+		if [ "${DAY:-0}" = 1 ]; then
+			JOBTRACE=$jt N=1000 INTERVAL=10ms STEADY=870 MODES=off "$here/agentcpu.sh" | tee -a "$work/agent.txt"
+		fi
+		awk '/^--cgroup/ { mode = $2 } /CPU over/ { cpu[mode] = $0 } /VmHWM/ { rss[mode] = $0 }
+			END { for (m in cpu) print m "\t" cpu[m] "\t" rss[m] }' "$work/agent.txt" | while IFS='	' read -r mode c r; do
+			row "agent CPU and memory, 1 Hz, 1,000 processes, --cgroup ${mode%:}" "$(echo "$c" | sed 's/^ *//')" "$(echo "$r" | sed 's/^ *//')" "" "≤ 1 % of a core; ≤ 25 MiB"
+		done
+		;;
+	*)
+		echo "run.sh: unknown section $s" >&2
+		exit 2
+		;;
+	esac
+done
+
+printf '\n## Figures (medians; load average when the row was taken)\n\n'
+printf '| figure | jobtrace | peer or floor | ratio | budget | load |\n|---|---|---|---|---|---|\n'
+cat "$table"
