@@ -38,7 +38,7 @@ trap 'rm -rf "$work"' EXIT
 
 if [ -z "${JOBTRACE:-}" ]; then
 	JOBTRACE=$work/jobtrace
-	(cd "$here/.." && go build -o "$JOBTRACE" ./cmd/jobtrace)
+	(cd "$here/.." && CGO_ENABLED=0 go build -o "$JOBTRACE" ./cmd/jobtrace)
 fi
 hz=$(getconf CLK_TCK)
 

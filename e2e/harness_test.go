@@ -74,13 +74,15 @@ func buildAll() error {
 		fmt.Fprintln(os.Stderr, "e2e: ../cmd/jobtrace has no Go files yet; the jobtrace tests will skip")
 		return nil
 	}
-	binaries.jobtraceErr = goBuild(rootDir, binaries.jobtrace, "./cmd/jobtrace")
+	// As README's install command builds it.
+	binaries.jobtraceErr = goBuild(rootDir, binaries.jobtrace, "./cmd/jobtrace", "CGO_ENABLED=0")
 	return nil
 }
 
-func goBuild(dir, out, pkg string) error {
+func goBuild(dir, out, pkg string, env ...string) error {
 	start := time.Now()
 	cmd := exec.Command("go", "build", "-buildvcs=false", "-o", out, pkg)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Dir = dir
 	var stderr bytes.Buffer
 	cmd.Stdout = &stderr

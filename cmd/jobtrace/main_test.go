@@ -22,8 +22,13 @@ import (
 	"github.com/jobtrace/jobtrace/internal/timingtest"
 )
 
-// bin is the jobtrace binary built for these tests.
+// bin is the jobtrace binary built for these tests, as README's install
+// command builds it (installEnv).
 var bin string
+
+// installEnv is the environment of README's install command: no cgo, so that
+// the binary links nothing at run time (static on Linux).
+const installEnv = "CGO_ENABLED=0"
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "jobtrace-test-")
@@ -32,6 +37,7 @@ func TestMain(m *testing.M) {
 	}
 	bin = filepath.Join(dir, "jobtrace")
 	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Env = append(os.Environ(), installEnv)
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building jobtrace:", err)
