@@ -16,7 +16,7 @@ import (
 // and clean every string.
 
 // fromSDK is the Span of a span the SDK ended.
-func fromSDK(s sdktrace.ReadOnlySpan, order int) Span {
+func fromSDK(s sdktrace.ReadOnlySpan) Span {
 	sp := Span{
 		Name:   cleantext.String(s.Name()),
 		ID:     s.SpanContext().SpanID(),
@@ -25,7 +25,6 @@ func fromSDK(s sdktrace.ReadOnlySpan, order int) Span {
 		End:    timeOf(s.EndTime().UnixNano()),
 		Failed: s.Status().Code == codes.Error,
 		Status: cleantext.String(s.Status().Description),
-		Order:  order,
 	}
 	sp.Attributes = cleanAttrs(s.Attributes())
 	if evs := s.Events(); len(evs) > 0 {
@@ -42,7 +41,7 @@ func fromSDK(s sdktrace.ReadOnlySpan, order int) Span {
 
 // fromPData is the Span of a span read from the spool; res is the
 // resource of its line, converted once per line.
-func fromPData(s ptrace.Span, res []attribute.KeyValue, order int) Span {
+func fromPData(s ptrace.Span, res []attribute.KeyValue) Span {
 	sp := Span{
 		Name:       cleantext.String(s.Name()),
 		ID:         trace.SpanID(s.SpanID()),
@@ -52,7 +51,6 @@ func fromPData(s ptrace.Span, res []attribute.KeyValue, order int) Span {
 		Failed:     s.Status().Code() == ptrace.StatusCodeError,
 		Status:     cleantext.String(s.Status().Message()),
 		Attributes: attrsOf(s.Attributes()),
-		Order:      order,
 		resource:   res,
 	}
 	if evs := s.Events(); evs.Len() > 0 {

@@ -44,7 +44,9 @@ func ReadDir(dir string) (run *Run, warn error, err error) {
 	if missingSpool && missingCSV {
 		return nil, nil, fmt.Errorf("%s: no %s and no %s: %w", dir, spool.TracesFile, usagecsv.FileName, os.ErrNotExist)
 	}
-	return finish(spans, skipped, rows), errors.Join(warns...), nil
+	run = New(spans, rows)
+	run.SkippedSpans = skipped
+	return run, errors.Join(warns...), nil
 }
 
 // readSpans appends the spans of the spool at path to spans.
@@ -55,7 +57,7 @@ func readSpans(path string, spans *[]Span) (skipped int, err error) {
 		if r != lastRes {
 			lastRes, res = r, attrsOf(r.Attributes())
 		}
-		*spans = append(*spans, fromPData(s, res, len(*spans)))
+		*spans = append(*spans, fromPData(s, res))
 	})
 }
 

@@ -71,7 +71,7 @@ func (r *Recorder) Run(dir string) (*Run, error) {
 	r.mu.Lock()
 	spans := make([]Span, len(r.spans))
 	for i, s := range r.spans {
-		spans[i] = fromSDK(s, i)
+		spans[i] = fromSDK(s)
 	}
 	skipped := r.bound.Skipped()
 	r.mu.Unlock()
@@ -80,7 +80,9 @@ func (r *Recorder) Run(dir string) (*Run, error) {
 	if overflow {
 		rows, err = readRowsFile(filepath.Join(dir, usagecsv.FileName))
 	}
-	return finish(spans, skipped, rows), err
+	run := New(spans, rows)
+	run.SkippedSpans = skipped
+	return run, err
 }
 
 // tee decodes the CSV as the Writer writes it: the header, then each row,

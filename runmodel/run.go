@@ -162,13 +162,15 @@ func timeOf(ns int64) time.Time {
 	return time.Unix(0, ns).UTC()
 }
 
-// Finish makes a Run of spans given in the order they ended (each with
-// its Order set) and rows: it finds the job's span, places each span in
-// the tree and reads its usage.
-func finish(spans []Span, skipped int, rows []Row) *Run {
-	r := &Run{SkippedSpans: skipped, Rows: rows}
+// New makes the Run of spans, given in the order they ended, and rows: it
+// finds the job's span, places each span in the tree and reads its usage
+// from its attributes. The fields it sets of each span (Usage, Order,
+// Depth, InJob, ParentName) need not be set.
+func New(spans []Span, rows []Row) *Run {
+	r := &Run{Rows: rows}
 	byID := make(map[trace.SpanID]int, len(spans))
 	for i := range spans {
+		spans[i].Order = i
 		spans[i].Usage = usage.FromAttributes(spans[i].Attributes)
 		byID[spans[i].ID] = i
 	}

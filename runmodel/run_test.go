@@ -190,7 +190,7 @@ func TestTreeOfADamagedOrDeepRun(t *testing.T) {
 	for i := range spans {
 		spans[i].Order = i
 	}
-	run := finish(spans, 0, nil)
+	run := New(spans, nil)
 	if len(run.Phases) != len(spans) {
 		t.Fatalf("%d phases of %d spans", len(run.Phases), len(spans))
 	}

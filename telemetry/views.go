@@ -5,7 +5,8 @@ import (
 	"sync"
 
 	"github.com/jobtrace/jobtrace/exporters/profile"
-	htmlreport "github.com/jobtrace/jobtrace/exporters/report"
+	htmlreport "github.com/jobtrace/jobtrace/render/report"
+	"github.com/jobtrace/jobtrace/runmodel"
 )
 
 // WriteViews writes the files made from the spool and the CSV once the job
@@ -22,7 +23,13 @@ func WriteViews(dir string, warn func(string)) {
 		write func(string) (error, error)
 	}{
 		{profile.FileName, profile.Write},
-		{"report", htmlreport.Write},
+		{"report", func(dir string) (error, error) {
+			run, warn, err := runmodel.ReadDir(dir)
+			if err != nil {
+				return nil, err
+			}
+			return warn, htmlreport.Write(dir, run)
+		}},
 	} {
 		wg.Add(1)
 		go func() {

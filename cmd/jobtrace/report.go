@@ -5,9 +5,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/jobtrace/jobtrace/exporters/report"
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/exporters/usagecsv"
+	"github.com/jobtrace/jobtrace/render/report"
+	"github.com/jobtrace/jobtrace/runmodel"
 	"github.com/jobtrace/jobtrace/supervise"
 )
 
@@ -42,7 +43,10 @@ func cmdReport(args []string) error {
 		return usagef("report: %s: no %s or %s there", dir, spool.TracesFile, usagecsv.FileName)
 	}
 	log := supervise.NewLogger(os.Stderr)
-	warn, err := report.Write(dir)
+	run, warn, err := runmodel.ReadDir(dir)
+	if err == nil {
+		err = report.Write(dir, run)
+	}
 	if warn != nil {
 		msg := warn.Error()
 		log.Printf("skipped %d unreadable lines of the artifacts (first: %s)", strings.Count(msg, "\n")+1, firstLine(msg))

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/jobtrace/jobtrace/runmodel"
 )
 
 // svgStyle is shared by the standalone usage.svg and the report, where the
@@ -166,7 +168,7 @@ func chartsSVG(d *Data, a axis, standalone bool) string {
 // chart draws one chart at y offset top: title and legend, y grid, lines
 // broken where values are absent, and one hover column per point with the
 // values of every series.
-func chart(b *strings.Builder, rows []Row, ends []int, def chartDef, a axis, top float64) {
+func chart(b *strings.Builder, rows []runmodel.Row, ends []int, def chartDef, a axis, top float64) {
 	type pt struct {
 		t    time.Time
 		v, x []Opt
@@ -278,7 +280,9 @@ func chart(b *strings.Builder, rows []Row, ends []int, def chartDef, a axis, top
 }
 
 // WriteSVG writes the charts alone as a standalone SVG (usage.svg).
-func WriteSVG(w io.Writer, d *Data) error {
+func WriteSVG(w io.Writer, run *runmodel.Run) error { return writeSVG(w, dataOf(run)) }
+
+func writeSVG(w io.Writer, d *Data) error {
 	_, err := io.WriteString(w, chartsSVG(d, newAxis(d.Job.Start, d.Job.End), true)+"\n")
 	return err
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/jobtrace/jobtrace/runmodel"
 )
 
 // MaxPhases bounds the rows of the timeline and of the phase table; the
@@ -47,7 +49,7 @@ const (
 type seriesDef struct {
 	name  string
 	color string
-	col   int
+	col   runmodel.Col
 	delta bool
 	scale float64 // applied after the rate; 0 means 1
 }
@@ -74,38 +76,38 @@ const (
 // chartDefs lists the charts, top to bottom. Pressure stall is the job's
 // when its cgroup had it, else the machine's; a chart with no value at
 // all is left out.
-func chartDefs(rows []Row) []chartDef {
+func chartDefs(rows []runmodel.Row) []chartDef {
 	stall := []seriesDef{
-		{name: "job cpu", color: colorCPU, col: colJobCPUStall, delta: true, scale: 100},
-		{name: "job memory", color: colorMem, col: colJobMemStall, delta: true, scale: 100},
-		{name: "job io", color: colorIO, col: colJobIOStall, delta: true, scale: 100},
+		{name: "job cpu", color: colorCPU, col: runmodel.JobCPUStall, delta: true, scale: 100},
+		{name: "job memory", color: colorMem, col: runmodel.JobMemoryStall, delta: true, scale: 100},
+		{name: "job io", color: colorIO, col: runmodel.JobIOStall, delta: true, scale: 100},
 	}
-	if !anyValue(rows, colJobCPUStall, colJobMemStall, colJobIOStall) {
+	if !anyValue(rows, runmodel.JobCPUStall, runmodel.JobMemoryStall, runmodel.JobIOStall) {
 		stall = []seriesDef{
-			{name: "host cpu", color: colorCPU, col: colHostCPUStall, delta: true, scale: 100},
-			{name: "host memory", color: colorMem, col: colHostMemStall, delta: true, scale: 100},
-			{name: "host io", color: colorIO, col: colHostIOStall, delta: true, scale: 100},
+			{name: "host cpu", color: colorCPU, col: runmodel.HostCPUStall, delta: true, scale: 100},
+			{name: "host memory", color: colorMem, col: runmodel.HostMemoryStall, delta: true, scale: 100},
+			{name: "host io", color: colorIO, col: runmodel.HostIOStall, delta: true, scale: 100},
 		}
 	}
 	defs := []chartDef{
 		{title: "CPU", sub: "share of all CPUs", unit: unitPct, minMax: 100, series: []seriesDef{
-			{name: "job", color: colorJob, col: colJobCPUPct},
-			{name: "host", color: colorHost, col: colHostCPUPct},
+			{name: "job", color: colorJob, col: runmodel.JobCPUPct},
+			{name: "host", color: colorHost, col: runmodel.HostCPUPct},
 		}},
 		// The machine's memory would flatten the job's line: it is in the
 		// hover values only.
 		{title: "Memory", sub: "the job's, in use", unit: unitBytes, minMax: 1024, series: []seriesDef{
-			{name: "job", color: colorJob, col: colJobMemory},
+			{name: "job", color: colorJob, col: runmodel.JobMemory},
 		}, extra: []seriesDef{
-			{name: "host", col: colHostMemory},
+			{name: "host", col: runmodel.HostMemoryUsed},
 		}},
 		{title: "Disk IO", sub: "the job's, per second", unit: unitRate, minMax: 1024, series: []seriesDef{
-			{name: "read", color: colorRead, col: colJobRead, delta: true},
-			{name: "write", color: colorWrite, col: colJobWrite, delta: true},
+			{name: "read", color: colorRead, col: runmodel.JobRead, delta: true},
+			{name: "write", color: colorWrite, col: runmodel.JobWrite, delta: true},
 		}},
 		{title: "Network", sub: "the machine's, per second", unit: unitRate, minMax: 1024, series: []seriesDef{
-			{name: "received", color: colorRead, col: colNetRx, delta: true},
-			{name: "sent", color: colorWrite, col: colNetTx, delta: true},
+			{name: "received", color: colorRead, col: runmodel.HostNetRx, delta: true},
+			{name: "sent", color: colorWrite, col: runmodel.HostNetTx, delta: true},
 		}},
 		{title: "Pressure stall", sub: "share of time some tasks waited", unit: unitPct, minMax: 1, series: stall},
 	}
@@ -126,10 +128,10 @@ func chartDefs(rows []Row) []chartDef {
 	return out
 }
 
-func anyValue(rows []Row, cols ...int) bool {
+func anyValue(rows []runmodel.Row, cols ...runmodel.Col) bool {
 	for _, r := range rows {
 		for _, c := range cols {
-			if r.V[c].OK {
+			if _, ok := r.Get(c); ok {
 				return true
 			}
 		}
@@ -141,7 +143,7 @@ func anyValue(rows []Row, cols ...int) bool {
 // the time since the last row that had the column (rows left empty
 // between two walks of a large process tree are covered by the next
 // walked row's delta, docs/csv.md).
-func values(rows []Row, s seriesDef) []Opt {
+func values(rows []runmodel.Row, s seriesDef) []Opt {
 	out := make([]Opt, len(rows))
 	scale := s.scale
 	if scale == 0 {
@@ -149,10 +151,10 @@ func values(rows []Row, s seriesDef) []Opt {
 	}
 	var last time.Time
 	for i, r := range rows {
-		v := r.V[s.col]
+		v, ok := r.Get(s.col)
 		if !s.delta {
-			if v.OK {
-				out[i] = Opt{v.V * scale, true}
+			if ok {
+				out[i] = Opt{v * scale, true}
 			}
 			continue
 		}
@@ -160,7 +162,7 @@ func values(rows []Row, s seriesDef) []Opt {
 			last = r.Time
 			continue
 		}
-		if !v.OK {
+		if !ok {
 			continue
 		}
 		dt := r.Time.Sub(last).Seconds()
@@ -168,7 +170,7 @@ func values(rows []Row, s seriesDef) []Opt {
 		if dt <= 0 {
 			continue
 		}
-		out[i] = Opt{v.V / dt * scale, true}
+		out[i] = Opt{v / dt * scale, true}
 	}
 	return out
 }

@@ -1,8 +1,7 @@
-// Package report renders the artifacts of a run as a report a person can
-// look at with no tool but a browser: DIR/report.html, one self-contained
-// file (inline CSS and SVG, no script, no network), and DIR/usage.svg, the
-// resource charts alone, for viewers that show an image next to an
-// artifact.
+// Package report renders a run as a report a person can look at with no
+// tool but a browser: DIR/report.html, one self-contained file (inline CSS
+// and SVG, no script, no network), and DIR/usage.svg, the resource charts
+// alone, for viewers that show an image next to an artifact.
 //
 // The report has, from top to bottom: the job's name, result, exit code,
 // duration, start time, host and service; the phases as a nested timeline
@@ -11,10 +10,12 @@
 // usage their spans carry (jobtrace.usage.*, docs/attributes.md). Hovering
 // a bar or a chart shows its values through SVG <title> elements.
 //
-// Load reads the artifacts (spans.otlp.jsonl and resource-usage.csv);
-// WriteHTML and WriteSVG render them; Write does all three in a directory:
+// It is a pure renderer of the model of a run (package runmodel): it
+// reads no file. WriteHTML and WriteSVG render a run; Write writes both
+// files in a directory:
 //
-//	warn, err := report.Write(out) // out/report.html and out/usage.svg
+//	run, warn, err := runmodel.ReadDir(out) // or Recorder.Run during a run
+//	err = report.Write(out, run)            // out/report.html and out/usage.svg
 //
 // The work is bounded whatever the size of the run: at most MaxPhases rows
 // in the timeline and the table (the others are counted and said), and at

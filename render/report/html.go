@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jobtrace/jobtrace/internal/safefile"
+	"github.com/jobtrace/jobtrace/runmodel"
 )
 
 // page is what the HTML template fills in. Text from the job goes in as
@@ -99,8 +100,10 @@ tr.fail td{background:#fef2f2}.failkey{color:#b91c1c;font-weight:600}td.res.fail
 </html>
 `))
 
-// WriteHTML writes the report as one self-contained HTML page.
-func WriteHTML(w io.Writer, d *Data) error {
+// WriteHTML writes the report of run as one self-contained HTML page.
+func WriteHTML(w io.Writer, run *runmodel.Run) error { return writeHTML(w, dataOf(run)) }
+
+func writeHTML(w io.Writer, d *Data) error {
 	a := newAxis(d.Job.Start, d.Job.End)
 	result := d.Job.Result
 	if result == "" {
@@ -170,22 +173,17 @@ func rowOf(name string, depth int, jobStart, start, end time.Time, result string
 	return r
 }
 
-// Write renders dir/report.html and dir/usage.svg from the artifacts in
-// dir. Lines of the artifacts that could not be read are reported in
-// warn; err is set when nothing could be written.
-func Write(dir string) (warn error, err error) {
-	d, warn, err := Load(dir)
-	if err != nil {
-		return nil, err
-	}
+// Write renders the report of run into dir/report.html and dir/usage.svg.
+func Write(dir string, run *runmodel.Run) error {
+	d := dataOf(run)
 	var h, s bytes.Buffer
-	if err := WriteHTML(&h, d); err != nil {
-		return warn, err
+	if err := writeHTML(&h, d); err != nil {
+		return err
 	}
-	if err := WriteSVG(&s, d); err != nil {
-		return warn, err
+	if err := writeSVG(&s, d); err != nil {
+		return err
 	}
-	return warn, errors.Join(
+	return errors.Join(
 		writeFile(filepath.Join(dir, HTMLName), h.Bytes()),
 		writeFile(filepath.Join(dir, SVGName), s.Bytes()),
 	)

@@ -14,6 +14,7 @@ import (
 	"github.com/jobtrace/jobtrace/exporters/usagecsv"
 	"github.com/jobtrace/jobtrace/internal/cleantext"
 	"github.com/jobtrace/jobtrace/internal/fuzzcheck"
+	"github.com/jobtrace/jobtrace/runmodel"
 )
 
 // FuzzLoad renders the report of any spool and CSV, as `jobtrace report`
@@ -36,10 +37,11 @@ func FuzzLoad(f *testing.F) {
 		if err := os.WriteFile(filepath.Join(dir, usagecsv.FileName), rows, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		d, _, err := Load(dir)
+		run, _, err := runmodel.ReadDir(dir)
 		if err != nil {
 			return
 		}
+		d := dataOf(run)
 		// Every span is a JSON object, whatever its keys are spelled as
 		// (a span without "spanId" is a phase too, and keys may be escaped).
 		if len(d.Phases) > bytes.Count(spans, []byte("{")) || len(d.Rows) > bytes.Count(rows, []byte("\n"))+1 {
@@ -55,14 +57,14 @@ func FuzzLoad(f *testing.F) {
 			}
 		}
 		var page bytes.Buffer
-		if err := WriteHTML(&page, d); err != nil {
+		if err := writeHTML(&page, d); err != nil {
 			t.Fatalf("WriteHTML: %v", err)
 		}
 		if strings.Contains(strings.ToLower(page.String()), "<script") {
 			t.Fatalf("the page has a script element")
 		}
 		var svg bytes.Buffer
-		if err := WriteSVG(&svg, d); err != nil {
+		if err := writeSVG(&svg, d); err != nil {
 			t.Fatalf("WriteSVG: %v", err)
 		}
 		dec := xml.NewDecoder(&svg)

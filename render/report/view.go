@@ -1,0 +1,136 @@
+package report
+
+import (
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+	"github.com/jobtrace/jobtrace/runmodel"
+)
+
+// File names of the report in the output directory.
+const (
+	HTMLName = "report.html"
+	SVGName  = "usage.svg"
+)
+
+// Data is what a report shows of a run: its view of the model.
+type Data struct {
+	Job    Job
+	Phases []Phase // every span below the job span, as a tree
+	// Skipped counts the spans left out past spool.MaxReadSpans.
+	Skipped int
+	Rows    []runmodel.Row
+}
+
+// Job is the job span and its resource.
+type Job struct {
+	Name     string
+	Result   string // cicd.pipeline.task.run.result; empty when unknown
+	ExitCode string // process.exit.code; empty when unknown
+	Start    time.Time
+	End      time.Time
+	Host     string // resource host.name
+	Service  string // resource service.name
+	Usage    Usage
+}
+
+// Phase is one span below the job span.
+type Phase struct {
+	Name   string
+	Depth  int // 0 for a child of the job span
+	Start  time.Time
+	End    time.Time
+	Result string
+	// Failed is true when the span's status is Error or its result is
+	// anything but success.
+	Failed bool
+	Usage  Usage
+}
+
+// Usage is the part of a span's usage the report shows; an absent figure
+// is not OK.
+type Usage struct {
+	CPUUser, CPUSystem Opt // s
+	CPUAvg, CPUPeak    Opt // 0 to 1
+	MemoryPeak         Opt // bytes
+	DiskRead           Opt // bytes
+	DiskWrite          Opt // bytes
+}
+
+// Opt is a figure that may be absent.
+type Opt struct {
+	V  float64
+	OK bool
+}
+
+func usageOf(u *usage.Usage) Usage {
+	return Usage{
+		CPUUser:    Opt{u.CPUUser.Seconds(), u.HasCPU},
+		CPUSystem:  Opt{u.CPUSystem.Seconds(), u.HasCPU},
+		CPUAvg:     Opt{u.CPUAvg, u.HasCPU},
+		CPUPeak:    Opt{u.CPUPeak, u.HasCPU},
+		MemoryPeak: Opt{float64(u.MemoryPeak), u.HasMemory},
+		DiskRead:   Opt{float64(u.ReadBytes), u.HasIO},
+		DiskWrite:  Opt{float64(u.WriteBytes), u.HasIO},
+	}
+}
+
+func resourceText(run *runmodel.Run, key string) string {
+	v, _ := runmodel.Attr(run.Resource, attribute.Key(key))
+	return runmodel.Text(v)
+}
+
+// dataOf is the report's view of run. When the job span is missing (the
+// agent was killed before it ended: only ended spans are kept), the job's
+// name is unknown and its times come from the rest.
+func dataOf(run *runmodel.Run) *Data {
+	d := &Data{Skipped: run.SkippedSpans, Rows: run.Rows}
+	d.Job.Host = resourceText(run, "host.name")
+	d.Job.Service = resourceText(run, "service.name")
+	if run.HasJob {
+		j := &run.Job
+		d.Job.Name, d.Job.Start, d.Job.End = j.Name, j.Start, j.End
+		d.Job.Result, d.Job.ExitCode = j.Text(runmodel.AttrResult), j.Text(runmodel.AttrExitCode)
+		d.Job.Usage = usageOf(&j.Usage)
+	}
+	d.Phases = make([]Phase, len(run.Phases))
+	for i := range run.Phases {
+		s := &run.Phases[i]
+		result := s.Text(runmodel.AttrResult)
+		d.Phases[i] = Phase{
+			Name: s.Name, Depth: s.Depth, Start: s.Start, End: s.End,
+			Result: result, Failed: s.Failed || result != "" && result != "success",
+			Usage: usageOf(&s.Usage),
+		}
+	}
+	d.fillTimes()
+	return d
+}
+
+// fillTimes gives the job a start and end from the rows or the phases when
+// there was no job span.
+func (d *Data) fillTimes() {
+	extend := func(t time.Time) {
+		if t.IsZero() {
+			return
+		}
+		if d.Job.Start.IsZero() || t.Before(d.Job.Start) {
+			d.Job.Start = t
+		}
+		if d.Job.End.IsZero() || t.After(d.Job.End) {
+			d.Job.End = t
+		}
+	}
+	if !d.Job.Start.IsZero() && !d.Job.End.IsZero() {
+		return
+	}
+	for _, p := range d.Phases {
+		extend(p.Start)
+		extend(p.End)
+	}
+	for _, r := range d.Rows {
+		extend(r.Time)
+	}
+}
