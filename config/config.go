@@ -9,19 +9,12 @@ import (
 	"sync"
 	"time"
 	"unicode"
+
+	"github.com/jobtrace/jobtrace/exporters/otlp"
 )
 
 // ErrConfig is wrapped by every error of this package.
 var ErrConfig = errors.New("config")
-
-// Protocols and compressions the OTLP exporters accept.
-const (
-	ProtocolGRPC         = "grpc"
-	ProtocolHTTPProtobuf = "http/protobuf"
-
-	CompressionGzip = "gzip"
-	CompressionNone = "none"
-)
 
 // Marker syntaxes that can be named in JOBTRACE_MARKERS and --markers.
 const (
@@ -59,6 +52,10 @@ type Config struct {
 	// SDKDisabled turns OpenTelemetry export off; local artifacts are still
 	// written.
 	SDKDisabled bool `yaml:"sdk_disabled"`
+	// TracesExporter and MetricsExporter are otlp.ExporterOTLP or
+	// otlp.ExporterNone, which turns that signal's export off.
+	TracesExporter  string `yaml:"traces_exporter"`
+	MetricsExporter string `yaml:"metrics_exporter"`
 	// ResourceAttributes are added to the resource.
 	ResourceAttributes map[string]string `yaml:"resource_attributes"`
 
@@ -73,69 +70,17 @@ type Config struct {
 	// the job runs all the same.
 	PrometheusListen string `yaml:"prometheus_listen"`
 
-	OTLP     OTLP     `yaml:"otlp"`
-	Markers  Markers  `yaml:"markers"`
-	Limits   Limits   `yaml:"limits"`
-	Sampling Sampling `yaml:"sampling"`
+	// OTLP is the OTLP export, resolved and checked by package
+	// exporters/otlp (see Export).
+	OTLP     otlp.Settings `yaml:"otlp"`
+	Markers  Markers       `yaml:"markers"`
+	Limits   Limits        `yaml:"limits"`
+	Sampling Sampling      `yaml:"sampling"`
 
 	// origins says where each key's value came from; see Source.
 	origins map[string]origin
-	// tracesOff and metricsOff are OTEL_TRACES_EXPORTER=none and
-	// OTEL_METRICS_EXPORTER=none.
-	tracesOff, metricsOff bool
 	// export is the resolved OTLP export; see Export.
-	export Export
-}
-
-// OTLP mirrors the OTEL_EXPORTER_OTLP_* variables. The settings apply to
-// traces and metrics; Traces and Metrics hold the values of the
-// signal-specific variables, which win for their signal. Load resolves
-// them into the Export that the exporters are built from (see Export).
-type OTLP struct {
-	// Endpoint is the base endpoint for all signals. With http/protobuf the
-	// signal's path (/v1/traces, /v1/metrics) is appended to it.
-	Endpoint string `yaml:"endpoint"`
-	// TracesEndpoint and MetricsEndpoint are used as they are.
-	TracesEndpoint  string `yaml:"traces_endpoint"`
-	MetricsEndpoint string `yaml:"metrics_endpoint"`
-
-	OTLPSettings `yaml:",inline"`
-
-	Traces  OTLPOverrides `yaml:"traces,omitempty"`
-	Metrics OTLPOverrides `yaml:"metrics,omitempty"`
-}
-
-// OTLPSettings are the OTLP settings that apply to every signal.
-type OTLPSettings struct {
-	// Protocol is ProtocolGRPC or ProtocolHTTPProtobuf.
-	Protocol string `yaml:"protocol"`
-	// Headers are sent with every export request.
-	Headers map[string]string `yaml:"headers"`
-	// Insecure allows a gRPC connection without TLS when the endpoint has
-	// no scheme; an http:// or https:// scheme decides by itself.
-	Insecure bool `yaml:"insecure"`
-	// Certificate, ClientKey and ClientCertificate are PEM file paths: the
-	// CA to trust, and the client's key and certificate for mutual TLS.
-	Certificate       string `yaml:"certificate"`
-	ClientKey         string `yaml:"client_key"`
-	ClientCertificate string `yaml:"client_certificate"`
-	// Timeout bounds one export request.
-	Timeout time.Duration `yaml:"timeout"`
-	// Compression is CompressionGzip or CompressionNone.
-	Compression string `yaml:"compression"`
-}
-
-// OTLPOverrides are signal-specific OTLP settings; a zero field (nil for
-// Headers and Insecure) means "use the general setting".
-type OTLPOverrides struct {
-	Protocol          string            `yaml:"protocol,omitempty"`
-	Headers           map[string]string `yaml:"headers,omitempty"`
-	Insecure          *bool             `yaml:"insecure,omitempty"`
-	Certificate       string            `yaml:"certificate,omitempty"`
-	ClientKey         string            `yaml:"client_key,omitempty"`
-	ClientCertificate string            `yaml:"client_certificate,omitempty"`
-	Timeout           time.Duration     `yaml:"timeout,omitempty"`
-	Compression       string            `yaml:"compression,omitempty"`
+	export otlp.Export
 }
 
 // Markers selects the sources of phases and events.
@@ -210,22 +155,15 @@ type Sampling struct {
 // Default returns the first layer of the configuration.
 func Default() Config {
 	return Config{
-		Out:           "jobtrace-out",
-		ExportTimeout: 3 * time.Second,
-		GracePeriod:   10 * time.Second,
-		OTLP: OTLP{
-			OTLPSettings: OTLPSettings{
-				// The OTel specification says the default transport SHOULD
-				// be http/protobuf; it also crosses HTTP proxies and load
-				// balancers that gRPC does not.
-				Protocol:    ProtocolHTTPProtobuf,
-				Timeout:     DefaultOTLPTimeout,
-				Compression: CompressionNone,
-			},
-		},
-		Summary:  SummaryText,
-		Sampling: Sampling{Interval: time.Second, Cgroup: CgroupAuto, ProcRoot: "/proc", SysRoot: "/sys"},
-		Markers:  Markers{Phase: true, GitHub: true, GitLab: true, Socket: true, MarkerDir: true},
+		Out:             "jobtrace-out",
+		ExportTimeout:   3 * time.Second,
+		GracePeriod:     10 * time.Second,
+		TracesExporter:  otlp.ExporterOTLP,
+		MetricsExporter: otlp.ExporterOTLP,
+		OTLP:            otlp.DefaultSettings(),
+		Summary:         SummaryText,
+		Sampling:        Sampling{Interval: time.Second, Cgroup: CgroupAuto, ProcRoot: "/proc", SysRoot: "/sys"},
+		Markers:         Markers{Phase: true, GitHub: true, GitLab: true, Socket: true, MarkerDir: true},
 		Limits: Limits{
 			// 64 KiB: far longer than any marker line, and small enough
 			// that buffering one line per output stream stays cheap.
@@ -302,8 +240,13 @@ func (c Config) validate() *fieldError {
 			return fe
 		}
 	}
-	if err := validateOTLP(c.OTLP); err != nil {
-		return err
+	for _, e := range []struct{ key, v string }{{"traces_exporter", c.TracesExporter}, {"metrics_exporter", c.MetricsExporter}} {
+		if why := otlp.CheckExporter(e.v); why != "" {
+			return bad(e.key, "%q %s", e.v, why)
+		}
+	}
+	if err := c.OTLP.Check(); err != nil {
+		return otlpError(err)
 	}
 	switch c.Summary {
 	case SummaryOff, SummaryText, SummaryMarkdown:

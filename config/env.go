@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/jobtrace/jobtrace/exporters/otlp"
 )
 
 // otlpSettings are the settings that OTEL_EXPORTER_OTLP_<NAME> and its
@@ -17,14 +19,14 @@ var otlpSettings = []struct {
 	env, key string
 	parse    func(string) (any, error)
 }{
-	{"PROTOCOL", "protocol", parseProtocol},
+	{"PROTOCOL", "protocol", func(s string) (any, error) { return otlp.ParseProtocol(s) }},
 	{"HEADERS", "headers", func(s string) (any, error) { return parseKeyValues(s) }},
 	{"INSECURE", "insecure", func(s string) (any, error) { return parseOTELBool(s) }},
 	{"CERTIFICATE", "certificate", parseString},
 	{"CLIENT_KEY", "client_key", parseString},
 	{"CLIENT_CERTIFICATE", "client_certificate", parseString},
 	{"TIMEOUT", "timeout", parseMillis},
-	{"COMPRESSION", "compression", parseCompression},
+	{"COMPRESSION", "compression", func(s string) (any, error) { return otlp.ParseCompression(s) }},
 }
 
 // applyOTELEnv applies the standard OpenTelemetry variables on top of c.
@@ -56,18 +58,38 @@ func applyOTELEnv(getenv func(string) string, c *Config) error {
 		set("OTEL_SDK_DISABLED", "sdk_disabled", b)
 	}
 
-	// jobtrace's only exporter is OTLP; "none" turns a signal off (a trace
+	// OTLP is jobtrace's only exporter; "none" turns a signal off (a trace
 	// backend such as Jaeger takes no metrics).
-	if strings.EqualFold(strings.TrimSpace(getenv("OTEL_TRACES_EXPORTER")), "none") {
-		c.tracesOff = true
-	}
-	if strings.EqualFold(strings.TrimSpace(getenv("OTEL_METRICS_EXPORTER")), "none") {
-		c.metricsOff = true
+	for _, e := range []struct{ env, key string }{
+		{"OTEL_TRACES_EXPORTER", "traces_exporter"}, {"OTEL_METRICS_EXPORTER", "metrics_exporter"},
+	} {
+		if raw := getenv(e.env); raw != "" {
+			v, err := otlp.ParseExporter(raw)
+			if err != nil {
+				return errorf("%s: %v", e.env, err)
+			}
+			set(e.env, e.key, v)
+		}
 	}
 
 	const prefix = "OTEL_EXPORTER_OTLP_"
 	if v := getenv(prefix + "ENDPOINT"); v != "" {
 		c.setOTLPGeneral("endpoint", v, "env", prefix+"ENDPOINT")
+	}
+	for _, m := range []struct {
+		env, key string
+		parse    func(string) (string, error)
+	}{
+		{"METRICS_TEMPORALITY_PREFERENCE", "metrics_temporality_preference", otlp.ParseTemporality},
+		{"METRICS_DEFAULT_HISTOGRAM_AGGREGATION", "metrics_default_histogram_aggregation", otlp.ParseHistogram},
+	} {
+		if raw := getenv(prefix + m.env); raw != "" {
+			v, err := m.parse(raw)
+			if err != nil {
+				return errorf("%s: %v", prefix+m.env, err)
+			}
+			set(prefix+m.env, "otlp."+m.key, v)
+		}
 	}
 	for _, s := range otlpSettings {
 		name := prefix + s.env
@@ -246,22 +268,6 @@ func (c *Config) setFromText(key, text string) error {
 }
 
 func parseString(s string) (any, error) { return s, nil }
-
-func parseProtocol(s string) (any, error) {
-	switch p := strings.TrimSpace(s); p {
-	case ProtocolGRPC, ProtocolHTTPProtobuf:
-		return p, nil
-	}
-	return nil, fmt.Errorf("%q is not a supported protocol (grpc or http/protobuf)", s)
-}
-
-func parseCompression(s string) (any, error) {
-	switch c := strings.TrimSpace(s); c {
-	case CompressionGzip, CompressionNone:
-		return c, nil
-	}
-	return nil, fmt.Errorf("%q is not a supported compression (gzip or none)", s)
-}
 
 // parseMillis parses an OTEL_EXPORTER_OTLP_*TIMEOUT, which the
 // specification gives as an integer number of milliseconds.

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"github.com/jobtrace/jobtrace/exporters/otlp"
+
 	"maps"
 	"testing"
 )
@@ -50,10 +52,10 @@ func TestPercentDecodingThroughLoad(t *testing.T) {
 	if !maps.Equal(c.OTLP.Headers, wantHeaders) {
 		t.Errorf("headers %v, want %v", c.OTLP.Headers, wantHeaders)
 	}
-	if got := traceHeaders(c.OTLP); !maps.Equal(got, map[string]string{"X-Trace": "é"}) {
+	if got := resolved(c.OTLP).Traces.Headers; !maps.Equal(got, map[string]string{"X-Trace": "é"}) {
 		t.Errorf("traces headers %v", got)
 	}
-	if got := metricHeaders(c.OTLP); !maps.Equal(got, wantHeaders) {
+	if got := resolved(c.OTLP).Metrics.Headers; !maps.Equal(got, wantHeaders) {
 		t.Errorf("metrics headers %v, want the general ones", got)
 	}
 }
@@ -104,20 +106,12 @@ func TestParseMillis(t *testing.T) {
 	}
 }
 
-func traceHeaders(o OTLP) map[string]string {
+// resolved resolves o as Load does, with both signals on.
+func resolved(o otlp.Settings) otlp.Export {
 	o.Endpoint = "http://c:4318"
-	exp, err := ResolveOTLP(o)
+	exp, err := otlp.Resolve(o, otlp.Signals{Traces: true, Metrics: true})
 	if err != nil {
 		panic(err)
 	}
-	return exp.Traces.Headers
-}
-
-func metricHeaders(o OTLP) map[string]string {
-	o.Endpoint = "http://c:4318"
-	exp, err := ResolveOTLP(o)
-	if err != nil {
-		panic(err)
-	}
-	return exp.Metrics.Headers
+	return exp
 }

@@ -1,9 +1,9 @@
 package config
 
 import (
+	"github.com/jobtrace/jobtrace/exporters/otlp"
+
 	"errors"
-	"net"
-	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -27,7 +27,7 @@ func TestExportRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	big := filepath.Join(dir, "big.pem")
-	if err := os.WriteFile(big, make([]byte, MaxPEMFileBytes+1), 0o600); err != nil {
+	if err := os.WriteFile(big, make([]byte, otlp.MaxPEMFileBytes+1), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	fifo, haveFIFO := makeFIFO(dir)
@@ -112,6 +112,7 @@ func TestExportNotResolvedWhenUnused(t *testing.T) {
 		{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_EXPORTER_OTLP_CERTIFICATE": "/dev/zero"},
 		{"OTEL_EXPORTER_OTLP_ENDPOINT": "https://c:4318", "OTEL_EXPORTER_OTLP_CERTIFICATE": "/dev/zero", "OTEL_SDK_DISABLED": "true"},
 		{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "https://c:4318/v1/traces", "OTEL_EXPORTER_OTLP_CERTIFICATE": "/dev/zero", "OTEL_TRACES_EXPORTER": "none"},
+		{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "https://c:4318/v1/traces", "OTEL_EXPORTER_OTLP_CERTIFICATE": "/dev/zero", "OTEL_TRACES_EXPORTER": " NONE "},
 	} {
 		c, err := load(t, "", env)
 		if err != nil {
@@ -139,71 +140,9 @@ func TestExportTLS(t *testing.T) {
 		"OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE": filepath.Join(abs, "client.pem"),
 		"OTEL_EXPORTER_OTLP_CLIENT_KEY":         filepath.Join(abs, "client-key.pem"),
 	})
-	for _, e := range []*Endpoint{c.Export().Traces, c.Export().Metrics} {
+	for _, e := range []*otlp.Endpoint{c.Export().Traces, c.Export().Metrics} {
 		if e == nil || e.Insecure || e.TLS == nil || e.TLS.RootCAs == nil || len(e.TLS.Certificates) != 1 {
 			t.Errorf("endpoint %+v", e)
 		}
 	}
-}
-
-// BenchmarkResolveExportTLS is what resolving costs at start with a CA and
-// a client certificate: reading three files and parsing them.
-func BenchmarkResolveExportTLS(b *testing.B) {
-	abs, err := filepath.Abs(filepath.Join("testdata", "tls"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	o := OTLP{Endpoint: "https://c:4318", OTLPSettings: OTLPSettings{
-		Certificate:       filepath.Join(abs, "ca.pem"),
-		ClientCertificate: filepath.Join(abs, "client.pem"),
-		ClientKey:         filepath.Join(abs, "client-key.pem"),
-	}}
-	for b.Loop() {
-		if _, err := ResolveOTLP(o); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// FuzzResolveEndpoint: any endpoint is either refused or resolved into one
-// the exporters take: gRPC gets a host and a port, HTTP a URL that prints
-// and parses back to itself with an absolute path, and the resolver never
-// panics.
-func FuzzResolveEndpoint(f *testing.F) {
-	for _, s := range []string{
-		"http://c:4318", "https://u:p@c/base?x=1", "c:4317", "[::1]:4317", "http://c:4318/#f",
-		"HTTP://C:4318/a%2Fb?x", "collector", "http://:4318", "https://c:0", "http://c:4318?",
-	} {
-		f.Add(s, false, false)
-		f.Add(s, true, true)
-	}
-	f.Fuzz(func(t *testing.T, endpoint string, grpc, signal bool) {
-		o := OTLP{OTLPSettings: OTLPSettings{Protocol: ProtocolHTTPProtobuf}}
-		if grpc {
-			o.Protocol = ProtocolGRPC
-		}
-		if signal {
-			o.TracesEndpoint = endpoint
-		} else {
-			o.Endpoint = endpoint
-		}
-		exp, err := ResolveOTLP(o)
-		if err != nil || exp.Traces == nil {
-			return
-		}
-		e := exp.Traces
-		if e.URL.User != nil || e.URL.Fragment != "" {
-			t.Errorf("%q: URL %v keeps user info or a fragment", endpoint, e.URL)
-		}
-		if grpc {
-			if _, _, err := net.SplitHostPort(e.HostPort()); err != nil {
-				t.Errorf("%q: gRPC host:port %q: %v", endpoint, e.HostPort(), err)
-			}
-			return
-		}
-		back, err := url.Parse(e.URL.String())
-		if err != nil || back.String() != e.URL.String() || !strings.HasPrefix(back.Path, "/") {
-			t.Errorf("%q: URL %q does not parse back (%v, %v)", endpoint, e.URL, back, err)
-		}
-	})
 }

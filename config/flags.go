@@ -4,6 +4,8 @@ import (
 	"flag"
 	"reflect"
 	"strings"
+
+	"github.com/jobtrace/jobtrace/exporters/otlp"
 )
 
 // Flags holds jobtrace's configuration flags as registered by BindFlags.
@@ -87,7 +89,7 @@ func (f *Flags) apply(c *Config) error {
 		c.setOTLPGeneral("endpoint", *f.otlp["endpoint"], "flag", "--endpoint")
 	}
 	if set["protocol"] {
-		p, err := parseProtocol(*f.otlp["protocol"])
+		p, err := otlp.ParseProtocol(*f.otlp["protocol"])
 		if err != nil {
 			return errorf("--protocol: %v", err)
 		}

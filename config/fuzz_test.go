@@ -1,6 +1,8 @@
 package config
 
 import (
+	"github.com/jobtrace/jobtrace/exporters/otlp"
+
 	"bytes"
 	"errors"
 	"os"
@@ -17,7 +19,7 @@ import (
 // as WriteYAML masks them.
 func public(c Config) Config {
 	m := c.masked()
-	m.origins, m.tracesOff, m.metricsOff, m.export = nil, false, false, Export{}
+	m.origins, m.export = nil, otlp.Export{}
 	// Empty and absent are the same in a file.
 	for _, mp := range []*map[string]string{&m.ResourceAttributes, &m.OTLP.Headers, &m.OTLP.Traces.Headers, &m.OTLP.Metrics.Headers} {
 		if len(*mp) == 0 {

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"github.com/jobtrace/jobtrace/exporters/otlp"
+
 	"errors"
 	"flag"
 	"os"
@@ -200,7 +202,7 @@ func TestSignalPrecedence(t *testing.T) {
 	}
 }
 
-func endpointURL(e *Endpoint) string {
+func endpointURL(e *otlp.Endpoint) string {
 	if e == nil {
 		return ""
 	}
@@ -229,12 +231,12 @@ func TestExportInsecureAndTimeouts(t *testing.T) {
 	}
 	o := c.OTLP
 	o.Metrics.Insecure = nil
-	if exp, err := ResolveOTLP(o); err != nil || !exp.Metrics.Insecure || exp.Metrics.TLS != nil || exp.Metrics.URL.String() != "http://collector:4317" {
+	if exp, err := otlp.Resolve(o, otlp.Signals{Traces: true, Metrics: true}); err != nil || !exp.Metrics.Insecure || exp.Metrics.TLS != nil || exp.Metrics.URL.String() != "http://collector:4317" {
 		t.Errorf("metrics to a bare host:port do not take the general insecure: %+v, %v", exp.Metrics, err)
 	}
 	o.MetricsEndpoint = "http://plain:4317"
 	o.Insecure = false
-	if exp, err := ResolveOTLP(o); err != nil || !exp.Metrics.Insecure {
+	if exp, err := otlp.Resolve(o, otlp.Signals{Traces: true, Metrics: true}); err != nil || !exp.Metrics.Insecure {
 		t.Errorf("an http:// endpoint is not insecure: %v", err)
 	}
 }
@@ -362,6 +364,8 @@ func TestBadInput(t *testing.T) {
 		{name: "http endpoint without scheme", file: "otlp:\n  endpoint: collector:4318\n", want: `jobtrace.yaml:2: otlp.endpoint: "collector:4318" is not an http:// or https:// URL, as http/protobuf needs`},
 		{name: "endpoint with another scheme", file: "otlp:\n  protocol: grpc\n  traces_endpoint: unix:///tmp/s\n", want: `jobtrace.yaml:3: otlp.traces_endpoint: "unix:///tmp/s" has scheme "unix", not http or https`},
 		{name: "empty out", file: "out: ''\n", want: `jobtrace.yaml:1: out: must not be empty`},
+		{name: "console exporter in file", file: "traces_exporter: console\n", want: `jobtrace.yaml:1: traces_exporter: "console" is not supported: otlp or none (the spool and the usage CSV are written whatever this says)`},
+		{name: "temporality in file", file: "otlp:\n  metrics_temporality_preference: Delta\n", want: `jobtrace.yaml:2: otlp.metrics_temporality_preference: "Delta" is not a temporality preference (cumulative, delta or lowmemory)`},
 
 		// OTEL_* variables
 		{name: "OTLP timeout not a number", env: env{"OTEL_EXPORTER_OTLP_TIMEOUT": "abc"}, want: `OTEL_EXPORTER_OTLP_TIMEOUT: "abc" is not a number of milliseconds`},
@@ -371,6 +375,9 @@ func TestBadInput(t *testing.T) {
 		{name: "OTLP traces protocol", env: env{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/json"}, want: `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/json" is not a supported protocol (grpc or http/protobuf)`},
 		{name: "OTLP compression", env: env{"OTEL_EXPORTER_OTLP_COMPRESSION": "br"}, want: `OTEL_EXPORTER_OTLP_COMPRESSION: "br" is not a supported compression (gzip or none)`},
 		{name: "OTLP insecure", env: env{"OTEL_EXPORTER_OTLP_INSECURE": "yes"}, want: `OTEL_EXPORTER_OTLP_INSECURE: "yes" is not true or false`},
+		{name: "console traces exporter", env: env{"OTEL_TRACES_EXPORTER": "console"}, want: `OTEL_TRACES_EXPORTER: "console" is not supported: otlp or none (the spool and the usage CSV are written whatever this says)`},
+		{name: "list of metrics exporters", env: env{"OTEL_METRICS_EXPORTER": "otlp,console"}, want: `OTEL_METRICS_EXPORTER: "otlp,console" is not supported: otlp or none (the spool and the usage CSV are written whatever this says)`},
+		{name: "histogram aggregation", env: env{"OTEL_EXPORTER_OTLP_METRICS_DEFAULT_HISTOGRAM_AGGREGATION": "exponential"}, want: `OTEL_EXPORTER_OTLP_METRICS_DEFAULT_HISTOGRAM_AGGREGATION: "exponential" is not a histogram aggregation (explicit_bucket_histogram or base2_exponential_bucket_histogram)`},
 		{name: "SDK disabled 1", env: env{"OTEL_SDK_DISABLED": "1"}, want: `OTEL_SDK_DISABLED: "1" is not true or false`},
 		{name: "headers not key=value", env: env{"OTEL_EXPORTER_OTLP_HEADERS": "a=1,oops"}, want: `OTEL_EXPORTER_OTLP_HEADERS: "oops" is not key=value`},
 		{name: "headers bad escape", env: env{"OTEL_EXPORTER_OTLP_HEADERS": "a=%zz"}, want: `OTEL_EXPORTER_OTLP_HEADERS: the value of "a" has a bad percent-escape`},

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"github.com/jobtrace/jobtrace/exporters/otlp"
+
 	"bytes"
 	"path/filepath"
 	"reflect"
@@ -104,7 +106,7 @@ func TestMaskURL(t *testing.T) {
 // export, and the difference between nil and empty maps and lists.
 func normalize(c Config) Config {
 	c.origins = nil
-	c.export = Export{} // resolved by Load, not printed
+	c.export = otlp.Export{} // resolved by Load, not printed
 	for _, m := range []*map[string]string{&c.ResourceAttributes, &c.OTLP.Headers, &c.OTLP.Traces.Headers, &c.OTLP.Metrics.Headers} {
 		if len(*m) == 0 {
 			*m = nil

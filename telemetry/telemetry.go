@@ -16,7 +16,6 @@ import (
 	sdkresource "go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
-	"github.com/jobtrace/jobtrace/config"
 	"github.com/jobtrace/jobtrace/exporters/forward"
 	"github.com/jobtrace/jobtrace/exporters/otlp"
 	"github.com/jobtrace/jobtrace/exporters/profile"
@@ -36,8 +35,8 @@ const MetricExportInterval = 10 * time.Second
 // ExportSettings say where telemetry goes besides the local artifacts. A nil
 // Traces or Metrics means that signal is not exported.
 type ExportSettings struct {
-	Traces  *config.Endpoint
-	Metrics *config.Endpoint
+	Traces  *otlp.Endpoint
+	Metrics *otlp.Endpoint
 	// PrometheusListen, when set, is the address of an HTTP endpoint that
 	// serves the metrics for scraping at /metrics, besides OTLP.
 	PrometheusListen string
@@ -191,7 +190,7 @@ func New(dir string, res *sdkresource.Resource, exp ExportSettings, warn func(st
 
 // newMetricExporter builds the OTLP metric exporter; a variable so that
 // tests can make it fail.
-var newMetricExporter = func(e *config.Endpoint) (sdkmetric.Exporter, error) {
+var newMetricExporter = func(e *otlp.Endpoint) (sdkmetric.Exporter, error) {
 	return otlp.NewMetricExporter(context.Background(), e)
 }
 

@@ -12,7 +12,7 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdkresource "go.opentelemetry.io/otel/sdk/resource"
 
-	"github.com/jobtrace/jobtrace/config"
+	"github.com/jobtrace/jobtrace/exporters/otlp"
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/internal/otlptest"
 )
@@ -21,10 +21,12 @@ import (
 // pipeline and its local artifacts stay.
 func TestPipelineDegradesWhenAnExporterFails(t *testing.T) {
 	orig := newMetricExporter
-	newMetricExporter = func(*config.Endpoint) (sdkmetric.Exporter, error) { return nil, errors.New("boom") }
+	newMetricExporter = func(*otlp.Endpoint) (sdkmetric.Exporter, error) { return nil, errors.New("boom") }
 	t.Cleanup(func() { newMetricExporter = orig })
 
-	exp, err := config.ResolveOTLP(config.OTLP{Endpoint: "http://" + otlptest.Refused(t)})
+	s := otlp.DefaultSettings()
+	s.Endpoint = "http://" + otlptest.Refused(t)
+	exp, err := otlp.Resolve(s, otlp.Signals{Traces: true, Metrics: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,6 @@ import (
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/grpc/codes"
 
-	"github.com/jobtrace/jobtrace/config"
 	"github.com/jobtrace/jobtrace/exporters/otlp"
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/internal/otlptest"
@@ -88,7 +87,12 @@ type receiver interface {
 
 func client(t *testing.T, protocol, addr string, timeout time.Duration) otlptrace.Client {
 	t.Helper()
-	exp, err := config.ResolveOTLP(config.OTLP{Endpoint: "http://" + addr, OTLPSettings: config.OTLPSettings{Protocol: protocol, Timeout: timeout}})
+	s := otlp.DefaultSettings()
+	s.Endpoint, s.Protocol = "http://"+addr, protocol
+	if timeout > 0 {
+		s.Timeout = timeout
+	}
+	exp, err := otlp.Resolve(s, otlp.Signals{Traces: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +104,7 @@ func client(t *testing.T, protocol, addr string, timeout time.Duration) otlptrac
 }
 
 func start(t *testing.T, protocol, addr string) (receiver, string) {
-	if protocol == config.ProtocolGRPC {
+	if protocol == otlp.ProtocolGRPC {
 		g := otlptest.StartGRPC(t, addr, nil)
 		return g, g.Addr
 	}
@@ -108,7 +112,7 @@ func start(t *testing.T, protocol, addr string) (receiver, string) {
 	return h, h.Addr
 }
 
-var protocols = []string{config.ProtocolGRPC, config.ProtocolHTTPProtobuf}
+var protocols = []string{otlp.ProtocolGRPC, otlp.ProtocolHTTPProtobuf}
 
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
@@ -374,14 +378,14 @@ func TestReplayCollectorDown(t *testing.T) {
 	addr := otlptest.Refused(t)
 	ctx, cancel := context.WithTimeout(context.Background(), timingtest.Patience)
 	defer cancel()
-	r := Replay(ctx, dir, client(t, config.ProtocolGRPC, addr, 0), false, Options{})
+	r := Replay(ctx, dir, client(t, otlp.ProtocolGRPC, addr, 0), false, Options{})
 	if r.Sent != 0 || r.Pending != 2 || r.Err == nil {
 		t.Errorf("Result = %+v", r)
 	}
 	if off := sentOffset(t, path); off != 0 {
 		t.Errorf(".sent = %d", off)
 	}
-	r = Replay(ctx, filepath.Join(dir, "nowhere"), client(t, config.ProtocolGRPC, addr, 0), false, Options{})
+	r = Replay(ctx, filepath.Join(dir, "nowhere"), client(t, otlp.ProtocolGRPC, addr, 0), false, Options{})
 	if !os.IsNotExist(errorsUnwrapAll(r.Err)) {
 		t.Errorf("missing dir: %v", r.Err)
 	}
@@ -413,10 +417,10 @@ func TestReplaySkipsBadLines(t *testing.T) {
 	j2.spans("s2")
 	j2.end()
 
-	srv, addr := start(t, config.ProtocolHTTPProtobuf, "")
+	srv, addr := start(t, otlp.ProtocolHTTPProtobuf, "")
 	ctx, cancel := context.WithTimeout(context.Background(), timingtest.Patience)
 	defer cancel()
-	r := Replay(ctx, dir, client(t, config.ProtocolHTTPProtobuf, addr, 0), false, Options{})
+	r := Replay(ctx, dir, client(t, otlp.ProtocolHTTPProtobuf, addr, 0), false, Options{})
 	if r.Sent != 2 || r.Pending != 0 || r.Err == nil || !strings.Contains(r.Err.Error(), "line 2") {
 		t.Errorf("Result = %+v, want both spans and the bad line reported", r)
 	}
@@ -433,7 +437,7 @@ func TestNoDuplicateAfterCancelMidUpload(t *testing.T) {
 			c := &otlptest.Collector{}
 			c.SetDelay(200 * time.Millisecond)
 			var addr string
-			if proto == config.ProtocolGRPC {
+			if proto == otlp.ProtocolGRPC {
 				addr = otlptest.StartGRPC(t, "", c).Addr
 			} else {
 				addr = otlptest.StartHTTP(t, "", c).Addr
@@ -464,7 +468,7 @@ func TestNoDuplicateAfterCancelMidUpload(t *testing.T) {
 }
 
 func startCollector(t *testing.T, proto string, c *otlptest.Collector) string {
-	if proto == config.ProtocolGRPC {
+	if proto == otlp.ProtocolGRPC {
 		return otlptest.StartGRPC(t, "", c).Addr
 	}
 	return otlptest.StartHTTP(t, "", c).Addr

@@ -17,7 +17,6 @@ import (
 	"go.opentelemetry.io/otel/sdk/resource"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
-	"github.com/jobtrace/jobtrace/config"
 	"github.com/jobtrace/jobtrace/internal/otlptest"
 	"github.com/jobtrace/jobtrace/internal/timingtest"
 )
@@ -44,10 +43,27 @@ func oneSpan(name string) []*tracepb.ResourceSpans {
 	}}}}}}
 }
 
-// resolve resolves o as config.Load would, for traces or metrics.
-func resolve(t *testing.T, o config.OTLP) config.Export {
+// resolve resolves o with both signals on, its zero general settings
+// taken from DefaultSettings.
+func resolve(t *testing.T, o Settings) Export {
 	t.Helper()
-	exp, err := config.ResolveOTLP(o)
+	d := DefaultSettings()
+	for _, f := range []struct {
+		v *string
+		d string
+	}{
+		{&o.Protocol, d.Protocol}, {&o.Compression, d.Compression},
+		{&o.MetricsTemporalityPreference, d.MetricsTemporalityPreference},
+		{&o.MetricsDefaultHistogramAggregation, d.MetricsDefaultHistogramAggregation},
+	} {
+		if *f.v == "" {
+			*f.v = f.d
+		}
+	}
+	if o.Timeout == 0 {
+		o.Timeout = d.Timeout
+	}
+	exp, err := Resolve(o, both)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +99,7 @@ func TestTraceClientGRPC(t *testing.T) {
 	setConflictingEnv(t)
 	for _, gz := range []string{"", "gzip"} {
 		srv := otlptest.StartGRPC(t, "", nil)
-		c, err := NewTraceClient(resolve(t, config.OTLP{Endpoint: "http://" + srv.Addr, OTLPSettings: config.OTLPSettings{
+		c, err := NewTraceClient(resolve(t, Settings{Endpoint: "http://" + srv.Addr, General: General{
 			Protocol:    "grpc",
 			Headers:     map[string]string{"x-ours": "yes"},
 			Compression: gz,
@@ -114,7 +130,7 @@ func TestTraceClientHTTP(t *testing.T) {
 	setConflictingEnv(t)
 	for _, gz := range []string{"none", "gzip"} {
 		srv := otlptest.StartHTTP(t, "", nil)
-		c, err := NewTraceClient(resolve(t, config.OTLP{Endpoint: "http://" + srv.Addr, OTLPSettings: config.OTLPSettings{
+		c, err := NewTraceClient(resolve(t, Settings{Endpoint: "http://" + srv.Addr, General: General{
 			Headers:     map[string]string{"x-ours": "yes"},
 			Compression: gz,
 		}}).Traces)
@@ -148,7 +164,7 @@ func TestTraceClientTLS(t *testing.T) {
 	}
 	srv := otlptest.StartHTTPS(t, nil, &tls.Config{Certificates: []tls.Certificate{cert}})
 
-	c, err := NewTraceClient(resolve(t, config.OTLP{Endpoint: "https://" + srv.Addr, OTLPSettings: config.OTLPSettings{Certificate: caFile}}).Traces)
+	c, err := NewTraceClient(resolve(t, Settings{Endpoint: "https://" + srv.Addr, General: General{Certificate: caFile}}).Traces)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +173,7 @@ func TestTraceClientTLS(t *testing.T) {
 	}
 
 	// Without the CA the collector is not trusted.
-	c, err = NewTraceClient(resolve(t, config.OTLP{Endpoint: "https://" + srv.Addr}).Traces)
+	c, err = NewTraceClient(resolve(t, Settings{Endpoint: "https://" + srv.Addr}).Traces)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,8 +198,8 @@ func TestMetricExporter(t *testing.T) {
 			Data: metricdata.Gauge[float64]{DataPoints: []metricdata.DataPoint[float64]{{Value: 1.5, Time: time.Now()}}},
 		}}}},
 	}
-	for _, o := range []config.OTLP{
-		{MetricsEndpoint: "http://" + g.Addr, OTLPSettings: config.OTLPSettings{Protocol: "grpc"}},
+	for _, o := range []Settings{
+		{MetricsEndpoint: "http://" + g.Addr, General: General{Protocol: "grpc"}},
 		{Endpoint: "http://" + h.Addr},
 	} {
 		s := resolve(t, o).Metrics

@@ -11,10 +11,9 @@ import (
 	"testing"
 	"time"
 
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/resource"
-
-	"github.com/jobtrace/jobtrace/config"
 )
 
 // recorder is a real HTTP server that records the path, query and
@@ -43,7 +42,7 @@ func (r *recorder) requests() []string {
 	return append([]string(nil), r.reqs...)
 }
 
-func exportMetrics(t *testing.T, e *config.Endpoint) error {
+func exportMetrics(t *testing.T, e *Endpoint) error {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -67,15 +66,15 @@ func TestHTTPPathAndQuery(t *testing.T) {
 	r := newRecorder(t)
 	base := r.srv.URL
 	for _, tc := range []struct {
-		o           config.OTLP
+		o           Settings
 		traces, mts string
 	}{
-		{config.OTLP{Endpoint: base + "/base?x=1"}, "/base/v1/traces?x=1", "/base/v1/metrics?x=1"},
-		{config.OTLP{Endpoint: base + "/base/?x=1&y=a%2Fb"}, "/base/v1/traces?x=1&y=a%2Fb", "/base/v1/metrics?x=1&y=a%2Fb"},
-		{config.OTLP{Endpoint: base}, "/v1/traces", "/v1/metrics"},
-		{config.OTLP{Endpoint: base + "?k=v"}, "/v1/traces?k=v", "/v1/metrics?k=v"},
-		{config.OTLP{TracesEndpoint: base + "/custom/t?x=1", MetricsEndpoint: base + "?m=2"}, "/custom/t?x=1", "/?m=2"},
-		{config.OTLP{TracesEndpoint: base + "/a%2Fb/t"}, "/a%2Fb/t", ""},
+		{Settings{Endpoint: base + "/base?x=1"}, "/base/v1/traces?x=1", "/base/v1/metrics?x=1"},
+		{Settings{Endpoint: base + "/base/?x=1&y=a%2Fb"}, "/base/v1/traces?x=1&y=a%2Fb", "/base/v1/metrics?x=1&y=a%2Fb"},
+		{Settings{Endpoint: base}, "/v1/traces", "/v1/metrics"},
+		{Settings{Endpoint: base + "?k=v"}, "/v1/traces?k=v", "/v1/metrics?k=v"},
+		{Settings{TracesEndpoint: base + "/custom/t?x=1", MetricsEndpoint: base + "?m=2"}, "/custom/t?x=1", "/?m=2"},
+		{Settings{TracesEndpoint: base + "/a%2Fb/t"}, "/a%2Fb/t", ""},
 	} {
 		before := len(r.requests())
 		exp := resolve(t, tc.o)
@@ -107,14 +106,14 @@ func TestHTTPPathAndQuery(t *testing.T) {
 func TestHTTPUserInfo(t *testing.T) {
 	r := newRecorder(t)
 	withUser := strings.Replace(r.srv.URL, "http://", "http://user:p%40ss@", 1)
-	c, err := NewTraceClient(resolve(t, config.OTLP{Endpoint: withUser}).Traces)
+	c, err := NewTraceClient(resolve(t, Settings{Endpoint: withUser}).Traces)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := upload(t, c, "u"); err != nil {
 		t.Fatal(err)
 	}
-	c, err = NewTraceClient(resolve(t, config.OTLP{Endpoint: withUser, OTLPSettings: config.OTLPSettings{
+	c, err = NewTraceClient(resolve(t, Settings{Endpoint: withUser, General: General{
 		Headers: map[string]string{"authorization": "Bearer tok"}}}).Traces)
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +133,7 @@ func TestHTTPNoRedirect(t *testing.T) {
 	other := newRecorder(t)
 	srv := httptest.NewServer(http.RedirectHandler(other.srv.URL+"/v1/traces", http.StatusTemporaryRedirect))
 	t.Cleanup(srv.Close)
-	c, err := NewTraceClient(resolve(t, config.OTLP{Endpoint: srv.URL, OTLPSettings: config.OTLPSettings{
+	c, err := NewTraceClient(resolve(t, Settings{Endpoint: srv.URL, General: General{
 		Headers: map[string]string{"x-api-key": "k"}}}).Traces)
 	if err != nil {
 		t.Fatal(err)
@@ -150,7 +149,7 @@ func TestHTTPNoRedirect(t *testing.T) {
 // The OpenTelemetry clients read OTEL_EXPORTER_OTLP_* when they are built,
 // before any option overrides them: a certificate named there is read (a
 // FIFO blocks, /dev/zero fills memory) and what cannot be used is reported.
-// Built from a config.Endpoint, they must not look at those variables.
+// Built from an Endpoint, they must not look at those variables.
 func TestClientsDoNotReadOTLPEnv(t *testing.T) {
 	dir := t.TempDir()
 	garbage := filepath.Join(dir, "garbage.pem")
@@ -167,13 +166,13 @@ func TestClientsDoNotReadOTLPEnv(t *testing.T) {
 	before := len(warns)
 	warnMu.Unlock()
 	r := newRecorder(t)
-	for _, proto := range []string{config.ProtocolHTTPProtobuf, config.ProtocolGRPC} {
-		exp := resolve(t, config.OTLP{Endpoint: r.srv.URL, OTLPSettings: config.OTLPSettings{Protocol: proto}})
+	for _, proto := range []string{ProtocolHTTPProtobuf, ProtocolGRPC} {
+		exp := resolve(t, Settings{Endpoint: r.srv.URL, General: General{Protocol: proto}})
 		c, err := NewTraceClient(exp.Traces)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if proto == config.ProtocolHTTPProtobuf {
+		if proto == ProtocolHTTPProtobuf {
 			if err := upload(t, c, "env"); err != nil {
 				t.Errorf("upload: %v", err)
 			}
@@ -192,5 +191,48 @@ func TestClientsDoNotReadOTLPEnv(t *testing.T) {
 	}
 	if os.Getenv("OTEL_EXPORTER_OTLP_CERTIFICATE") != garbage || os.Getenv("OTEL_EXPORTER_OTLP_TIMEOUT") != "soon" {
 		t.Error("the environment was not put back")
+	}
+}
+
+// The metric exporter's temporality and histogram aggregation are what
+// Resolve gave it: the OTEL_EXPORTER_OTLP_METRICS_* variables that the
+// OpenTelemetry exporter would read itself change nothing, whether the
+// settings leave them at their defaults or set them otherwise.
+func TestMetricExporterTakesOnlyTheResolvedTemporality(t *testing.T) {
+	t.Setenv("OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE", "delta")
+	t.Setenv("OTEL_EXPORTER_OTLP_METRICS_DEFAULT_HISTOGRAM_AGGREGATION", "base2_exponential_bucket_histogram")
+	r := newRecorder(t)
+	for _, tc := range []struct {
+		temporality, histogram string
+		counter                metricdata.Temporality
+		upDown                 metricdata.Temporality
+		exponential            bool
+	}{
+		{TemporalityCumulative, HistogramExplicit, metricdata.CumulativeTemporality, metricdata.CumulativeTemporality, false},
+		{TemporalityDelta, HistogramExponential, metricdata.DeltaTemporality, metricdata.CumulativeTemporality, true},
+		{TemporalityLowMemory, HistogramExplicit, metricdata.DeltaTemporality, metricdata.CumulativeTemporality, false},
+	} {
+		if tc.temporality == TemporalityCumulative {
+			t.Setenv("OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE", "delta")
+		} else {
+			t.Setenv("OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE", "cumulative")
+		}
+		for _, proto := range []string{ProtocolHTTPProtobuf, ProtocolGRPC} {
+			exp := resolve(t, Settings{Endpoint: r.srv.URL, General: General{Protocol: proto},
+				MetricsTemporalityPreference: tc.temporality, MetricsDefaultHistogramAggregation: tc.histogram})
+			m, err := NewMetricExporter(context.Background(), exp.Metrics)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := []metricdata.Temporality{m.Temporality(sdkmetric.InstrumentKindCounter), m.Temporality(sdkmetric.InstrumentKindUpDownCounter)}
+			if got[0] != tc.counter || got[1] != tc.upDown {
+				t.Errorf("%s %s: counter %v, up-down counter %v; want %v, %v", proto, tc.temporality, got[0], got[1], tc.counter, tc.upDown)
+			}
+			_, exponential := m.Aggregation(sdkmetric.InstrumentKindHistogram).(sdkmetric.AggregationBase2ExponentialHistogram)
+			if exponential != tc.exponential {
+				t.Errorf("%s %s: histogram %T", proto, tc.histogram, m.Aggregation(sdkmetric.InstrumentKindHistogram))
+			}
+			m.Shutdown(context.Background())
+		}
 	}
 }

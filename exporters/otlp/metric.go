@@ -7,25 +7,25 @@ import (
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-
-	"github.com/jobtrace/jobtrace/config"
 )
 
 // NewMetricExporter returns an OTLP metric exporter for e. Like the trace
 // client it does not retry and does not touch the network before its first
 // export.
-func NewMetricExporter(ctx context.Context, e *config.Endpoint) (sdkmetric.Exporter, error) {
+func NewMetricExporter(ctx context.Context, e *Endpoint) (sdkmetric.Exporter, error) {
 	if e == nil {
 		return nil, ErrNoEndpoint
 	}
 	headers := headersOf(e)
-	if e.Protocol == config.ProtocolGRPC {
+	if e.Protocol == ProtocolGRPC {
 		opts := []otlpmetricgrpc.Option{
 			otlpmetricgrpc.WithEndpoint(e.HostPort()),
 			otlpmetricgrpc.WithTLSCredentials(grpcCredentials(e.TLS)),
 			otlpmetricgrpc.WithHeaders(headers),
 			otlpmetricgrpc.WithTimeout(e.Timeout),
 			otlpmetricgrpc.WithRetry(otlpmetricgrpc.RetryConfig{Enabled: false}),
+			otlpmetricgrpc.WithTemporalitySelector(temporality(e.Temporality)),
+			otlpmetricgrpc.WithAggregationSelector(aggregation(e.Histogram)),
 			otlpmetricgrpc.WithDialOption(grpcDialOptions(e.Timeout, e.Gzip)...),
 		}
 		if e.Gzip {
@@ -47,6 +47,8 @@ func NewMetricExporter(ctx context.Context, e *config.Endpoint) (sdkmetric.Expor
 			otlpmetrichttp.WithTimeout(e.Timeout),
 			otlpmetrichttp.WithCompression(compression),
 			otlpmetrichttp.WithRetry(otlpmetrichttp.RetryConfig{Enabled: false}),
+			otlpmetrichttp.WithTemporalitySelector(temporality(e.Temporality)),
+			otlpmetrichttp.WithAggregationSelector(aggregation(e.Histogram)),
 		)
 		if err != nil {
 			return nil, err
@@ -65,4 +67,38 @@ func (e *httpMetricExporter) Shutdown(ctx context.Context) error {
 	err := e.Exporter.Shutdown(ctx)
 	e.tr.CloseIdleConnections()
 	return err
+}
+
+// temporality is the selector of a temporality preference, as the
+// specification defines them: delta for counters and histograms with
+// delta, and for synchronous counters and histograms only with lowmemory.
+func temporality(pref string) sdkmetric.TemporalitySelector {
+	switch pref {
+	case TemporalityDelta:
+		return sdkmetric.DeltaTemporalitySelector
+	case TemporalityLowMemory:
+		return sdkmetric.LowMemoryTemporalitySelector
+	}
+	return sdkmetric.CumulativeTemporalitySelector
+}
+
+// Base2ExponentialMaxSize and Base2ExponentialMaxScale are the
+// specification's defaults for a base2 exponential bucket histogram: at
+// most 160 buckets, starting at the finest scale, 20.
+const (
+	Base2ExponentialMaxSize  = 160
+	Base2ExponentialMaxScale = 20
+)
+
+// aggregation is the selector of a default histogram aggregation.
+func aggregation(histogram string) sdkmetric.AggregationSelector {
+	if histogram != HistogramExponential {
+		return sdkmetric.DefaultAggregationSelector
+	}
+	return func(kind sdkmetric.InstrumentKind) sdkmetric.Aggregation {
+		if kind == sdkmetric.InstrumentKindHistogram {
+			return sdkmetric.AggregationBase2ExponentialHistogram{MaxSize: Base2ExponentialMaxSize, MaxScale: Base2ExponentialMaxScale}
+		}
+		return sdkmetric.DefaultAggregationSelector(kind)
+	}
 }

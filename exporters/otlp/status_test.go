@@ -10,7 +10,6 @@ import (
 
 	"google.golang.org/grpc/codes"
 
-	"github.com/jobtrace/jobtrace/config"
 	"github.com/jobtrace/jobtrace/internal/otlptest"
 )
 
@@ -18,7 +17,7 @@ import (
 // read from real uploads to real servers.
 func TestClassifyCollectorAnswers(t *testing.T) {
 	upload := func(t *testing.T, proto, addr string) error {
-		c, err := NewTraceClient(resolve(t, config.OTLP{Endpoint: "http://" + addr, OTLPSettings: config.OTLPSettings{
+		c, err := NewTraceClient(resolve(t, Settings{Endpoint: "http://" + addr, General: General{
 			Protocol: proto, Timeout: 5 * time.Second}}).Traces)
 		if err != nil {
 			t.Fatal(err)
@@ -39,7 +38,7 @@ func TestClassifyCollectorAnswers(t *testing.T) {
 		t.Run(fmt.Sprint("http/", code), func(t *testing.T) {
 			c := &otlptest.Collector{}
 			c.RefuseAll(code, codes.OK)
-			err := upload(t, config.ProtocolHTTPProtobuf, otlptest.StartHTTP(t, "", c).Addr)
+			err := upload(t, ProtocolHTTPProtobuf, otlptest.StartHTTP(t, "", c).Addr)
 			if got := Classify(err); got != want {
 				t.Errorf("HTTP %d: %v, want %v (%v)", code, got, want, err)
 			}
@@ -53,18 +52,18 @@ func TestClassifyCollectorAnswers(t *testing.T) {
 		t.Run(fmt.Sprint("grpc/", code), func(t *testing.T) {
 			c := &otlptest.Collector{}
 			c.RefuseAll(-1, code)
-			err := upload(t, config.ProtocolGRPC, otlptest.StartGRPC(t, "", c).Addr)
+			err := upload(t, ProtocolGRPC, otlptest.StartGRPC(t, "", c).Addr)
 			if got := Classify(err); got != want {
 				t.Errorf("%v: %v, want %v (%v)", code, got, want, err)
 			}
 		})
 	}
 	t.Run("partial success", func(t *testing.T) {
-		for _, proto := range []string{config.ProtocolGRPC, config.ProtocolHTTPProtobuf} {
+		for _, proto := range []string{ProtocolGRPC, ProtocolHTTPProtobuf} {
 			c := &otlptest.Collector{}
 			c.SetPartial(2)
 			var addr string
-			if proto == config.ProtocolGRPC {
+			if proto == ProtocolGRPC {
 				addr = otlptest.StartGRPC(t, "", c).Addr
 			} else {
 				addr = otlptest.StartHTTP(t, "", c).Addr
@@ -77,7 +76,7 @@ func TestClassifyCollectorAnswers(t *testing.T) {
 		}
 	})
 	t.Run("refused connection", func(t *testing.T) {
-		err := upload(t, config.ProtocolHTTPProtobuf, otlptest.Refused(t))
+		err := upload(t, ProtocolHTTPProtobuf, otlptest.Refused(t))
 		if Classify(err) != Retry || Abandoned(err) {
 			t.Errorf("refused connection: %v, abandoned %v (%v)", Classify(err), Abandoned(err), err)
 		}

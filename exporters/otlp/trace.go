@@ -15,18 +15,16 @@ import (
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/encoding"
-
-	"github.com/jobtrace/jobtrace/config"
 )
 
 // NewTraceClient returns an OTLP trace client for e, not started. Nothing
 // touches the network until its first upload.
-func NewTraceClient(e *config.Endpoint) (otlptrace.Client, error) {
+func NewTraceClient(e *Endpoint) (otlptrace.Client, error) {
 	if e == nil {
 		return nil, ErrNoEndpoint
 	}
 	headers := headersOf(e)
-	if e.Protocol == config.ProtocolGRPC {
+	if e.Protocol == ProtocolGRPC {
 		opts := []otlptracegrpc.Option{
 			otlptracegrpc.WithEndpoint(e.HostPort()),
 			otlptracegrpc.WithTLSCredentials(grpcCredentials(e.TLS)),
@@ -89,7 +87,7 @@ func (c *httpTraceClient) Stop(ctx context.Context) error {
 }
 
 // headersOf returns a copy of the headers, never nil.
-func headersOf(e *config.Endpoint) map[string]string {
+func headersOf(e *Endpoint) map[string]string {
 	h := make(map[string]string, len(e.Headers))
 	for k, v := range e.Headers {
 		h[k] = v

@@ -1,4 +1,4 @@
-package config
+package otlp
 
 import (
 	"crypto/tls"
@@ -17,7 +17,7 @@ const MaxPEMFileBytes = 1 << 20
 // client certificate and key files (each "" for none). Every file is read
 // now, checked, and named in the error with its key; jobtrace never falls
 // back to the system's CAs or to no client certificate when a file is bad.
-func (r *resolver) tlsConfig(ca, cert, key setting) (*tls.Config, *fieldError) {
+func (r *resolver) tlsConfig(ca, cert, key setting) (*tls.Config, *SettingError) {
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
 	if ca.value != "" {
 		pem, fe := r.read(ca)
@@ -54,7 +54,7 @@ func (r *resolver) tlsConfig(ca, cert, key setting) (*tls.Config, *fieldError) {
 }
 
 // read reads a PEM file once, bounded by MaxPEMFileBytes.
-func (r *resolver) read(s setting) ([]byte, *fieldError) {
+func (r *resolver) read(s setting) ([]byte, *SettingError) {
 	if b, ok := r.pem[s.value]; ok {
 		return b, nil
 	}

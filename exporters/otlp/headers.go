@@ -1,30 +1,38 @@
-package config
+package otlp
 
-import "strings"
+import (
+	"maps"
+	"slices"
+	"strings"
+)
 
-// ownHeaders are set by the exporter for each request (or by HTTP itself):
-// a configured value would be ignored or would break every request.
-var ownHeaders = map[string]bool{
-	"content-type": true, "content-length": true, "content-encoding": true,
-	"transfer-encoding": true, "host": true, "connection": true, "te": true,
-	"trailer": true, "upgrade": true, "keep-alive": true, "proxy-connection": true,
+// ownHeader reports whether the exporter sets the header name (lower
+// case) for each request, or HTTP itself does: a configured value would be
+// ignored or would break every request.
+func ownHeader(name string) bool {
+	switch name {
+	case "content-type", "content-length", "content-encoding", "transfer-encoding", "host",
+		"connection", "te", "trailer", "upgrade", "keep-alive", "proxy-connection":
+		return true
+	}
+	return false
 }
 
 // checkHeaders checks headers against RFC 9110: a name is a token, a value
 // has no control character (CR and LF would end the header and fail every
 // request) and no white space at its ends (which HTTP strips). A value is
 // never quoted in the message: it may be a secret.
-func checkHeaders(key string, headers map[string]string) *fieldError {
-	for _, k := range sortedKeys(headers) {
-		at := func(fe *fieldError) *fieldError {
-			fe.at = key + "[" + k + "]"
+func checkHeaders(key string, headers map[string]string) *SettingError {
+	for _, k := range slices.Sorted(maps.Keys(headers)) {
+		at := func(fe *SettingError) *SettingError {
+			fe.Entry = key + "[" + k + "]"
 			return fe
 		}
 		v := headers[k]
 		switch {
 		case !isHeaderName(k):
 			return at(bad(key, "key %q is not an HTTP header name", k))
-		case ownHeaders[strings.ToLower(k)]:
+		case ownHeader(strings.ToLower(k)):
 			return at(bad(key, "%q is set by the exporter itself and cannot be configured", k))
 		case strings.IndexFunc(v, isCTL) >= 0:
 			return at(bad(key, "the value of %q has a control character (such as CR or LF), which HTTP cannot send", k))
@@ -39,10 +47,10 @@ func checkHeaders(key string, headers map[string]string) *fieldError {
 // of lower-case letters, digits and "-_." once lower-cased, none of the
 // names gRPC reserves, and values of printable ASCII unless the name ends
 // in -bin.
-func checkGRPCHeaders(key string, headers map[string]string) *fieldError {
-	for _, k := range sortedKeys(headers) {
+func checkGRPCHeaders(key string, headers map[string]string) *SettingError {
+	for _, k := range slices.Sorted(maps.Keys(headers)) {
 		lk := strings.ToLower(k)
-		fe := (*fieldError)(nil)
+		fe := (*SettingError)(nil)
 		switch {
 		case strings.HasPrefix(lk, "grpc-"):
 			fe = bad(key, "%q is reserved by gRPC", k)
@@ -54,7 +62,7 @@ func checkGRPCHeaders(key string, headers map[string]string) *fieldError {
 			fe = bad(key, "the value of %q is not printable ASCII, which gRPC requires", k)
 		}
 		if fe != nil {
-			fe.at = key + "[" + k + "]"
+			fe.Entry = key + "[" + k + "]"
 			return fe
 		}
 	}

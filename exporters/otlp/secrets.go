@@ -1,4 +1,4 @@
-package config
+package otlp
 
 import (
 	"net/url"
@@ -10,7 +10,7 @@ import (
 // registerSecrets tells package redact what to mask in every message: the
 // values of all headers (and the credential after an auth scheme such as
 // "Bearer"), and the user info and query values of the endpoints.
-func registerSecrets(o OTLP) {
+func registerSecrets(o Settings) {
 	var vals []string
 	for _, h := range []map[string]string{o.Headers, o.Traces.Headers, o.Metrics.Headers} {
 		for _, v := range h {
