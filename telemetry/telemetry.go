@@ -18,12 +18,12 @@ import (
 
 	"github.com/jobtrace/jobtrace/exporters/forward"
 	"github.com/jobtrace/jobtrace/exporters/otlp"
-	"github.com/jobtrace/jobtrace/exporters/profile"
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/exporters/summary"
 	"github.com/jobtrace/jobtrace/exporters/usagecsv"
 	"github.com/jobtrace/jobtrace/exporters/usagemetrics"
 	"github.com/jobtrace/jobtrace/internal/safefile"
+	"github.com/jobtrace/jobtrace/render/profile"
 	htmlreport "github.com/jobtrace/jobtrace/render/report"
 	"github.com/jobtrace/jobtrace/spans"
 )

@@ -5,9 +5,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/jobtrace/jobtrace/exporters/profile"
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/exporters/usagecsv"
+	"github.com/jobtrace/jobtrace/render/profile"
+	"github.com/jobtrace/jobtrace/runmodel"
 	"github.com/jobtrace/jobtrace/supervise"
 )
 
@@ -36,7 +37,10 @@ func cmdProfile(args []string) error {
 		}
 	}
 	log := supervise.NewLogger(os.Stderr)
-	warn, err := profile.Write(dir)
+	run, warn, err := runmodel.ReadDir(dir)
+	if err == nil {
+		err = profile.Write(dir, run)
+	}
 	if warn != nil {
 		// errors.Join puts one report a line.
 		msg := warn.Error()
@@ -44,6 +48,9 @@ func cmdProfile(args []string) error {
 	}
 	if err != nil {
 		return err
+	}
+	if run.SkippedSpans > 0 {
+		log.Printf("%d spans past the first %d are not in the profile", run.SkippedSpans, spool.MaxReadSpans)
 	}
 	log.Printf("wrote %s", filepath.Join(dir, profile.FileName))
 	return nil

@@ -1,20 +1,24 @@
 package profile
 
 import (
-	"encoding/hex"
+	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
 
-	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"go.opentelemetry.io/otel/attribute"
 
-	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+	"github.com/jobtrace/jobtrace/runmodel"
 )
+
+// FileName is the name of the profile in the output directory.
+const FileName = "profile.json"
+
+// ErrEmpty is a run with nothing to show: no span and no row.
+var ErrEmpty = errors.New("profile: empty run")
 
 // Indexes into meta.categories.
 const (
@@ -81,49 +85,104 @@ var markerSchemas = []MarkerSchema{
 
 // Attribute keys read from spans and events (docs/attributes.md).
 const (
-	attrResult      = "cicd.pipeline.task.run.result"
-	attrExitCode    = "process.exit.code"
-	attrPid         = "process.pid"
-	attrPhaseSource = "jobtrace.phase.source"
-	attrEventSource = "jobtrace.event.source"
-	attrLine        = "jobtrace.line"
+	attrResult      = runmodel.AttrResult
+	attrExitCode    = runmodel.AttrExitCode
+	attrPid         = attribute.Key("process.pid")
+	attrPhaseSource = attribute.Key("jobtrace.phase.source")
+	attrEventSource = attribute.Key("jobtrace.event.source")
+	attrLine        = attribute.Key("jobtrace.line")
 )
 
 // shown lists the span attributes that have a field of their own, left
 // out of the "attributes" field.
-var shown = map[string]bool{
+var shown = map[attribute.Key]bool{
 	attrResult: true, attrExitCode: true, attrPhaseSource: true,
 	attrEventSource: true, attrLine: true,
 }
 
-// node is a span with its place in the tree: its depth and the name of
-// its parent, not the names of all the phases above it, so that a marker
-// costs the same however deep its phase is.
+// node is a span with its place in the profile's tree, where the job is
+// at depth 0: its depth and the name of its parent, not the names of all
+// the phases above it, so that a marker costs the same however deep its
+// phase is.
 type node struct {
-	span   *tracepb.Span
+	span   *runmodel.Span
 	depth  int
 	parent string // the parent's name; "" for the job
 }
 
-// Build makes the profile of a run from its spans (as read from
-// spans.otlp.jsonl) and its resource-usage rows. It does no I/O. Either
-// may be empty; a run with neither is an error.
-func Build(spans []*tracepb.Span, rows []Row) (*Profile, error) {
-	if len(spans) == 0 && len(rows) == 0 {
-		return nil, fmt.Errorf("%w: no spans and no resource-usage rows", ErrParse)
-	}
-	nodes, root := tree(spans)
+// Row is what the profile uses of one row of the run: deltas cover the
+// time since the previous row.
+type Row struct {
+	Time time.Time
+	// CPU is the job's user + system CPU time since the previous row, in
+	// seconds.
+	CPU Opt
+	// Memory is the job's memory in use at the row, in bytes.
+	Memory Opt
+	// Disk is the bytes the job read and wrote since the previous row.
+	Disk Opt
+	// Net is the bytes the machine received and sent since the previous
+	// row, loopback excluded.
+	Net Opt
+	// CPUs is the number of online CPUs.
+	CPUs Opt
+}
 
+// Opt is a figure that may be absent.
+type Opt struct {
+	V  float64
+	OK bool
+}
+
+// rowOf is the profile's view of a row: each figure the sum of its
+// columns, absent when one of them is.
+func rowOf(r *runmodel.Row) Row {
+	sum := func(cols ...runmodel.Col) Opt {
+		var o Opt
+		for _, c := range cols {
+			v, ok := r.Get(c)
+			if !ok {
+				return Opt{}
+			}
+			o.V += v
+		}
+		o.OK = true
+		return o
+	}
+	return Row{
+		Time:   r.Time,
+		CPU:    sum(runmodel.JobCPUUser, runmodel.JobCPUSystem),
+		Memory: sum(runmodel.JobMemory),
+		Disk:   sum(runmodel.JobRead, runmodel.JobWrite),
+		Net:    sum(runmodel.HostNetRx, runmodel.HostNetTx),
+		CPUs:   sum(runmodel.HostCPUs),
+	}
+}
+
+// Build makes the profile of a run. It does no I/O. A run with no spans
+// and no rows is an error.
+func Build(run *runmodel.Run) (*Profile, error) {
+	if !run.HasJob && len(run.Phases) == 0 && len(run.Rows) == 0 {
+		return nil, fmt.Errorf("%w: no spans and no resource-usage rows", ErrEmpty)
+	}
+	rows := make([]Row, len(run.Rows))
+	for i := range run.Rows {
+		rows[i] = rowOf(&run.Rows[i])
+	}
+	return build(run, tree(run), rows), nil
+}
+
+func build(run *runmodel.Run, nodes []node, rows []Row) *Profile {
 	// The profile's zero is the earliest time known, its end the latest.
 	var zero, end int64 = math.MaxInt64, math.MinInt64
 	see := func(ns int64) {
 		zero, end = min(zero, ns), max(end, ns)
 	}
 	for _, n := range nodes {
-		see(int64(n.span.StartTimeUnixNano))
-		see(int64(n.span.EndTimeUnixNano))
+		see(unixNano(n.span.Start))
+		see(unixNano(n.span.End))
 		for _, e := range n.span.Events {
-			see(int64(e.TimeUnixNano))
+			see(unixNano(e.Time))
 		}
 	}
 	for _, r := range rows {
@@ -132,10 +191,10 @@ func Build(spans []*tracepb.Span, rows []Row) (*Profile, error) {
 	ms := func(ns int64) float64 { return round3(float64(ns-zero) / 1e6) }
 
 	jobName, pid := "job", "0"
-	if root != nil {
-		jobName = root.span.Name
-		if v, ok := attr(root.span.Attributes, attrPid); ok {
-			pid = v
+	if run.HasJob {
+		jobName = run.Job.Name
+		if v, ok := runmodel.Attr(run.Job.Attributes, attrPid); ok {
+			pid = runmodel.Text(v)
 		}
 	}
 
@@ -203,12 +262,12 @@ func Build(spans []*tracepb.Span, rows []Row) (*Profile, error) {
 	}
 	for _, n := range nodes {
 		s := n.span
-		start, stop := ms(int64(s.StartTimeUnixNano)), ms(int64(s.EndTimeUnixNano))
+		start, stop := ms(unixNano(s.Start)), ms(unixNano(s.End))
 		if stop < start {
 			stop = start
 		}
 		cat := catPhase
-		if s.Status != nil && s.Status.Code == tracepb.Status_STATUS_CODE_ERROR {
+		if s.Failed {
 			cat = catFailed
 		}
 		add(s.Name, start, &stop, PhaseInterval, cat, phaseData(n))
@@ -216,74 +275,52 @@ func Build(spans []*tracepb.Span, rows []Row) (*Profile, error) {
 	for _, n := range nodes {
 		for _, e := range n.span.Events {
 			data := map[string]any{"type": typeEvent, "phase": n.span.Name}
-			if v, ok := attr(e.Attributes, attrEventSource); ok {
-				data["source"] = v
+			if v, ok := runmodel.Attr(e.Attributes, attrEventSource); ok {
+				data["source"] = runmodel.Text(v)
 			}
-			if v, ok := attr(e.Attributes, attrLine); ok {
-				data["line"] = v
+			if v, ok := runmodel.Attr(e.Attributes, attrLine); ok {
+				data["line"] = runmodel.Text(v)
 			}
 			if a := otherAttrs(e.Attributes); a != "" {
 				data["attributes"] = a
 			}
-			add(e.Name, ms(int64(e.TimeUnixNano)), nil, PhaseInstant, catEvent, data)
+			add(e.Name, ms(unixNano(e.Time)), nil, PhaseInstant, catEvent, data)
 		}
 	}
 	p.Threads = []Thread{th}
 	p.Counters = counters(rows, ms, pid)
-	return p, nil
+	return p
 }
 
-// tree orders the spans by start time (parents before children that start
-// with them) and gives each its depth and its parent's name. The root is the
-// span whose parent is not among them: the job span, even when it joined an
-// outer trace.
-func tree(spans []*tracepb.Span) ([]node, *node) {
-	byID := map[string]*tracepb.Span{}
-	for _, s := range spans {
-		byID[hex.EncodeToString(s.SpanId)] = s
+// tree is the job's span and the phases, by start time (parents before
+// children that start with them, then in the order they ended), each with
+// its depth in the profile (the job at 0) and its parent's name.
+func tree(run *runmodel.Run) []node {
+	nodes := make([]node, 0, len(run.Phases)+1)
+	if run.HasJob {
+		nodes = append(nodes, node{span: &run.Job})
 	}
-	info := map[*tracepb.Span]*node{}
-	var walk func(s *tracepb.Span, seen int) *node
-	walk = func(s *tracepb.Span, seen int) *node {
-		if n, ok := info[s]; ok {
-			return n
+	for i := range run.Phases {
+		s := &run.Phases[i]
+		n := node{span: s, depth: s.Depth, parent: s.ParentName}
+		if s.InJob {
+			n.depth++
 		}
-		n := &node{span: s}
-		parent, ok := byID[hex.EncodeToString(s.ParentSpanId)]
-		if ok && parent != s && seen < len(spans) {
-			pn := walk(parent, seen+1)
-			n.depth = pn.depth + 1
-			n.parent = parent.Name
-		}
-		info[s] = n
-		return n
+		nodes = append(nodes, n)
 	}
-	nodes := make([]node, 0, len(spans))
-	var root *node
-	for _, s := range spans {
-		n := walk(s, 0)
-		nodes = append(nodes, *n)
-	}
-	sort.SliceStable(nodes, func(i, j int) bool {
-		a, b := nodes[i], nodes[j]
-		if a.span.StartTimeUnixNano != b.span.StartTimeUnixNano {
-			return a.span.StartTimeUnixNano < b.span.StartTimeUnixNano
-		}
-		return a.depth < b.depth
+	slices.SortFunc(nodes, func(a, b node) int {
+		return cmp.Or(cmp.Compare(unixNano(a.span.Start), unixNano(b.span.Start)),
+			cmp.Compare(a.depth, b.depth), cmp.Compare(a.span.Order, b.span.Order))
 	})
-	for i := range nodes {
-		if nodes[i].depth == 0 && (root == nil || spanLen(nodes[i].span) > spanLen(root.span)) {
-			root = &nodes[i]
-		}
-	}
-	return nodes, root
+	return nodes
 }
 
-func spanLen(s *tracepb.Span) uint64 {
-	if s.EndTimeUnixNano < s.StartTimeUnixNano {
+// unixNano is t in ns since the Unix epoch, as OTLP has it: 0 for no time.
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
 		return 0
 	}
-	return s.EndTimeUnixNano - s.StartTimeUnixNano
+	return t.UnixNano()
 }
 
 // phaseData is the data of a span's marker.
@@ -293,34 +330,27 @@ func phaseData(n node) map[string]any {
 	if n.parent != "" {
 		d["parent"] = n.parent
 	}
-	if v, ok := attr(s.Attributes, attrResult); ok {
-		d["result"] = v
+	if v, ok := runmodel.Attr(s.Attributes, attrResult); ok {
+		d["result"] = runmodel.Text(v)
 	}
-	if s.Status != nil && s.Status.Message != "" {
-		d["status"] = s.Status.Message
+	if s.Status != "" {
+		d["status"] = s.Status
 	}
-	if v, ok := attr(s.Attributes, attrPhaseSource); ok {
-		d["source"] = v
+	if v, ok := runmodel.Attr(s.Attributes, attrPhaseSource); ok {
+		d["source"] = runmodel.Text(v)
 	}
-	if v, ok := number(s.Attributes, attrExitCode); ok {
+	if v, ok := runmodel.Number(s.Attributes, attrExitCode); ok {
 		d["exitCode"] = v
 	}
-	user, uok := number(s.Attributes, string(usage.AttrCPUUser))
-	sys, sok := number(s.Attributes, string(usage.AttrCPUSystem))
-	if uok && sok {
-		d["cpu"] = round3((user + sys) * 1000) // the profiler's durations are in ms
+	if u := &s.Usage; u.HasCPU {
+		d["cpu"] = round3((u.CPUUser.Seconds() + u.CPUSystem.Seconds()) * 1000) // the profiler's durations are in ms
+		d["cpuAvg"] = u.CPUAvg
 	}
-	if v, ok := number(s.Attributes, string(usage.AttrCPUAvg)); ok {
-		d["cpuAvg"] = v
+	if u := &s.Usage; u.HasMemory {
+		d["memoryPeak"] = float64(u.MemoryPeak)
 	}
-	if v, ok := number(s.Attributes, string(usage.AttrMemoryPeak)); ok {
-		d["memoryPeak"] = v
-	}
-	if v, ok := number(s.Attributes, string(usage.AttrDiskRead)); ok {
-		d["diskRead"] = v
-	}
-	if v, ok := number(s.Attributes, string(usage.AttrDiskWrite)); ok {
-		d["diskWrite"] = v
+	if u := &s.Usage; u.HasIO {
+		d["diskRead"], d["diskWrite"] = float64(u.ReadBytes), float64(u.WriteBytes)
 	}
 	if a := otherAttrs(s.Attributes); a != "" {
 		d["attributes"] = a
@@ -331,64 +361,16 @@ func phaseData(n node) map[string]any {
 // otherAttrs lists the attributes that have no field of their own, as
 // key=value separated by commas; usage figures are left out (the fields
 // above show the main ones, the span in a trace viewer has them all).
-func otherAttrs(kvs []*commonpb.KeyValue) string {
+func otherAttrs(kvs []attribute.KeyValue) string {
 	var parts []string
 	for _, kv := range kvs {
-		if shown[kv.Key] || strings.HasPrefix(kv.Key, "jobtrace.usage.") || strings.HasPrefix(kv.Key, "jobtrace.system.") {
+		k := string(kv.Key)
+		if shown[kv.Key] || strings.HasPrefix(k, "jobtrace.usage.") || strings.HasPrefix(k, "jobtrace.system.") {
 			continue
 		}
-		parts = append(parts, kv.Key+"="+valueString(kv.Value))
+		parts = append(parts, k+"="+runmodel.Text(kv.Value))
 	}
 	return strings.Join(parts, ", ")
-}
-
-func attr(kvs []*commonpb.KeyValue, key string) (string, bool) {
-	for _, kv := range kvs {
-		if kv.Key == key {
-			return valueString(kv.Value), true
-		}
-	}
-	return "", false
-}
-
-func number(kvs []*commonpb.KeyValue, key string) (float64, bool) {
-	for _, kv := range kvs {
-		if kv.Key != key || kv.Value == nil {
-			continue
-		}
-		switch v := kv.Value.Value.(type) {
-		case *commonpb.AnyValue_IntValue:
-			return float64(v.IntValue), true
-		case *commonpb.AnyValue_DoubleValue:
-			return v.DoubleValue, true
-		}
-	}
-	return 0, false
-}
-
-func valueString(v *commonpb.AnyValue) string {
-	if v == nil {
-		return ""
-	}
-	switch x := v.Value.(type) {
-	case *commonpb.AnyValue_StringValue:
-		return x.StringValue
-	case *commonpb.AnyValue_IntValue:
-		return strconv.FormatInt(x.IntValue, 10)
-	case *commonpb.AnyValue_DoubleValue:
-		return strconv.FormatFloat(x.DoubleValue, 'g', -1, 64)
-	case *commonpb.AnyValue_BoolValue:
-		return strconv.FormatBool(x.BoolValue)
-	case *commonpb.AnyValue_ArrayValue:
-		var parts []string
-		for _, e := range x.ArrayValue.GetValues() {
-			parts = append(parts, valueString(e))
-		}
-		return "[" + strings.Join(parts, " ") + "]"
-	case *commonpb.AnyValue_BytesValue:
-		return hex.EncodeToString(x.BytesValue)
-	}
-	return ""
 }
 
 // interval is the median time between rows, in ms: the sampling interval

@@ -10,6 +10,7 @@ import (
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/exporters/usagecsv"
 	"github.com/jobtrace/jobtrace/internal/fuzzcheck"
+	"github.com/jobtrace/jobtrace/runmodel"
 )
 
 // FuzzReadDir builds the profile of any spool and CSV, as `jobtrace
@@ -31,14 +32,14 @@ func FuzzReadDir(f *testing.F) {
 		if err := os.WriteFile(filepath.Join(dir, usagecsv.FileName), rows, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		ss, rs, _, err := ReadDir(dir)
+		run, _, err := runmodel.ReadDir(dir)
 		if err != nil {
 			return
 		}
-		if len(rs) > bytes.Count(rows, []byte("\n"))+1 {
-			t.Fatalf("%d rows from %d lines", len(rs), bytes.Count(rows, []byte("\n"))+1)
+		if len(run.Rows) > bytes.Count(rows, []byte("\n"))+1 {
+			t.Fatalf("%d rows from %d lines", len(run.Rows), bytes.Count(rows, []byte("\n"))+1)
 		}
-		p, err := Build(ss, rs)
+		p, err := Build(run)
 		if err != nil {
 			return
 		}

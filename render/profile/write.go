@@ -8,22 +8,17 @@ import (
 	"path/filepath"
 
 	"github.com/jobtrace/jobtrace/internal/safefile"
+	"github.com/jobtrace/jobtrace/runmodel"
 )
 
-// Write reads the artifacts in dir, builds the profile and writes it to
-// dir/profile.json, replacing it atomically (written under a temporary
-// name, then renamed). Lines of the artifacts that could not be read are
-// returned in warn; the profile is written without them.
-func Write(dir string) (warn error, err error) {
-	spans, rows, warn, err := ReadDir(dir)
+// Write builds the profile of run and writes it to dir/profile.json,
+// replacing it atomically (written under a temporary name, then renamed).
+func Write(dir string, run *runmodel.Run) error {
+	p, err := Build(run)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	p, err := Build(spans, rows)
-	if err != nil {
-		return warn, err
-	}
-	return warn, WriteFile(filepath.Join(dir, FileName), p)
+	return WriteFile(filepath.Join(dir, FileName), p)
 }
 
 // WriteFile writes p as JSON to path, atomically and without following a

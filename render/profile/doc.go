@@ -1,6 +1,6 @@
-// Package profile turns the artifacts of a run into a profile for the
-// Firefox Profiler (https://profiler.firefox.com): DIR/profile.json, which
-// the profiler opens with "Load a profile from file".
+// Package profile renders a run as a profile for the Firefox Profiler
+// (https://profiler.firefox.com): DIR/profile.json, which the profiler
+// opens with "Load a profile from file".
 //
 // The profile is in the profiler's processed format, version 61
 // (FormatVersion), an older version that the profiler upgrades when it
@@ -12,12 +12,13 @@
 //     costs the same however deep its phase is) and
 //     every span event as an instant marker; marker schemas "Phase" and
 //     "Event" put their fields in the marker table and sidebar;
-//   - four counters from resource-usage.csv: the job's CPU time, its
+//   - four counters from the rows of resource-usage.csv: the job's CPU time, its
 //     memory, its disk IO and the machine's network IO.
 //
-// Build is a pure function from parsed artifacts to a Profile, which
-// encoding/json writes as it is. ReadDir parses the artifacts, and Write
-// does both and writes the file:
+// It is a pure renderer of the model of a run (package runmodel): it reads
+// no file. Build makes a Profile of a run, which encoding/json writes as it
+// is; Write builds it and writes the file:
 //
-//	warn, err := profile.Write(out) // out/profile.json from out's artifacts
+//	run, warn, err := runmodel.ReadDir(out) // or Recorder.Run during a run
+//	err = profile.Write(out, run)           // out/profile.json
 package profile

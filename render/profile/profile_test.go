@@ -11,10 +11,11 @@ import (
 	"testing"
 	"time"
 
-	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/jobtrace/jobtrace/exporters/usagecsv"
+	"github.com/jobtrace/jobtrace/runmodel"
 )
 
 // testdata/run holds the artifacts of a real run (jobtrace run --interval
@@ -36,9 +37,8 @@ func writeFixture(t *testing.T) map[string]any {
 			t.Fatal(err)
 		}
 	}
-	warn, err := Write(dir)
-	if err != nil || warn != nil {
-		t.Fatalf("Write: warn %v, err %v", warn, err)
+	if err := Write(dir, readFixture(t)); err != nil {
+		t.Fatalf("Write: %v", err)
 	}
 	data, err := os.ReadFile(filepath.Join(dir, FileName))
 	if err != nil {
@@ -49,6 +49,36 @@ func writeFixture(t *testing.T) map[string]any {
 		t.Fatal(err)
 	}
 	return p
+}
+
+func readFixture(t *testing.T) *runmodel.Run {
+	t.Helper()
+	run, warn, err := runmodel.ReadDir(fixture)
+	if err != nil || warn != nil {
+		t.Fatalf("ReadDir: %v, warn %v", err, warn)
+	}
+	return run
+}
+
+// The profile of the fixture is byte for byte what it was when the
+// profile read the artifacts itself (testdata/profile.json.golden, written
+// then).
+func TestGolden(t *testing.T) {
+	dir := t.TempDir()
+	if err := Write(dir, readFixture(t)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile("testdata/profile.json.golden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("profile.json differs from testdata/profile.json.golden")
+	}
 }
 
 func obj(t *testing.T, v any, path string) map[string]any {
@@ -223,10 +253,8 @@ func markersByName(t *testing.T, p map[string]any) map[string][]map[string]any {
 
 func TestFixtureEveryPhaseAMarker(t *testing.T) {
 	p := writeFixture(t)
-	spans, _, err := ReadSpans(filepath.Join(fixture, "spans.otlp.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := readFixture(t)
+	spans := append([]runmodel.Span{run.Job}, run.Phases...)
 	byName := markersByName(t, p)
 	phases := 0
 	for _, ms := range byName {
@@ -290,14 +318,9 @@ func TestFixtureEveryPhaseAMarker(t *testing.T) {
 }
 
 func TestFixtureCounters(t *testing.T) {
-	f, err := os.Open(filepath.Join(fixture, usagecsv.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := ParseCSV(f)
-	if err != nil {
-		t.Fatal(err)
+	var rows []Row
+	for _, r := range readFixture(t).Rows {
+		rows = append(rows, rowOf(&r))
 	}
 	p := writeFixture(t)
 	counters := arr(t, p, "counters", "")
@@ -350,28 +373,30 @@ func TestFixtureCounters(t *testing.T) {
 
 const csvHeader = "time_utc,elapsed_s,reason,phase,job_cpu_user_s,job_cpu_system_s,job_memory_bytes,job_read_bytes,job_write_bytes,host_net_rx_bytes,host_net_tx_bytes,host_cpus_count\n"
 
-func TestParseCSV(t *testing.T) {
+// A row's figures are the sums of their columns, absent when a column is.
+func TestRowOf(t *testing.T) {
+	dir := t.TempDir()
 	data := csvHeader +
 		"2026-11-29T21:35:45.123Z,0,start,,,,100,,,,,2\n" +
 		"2026-11-29T21:35:46.123Z,1,interval,\"a,b\",0.5,0.25,300,10,20,1,2,2\n" +
-		"2026-11-29T21:35:46.124Z,1.001,boundary,,,,,,,,,2\n" +
-		"2026-11-29T21:35:47.000Z,1.8,interval,x,0.1" // torn last line
-	rows, err := ParseCSV(strings.NewReader(data))
-	if !errors.Is(err, ErrParse) || !strings.Contains(err.Error(), "line 5") {
-		t.Errorf("torn line: err %v", err)
+		"2026-11-29T21:35:46.124Z,1.001,boundary,,,0.5,,,,,,2\n"
+	if err := os.WriteFile(filepath.Join(dir, usagecsv.FileName), []byte(data), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	if len(rows) != 3 {
-		t.Fatalf("%d rows, want 3", len(rows))
+	run, warn, err := runmodel.ReadDir(dir)
+	if err != nil || warn != nil || len(run.Rows) != 3 {
+		t.Fatalf("ReadDir: %v, warn %v", err, warn)
+	}
+	var rows []Row
+	for _, r := range run.Rows {
+		rows = append(rows, rowOf(&r))
 	}
 	r := rows[1]
-	if r.Phase != "a,b" || r.CPU != (Opt{0.75, true}) || r.Memory != (Opt{300, true}) || r.Disk != (Opt{30, true}) || r.Net != (Opt{3, true}) {
+	if r.CPU != (Opt{0.75, true}) || r.Memory != (Opt{300, true}) || r.Disk != (Opt{30, true}) || r.Net != (Opt{3, true}) || r.CPUs != (Opt{2, true}) {
 		t.Errorf("row 1: %+v", r)
 	}
-	if rows[0].CPU.OK || rows[2].Memory.OK || !rows[0].Memory.OK {
+	if rows[0].CPU.OK || rows[2].CPU.OK || rows[2].Memory.OK || !rows[0].Memory.OK {
 		t.Errorf("empty cells must be absent: %+v %+v", rows[0], rows[2])
-	}
-	if _, err := ParseCSV(strings.NewReader("time_utc,phase\n")); !errors.Is(err, ErrParse) {
-		t.Errorf("missing columns: %v", err)
 	}
 }
 
@@ -385,10 +410,7 @@ func TestCountersSkipAbsentAndMergeSameTime(t *testing.T) {
 		{Time: at(2000)}, // absent everywhere
 		{Time: at(3000), CPU: Opt{1, true}, Memory: Opt{250, true}},
 	}
-	p, err := Build(nil, rows)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := build(&runmodel.Run{}, nil, rows)
 	cpu, mem := p.Counters[0].Samples, p.Counters[1].Samples
 	if want := []float64{0, 1000, 3000}; !equal(cpu.Time, want) || !equal(cpu.Count, []float64{0, 750, 1000}) {
 		t.Errorf("cpu: %+v", cpu)
@@ -413,29 +435,26 @@ func equal(a, b []float64) bool {
 	return true
 }
 
-func span(id, parent byte, name string, start, end uint64, attrs ...*commonpb.KeyValue) *tracepb.Span {
-	s := &tracepb.Span{SpanId: []byte{id}, Name: name, StartTimeUnixNano: start, EndTimeUnixNano: end, Attributes: attrs}
-	if parent != 0 {
-		s.ParentSpanId = []byte{parent}
-	}
-	return s
+func span(id, parent byte, name string, start, end uint64, attrs ...attribute.KeyValue) runmodel.Span {
+	return runmodel.Span{ID: trace.SpanID{id}, Parent: trace.SpanID{parent}, Name: name,
+		Start: time.Unix(0, int64(start)).UTC(), End: time.Unix(0, int64(end)).UTC(), Attributes: attrs}
 }
 
 func TestBuildSpansOnly(t *testing.T) {
 	const s = uint64(1_700_000_000_000_000_000)
-	spans := []*tracepb.Span{
+	spans := []runmodel.Span{
 		span(3, 2, "inner", s+2e6, s+3e6),
 		span(2, 1, "outer", s+1e6, s+4e6),
 		// an outer trace's parent, not in the file: this is the root
-		span(1, 9, "job", s, s+5e6, &commonpb.KeyValue{Key: "process.pid", Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_IntValue{IntValue: 42}}}),
+		span(1, 9, "job", s, s+5e6, attrPid.Int(42), runmodel.AttrTaskName.String("job")),
 		// a cycle must not hang
 		span(5, 6, "a", s, s+1e6),
 		span(6, 5, "b", s, s+1e6),
 		// ends before it starts: drawn as an instant-long interval
 		span(7, 1, "clock", s+3e6, s+2e6),
 	}
-	spans[1].Events = []*tracepb.Span_Event{{Name: "ev", TimeUnixNano: s + 15e5}}
-	p, err := Build(spans, nil)
+	spans[1].Events = []runmodel.Event{{Name: "ev", Time: time.Unix(0, int64(s+15e5)).UTC()}}
+	p, err := Build(runmodel.New(spans, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -458,26 +477,8 @@ func TestBuildSpansOnly(t *testing.T) {
 	if ev := byName["ev"]; len(ev) != 1 || ev[0]["start"] != 1.5 {
 		t.Errorf("ev: %v", ev)
 	}
-	if _, err := Build(nil, nil); !errors.Is(err, ErrParse) {
+	if _, err := Build(runmodel.New(nil, nil)); !errors.Is(err, ErrEmpty) {
 		t.Errorf("nothing: %v", err)
-	}
-}
-
-func TestWriteMissing(t *testing.T) {
-	if _, err := Write(t.TempDir()); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("empty dir: %v", err)
-	}
-}
-
-func TestCSVColumnsExist(t *testing.T) {
-	have := map[string]bool{}
-	for _, c := range usagecsv.Columns {
-		have[c.Name] = true
-	}
-	for _, c := range csvColumns {
-		if !have[c] {
-			t.Errorf("column %s is not in usagecsv.Columns", c)
-		}
 	}
 }
 
@@ -495,12 +496,15 @@ func TestWriteTornArtifacts(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	warn, err := Write(dir)
+	run, warn, err := runmodel.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if warn == nil || strings.Count(warn.Error(), "\n") != 1 {
 		t.Errorf("want two reports, got %v", warn)
+	}
+	if err := Write(dir, run); err != nil {
+		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, FileName)); err != nil {
 		t.Error(err)
@@ -513,16 +517,16 @@ func TestWriteTornArtifacts(t *testing.T) {
 func TestNestedPhasesCostLinearly(t *testing.T) {
 	size := func(n int) int {
 		const s = uint64(1_700_000_000_000_000_000)
-		var spans []*tracepb.Span
+		var spans []runmodel.Span
 		for i := range n {
 			sp := span(0, 0, strings.Repeat("x", 250)+fmt.Sprintf("%06d", i), s+uint64(i)*1e6, s+uint64(2*n-i)*1e6)
-			sp.SpanId = []byte(fmt.Sprintf("%08d", i+1))
+			sp.ID = trace.SpanID([]byte(fmt.Sprintf("%08d", i+1)))
 			if i > 0 {
-				sp.ParentSpanId = []byte(fmt.Sprintf("%08d", i))
+				sp.Parent = trace.SpanID([]byte(fmt.Sprintf("%08d", i)))
 			}
 			spans = append(spans, sp)
 		}
-		p, err := Build(spans, nil)
+		p, err := Build(runmodel.New(spans, nil))
 		if err != nil {
 			t.Fatal(err)
 		}
