@@ -378,7 +378,7 @@ func (j *Job) copy(name string, r *os.File, dst io.Writer, st *stream, isPTY boo
 type tapQueue struct {
 	mu     sync.Mutex
 	before tapGap   // went by unscanned before b
-	b      []byte   // read, not yet taken; at most TapQueueBytes
+	b      []byte   // read, not yet taken; at most TapQueueBytes, grown as needed
 	segs   []tapSeg // when each part of b was read
 	after  tapGap   // went by unscanned after b, which was full
 	closed bool     // the copy has ended
@@ -395,7 +395,6 @@ type tapSeg struct {
 
 func newTapQueue() *tapQueue {
 	return &tapQueue{
-		b:     make([]byte, 0, TapQueueBytes),
 		ready: make(chan struct{}, 1),
 		space: make(chan struct{}, 1),
 	}
@@ -413,13 +412,13 @@ func signal1(c chan struct{}) {
 // every byte: put waits for room.
 func (q *tapQueue) put(p []byte, read time.Time, st *stream) {
 	q.mu.Lock()
-	for st.skip == nil && len(q.b)+len(p) > cap(q.b) {
+	for st.skip == nil && len(q.b)+len(p) > TapQueueBytes {
 		q.mu.Unlock()
 		<-q.space
 		q.mu.Lock()
 	}
-	if q.after.n == 0 && len(q.b)+len(p) <= cap(q.b) {
-		q.b = append(q.b, p...)
+	if q.after.n == 0 && len(q.b)+len(p) <= TapQueueBytes {
+		q.b = appendBounded(q.b, p, TapQueueBytes)
 		if k := len(q.segs); k > 0 && (k >= maxTapSegs || q.segs[k-1].read.Equal(read)) {
 			q.segs[k-1].end = len(q.b)
 		} else {
@@ -452,6 +451,19 @@ func (q *tapQueue) take(b []byte, segs []tapSeg) (before tapGap, out []byte, out
 	return
 }
 
+// appendBounded appends p to b, growing b to at most limit bytes, which
+// len(b)+len(p) must not exceed. The queue's buffers start empty and grow
+// with the output: a job that prints little holds little, and a run does
+// not start with its bounds allocated.
+func appendBounded(b, p []byte, limit int) []byte {
+	if need := len(b) + len(p); need > cap(b) {
+		nb := make([]byte, len(b), min(max(need, 2*cap(b), 4<<10), limit))
+		copy(nb, b)
+		b = nb
+	}
+	return append(b, p...)
+}
+
 // tapGap is output that went by unscanned.
 type tapGap struct {
 	n, lines int64
@@ -471,7 +483,7 @@ var newline = []byte{'\n'}
 // output, the tap is not called any more.
 func (j *Job) runTap(st *stream, q *tapQueue) {
 	defer j.taps.Done()
-	spare := make([]byte, 0, TapQueueBytes)
+	var spare []byte
 	var spareSegs []tapSeg
 	for {
 		<-q.ready

@@ -351,3 +351,35 @@ func TestBurstOfSmallWritesIsScanned(t *testing.T) {
 			tap.seen, tap.lines, tap.skipped, tap.skLines, lines)
 	}
 }
+
+// TestTapQueueGrowsWithTheOutput checks that a stream's queue holds what
+// waits in it, not its bound: a job that prints a line costs kilobytes, and
+// a full queue is at most TapQueueBytes.
+func TestTapQueueGrowsWithTheOutput(t *testing.T) {
+	q := newTapQueue()
+	st := &stream{skip: &countingTap{}}
+	line := []byte("BEGIN_PHASE build\n")
+	q.put(line, time.Now(), st)
+	if c := cap(q.b); c > 64<<10 {
+		t.Errorf("one line queued: the queue holds %d bytes", c)
+	}
+	chunk := bytes.Repeat([]byte("x"), 100<<10)
+	for range 2 * TapQueueBytes / len(chunk) {
+		q.put(chunk, time.Now(), st)
+		if c := cap(q.b); c > TapQueueBytes {
+			t.Fatalf("the queue grew to %d bytes, above TapQueueBytes (%d)", c, TapQueueBytes)
+		}
+	}
+	if got, want := len(q.b)+int(q.after.n), len(line)+2*TapQueueBytes/len(chunk)*len(chunk); got != want {
+		t.Errorf("queued and skipped: %d bytes, want %d", got, want)
+	}
+	if q.after.n == 0 {
+		t.Errorf("a full queue skipped nothing")
+	}
+}
+
+type countingTap struct{ n int64 }
+
+func (c *countingTap) WriteRead(p []byte, _ time.Time) { c.n += int64(len(p)) }
+func (c *countingTap) Skip(n, _ int64, _ bool)         { c.n += n }
+func (c *countingTap) Stop()                           {}
