@@ -52,11 +52,9 @@ import (
 	"github.com/jobtrace/jobtrace/exporters/spool"
 )
 
-// Defaults for zero Options fields.
+// Defaults for zero Options fields. A zero Timeout is the export's own
+// default, otlp.DefaultTimeout.
 const (
-	// DefaultTimeout bounds one upload; it equals the default export
-	// timeout, the most a job's end may wait for a collector.
-	DefaultTimeout = 3 * time.Second
 	// DefaultRetryMin is the first wait after a failed upload. A collector
 	// restarting takes about a second; a short first wait catches it
 	// without hammering a dead one, since the wait doubles on each failure.
@@ -148,7 +146,7 @@ type Forwarder struct {
 // client: it starts it before the first upload and stops it in Finish.
 func New(spoolPath string, client otlptrace.Client, opts Options) *Forwarder {
 	if opts.Timeout <= 0 {
-		opts.Timeout = DefaultTimeout
+		opts.Timeout = otlp.DefaultTimeout
 	}
 	if opts.RetryMin <= 0 {
 		opts.RetryMin = DefaultRetryMin
