@@ -107,9 +107,11 @@ type Sampler struct {
 // sample. Each holds a phase's span until the sample is taken, so a flood of
 // phase messages (a job sending 100,000 begin/end pairs to the socket) would
 // otherwise keep every one of them in memory while a slow sample is read.
-// When the bound is reached, Boundary waits for the sampler to take the
-// waiting ones: the flood slows to the sampler's pace instead of growing the
-// agent. Many thousand boundaries share one sample, so the bound costs a
+// When the bound is passed, Serve (and so Boundary) waits for the sampler to
+// take the waiting ones: the flood slows to the sampler's pace instead of
+// growing the agent. Request never waits, so the list may pass the bound by
+// one function per goroutine between its Request and its Serve (a source:
+// the output scanners, the marker dir, each socket connection). Many thousand boundaries share one sample, so the bound costs a
 // flood little: a sample takes about a millisecond (50 ms with a tree of a
 // thousand processes walked), in which the socket brings a few hundred
 // messages.
@@ -166,14 +168,32 @@ func (s *Sampler) Start() {
 }
 
 // Boundary asks for a sample now and calls fn with it after the sinks have
-// seen it: in the caller's goroutine when no sample was taken in the last
-// SyncGap and none is being taken, otherwise in the sampling goroutine. When
-// MaxPendingBoundaries are waiting already, it first waits for the sampling
-// goroutine to take them. After Stop, fn is called with the last sample, in
-// the caller's goroutine.
+// seen it: it is Request(fn) followed by Serve.
 func (s *Sampler) Boundary(fn func(*Sample)) {
+	s.Request(fn)
+	s.Serve()
+}
+
+// Request queues fn for the next sample and returns at once: it neither
+// reads nor waits, so it may be called under a lock of the caller's, and
+// functions requested one after the other are called in that order, with
+// the same sample or successive ones. Serve, called after, has the sample
+// taken.
+func (s *Sampler) Request(fn func(*Sample)) {
 	s.mu.Lock()
-	for s.running && !s.stopped && len(s.pending) >= MaxPendingBoundaries {
+	s.pending = append(s.pending, fn)
+	s.mu.Unlock()
+}
+
+// Serve has the functions requested so far called: with a sample taken at
+// once, in the caller's goroutine, when no sample was taken in the last
+// SyncGap and none is being taken; otherwise with the sampling goroutine's
+// next sample. When more than MaxPendingBoundaries are waiting, it first
+// waits for the sampling goroutine to take them. Before Start and after Stop, it calls
+// them with the last sample, in the caller's goroutine.
+func (s *Sampler) Serve() {
+	s.mu.Lock()
+	for s.running && !s.stopped && len(s.pending) > MaxPendingBoundaries {
 		taken := s.taken
 		s.mu.Unlock()
 		select {
@@ -183,16 +203,25 @@ func (s *Sampler) Boundary(fn func(*Sample)) {
 		<-taken
 		s.mu.Lock()
 	}
+	if len(s.pending) == 0 {
+		// Taken already, by a sample under way.
+		s.mu.Unlock()
+		return
+	}
 	if s.stopped || !s.running {
 		s.mu.Unlock()
 		s.readMu.Lock()
 		defer s.readMu.Unlock()
-		fn(&s.cur)
+		s.mu.Lock()
+		fns := s.pending
+		s.pending = nil
+		s.mu.Unlock()
+		for _, fn := range fns {
+			fn(&s.cur)
+		}
 		return
 	}
-	s.pending = append(s.pending, fn)
-	now := s.opts.Now()
-	sync := now.Sub(s.lastTake) >= SyncGap
+	sync := s.opts.Now().Sub(s.lastTake) >= SyncGap
 	s.mu.Unlock()
 	if sync && s.readMu.TryLock() {
 		s.take(ReasonBoundary)

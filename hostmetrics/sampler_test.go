@@ -231,3 +231,46 @@ func TestSamplerBoundsWaitingBoundaries(t *testing.T) {
 		t.Errorf("%d boundary functions called, want %d", c, MaxPendingBoundaries+2)
 	}
 }
+
+// Request never reads and never waits, even while a sample is being read
+// and more than MaxPendingBoundaries functions wait: a phase tracker calls
+// it under its lock. The functions are called in the order requested.
+func TestSamplerRequestNeverWaits(t *testing.T) {
+	src := &blockingSource{reading: make(chan struct{}, 1), release: make(chan struct{})}
+	var mu sync.Mutex
+	t0 := time.Now()
+	clock := t0
+	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
+	s := NewSampler(src, Options{Interval: -1, Now: now})
+	s.Start()
+	mu.Lock()
+	clock = t0.Add(SyncGap)
+	mu.Unlock()
+	var order []int
+	first := make(chan struct{})
+	go func() {
+		// Sampled at once, in this goroutine, which blocks in Read.
+		s.Boundary(func(*Sample) { order = append(order, 0) })
+		close(first)
+	}()
+	<-src.reading
+	const n = MaxPendingBoundaries + 10
+	for i := 1; i <= n; i++ {
+		s.Request(func(*Sample) { order = append(order, i) })
+	}
+	if r := src.reads.Load(); r != 1 {
+		t.Errorf("%d reads finished while the second one is held, want 1", r)
+	}
+	close(src.release)
+	<-first
+	s.Serve()
+	s.Stop()
+	if len(order) != n+1 {
+		t.Fatalf("%d functions called, want %d", len(order), n+1)
+	}
+	for i, v := range order {
+		if v != i {
+			t.Fatalf("function %d called in place %d", v, i)
+		}
+	}
+}

@@ -200,8 +200,8 @@ func (r *resources) cleanup(log *supervise.Logger) {
 
 // phaseUsage is the tracker's phase observer: it opens a usage window at
 // each phase begin and, at its end, sets the usage on the span and ends it.
-// Windows are touched only in the sampler's goroutine (or, once the sampler
-// has stopped, under its lock), so they need no lock of their own.
+// Windows are touched only by the functions the sampler calls with a
+// sample, one at a time, so they need no lock of their own.
 type phaseUsage struct {
 	sampler *hostmetrics.Sampler
 	root    trace.Span
@@ -232,16 +232,22 @@ func (p *phaseUsage) Sample(s *hostmetrics.Sample) {
 // sample is taken before the sender goes on with the phase's work.
 const AckSampleWait = 100 * time.Millisecond
 
-func (p *phaseUsage) PhaseBegan(b spans.Boundary) {
-	p.boundary(b.Wait, func(s *hostmetrics.Sample) {
+// PhaseBegan implements spans.PhaseObserver: the window opens with the
+// next sample, requested here, under the tracker's lock, so that it comes
+// in the order of the boundaries; the sample is taken by the function
+// returned, outside the lock.
+func (p *phaseUsage) PhaseBegan(b spans.Boundary) func() {
+	return p.boundary(b.Wait, func(s *hostmetrics.Sample) {
 		w := &usage.Window{}
 		w.Begin(s)
 		p.windows[b.Span] = w
 	})
 }
 
-func (p *phaseUsage) PhaseEnded(b spans.Boundary) {
-	p.boundary(b.Wait, func(s *hostmetrics.Sample) {
+// PhaseEnded implements spans.PhaseObserver, as PhaseBegan does: the
+// window closes, and the span ends, with the next sample.
+func (p *phaseUsage) PhaseEnded(b spans.Boundary) func() {
+	return p.boundary(b.Wait, func(s *hostmetrics.Sample) {
 		if w := p.windows[b.Span]; w != nil {
 			delete(p.windows, b.Span)
 			u := w.End(s)
@@ -254,20 +260,26 @@ func (p *phaseUsage) PhaseEnded(b spans.Boundary) {
 	})
 }
 
-// boundary asks for a boundary sample for fn and, when wait is set, waits
-// (at most AckSampleWait) until fn has run.
-func (p *phaseUsage) boundary(wait bool, fn func(*hostmetrics.Sample)) {
+// boundary requests a boundary sample for fn and returns what has it taken:
+// Serve and, when wait is set, waiting (at most AckSampleWait) until fn has
+// run.
+func (p *phaseUsage) boundary(wait bool, fn func(*hostmetrics.Sample)) func() {
 	if !wait {
-		p.sampler.Boundary(fn)
-		return
+		p.sampler.Request(fn)
+		return p.sampler.Serve
 	}
 	done := make(chan struct{})
-	p.sampler.Boundary(func(s *hostmetrics.Sample) {
+	p.sampler.Request(func(s *hostmetrics.Sample) {
 		fn(s)
 		close(done)
 	})
-	select {
-	case <-done:
-	case <-time.After(AckSampleWait):
+	return func() {
+		p.sampler.Serve()
+		t := time.NewTimer(AckSampleWait)
+		defer t.Stop()
+		select {
+		case <-done:
+		case <-t.C:
+		}
 	}
 }

@@ -84,15 +84,25 @@ type TrackerOptions struct {
 }
 
 // PhaseObserver is told of phase boundaries, such as a resource sampler
-// that measures what each phase cost. Its methods are called with the
-// Tracker's lock held: they must return quickly, and may call only Current and
-// Innermost of the Tracker.
+// that measures what each phase cost.
+//
+// PhaseBegan and PhaseEnded are called with the Tracker's lock held, in the
+// order of the boundaries: they must only record the boundary (no reading,
+// no waiting, no sink) and may call only Current and Innermost of the
+// Tracker. The work a boundary needs (taking a sample, feeding sinks,
+// waiting for the sample when b.Wait is set) goes in the function they
+// return, which the Tracker calls once its lock is released, in the
+// goroutine that handed it the message, before Handle or Close returns.
+// So one source's sample never holds up another source's messages, and
+// the reply to a sender that waits (b.Wait) still comes after its sample.
+// Settle functions of different goroutines may run in any order: what
+// must keep the order of boundaries is recorded under the lock.
 type PhaseObserver interface {
 	// PhaseBegan is called when a phase span has started.
-	PhaseBegan(b Boundary)
+	PhaseBegan(b Boundary) (settle func())
 	// PhaseEnded is called when a phase ends, with its result; the
 	// observer must end the span, at b.Time, once it is done with it.
-	PhaseEnded(b Boundary)
+	PhaseEnded(b Boundary) (settle func())
 }
 
 // Boundary is a phase's begin or end, as told to a PhaseObserver.
@@ -103,8 +113,9 @@ type Boundary struct {
 	Result string // at the end
 	Time   time.Time
 	// Wait is set when the sender waits for the reply (a socket client
-	// such as `jobtrace phase`): the observer may finish its work before
-	// returning, so that it happens before the sender goes on.
+	// such as `jobtrace phase`): the observer's settle function may finish
+	// its work before returning, so that it happens before the sender
+	// goes on.
 	Wait bool
 }
 
@@ -172,6 +183,9 @@ type Tracker struct {
 	// It holds MaxOpenPhases names at most.
 	refused  map[string]int
 	nRefused int
+	// settle holds what the observer returned for the boundaries of the
+	// message being handled, to be called once mu is released.
+	settle []func()
 }
 
 // NewTracker returns a Tracker whose phases are children of the span in
@@ -207,7 +221,32 @@ func NewTracker(root context.Context, tracer trace.Tracer, opts TrackerOptions) 
 // and dropped.
 func (t *Tracker) Handle(m protocol.Msg) protocol.Reply {
 	t.mu.Lock()
-	defer t.mu.Unlock()
+	r := t.handle(m)
+	settle := t.takeSettle()
+	t.mu.Unlock()
+	for _, fn := range settle {
+		fn()
+	}
+	return r
+}
+
+// takeSettle returns the observer's work for the boundaries recorded since
+// the last call. The caller holds t.mu.
+func (t *Tracker) takeSettle() []func() {
+	s := t.settle
+	t.settle = nil
+	return s
+}
+
+// observed records what the observer returned for a boundary. The caller
+// holds t.mu.
+func (t *Tracker) observed(settle func()) {
+	if settle != nil {
+		t.settle = append(t.settle, settle)
+	}
+}
+
+func (t *Tracker) handle(m protocol.Msg) protocol.Reply {
 	if t.closed {
 		return protocol.Reply{Error: "the job has ended"}
 	}
@@ -298,7 +337,7 @@ func (t *Tracker) begin(m protocol.Msg, ts time.Time) protocol.Reply {
 	t.stats.Phases++
 	t.publish()
 	if t.opts.Observer != nil {
-		t.opts.Observer.PhaseBegan(Boundary{Ctx: ctx, Span: sp, Name: m.Name, Time: ts, Wait: m.Ack})
+		t.observed(t.opts.Observer.PhaseBegan(Boundary{Ctx: ctx, Span: sp, Name: m.Name, Time: ts, Wait: m.Ack}))
 	}
 	return protocol.Reply{OK: true, Traceparent: Traceparent(sp.SpanContext())}
 }
@@ -385,7 +424,7 @@ func (t *Tracker) finish(p *phase) *phase {
 		p.span.SetStatus(codes.Error, desc)
 	}
 	if t.opts.Observer != nil {
-		t.opts.Observer.PhaseEnded(Boundary{Ctx: p.ctx, Span: p.span, Name: p.name, Result: e.result, Time: end, Wait: e.wait})
+		t.observed(t.opts.Observer.PhaseEnded(Boundary{Ctx: p.ctx, Span: p.span, Name: p.name, Result: e.result, Time: end, Wait: e.wait}))
 	} else {
 		p.span.End(trace.WithTimestamp(end))
 	}
@@ -436,9 +475,9 @@ func latest(ts ...time.Time) time.Time {
 }
 
 // now is what Current and Innermost return: the innermost open phase at
-// the last change, published without the lock so that an observer's sinks
-// may read it while the Tracker calls them. It costs the same however deep
-// the phase is.
+// the last change, published without the lock so that an observer and its
+// sinks may read it from any goroutine, the Tracker's lock held or not. It
+// costs the same however deep the phase is.
 type now struct {
 	cur Current
 	ctx context.Context
@@ -580,7 +619,16 @@ func Traceparent(sc trace.SpanContext) string {
 // and refuses further messages. It returns the names of the phases it ended.
 func (t *Tracker) Close(result string) []string {
 	t.mu.Lock()
-	defer t.mu.Unlock()
+	names := t.close(result)
+	settle := t.takeSettle()
+	t.mu.Unlock()
+	for _, fn := range settle {
+		fn()
+	}
+	return names
+}
+
+func (t *Tracker) close(result string) []string {
 	if t.closed {
 		return nil
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -322,14 +323,95 @@ type observer struct {
 	log []string
 }
 
-func (o *observer) PhaseBegan(b Boundary) {
+func (o *observer) PhaseBegan(b Boundary) func() {
 	o.log = append(o.log, fmt.Sprintf("begin %s %v", b.Name, b.Wait))
+	return nil
 }
 
-func (o *observer) PhaseEnded(b Boundary) {
+func (o *observer) PhaseEnded(b Boundary) func() {
 	o.log = append(o.log, fmt.Sprintf("end %s %s %v", b.Name, b.Result, b.Wait))
-	b.Span.SetAttributes(attribute.String("observed", b.Name))
-	b.Span.End(trace.WithTimestamp(b.Time))
+	return func() {
+		b.Span.SetAttributes(attribute.String("observed", b.Name))
+		b.Span.End(trace.WithTimestamp(b.Time))
+	}
+}
+
+// slowObserver records boundaries in order, as a sampler queues its
+// requests, and blocks in the settle function of a phase named "slow", as a
+// sample that takes long (a large process tree, a stalled /proc) does.
+type slowObserver struct {
+	mu       sync.Mutex
+	log      []string
+	blocked  chan struct{} // closed once the slow settle function blocks
+	release  chan struct{}
+	released []string // phases whose settle function returned
+}
+
+func (o *slowObserver) record(what string, b Boundary) func() {
+	o.mu.Lock()
+	o.log = append(o.log, what+" "+b.Name)
+	o.mu.Unlock()
+	return func() {
+		if b.Name == "slow" && what == "begin" {
+			close(o.blocked)
+			<-o.release
+		}
+		if what == "end" {
+			b.Span.End(trace.WithTimestamp(b.Time))
+		}
+		o.mu.Lock()
+		o.released = append(o.released, what+" "+b.Name)
+		o.mu.Unlock()
+	}
+}
+
+func (o *slowObserver) PhaseBegan(b Boundary) func() { return o.record("begin", b) }
+func (o *slowObserver) PhaseEnded(b Boundary) func() { return o.record("end", b) }
+
+// TestSlowSampleHoldsOnlyItsOwnSource: a boundary whose sample blocks holds
+// up the sender of that boundary (its reply comes after the sample), but no
+// other source: the tracker's lock is not held while the observer works.
+func TestSlowSampleHoldsOnlyItsOwnSource(t *testing.T) {
+	obs := &slowObserver{blocked: make(chan struct{}), release: make(chan struct{})}
+	f := newFixture(t, TrackerOptions{Observer: obs})
+	slowReplied := make(chan protocol.Reply)
+	go func() {
+		slowReplied <- f.tracker.Handle(protocol.Msg{Type: protocol.TypeBegin, Name: "slow", Syntax: "socket", Ack: true})
+	}()
+	<-obs.blocked
+	// Another source (the output scanner) begins and ends a phase, and
+	// sends an event, while the slow sample is being taken.
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f.tracker.Handle(protocol.Msg{Type: protocol.TypeBegin, Name: "fast", Syntax: "github"})
+		f.tracker.Handle(protocol.Msg{Type: protocol.TypeEvent, Name: "tick", Syntax: "github"})
+		f.tracker.Handle(protocol.Msg{Type: protocol.TypeEnd, Name: "fast", Syntax: "github"})
+	}()
+	select {
+	case <-done:
+	case r := <-slowReplied:
+		t.Fatalf("the slow begin was answered (%+v) before its sample", r)
+	case <-time.After(10 * time.Second): // a hang, not a slow machine
+		t.Fatal("a second source was held up by the first one's sample")
+	}
+	select {
+	case r := <-slowReplied:
+		t.Fatalf("the slow begin was answered (%+v) before its sample", r)
+	default:
+	}
+	close(obs.release)
+	if r := <-slowReplied; !r.OK {
+		t.Errorf("slow begin: %+v", r)
+	}
+	f.finish(t)
+	want := "begin slow,begin fast,end fast,end slow"
+	if got := strings.Join(obs.log, ","); got != want {
+		t.Errorf("boundaries recorded in the order %s, want %s", got, want)
+	}
+	if got := strings.Join(obs.released, ","); got != "begin fast,end fast,begin slow,end slow" {
+		t.Errorf("settled in the order %s", got)
+	}
 }
 
 func TestObserverEndsPhases(t *testing.T) {
