@@ -42,12 +42,6 @@ type Sink interface {
 	Sample(s *Sample)
 }
 
-// SinkFunc adapts a function to Sink.
-type SinkFunc func(s *Sample)
-
-// Sample calls f(s).
-func (f SinkFunc) Sample(s *Sample) { f(s) }
-
 // DefaultInterval is the time between two interval samples.
 const DefaultInterval = time.Second
 
@@ -148,9 +142,6 @@ func NewSampler(src Source, opts Options) *Sampler {
 	}
 }
 
-// Source returns the sampler's source.
-func (s *Sampler) Source() Source { return s.src }
-
 // Start takes the first sample, in the caller's goroutine, and starts
 // the sampling goroutine.
 func (s *Sampler) Start() {
@@ -250,10 +241,6 @@ func (s *Sampler) Stop() {
 		<-s.done
 	}
 }
-
-// Last returns the last sample taken. It must not be called while the
-// Sampler runs.
-func (s *Sampler) Last() *Sample { return &s.cur }
 
 func (s *Sampler) loop() {
 	defer close(s.done)

@@ -20,10 +20,6 @@ var ErrList = errors.New("illumosproc: cannot list the processes")
 // architecture Go supports for it (amd64, and arm64 on ports that have it).
 var byteOrder = binary.LittleEndian
 
-// timestrucSize is sizeof(timestruc_t) under LP64: a struct timespec of a
-// 64-bit time_t tv_sec and a 64-bit long tv_nsec, aligned on 8 bytes.
-const timestrucSize = 16
-
 // decoder reads fixed-offset fields of one structure, remembering the first
 // field that did not make sense.
 type decoder struct {
