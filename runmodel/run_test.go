@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -259,5 +260,59 @@ func TestRecorderPastMaxHeldRows(t *testing.T) {
 	}
 	if len(run.Rows) != MaxHeldRows+5 {
 		t.Errorf("%d rows, want %d", len(run.Rows), MaxHeldRows+5)
+	}
+}
+
+// The Recorder keeps what a reader of the spool keeps: the first
+// spool.MaxReadSpans spans and their ancestors (the job's span, which ends
+// last); the others are counted.
+func TestRecorderBound(t *testing.T) {
+	rec := record(t, t.TempDir(), nil, func(tr trace.Tracer) {
+		ctx, root := tr.Start(context.Background(), "job", trace.WithAttributes(AttrTaskName.String("job")))
+		for range spool.MaxReadSpans + 3 {
+			_, sp := tr.Start(ctx, "step")
+			sp.End()
+		}
+		root.End()
+	})
+	run, err := rec.Run("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !run.HasJob || len(run.Phases) != spool.MaxReadSpans || run.SkippedSpans != 3 {
+		t.Errorf("job %v, %d phases, %d skipped; want the job, %d and 3", run.HasJob, len(run.Phases), run.SkippedSpans, spool.MaxReadSpans)
+	}
+}
+
+func TestRecorderConcurrentEnds(t *testing.T) {
+	rec := record(t, t.TempDir(), nil, func(tr trace.Tracer) {
+		ctx, root := tr.Start(context.Background(), "job", trace.WithAttributes(AttrTaskName.String("job")))
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Go(func() {
+				for range 100 {
+					_, sp := tr.Start(ctx, "step")
+					sp.End()
+				}
+			})
+		}
+		wg.Wait()
+		root.End()
+	})
+	run, err := rec.Run("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !run.HasJob || len(run.Phases) != 800 || run.SkippedSpans != 0 {
+		t.Errorf("job %v, %d phases, %d skipped; want the job, 800, 0", run.HasJob, len(run.Phases), run.SkippedSpans)
+	}
+}
+
+// Every figure of a Row is a column of usagecsv.Columns.
+func TestRowColumnsExist(t *testing.T) {
+	for c := range numCols {
+		if usagecsv.Index(c.Name()) < 0 {
+			t.Errorf("column %s is not in usagecsv.Columns", c.Name())
+		}
 	}
 }

@@ -9,11 +9,11 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/jobtrace/jobtrace/exporters/summary"
 	"github.com/jobtrace/jobtrace/exporters/usagecsv"
 	"github.com/jobtrace/jobtrace/exporters/usagemetrics"
 	"github.com/jobtrace/jobtrace/hostmetrics"
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+	"github.com/jobtrace/jobtrace/render/summary"
 	"github.com/jobtrace/jobtrace/spans"
 	"github.com/jobtrace/jobtrace/supervise"
 	"github.com/jobtrace/jobtrace/telemetry"
@@ -116,7 +116,7 @@ func (r *resources) sinks(pipe *telemetry.Pipeline, tracker *spans.Tracker, log 
 		c := tracker.Current()
 		return usagecsv.Phase{Name: c.Name, SpanID: c.SpanID, Depth: c.Depth}
 	}
-	w, err := usagecsv.Create(csvPath, usagecsv.Options{Phase: phase, Warn: log.Warn})
+	w, err := usagecsv.Create(csvPath, usagecsv.Options{Phase: phase, Warn: log.Warn, Tee: pipe.Recorder().Tee()})
 	if err != nil {
 		log.Warn(fmt.Sprintf("no %s: %v", usagecsv.FileName, err))
 	} else {

@@ -399,7 +399,10 @@ func Run(o Options) int {
 	root.End()
 
 	if res != nil && res.csv != nil {
-		pipe.Artifacts = func(dir string) { telemetry.WriteViews(dir, log.Warn) }
+		pipe.Artifacts = func(dir string) {
+			end.run = model(pipe, dir, log)
+			telemetry.WriteViews(dir, end.run, log.Warn)
+		}
 	}
 	sr := pipe.Shutdown(o.ExportTimeout, sampled)
 	report(log, o, sr, pipe, root.SpanContext(), end, sampled)
@@ -664,7 +667,10 @@ func report(log *supervise.Logger, o Options, res telemetry.ShutdownResult, pipe
 	if res.Lost > 0 {
 		end.notes = append(end.notes, fmt.Sprintf("not turned into spans: %d spans lost to failed writes of the spool", res.Lost))
 	}
-	writeSummary(log, o, pipe, root.SpanID(), end)
+	if end.run == nil {
+		end.run = model(pipe, pipe.Dir(), log)
+	}
+	writeSummary(log, o, end)
 	log.Printf("job %q exited with code %d after %s; trace %s", o.Name, end.code, fmtDuration(end.took), root.TraceID())
 	if res.Lost > 0 {
 		log.Printf("%d spans written to %s, %d lost: the spool could not be written", res.Spans, pipe.SpoolPath(), res.Lost)

@@ -6,11 +6,10 @@ import (
 	"strings"
 	"time"
 
-	"go.opentelemetry.io/otel/trace"
-
-	"github.com/jobtrace/jobtrace/exporters/summary"
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
 	"github.com/jobtrace/jobtrace/internal/safefile"
+	"github.com/jobtrace/jobtrace/render/summary"
+	"github.com/jobtrace/jobtrace/runmodel"
 	"github.com/jobtrace/jobtrace/supervise"
 	"github.com/jobtrace/jobtrace/telemetry"
 )
@@ -28,29 +27,31 @@ type jobEnd struct {
 	hasUsage bool
 	series   *summary.Series
 	notes    []string
+	// run is the model of the run, which the summary renders.
+	run *runmodel.Run
 }
 
 // writeSummary prints the end-of-job summary on jobtrace's log, as text or
 // Markdown, and appends it as Markdown to $GITHUB_STEP_SUMMARY when the job
 // runs in GitHub Actions.
-func writeSummary(log *supervise.Logger, o Options, pipe *telemetry.Pipeline, root trace.SpanID, end jobEnd) {
+func writeSummary(log *supervise.Logger, o Options, end jobEnd) {
 	if o.Summary == "off" {
 		return
 	}
-	rep := summary.Build(pipe.Spans(), end.series, root, summary.JobInfo{
+	sum := summary.Build(end.run, end.series, summary.JobInfo{
 		Name: o.Name, ExitCode: end.code, Result: end.result, Duration: end.took,
 		Usage: end.usage, HasUsage: end.hasUsage, Notes: end.notes,
 	})
 	var b bytes.Buffer
 	if o.Summary == "markdown" {
-		summary.WriteMarkdown(&b, rep)
+		summary.WriteMarkdown(&b, sum)
 	} else {
-		summary.WriteText(&b, rep)
+		summary.WriteText(&b, sum)
 	}
 	log.Block(b.Bytes())
 	if path := envValue(o.Env, EnvStepSummary); path != "" {
 		b.Reset()
-		summary.WriteMarkdown(&b, rep)
+		summary.WriteMarkdown(&b, sum)
 		b.WriteByte('\n')
 		f, err := safefile.OpenLog(path, 0o644)
 		if err == nil {
@@ -78,3 +79,13 @@ func envValue(env []string, key string) string {
 }
 
 func fmtDuration(d time.Duration) string { return summary.Duration(d) }
+
+// model builds the model of the run from what it holds: the spans as they
+// ended and the CSV's rows as written (runmodel.Recorder).
+func model(pipe *telemetry.Pipeline, dir string, log *supervise.Logger) *runmodel.Run {
+	run, err := pipe.Recorder().Run(dir)
+	if err != nil {
+		log.Warn(fmt.Sprintf("resource usage rows: %v", err))
+	}
+	return run
+}

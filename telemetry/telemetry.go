@@ -19,12 +19,12 @@ import (
 	"github.com/jobtrace/jobtrace/exporters/forward"
 	"github.com/jobtrace/jobtrace/exporters/otlp"
 	"github.com/jobtrace/jobtrace/exporters/spool"
-	"github.com/jobtrace/jobtrace/exporters/summary"
 	"github.com/jobtrace/jobtrace/exporters/usagecsv"
 	"github.com/jobtrace/jobtrace/exporters/usagemetrics"
 	"github.com/jobtrace/jobtrace/internal/safefile"
 	"github.com/jobtrace/jobtrace/render/profile"
 	htmlreport "github.com/jobtrace/jobtrace/render/report"
+	"github.com/jobtrace/jobtrace/runmodel"
 	"github.com/jobtrace/jobtrace/spans"
 )
 
@@ -57,12 +57,12 @@ type Pipeline struct {
 	fwdCancel context.CancelFunc
 	fwdDone   chan struct{}
 	endpoint  string
-	summary   *summary.Spans
+	recorder  *runmodel.Recorder
 	dir       string
 	unlock    func()
-	// Artifacts, when set, is called by Shutdown once every span is in the
-	// spool, with the artifacts directory, to write the files made from the
-	// spool and the CSV.
+	// Artifacts, when set, is called by Shutdown once every span has ended
+	// and is in the spool, with the artifacts directory, to write the files
+	// rendered from the model of the run.
 	Artifacts func(dir string)
 }
 
@@ -128,7 +128,7 @@ func New(dir string, res *sdkresource.Resource, exp ExportSettings, warn func(st
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
 	reclaim(dir, ArtifactNames, warn)
-	p := &Pipeline{dir: dir, unlock: unlock, spoolPath: filepath.Join(dir, spool.TracesFile), summary: summary.NewSpans()}
+	p := &Pipeline{dir: dir, unlock: unlock, spoolPath: filepath.Join(dir, spool.TracesFile), recorder: runmodel.NewRecorder()}
 	client := spool.NewTraceClient(p.spoolPath)
 	if err := client.Start(context.Background()); err != nil {
 		return nil, fmt.Errorf("spool: %w", err)
@@ -138,7 +138,7 @@ func New(dir string, res *sdkresource.Resource, exp ExportSettings, warn func(st
 		sdktrace.WithResource(res),
 		sdktrace.WithSampler(spans.NewSampler()),
 		sdktrace.WithSpanProcessor(p.spoolProc),
-		sdktrace.WithSpanProcessor(p.summary),
+		sdktrace.WithSpanProcessor(p.recorder),
 	}, opts...)...)
 	// The network side degrades to local artifacts only, never removes
 	// them: an exporter that cannot be built costs its signal, with one
@@ -221,8 +221,9 @@ func (p *Pipeline) PrometheusAddr() string {
 	return p.prom.addr
 }
 
-// Spans is what the summary needs of every span, gathered as they end.
-func (p *Pipeline) Spans() *summary.Spans { return p.summary }
+// Recorder keeps what the model of the run is built from: the spans as
+// they end, and the CSV's rows given to its Tee.
+func (p *Pipeline) Recorder() *runmodel.Recorder { return p.recorder }
 
 // Exports reports whether spans are sent to a collector.
 func (p *Pipeline) Exports() bool { return p.fwd != nil }

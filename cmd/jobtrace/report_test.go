@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -63,6 +64,39 @@ func TestReportCommand(t *testing.T) {
 	for _, args := range [][]string{{"report"}, {"report", t.TempDir()}} {
 		if r := jt(t, nil, args...); r.code != 2 {
 			t.Errorf("%v: exit %d, want 2", args, r.code)
+		}
+	}
+}
+
+// The artifacts a run renders from what it holds in memory are byte for
+// byte what the offline commands render from the artifacts it wrote: one
+// model, whichever way it is built.
+func TestRunRendersWhatTheOfflineCommandsRender(t *testing.T) {
+	r := jt(t, nil, "run", "--name", "report-job", "--interval", "50ms", "--summary=off", "--", "sh", "-c", reportJob)
+	if r.code != 4 {
+		t.Fatalf("run: exit %d, want 4: %s", r.code, r.stderr)
+	}
+	names := []string{"report.html", "usage.svg", "profile.json"}
+	inRun := map[string][]byte{}
+	for _, name := range names {
+		b, err := os.ReadFile(filepath.Join(r.out, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		inRun[name] = b
+	}
+	for _, cmd := range []string{"report", "profile"} {
+		if rr := jt(t, nil, cmd, r.out); rr.code != 0 {
+			t.Fatalf("%s: exit %d: %s", cmd, rr.code, rr.stderr)
+		}
+	}
+	for _, name := range names {
+		b, err := os.ReadFile(filepath.Join(r.out, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(b, inRun[name]) {
+			t.Errorf("%s written by the run differs from the one read back from its artifacts", name)
 		}
 	}
 }

@@ -39,7 +39,7 @@ func (c *column) cell(i int) string {
 // total. The host's network is one column (received + sent) on the
 // terminal, two in Markdown, where width is not scarce. name renders a row's name; total
 // is set for the job's row.
-func phaseColumns(r *Report, md bool, name func(row Row, total bool) string) []column {
+func phaseColumns(r *Summary, md bool, name func(row Row, total bool) string) []column {
 	rows := append(r.Phases[:len(r.Phases):len(r.Phases)], r.Total)
 	n := len(rows)
 	mk := func(head string) column { return column{head: head, cells: make([]string, n)} }
@@ -138,7 +138,7 @@ func statColumns(st *JobStats, head string) []column {
 
 // title is the sentence that heads both renderings: the job, its result
 // and how long it took.
-func title(r *Report, name string) string {
+func title(r *Summary, name string) string {
 	var b strings.Builder
 	b.WriteString("job " + name + " ")
 	switch r.Result {
@@ -165,7 +165,7 @@ func title(r *Report, name string) string {
 }
 
 // anyIOHost reports whether some row's IO is the host's.
-func anyIOHost(r *Report) bool {
+func anyIOHost(r *Summary) bool {
 	if r.Total.HasIO && r.Total.IOHost {
 		return true
 	}
@@ -179,7 +179,7 @@ func anyIOHost(r *Report) bool {
 
 // hasFigures reports whether the phase table has anything to show: a
 // phase, or a figure of the job's.
-func hasFigures(r *Report) bool {
+func hasFigures(r *Summary) bool {
 	f := &r.Total.Figures
 	return len(r.Phases) > 0 || f.HasCPU || f.HasMemory || f.HasIO || f.HasNetwork
 }

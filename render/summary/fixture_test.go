@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+	"github.com/jobtrace/jobtrace/runmodel"
 )
 
 const (
@@ -34,7 +35,7 @@ func phaseUsage(cpu time.Duration, avg, peak float64, mem, read, write, rx, tx u
 }
 
 type fixture struct {
-	spans  *Spans
+	rec    *runmodel.Recorder
 	mem    *tracetest.InMemoryExporter
 	tracer trace.Tracer
 	tp     *sdktrace.TracerProvider
@@ -42,11 +43,24 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	f := &fixture{spans: NewSpans(), mem: tracetest.NewInMemoryExporter()}
-	f.tp = sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(f.spans), sdktrace.WithSyncer(f.mem))
+	f := &fixture{rec: runmodel.NewRecorder(), mem: tracetest.NewInMemoryExporter()}
+	f.tp = sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(f.rec), sdktrace.WithSyncer(f.mem))
 	t.Cleanup(func() { f.tp.Shutdown(context.Background()) })
 	f.tracer = f.tp.Tracer("test")
 	return f
+}
+
+// jobSpan marks the job's span, as the session does.
+var jobSpan = trace.WithAttributes(runmodel.AttrTaskName.String("job"))
+
+// run is the model of the spans ended so far.
+func (f *fixture) run(t *testing.T) *runmodel.Run {
+	t.Helper()
+	run, err := f.rec.Run(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run
 }
 
 // span starts and ends a span under ctx from a to b seconds, with u's
@@ -67,7 +81,7 @@ func (f *fixture) span(ctx context.Context, name string, a, b float64, u *usage.
 // one whose name holds a "|", and a job span that ends last.
 func jobFixture(t *testing.T) (*fixture, trace.SpanID, usage.Usage) {
 	f := newFixture(t)
-	ctx, root := f.tracer.Start(context.Background(), "build", trace.WithTimestamp(at(0)))
+	ctx, root := f.tracer.Start(context.Background(), "build", jobSpan, trace.WithTimestamp(at(0)))
 	u := phaseUsage(500*time.Millisecond, 0.125, 0.3, 50*mib, 10*mib, 80*mib, 40*mib, 100*kib)
 	f.span(ctx, "checkout", 0, 2, &u, "")
 	bctx, build := f.tracer.Start(ctx, "make", trace.WithTimestamp(at(2)))

@@ -5,9 +5,8 @@ import (
 	"slices"
 	"time"
 
-	"go.opentelemetry.io/otel/trace"
-
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+	"github.com/jobtrace/jobtrace/runmodel"
 )
 
 // JobInfo is what the agent knows of the job as a whole.
@@ -23,7 +22,7 @@ type JobInfo struct {
 	// when 0 it is taken from the usage or the samples.
 	NumCPU int
 	// Usage is the job's own usage, set on its span; when HasUsage is
-	// false it is read back from the job's span if Spans kept it.
+	// false it is read back from the job's span in the model.
 	Usage    usage.Usage
 	HasUsage bool
 	// Notes are lines about what the figures leave out, such as output
@@ -31,8 +30,8 @@ type JobInfo struct {
 	Notes []string
 }
 
-// Report is what both renderers print.
-type Report struct {
+// Summary is what both renderers print.
+type Summary struct {
 	Name     string
 	Result   string // as in JobInfo, never empty
 	ExitCode int
@@ -44,7 +43,8 @@ type Report struct {
 	Phases []Row
 	// Total is the job as a whole; its Name is the job's.
 	Total Row
-	// Dropped counts spans that ended past MaxPhases and are not listed.
+	// Dropped counts spans that ended past the model's bound
+	// (spool.MaxReadSpans) and are not listed.
 	Dropped int
 	// Unlisted counts phases kept but left out of the tables: more than
 	// MaxListed (see Build).
@@ -69,25 +69,23 @@ type Row struct {
 // at this depth, so that indentation never pushes the figures off screen.
 const MaxDepth = 8
 
-// Build puts together the phases under root (the job's span), in start
-// order and nested, the job's totals and the statistics of the samples.
-// spans or series may be nil. Spans whose parent is neither root nor a
-// kept span (their parent ended past MaxPhases) are listed at the top
-// level rather than lost.
-func Build(spans *Spans, series *Series, root trace.SpanID, job JobInfo) Report {
-	var phases []Phase
-	var dropped int
-	if spans != nil {
-		phases, dropped = spans.Phases()
+// Build puts together the phases of run (as a tree, each level in start
+// order), the job's totals and the statistics of the samples. run and
+// series may be nil. The job's span is the model's (runmodel.Run.Job);
+// spans whose parent is neither the job's nor in the run (their parent
+// ended past the bound) are listed at the top level rather than lost.
+func Build(run *runmodel.Run, series *Series, job JobInfo) Summary {
+	if run == nil {
+		run = &runmodel.Run{}
 	}
 	var stats JobStats
 	if series != nil {
 		stats = series.Stats()
 	}
 
-	r := Report{
+	r := Summary{
 		Name: job.Name, ExitCode: job.ExitCode, Result: job.Result,
-		Duration: job.Duration, NumCPU: job.NumCPU, Dropped: dropped, Stats: stats,
+		Duration: job.Duration, NumCPU: job.NumCPU, Dropped: run.SkippedSpans, Stats: stats,
 		Notes: job.Notes,
 	}
 	if r.Result == "" {
@@ -98,29 +96,30 @@ func Build(spans *Spans, series *Series, root trace.SpanID, job JobInfo) Report 
 	}
 
 	// The job's own span gives what JobInfo leaves out.
-	var rootPhase *Phase
-	for i := range phases {
-		if root.IsValid() && phases[i].ID == root {
-			rootPhase = &phases[i]
-			break
-		}
-	}
 	r.Total = Row{Name: job.Name, Duration: job.Duration}
 	switch {
 	case job.HasUsage:
 		r.Total.Figures = FiguresOf(&job.Usage)
-	case rootPhase != nil:
-		r.Total.Figures = rootPhase.Usage
+	case run.HasJob:
+		r.Total.Figures = FiguresOf(&run.Job.Usage)
 	}
-	if r.Total.Duration <= 0 && rootPhase != nil {
-		r.Total.Duration = rootPhase.End.Sub(rootPhase.Start)
+	if r.Total.Duration <= 0 && run.HasJob {
+		r.Total.Duration = run.Job.End.Sub(run.Job.Start)
 		r.Duration = r.Total.Duration
 	}
 	if r.NumCPU <= 0 {
 		r.NumCPU = max(job.Usage.NumCPU, stats.NumCPU)
 	}
 
-	r.Phases, r.Unlisted = limitRows(nest(phases, root), MaxListed)
+	rows := make([]Row, len(run.Phases))
+	for i := range run.Phases {
+		p := &run.Phases[i]
+		rows[i] = Row{
+			Name: p.Name, Depth: min(p.Depth, MaxDepth), Duration: p.End.Sub(p.Start),
+			Failed: p.Failed, Status: p.Status, Figures: FiguresOf(&p.Usage),
+		}
+	}
+	r.Phases, r.Unlisted = limitRows(rows, MaxListed)
 	return r
 }
 
@@ -130,8 +129,8 @@ func Build(spans *Spans, series *Series, root trace.SpanID, job JobInfo) Report 
 // and the spool keep them all.
 const MaxListed = 100
 
-// limitRows keeps at most about max of rows (in tree order, as nest gives
-// them): failed phases first, then the longest, each with its ancestors so
+// limitRows keeps at most about max of rows (in tree order, as the model
+// gives them): failed phases first, then the longest, each with its ancestors so
 // that the indentation still tells the nesting; it returns how many it left
 // out. A phase lies inside its parent (the tracker keeps it so), so the
 // longest phases mostly bring their ancestors with them.
@@ -181,59 +180,4 @@ func limitRows(rows []Row, max int) ([]Row, int) {
 		}
 	}
 	return kept, len(rows) - len(kept)
-}
-
-// nest orders the phases under root depth first, each level in start
-// order.
-func nest(phases []Phase, root trace.SpanID) []Row {
-	known := make(map[trace.SpanID]bool, len(phases))
-	for i := range phases {
-		known[phases[i].ID] = true
-	}
-	children := map[trace.SpanID][]int{}
-	var top []int
-	for i := range phases {
-		p := &phases[i]
-		switch {
-		case root.IsValid() && p.ID == root:
-			// The job itself is the total row.
-		case p.Parent == root || !known[p.Parent] || p.Parent == p.ID:
-			top = append(top, i)
-		default:
-			children[p.Parent] = append(children[p.Parent], i)
-		}
-	}
-	byStart := func(a, b int) int {
-		return cmp.Or(phases[a].Start.Compare(phases[b].Start), cmp.Compare(a, b))
-	}
-	slices.SortFunc(top, byStart)
-
-	rows := make([]Row, 0, len(phases))
-	seen := make([]bool, len(phases))
-	// An explicit stack rather than recursion: nesting depth is the
-	// job's to choose.
-	type item struct{ i, depth int }
-	stack := make([]item, 0, len(top))
-	for k := len(top) - 1; k >= 0; k-- {
-		stack = append(stack, item{top[k], 0})
-	}
-	for len(stack) > 0 {
-		it := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if seen[it.i] {
-			continue
-		}
-		seen[it.i] = true
-		p := &phases[it.i]
-		rows = append(rows, Row{
-			Name: p.Name, Depth: min(it.depth, MaxDepth), Duration: p.End.Sub(p.Start),
-			Failed: p.Failed, Status: p.Status, Figures: p.Usage,
-		})
-		kids := children[p.ID]
-		slices.SortFunc(kids, byStart)
-		for k := len(kids) - 1; k >= 0; k-- {
-			stack = append(stack, item{kids[k], it.depth + 1})
-		}
-	}
-	return rows
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/jobtrace/jobtrace/exporters/spool"
 )
 
 const (
@@ -25,7 +27,7 @@ const (
 // table (phases indented by nesting, in start order, then the job's total)
 // and the job's statistics, every line prefixed "jobtrace: ". Columns are
 // aligned; a column with no figure in any row is left out. It writes once.
-func WriteText(w io.Writer, r Report) error {
+func WriteText(w io.Writer, r Summary) error {
 	var b bytes.Buffer
 	t := title(&r, strconv.Quote(r.Name))
 	if r.NumCPU > 0 {
@@ -57,7 +59,7 @@ func WriteText(w io.Writer, r Report) error {
 		fmt.Fprintf(&b, "%s%s(%d shorter phases not listed: limit %d; report.html and the spool have them)\n", textPrefix, textIndent, r.Unlisted, MaxListed)
 	}
 	if r.Dropped > 0 {
-		fmt.Fprintf(&b, "%s%s(%d more spans not listed: limit %d)\n", textPrefix, textIndent, r.Dropped, MaxPhases)
+		fmt.Fprintf(&b, "%s%s(%d more spans not listed: limit %d)\n", textPrefix, textIndent, r.Dropped, spool.MaxReadSpans)
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "%s%s(%s)\n", textPrefix, textIndent, oneLine(n))

@@ -5,24 +5,21 @@
 // writes the same as a GitHub-flavoured Markdown section, for
 // $GITHUB_STEP_SUMMARY.
 //
-// Two collectors gather what it needs while the job runs, in constant or
-// bounded memory:
-//
-//   - Spans, a span processor, keeps the name, nesting, times, status and
-//     usage attributes (package hostmetrics/usage) of each ended span, up
-//     to MaxPhases.
-//   - Series, a sampler sink, keeps running statistics (mean, peak and
-//     standard deviation) of the job's CPU, memory and IO and of the
-//     host's disk operations and network traffic.
+// It renders the model of a run (package runmodel): the phases, each
+// with its usage as read back from its span, and the job's span. Beside
+// it, Series, a sampler sink, keeps running statistics (mean, peak and
+// standard deviation) of the job's CPU, memory and IO and of the host's
+// disk operations and network traffic, in constant memory.
 //
 // Wiring, in order of use:
 //
-//	spans, series := summary.NewSpans(), summary.NewSeries()
-//	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans), ...)
+//	rec, series := runmodel.NewRecorder(), summary.NewSeries()
+//	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec), ...)
 //	sampler := hostmetrics.NewSampler(src, hostmetrics.Options{Sinks: []hostmetrics.Sink{series, ...}})
 //	...
-//	r := summary.Build(spans, series, root.SpanID(), summary.JobInfo{...})
-//	summary.WriteText(os.Stderr, r)
+//	run, err := rec.Run(dir)
+//	s := summary.Build(run, series, summary.JobInfo{...})
+//	summary.WriteText(os.Stderr, s)
 //
 // Figures follow one convention in both renderers: a figure that could not
 // be measured prints as "–", never as 0; CPU utilisation is a share of all

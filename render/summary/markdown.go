@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/jobtrace/jobtrace/exporters/spool"
 )
 
 // WriteMarkdown writes the summary as a GitHub-flavoured Markdown section,
@@ -13,7 +15,7 @@ import (
 // job's total in bold) and the job's statistics table. Names and messages
 // are escaped, so that a "|" or a newline in a phase name cannot break the
 // table, and Markdown or HTML in it prints as text. It writes once.
-func WriteMarkdown(w io.Writer, r Report) error {
+func WriteMarkdown(w io.Writer, r Summary) error {
 	var b bytes.Buffer
 	name := mdEscape(r.Name)
 	if name != "" {
@@ -52,7 +54,7 @@ func WriteMarkdown(w io.Writer, r Report) error {
 		notes = append(notes, fmt.Sprintf("%d shorter phases not listed (limit %d); report.html and the spool have them.", r.Unlisted, MaxListed))
 	}
 	if r.Dropped > 0 {
-		notes = append(notes, fmt.Sprintf("%d more spans not listed (limit %d).", r.Dropped, MaxPhases))
+		notes = append(notes, fmt.Sprintf("%d more spans not listed (limit %d).", r.Dropped, spool.MaxReadSpans))
 	}
 	for _, n := range r.Notes {
 		notes = append(notes, oneLine(n)+".")

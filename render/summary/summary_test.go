@@ -10,15 +10,17 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
 )
 
-// job is the report of the fixture job: spans with usage, a failed
-// phase, a phase without usage, a "|" in a name, and the samples of
-// series_test.go.
-func job(t *testing.T) Report {
-	f, root, _ := jobFixture(t)
-	return Build(f.spans, feed(ticks), root, JobInfo{Name: "build", ExitCode: 1, Duration: 92 * time.Second, NumCPU: 2})
+// job is the summary of the fixture job: spans with usage, a failed
+// phase whose status holds a line break (U+FFFD in the model, as every
+// text of it: cleantext), a phase without usage, a "|" in a name, and the
+// samples of series_test.go.
+func job(t *testing.T) Summary {
+	f, _, _ := jobFixture(t)
+	return Build(f.run(t), feed(ticks), JobInfo{Name: "build", ExitCode: 1, Duration: 92 * time.Second, NumCPU: 2})
 }
 
 const wantText = `jobtrace: job "build" failed with exit code 1 after 1m32s; CPU % of 2 CPUs
@@ -27,7 +29,7 @@ jobtrace:   checkout             2.00s  500.0ms   12%    30%   50.0 MiB   10.0 M
 jobtrace:   make                  1m8s    1m55s   85%   100%    1.5 GiB  301.0 MiB  902.0 MiB   3.0 MiB
 jobtrace:     compile | link    58.00s    1m40s   86%   100%    1.5 GiB  300.0 MiB  900.0 MiB   3.0 MiB
 jobtrace:     vet               10.00s   15.00s   75%    90%  400.0 MiB    1.0 MiB    2.0 MiB       0 B
-jobtrace:   test                22.00s   30.00s   68%   100%  700.0 MiB    5.0 MiB   10.0 MiB       0 B  FAILED: exit status 1 see the log
+jobtrace:   test                22.00s   30.00s   68%   100%  700.0 MiB    5.0 MiB   10.0 MiB       0 B  FAILED: exit status 1�see the log
 jobtrace:   upload               1.00s        –     –      –          –          –          –         –
 jobtrace:   total                1m32s    2m26s   79%   100%    1.5 GiB  316.0 MiB  992.0 MiB  43.1 MiB
 jobtrace:   job statistics (4 samples)         avg        peak     stddev
@@ -49,7 +51,7 @@ CPU % of 2 CPUs.
 | make | 1m8s | 1m55s | 85% | 100% | 1.5 GiB | 301.0 MiB | 902.0 MiB | 2.0 MiB | 1.0 MiB |  |
 | &emsp;compile \| link | 58.00s | 1m40s | 86% | 100% | 1.5 GiB | 300.0 MiB | 900.0 MiB | 2.0 MiB | 1.0 MiB |  |
 | &emsp;vet | 10.00s | 15.00s | 75% | 90% | 400.0 MiB | 1.0 MiB | 2.0 MiB | 0 B | 0 B |  |
-| test | 22.00s | 30.00s | 68% | 100% | 700.0 MiB | 5.0 MiB | 10.0 MiB | 0 B | 0 B | **FAILED**: exit status 1 see the log |
+| test | 22.00s | 30.00s | 68% | 100% | 700.0 MiB | 5.0 MiB | 10.0 MiB | 0 B | 0 B | **FAILED**: exit status 1�see the log |
 | upload | 1.00s | – | – | – | – | – | – | – | – |  |
 | **total** | 1m32s | 2m26s | 79% | 100% | 1.5 GiB | 316.0 MiB | 992.0 MiB | 42.0 MiB | 1.1 MiB |  |
 
@@ -102,8 +104,8 @@ func TestBuildNesting(t *testing.T) {
 func TestBuildFromSpansAlone(t *testing.T) {
 	// Without the job's usage, duration and CPU count from the agent, the
 	// job's span and the samples give them.
-	f, root, ju := jobFixture(t)
-	r := Build(f.spans, feed(ticks), root, JobInfo{Name: "build"})
+	f, _, ju := jobFixture(t)
+	r := Build(f.run(t), feed(ticks), JobInfo{Name: "build"})
 	if r.Result != "success" || r.Duration != 92*time.Second || r.NumCPU != 2 {
 		t.Errorf("result %q, duration %v, CPUs %d", r.Result, r.Duration, r.NumCPU)
 	}
@@ -117,13 +119,13 @@ func TestBuildListsOrphans(t *testing.T) {
 	// at the top level, not lost; spans of another root are too, the job's
 	// own span is not.
 	f := newFixture(t)
-	ctx, root := f.tracer.Start(context.Background(), "job", trace.WithTimestamp(at(0)))
+	ctx, root := f.tracer.Start(context.Background(), "job", jobSpan, trace.WithTimestamp(at(0)))
 	pctx, parent := f.tracer.Start(ctx, "lost parent", trace.WithTimestamp(at(1)))
 	f.span(pctx, "orphan", 2, 3, nil, "")
 	f.span(ctx, "first", 0.5, 1, nil, "")
 	root.End(trace.WithTimestamp(at(4)))
 	_ = parent // never ended: the processor never sees it
-	r := Build(f.spans, nil, root.SpanContext().SpanID(), JobInfo{Name: "job"})
+	r := Build(f.run(t), nil, JobInfo{Name: "job"})
 	if len(r.Phases) != 2 || r.Phases[0].Name != "first" || r.Phases[1].Name != "orphan" || r.Phases[1].Depth != 0 {
 		t.Errorf("rows %+v", r.Phases)
 	}
@@ -131,7 +133,7 @@ func TestBuildListsOrphans(t *testing.T) {
 
 func TestBuildDeepNesting(t *testing.T) {
 	f := newFixture(t)
-	ctx, root := f.tracer.Start(context.Background(), "job")
+	ctx, root := f.tracer.Start(context.Background(), "job", jobSpan)
 	var ends []func()
 	for i := range 3 * MaxDepth {
 		var sp trace.Span
@@ -142,7 +144,7 @@ func TestBuildDeepNesting(t *testing.T) {
 		ends[i]()
 	}
 	root.End()
-	r := Build(f.spans, nil, root.SpanContext().SpanID(), JobInfo{Name: "job"})
+	r := Build(f.run(t), nil, JobInfo{Name: "job"})
 	if len(r.Phases) != 3*MaxDepth || r.Phases[len(r.Phases)-1].Depth != MaxDepth {
 		t.Fatalf("%d rows, last at depth %d", len(r.Phases), r.Phases[len(r.Phases)-1].Depth)
 	}
@@ -168,10 +170,10 @@ func TestAbsentColumnsDropped(t *testing.T) {
 	// Spans without usage and no samples: only the name and duration are
 	// known, so only they are printed, and no figure prints as 0.
 	f := newFixture(t)
-	ctx, root := f.tracer.Start(context.Background(), "job", trace.WithTimestamp(at(0)))
+	ctx, root := f.tracer.Start(context.Background(), "job", jobSpan, trace.WithTimestamp(at(0)))
 	f.span(ctx, "compile", 0, 1.5, nil, "")
 	root.End(trace.WithTimestamp(at(2)))
-	r := Build(f.spans, nil, root.SpanContext().SpanID(), JobInfo{Name: "job"})
+	r := Build(f.run(t), nil, JobInfo{Name: "job"})
 	var b bytes.Buffer
 	WriteText(&b, r)
 	want := `jobtrace: job "job" succeeded after 2.00s
@@ -200,11 +202,11 @@ jobtrace:   total       2.00s
 func TestAbsentFiguresPrintDash(t *testing.T) {
 	// Memory known for one phase only: the other's cell is "–", not "0 B".
 	f := newFixture(t)
-	ctx, root := f.tracer.Start(context.Background(), "job", trace.WithTimestamp(at(0)))
+	ctx, root := f.tracer.Start(context.Background(), "job", jobSpan, trace.WithTimestamp(at(0)))
 	f.span(ctx, "a", 0, 1, &usage.Usage{HasMemory: true, MemoryPeak: 3 * mib}, "")
 	f.span(ctx, "b", 1, 2, nil, "")
 	root.End(trace.WithTimestamp(at(2)))
-	r := Build(f.spans, nil, root.SpanContext().SpanID(), JobInfo{Name: "job"})
+	r := Build(f.run(t), nil, JobInfo{Name: "job"})
 	var b bytes.Buffer
 	WriteText(&b, r)
 	if !strings.Contains(b.String(), "jobtrace:   b         1.00s        –\n") || strings.Contains(b.String(), "0 B") {
@@ -219,16 +221,18 @@ func TestAbsentFiguresPrintDash(t *testing.T) {
 
 func TestMarkdownEscapes(t *testing.T) {
 	f := newFixture(t)
-	ctx, root := f.tracer.Start(context.Background(), "job", trace.WithTimestamp(at(0)))
+	ctx, root := f.tracer.Start(context.Background(), "job", jobSpan, trace.WithTimestamp(at(0)))
 	f.span(ctx, "a|b\nc *d* <e> `f`", 0, 1, nil, "broke | here\nand here")
 	root.End(trace.WithTimestamp(at(2)))
-	r := Build(f.spans, nil, root.SpanContext().SpanID(), JobInfo{Name: "job | 1\n#", ExitCode: 3})
+	r := Build(f.run(t), nil, JobInfo{Name: "job | 1\n#", ExitCode: 3})
 	var b bytes.Buffer
 	WriteMarkdown(&b, r)
 	out := b.String()
 	for _, want := range []string{
 		"### jobtrace: job **job \\| 1 \\#** failed with exit code 3 after 2.00s\n",
-		"| a\\|b c \\*d\\* \\<e\\> \\`f\\` | 1.00s | **FAILED**: broke \\| here and here |\n",
+		// The model shows a line break in a span's text as U+FFFD
+		// (cleantext), as the report does.
+		"| a\\|b\uFFFDc \\*d\\* \\<e\\> \\`f\\` | 1.00s | **FAILED**: broke \\| here\uFFFDand here |\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q in\n%s", want, out)
@@ -254,19 +258,19 @@ func TestMarkdownEscapes(t *testing.T) {
 
 func TestTextNameOnOneLine(t *testing.T) {
 	f := newFixture(t)
-	ctx, root := f.tracer.Start(context.Background(), "job", trace.WithTimestamp(at(0)))
+	ctx, root := f.tracer.Start(context.Background(), "job", jobSpan, trace.WithTimestamp(at(0)))
 	f.span(ctx, "two\nlines\tand a tab", 0, 1, nil, "")
 	root.End(trace.WithTimestamp(at(1)))
 	var b bytes.Buffer
-	WriteText(&b, Build(f.spans, nil, root.SpanContext().SpanID(), JobInfo{Name: "job"}))
-	if !strings.Contains(b.String(), "jobtrace:   two lines and a tab     1.00s\n") {
+	WriteText(&b, Build(f.run(t), nil, JobInfo{Name: "job"}))
+	if !strings.Contains(b.String(), "jobtrace:   two\uFFFDlines and a tab     1.00s\n") {
 		t.Errorf("got\n%s", b.String())
 	}
 }
 
 func TestIOOfTheHost(t *testing.T) {
 	u := usage.Usage{HasSystemDisk: true, SystemReadBytes: 2 * kib, SystemWriteBytes: 3 * mib}
-	r := Report{Name: "job", Result: "success", Total: Row{Figures: FiguresOf(&u)},
+	r := Summary{Name: "job", Result: "success", Total: Row{Figures: FiguresOf(&u)},
 		Stats: JobStats{Samples: 2, IO: Stat{N: 1, Mean: 10, Peak: 10, HasPeak: true}, IOHost: true}}
 	var b bytes.Buffer
 	WriteText(&b, r)
@@ -287,41 +291,44 @@ func TestIOOfTheHost(t *testing.T) {
 	}
 }
 
+// Past the model's bound the spans are counted and said; the job's span,
+// which ends last, is still the job's.
 func TestBoundReported(t *testing.T) {
 	f := newFixture(t)
-	ctx, root := f.tracer.Start(context.Background(), "job")
-	for range MaxPhases + 3 {
+	ctx, root := f.tracer.Start(context.Background(), "job", jobSpan)
+	for range spool.MaxReadSpans + 3 {
 		_, sp := f.tracer.Start(ctx, "step")
 		sp.End()
 	}
 	root.End()
-	r := Build(f.spans, nil, root.SpanContext().SpanID(), JobInfo{Name: "job"})
-	if r.Dropped != 4 || len(r.Phases) != MaxListed || r.Unlisted != MaxPhases-MaxListed {
-		t.Fatalf("dropped %d, listed %d, unlisted %d", r.Dropped, len(r.Phases), r.Unlisted)
+	run := f.run(t)
+	r := Build(run, nil, JobInfo{Name: "job"})
+	if !run.HasJob || r.Dropped != 3 || len(r.Phases) != MaxListed || r.Unlisted != spool.MaxReadSpans-MaxListed {
+		t.Fatalf("job %v, dropped %d, listed %d, unlisted %d", run.HasJob, r.Dropped, len(r.Phases), r.Unlisted)
 	}
 	var b bytes.Buffer
 	WriteText(&b, r)
-	if !strings.Contains(b.String(), "\njobtrace:   (4 more spans not listed: limit 10000)\n") {
+	if want := fmt.Sprintf("\njobtrace:   (3 more spans not listed: limit %d)\n", spool.MaxReadSpans); !strings.Contains(b.String(), want) {
 		t.Errorf("text does not mention the dropped spans")
 	}
 	b.Reset()
 	WriteMarkdown(&b, r)
-	if !strings.Contains(b.String(), " 4 more spans not listed (limit 10000).\n") {
+	if want := fmt.Sprintf(" 3 more spans not listed (limit %d).\n", spool.MaxReadSpans); !strings.Contains(b.String(), want) {
 		t.Errorf("markdown does not mention the dropped spans")
 	}
 }
 
 func TestTitle(t *testing.T) {
 	cases := []struct {
-		r    Report
+		r    Summary
 		want string
 	}{
-		{Report{Result: "success", Duration: time.Second}, "job x succeeded after 1.00s"},
-		{Report{Result: "failure", ExitCode: 2}, "job x failed with exit code 2"},
-		{Report{Result: "timeout", ExitCode: 124}, "job x timed out with exit code 124"},
-		{Report{Result: "cancellation", ExitCode: 143}, "job x was cancelled with exit code 143"},
-		{Report{Result: "error"}, "job x ended in error"},
-		{Report{Result: "skip"}, "job x ended: skip"},
+		{Summary{Result: "success", Duration: time.Second}, "job x succeeded after 1.00s"},
+		{Summary{Result: "failure", ExitCode: 2}, "job x failed with exit code 2"},
+		{Summary{Result: "timeout", ExitCode: 124}, "job x timed out with exit code 124"},
+		{Summary{Result: "cancellation", ExitCode: 143}, "job x was cancelled with exit code 143"},
+		{Summary{Result: "error"}, "job x ended in error"},
+		{Summary{Result: "skip"}, "job x ended: skip"},
 	}
 	for _, c := range cases {
 		if got := title(&c.r, "x"); got != c.want {
@@ -380,7 +387,7 @@ func TestLongListsKeepTheFailedAndTheLongest(t *testing.T) {
 		t.Errorf("a short list is cut: %d rows, %d unlisted", len(all), n)
 	}
 	var b bytes.Buffer
-	WriteText(&b, Report{Name: "job", Phases: kept, Unlisted: unlisted})
+	WriteText(&b, Summary{Name: "job", Phases: kept, Unlisted: unlisted})
 	if !strings.Contains(b.String(), fmt.Sprintf("(%d shorter phases not listed: limit %d;", unlisted, MaxListed)) {
 		t.Errorf("text does not say what it left out:\n%s", b.String())
 	}

@@ -1,0 +1,54 @@
+package summary
+
+import (
+	"time"
+
+	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+)
+
+// Figures is the part of a span's usage (package hostmetrics/usage) that
+// the summary prints. Each group has a Has flag: a group the span does not
+// carry is absent, which is not zero.
+type Figures struct {
+	HasCPU bool
+	// CPU is user + system CPU time.
+	CPU time.Duration
+	// CPUAvg and CPUPeak are in percent of all the machine's CPUs, 0–100.
+	CPUAvg, CPUPeak float64
+
+	HasMemory  bool
+	MemoryPeak uint64 // bytes
+
+	// HasIO is set when storage IO is known: the job's own, or, when
+	// IOHost is set, the host's disks because the job's could not be read.
+	HasIO                 bool
+	IOHost                bool
+	ReadBytes, WriteBytes uint64
+
+	// HasNetwork is set when the host's network traffic (loopback
+	// excluded) over the span is known.
+	HasNetwork              bool
+	NetReceive, NetTransmit uint64
+}
+
+// FiguresOf returns the figures of a usage.
+func FiguresOf(u *usage.Usage) Figures {
+	var f Figures
+	if u.HasCPU {
+		f.HasCPU = true
+		f.CPU = u.CPU()
+		f.CPUAvg, f.CPUPeak = percent(u.CPUAvg), percent(u.CPUPeak)
+	}
+	f.HasMemory, f.MemoryPeak = u.HasMemory, u.MemoryPeak
+	switch {
+	case u.HasIO:
+		f.HasIO, f.ReadBytes, f.WriteBytes = true, u.ReadBytes, u.WriteBytes
+	case u.HasSystemDisk:
+		f.HasIO, f.IOHost, f.ReadBytes, f.WriteBytes = true, true, u.SystemReadBytes, u.SystemWriteBytes
+	}
+	f.HasNetwork, f.NetReceive, f.NetTransmit = u.HasNetwork, u.NetworkReceive, u.NetworkTransmit
+	return f
+}
+
+// percent turns a share of all CPUs (0 to 1) into percent, bounded.
+func percent(share float64) float64 { return min(share, 1) * 100 }
