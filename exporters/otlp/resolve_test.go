@@ -1,6 +1,7 @@
 package otlp
 
 import (
+	"errors"
 	"net"
 	"net/url"
 	"path/filepath"
@@ -70,4 +71,50 @@ func FuzzResolveEndpoint(f *testing.F) {
 			t.Errorf("%q: URL %q does not parse back (%v, %v)", endpoint, e.URL, back, err)
 		}
 	})
+}
+
+// There is no default address: with no endpoint nothing is exported, and
+// a signal with an endpoint of its own is exported alone. The defaults are
+// the ones the resolved endpoint gets.
+func TestNoEndpointExportsNothing(t *testing.T) {
+	exp, err := Resolve(DefaultSettings(), both)
+	if err != nil || exp.Traces != nil || exp.Metrics != nil {
+		t.Fatalf("defaults resolve to %+v, %v; want nothing exported", exp, err)
+	}
+	s := DefaultSettings()
+	s.TracesEndpoint = "http://c:4318/v1/traces"
+	exp, err = Resolve(s, both)
+	if err != nil || exp.Traces == nil || exp.Metrics != nil {
+		t.Fatalf("traces endpoint only: %+v, %v", exp, err)
+	}
+	if e := exp.Traces; e.Protocol != DefaultProtocol || e.Timeout != DefaultTimeout || e.Gzip || e.URL.String() != "http://c:4318/v1/traces" {
+		t.Errorf("traces endpoint %+v", e)
+	}
+	s.MetricsEndpoint = "http://c:4318/v1/metrics"
+	exp, err = Resolve(s, Signals{Metrics: true})
+	if err != nil || exp.Traces != nil || exp.Metrics == nil || exp.Metrics.Temporality != DefaultTemporality || exp.Metrics.Histogram != DefaultHistogram {
+		t.Errorf("metrics only: %+v, %v", exp, err)
+	}
+}
+
+// Settings that leave a general value empty are refused: the defaults are
+// in DefaultSettings, nowhere else.
+func TestCheckWantsTheGeneralSettings(t *testing.T) {
+	for name, edit := range map[string]func(*Settings){
+		"protocol":                              func(s *Settings) { s.Protocol = "" },
+		"compression":                           func(s *Settings) { s.Compression = "" },
+		"timeout":                               func(s *Settings) { s.Timeout = 0 },
+		"metrics_temporality_preference":        func(s *Settings) { s.MetricsTemporalityPreference = "" },
+		"metrics_default_histogram_aggregation": func(s *Settings) { s.MetricsDefaultHistogramAggregation = "" },
+	} {
+		s := DefaultSettings()
+		edit(&s)
+		var se *SettingError
+		if err := s.Check(); !errors.As(err, &se) || se.Key != name || !errors.Is(err, ErrSetting) {
+			t.Errorf("%s left empty: %v", name, err)
+		}
+	}
+	if err := DefaultSettings().Check(); err != nil {
+		t.Errorf("the defaults are refused: %v", err)
+	}
 }
