@@ -15,7 +15,8 @@
 #   sample    one sample against the floors, gopsutil and psutil, with and
 #             without the job's own cgroup (Resource sampling; bench module)
 #   parts     the in-process benchmarks: socket, protocol, scan, spool
-#   collector a live, a refused and a silent collector (otelcol of e2e/otelcol)
+#   collector a live, a refused and a silent collector (otelcol of e2e/otelcol,
+#             or the one OTELCOL names)
 #   guard     the guard against the same tree built without it (bench/interleave)
 #   output    1 GiB of output passed through (Output passthrough)
 #   flood     a flood of 1M marker lines, and the floods of docs/performance.md#floods
@@ -143,7 +144,9 @@ for s in $sections; do
 	sample)
 		say "sample: one sample against the floors, gopsutil and psutil (bench module)"
 		py=""
-		python3 -c 'import psutil' 2>/dev/null && py=$(command -v python3)
+		for p in python3 /usr/bin/python3; do
+			if [ -z "$py" ] && "$p" -c 'import psutil' 2>/dev/null; then py=$(command -v "$p"); fi
+		done
 		(cd "$here" && JOBTRACE_BENCH_PSUTIL=$py go test -run '^$' -bench 'Sample' -benchmem -count 3 -timeout 60m ./... | tee "$work/sample.txt")
 		(cd "$root" && go test -run '^$' -bench 'Read/host' -count 3 ./hostmetrics | tee "$work/host.txt")
 		for n in 10 100 1000; do
@@ -180,8 +183,8 @@ for s in $sections; do
 		;;
 	collector)
 		say "collector: live, refused and silent collectors"
-		col=$work/otelcol
-		(cd "$root/e2e/otelcol" && CGO_ENABLED=0 go build -o "$col" .)
+		col=${OTELCOL:-$work/otelcol}
+		[ -n "${OTELCOL:-}" ] || (cd "$root/e2e/otelcol" && go build -o "$col" .)
 		cat >"$work/otelcol.yaml" <<-EOF
 			receivers:
 			  otlp:
