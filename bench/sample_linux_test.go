@@ -170,7 +170,7 @@ func benchJobtraceCgroup(b *testing.B, n int, wd string) {
 		at := s.Job.Tree.At
 		s.Time = s.Time.Add(time.Nanosecond)
 		err := src.Read(&s)
-		if !s.Job.HasCgroup || !s.Job.Cgroup.CPU.UsageUsec.Present {
+		if !s.Job.HasCgroup || !s.Job.Cgroup.HasCPU {
 			return 0, fmt.Errorf("no cpu.stat read in %s", g.Dir)
 		}
 		if !s.Job.Tree.At.Equal(at) || at.IsZero() {
@@ -199,7 +199,7 @@ func benchJobtraceCgroupMemory(b *testing.B, n int, wd string) {
 	measure(b, n, func() (int, error) {
 		s.Time = time.Now()
 		err := src.Read(&s)
-		if s.Job.HasTree || !s.Job.Cgroup.MemoryCurrent.Present {
+		if s.Job.HasTree || !s.Job.Cgroup.HasMemory {
 			return 0, errors.New("the tree was walked, or memory.current not read")
 		}
 		return n + 1, err

@@ -14,8 +14,6 @@ import (
 	"github.com/shirou/gopsutil/v4/mem"
 	"github.com/shirou/gopsutil/v4/net"
 	"github.com/shirou/gopsutil/v4/process"
-
-	"github.com/jobtrace/jobtrace/hostmetrics/procfs"
 )
 
 // This file turns what gopsutil returns into a Sample's fields. The calls
@@ -166,10 +164,10 @@ func isDenied(err error) bool {
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
 // cpuTimesOf converts the host's CPU times. gopsutil gives seconds, as
-// procfs.CPUTimes does. Guest time is left out, being already counted in
+// CPUTimes does. Guest time is left out, being already counted in
 // user and nice where a system reports it (Linux).
-func cpuTimesOf(t *cpu.TimesStat) procfs.CPUTimes {
-	return procfs.CPUTimes{
+func cpuTimesOf(t *cpu.TimesStat) CPUTimes {
+	return CPUTimes{
 		User: t.User, Nice: t.Nice, System: t.System, Idle: t.Idle,
 		IOWait: t.Iowait, IRQ: t.Irq, SoftIRQ: t.Softirq, Steal: t.Steal,
 	}
@@ -192,40 +190,27 @@ func memoryOf(vm *mem.VirtualMemoryStat, sw *mem.SwapMemoryStat) Memory {
 	return m
 }
 
-// diskSector is the unit of DiskStat's sector counts, those of
-// /proc/diskstats; gopsutil counts bytes.
-const diskSector = 512
-
 // disksOf converts per-device disk counters into dst (reused), sorted by
 // name, and their totals. Every device gopsutil lists off Linux is taken as
 // a whole disk: darwin lists disks, not partitions; FreeBSD lists devstat
 // devices, which are disks; Windows lists fixed volumes by drive letter.
-// The totals are summed from bytes, so they do not round to sectors. The
-// devices' IOTime is set only when busy says that gopsutil's IoTime is the
-// time the device was busy.
-func disksOf(m map[string]disk.IOCountersStat, busy bool, dst []procfs.DiskStat) ([]procfs.DiskStat, procfs.DiskTotals) {
+// The devices' IOTime is set only when busy says that gopsutil's IoTime is
+// the time the device was busy.
+func disksOf(m map[string]disk.IOCountersStat, busy bool, dst []Disk) ([]Disk, DiskIO) {
 	dst = dst[:0]
-	var t procfs.DiskTotals
+	var t DiskIO
 	for name, c := range m {
-		d := procfs.DiskStat{
-			Name:           name,
-			Reads:          c.ReadCount,
-			Writes:         c.WriteCount,
-			SectorsRead:    c.ReadBytes / diskSector,
-			SectorsWritten: c.WriteBytes / diskSector,
-			Whole:          true,
+		io := DiskIO{
+			Reads: c.ReadCount, Writes: c.WriteCount,
+			ReadBytes: c.ReadBytes, WrittenBytes: c.WriteBytes,
 		}
 		if busy {
-			d.IOTime = time.Duration(c.IoTime) * time.Millisecond
+			io.IOTime = time.Duration(c.IoTime) * time.Millisecond
 		}
-		dst = append(dst, d)
-		t.Reads += c.ReadCount
-		t.Writes += c.WriteCount
-		t.ReadBytes += c.ReadBytes
-		t.WrittenBytes += c.WriteBytes
-		t.IOTime += d.IOTime
+		dst = append(dst, Disk{Name: name, DiskIO: io, Whole: true})
+		t.add(&io)
 	}
-	slices.SortFunc(dst, func(a, b procfs.DiskStat) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(dst, func(a, b Disk) int { return strings.Compare(a.Name, b.Name) })
 	return dst, t
 }
 
@@ -238,36 +223,27 @@ func isLoopback(name string) bool {
 
 // ifacesOf converts per-interface counters into dst (reused), in gopsutil's
 // order, and their sum over every interface but the loopback.
-func ifacesOf(cs []net.IOCountersStat, dst []procfs.NetDevStat) ([]procfs.NetDevStat, procfs.NetDevStat) {
+func ifacesOf(cs []net.IOCountersStat, dst []Iface) ([]Iface, NetIO) {
 	dst = dst[:0]
-	var t procfs.NetDevStat
+	var t NetIO
 	for i := range cs {
 		c := &cs[i]
-		d := procfs.NetDevStat{
-			Name:    c.Name,
+		n := NetIO{
 			RxBytes: c.BytesRecv, RxPackets: c.PacketsRecv, RxErrors: c.Errin, RxDrops: c.Dropin,
 			TxBytes: c.BytesSent, TxPackets: c.PacketsSent, TxErrors: c.Errout, TxDrops: c.Dropout,
 		}
-		dst = append(dst, d)
-		if isLoopback(d.Name) {
-			continue
+		dst = append(dst, Iface{Name: c.Name, NetIO: n})
+		if !isLoopback(c.Name) {
+			t.add(&n)
 		}
-		t.RxBytes += d.RxBytes
-		t.RxPackets += d.RxPackets
-		t.RxErrors += d.RxErrors
-		t.RxDrops += d.RxDrops
-		t.TxBytes += d.TxBytes
-		t.TxPackets += d.TxPackets
-		t.TxErrors += d.TxErrors
-		t.TxDrops += d.TxDrops
 	}
 	return dst, t
 }
 
-// loadOf converts the load average. The task counts of /proc/loadavg have
-// no counterpart there and stay zero.
-func loadOf(a *load.AvgStat) procfs.Loadavg {
-	return procfs.Loadavg{Load1: a.Load1, Load5: a.Load5, Load15: a.Load15}
+// loadOf converts the load average. gopsutil gives no task counts with it:
+// they stay zero.
+func loadOf(a *load.AvgStat) Load {
+	return Load{Load1: a.Load1, Load5: a.Load5, Load15: a.Load15}
 }
 
 // filesystemOf converts the usage of the file system holding path. Free is

@@ -16,7 +16,6 @@ import (
 	"github.com/shirou/gopsutil/v4/net"
 	"github.com/shirou/gopsutil/v4/process"
 
-	"github.com/jobtrace/jobtrace/hostmetrics/procfs"
 	"github.com/jobtrace/jobtrace/hostmetrics/proctree"
 	"github.com/jobtrace/jobtrace/internal/timingtest"
 )
@@ -124,10 +123,10 @@ func TestGopsutilMatchesNative(t *testing.T) {
 	}
 
 	disks, _ := disksOf(dm, true, nil)
-	byName := func(ds []procfs.DiskStat, name string) (procfs.DiskStat, bool) {
-		i := slices.IndexFunc(ds, func(d procfs.DiskStat) bool { return d.Name == name })
+	byName := func(ds []Disk, name string) (Disk, bool) {
+		i := slices.IndexFunc(ds, func(d Disk) bool { return d.Name == name })
 		if i < 0 {
-			return procfs.DiskStat{}, false
+			return Disk{}, false
 		}
 		return ds[i], true
 	}
@@ -144,8 +143,8 @@ func TestGopsutilMatchesNative(t *testing.T) {
 			t.Errorf("disk %s not among the native ones", d.Name)
 			continue
 		}
-		if d.Reads < db.Reads || d.Reads > da.Reads || d.SectorsRead < db.SectorsRead || d.SectorsRead > da.SectorsRead ||
-			d.Writes < db.Writes || d.Writes > da.Writes || d.SectorsWritten < db.SectorsWritten || d.SectorsWritten > da.SectorsWritten ||
+		if d.Reads < db.Reads || d.Reads > da.Reads || d.ReadBytes < db.ReadBytes || d.ReadBytes > da.ReadBytes ||
+			d.Writes < db.Writes || d.Writes > da.Writes || d.WrittenBytes < db.WrittenBytes || d.WrittenBytes > da.WrittenBytes ||
 			d.IOTime < db.IOTime || d.IOTime > da.IOTime {
 			t.Errorf("disk %s: gopsutil %+v, native %+v then %+v", d.Name, d, db, da)
 		}

@@ -17,8 +17,6 @@ import (
 	"github.com/shirou/gopsutil/v4/mem"
 	"github.com/shirou/gopsutil/v4/net"
 	"github.com/shirou/gopsutil/v4/process"
-
-	"github.com/jobtrace/jobtrace/hostmetrics/procfs"
 )
 
 func TestCPUTimesOf(t *testing.T) {
@@ -26,7 +24,7 @@ func TestCPUTimesOf(t *testing.T) {
 		CPU: "cpu-total", User: 1, System: 2, Idle: 3, Nice: 4, Iowait: 5,
 		Irq: 6, Softirq: 7, Steal: 8, Guest: 9, GuestNice: 10,
 	})
-	want := procfs.CPUTimes{User: 1, Nice: 4, System: 2, Idle: 3, IOWait: 5, IRQ: 6, SoftIRQ: 7, Steal: 8}
+	want := CPUTimes{User: 1, Nice: 4, System: 2, Idle: 3, IOWait: 5, IRQ: 6, SoftIRQ: 7, Steal: 8}
 	if got != want {
 		t.Errorf("got %+v, want %+v", got, want)
 	}
@@ -52,11 +50,11 @@ func TestDisksOf(t *testing.T) {
 		"disk1": {Name: "disk1", ReadCount: 3, WriteCount: 4, ReadBytes: 1000, WriteBytes: 2048, IoTime: 1500},
 		"disk0": {Name: "disk0", ReadCount: 1, WriteCount: 2, ReadBytes: 512, WriteBytes: 0, IoTime: 20},
 	}
-	dst := make([]procfs.DiskStat, 5)
+	dst := make([]Disk, 5)
 	got, tot := disksOf(m, false, dst)
-	want := []procfs.DiskStat{
-		{Name: "disk0", Reads: 1, Writes: 2, SectorsRead: 1, Whole: true},
-		{Name: "disk1", Reads: 3, Writes: 4, SectorsRead: 1, SectorsWritten: 4, Whole: true},
+	want := []Disk{
+		{Name: "disk0", DiskIO: DiskIO{Reads: 1, Writes: 2, ReadBytes: 512}, Whole: true},
+		{Name: "disk1", DiskIO: DiskIO{Reads: 3, Writes: 4, ReadBytes: 1000, WrittenBytes: 2048}, Whole: true},
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("got %+v, want %+v", got, want)
@@ -64,8 +62,7 @@ func TestDisksOf(t *testing.T) {
 	if &got[0] != &dst[0] {
 		t.Error("dst not reused")
 	}
-	// Totals count bytes exactly, not rounded to sectors.
-	wantTot := procfs.DiskTotals{Reads: 4, Writes: 6, ReadBytes: 1512, WrittenBytes: 2048}
+	wantTot := DiskIO{Reads: 4, Writes: 6, ReadBytes: 1512, WrittenBytes: 2048}
 	if tot != wantTot {
 		t.Errorf("totals %+v, want %+v", tot, wantTot)
 	}
@@ -96,10 +93,10 @@ func TestIfacesOf(t *testing.T) {
 			t.Errorf("interface %d: %+v from %+v", i, got[i], cs[i])
 		}
 	}
-	if got[1] != (procfs.NetDevStat{Name: "en0", RxBytes: 1, TxBytes: 2, RxPackets: 3, TxPackets: 4, RxErrors: 5, TxErrors: 6, RxDrops: 7, TxDrops: 8}) {
+	if got[1] != (Iface{Name: "en0", NetIO: NetIO{RxBytes: 1, TxBytes: 2, RxPackets: 3, TxPackets: 4, RxErrors: 5, TxErrors: 6, RxDrops: 7, TxDrops: 8}}) {
 		t.Errorf("en0: %+v", got[1])
 	}
-	want := procfs.NetDevStat{RxBytes: 11, TxBytes: 22, RxPackets: 33, TxPackets: 44, RxErrors: 55, TxErrors: 66, RxDrops: 77, TxDrops: 88}
+	want := NetIO{RxBytes: 11, TxBytes: 22, RxPackets: 33, TxPackets: 44, RxErrors: 55, TxErrors: 66, RxDrops: 77, TxDrops: 88}
 	if tot != want {
 		t.Errorf("totals %+v, want %+v (loopbacks left out)", tot, want)
 	}
@@ -107,7 +104,7 @@ func TestIfacesOf(t *testing.T) {
 
 func TestLoadOf(t *testing.T) {
 	got := loadOf(&load.AvgStat{Load1: 1.5, Load5: 0.5, Load15: 0.25})
-	if got != (procfs.Loadavg{Load1: 1.5, Load5: 0.5, Load15: 0.25}) {
+	if got != (Load{Load1: 1.5, Load5: 0.5, Load15: 0.25}) {
 		t.Errorf("got %+v", got)
 	}
 }

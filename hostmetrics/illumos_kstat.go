@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jobtrace/jobtrace/hostmetrics/procfs"
 	"github.com/jobtrace/jobtrace/kstat"
 )
 
@@ -83,15 +82,15 @@ var cpuSysNames = []string{"cpu_nsec_user", "cpu_nsec_kernel", "cpu_nsec_idle"}
 // Without cpu_nsec_intr, System is the kernel time whole and IRQ zero.
 // illumos counts no iowait (its cpu_ticks_wait has been zero since Solaris
 // 10) and no steal time.
-func illumosCPU(cpus []illumosNamed) (procfs.CPUTimes, error) {
-	var t procfs.CPUTimes
+func illumosCPU(cpus []illumosNamed) (CPUTimes, error) {
+	var t CPUTimes
 	if len(cpus) == 0 {
 		return t, fmt.Errorf("no %s:<n>:%s kstat", ksModCPU, ksNameCPUSys)
 	}
 	var v [3]uint64
 	for _, c := range cpus {
 		if m := ksValues(c.Values, cpuSysNames, v[:]); m != "" {
-			return procfs.CPUTimes{}, fmt.Errorf(illumosNoValue, c.KStat, m)
+			return CPUTimes{}, fmt.Errorf(illumosNoValue, c.KStat, m)
 		}
 		user, kernel, idle := v[0], v[1], v[2]
 		intr, _ := ksUint(c.Values, "cpu_nsec_intr")
@@ -161,12 +160,12 @@ func illumosPaging(vms []illumosNamed) (Paging, error) {
 // zone they are the zone's. Total is nproc, the number of processes: not
 // threads, which is what Linux counts there. illumos has no count of
 // runnable threads in a named kstat: Running stays zero.
-func illumosLoad(misc illumosNamed) (procfs.Loadavg, error) {
+func illumosLoad(misc illumosNamed) (Load, error) {
 	var v [3]uint64
 	if m := ksValues(misc.Values, []string{"avenrun_1min", "avenrun_5min", "avenrun_15min"}, v[:]); m != "" {
-		return procfs.Loadavg{}, fmt.Errorf(illumosNoValue, misc.KStat, m)
+		return Load{}, fmt.Errorf(illumosNoValue, misc.KStat, m)
 	}
-	l := procfs.Loadavg{
+	l := Load{
 		Load1:  float64(v[0]) / illumosFScale,
 		Load5:  float64(v[1]) / illumosFScale,
 		Load15: float64(v[2]) / illumosFScale,
@@ -203,34 +202,23 @@ func illumosVirtualDisk(module string) bool {
 // have class "partition" and NFS mounts class "nfs", so these are whole
 // devices. The counters are in bytes (nread, nwritten) and completed
 // operations (reads, writes); rtime is the time the device had requests in
-// service, its busy time, which iostat's %b is made of. The devices' sector
-// counts round down to 512 bytes; the totals are summed from bytes.
-func illumosDisks(disks []illumosDisk, dst []procfs.DiskStat) ([]procfs.DiskStat, procfs.DiskTotals) {
+// service, its busy time, which iostat's %b is made of.
+func illumosDisks(disks []illumosDisk, dst []Disk) ([]Disk, DiskIO) {
 	dst = dst[:0]
-	var t procfs.DiskTotals
+	var t DiskIO
 	for _, d := range disks {
-		busy := time.Duration(max(d.IO.RTime, 0))
-		virtual := illumosVirtualDisk(d.Module)
-		dst = append(dst, procfs.DiskStat{
-			Name:           d.Name,
-			Reads:          d.IO.Reads,
-			Writes:         d.IO.Writes,
-			SectorsRead:    d.IO.NRead / diskSector,
-			SectorsWritten: d.IO.NWritten / diskSector,
-			IOTime:         busy,
-			Whole:          true,
-			Virtual:        virtual,
-		})
-		if virtual {
-			continue
+		io := DiskIO{
+			Reads: d.IO.Reads, Writes: d.IO.Writes,
+			ReadBytes: d.IO.NRead, WrittenBytes: d.IO.NWritten,
+			IOTime: time.Duration(max(d.IO.RTime, 0)),
 		}
-		t.Reads += d.IO.Reads
-		t.Writes += d.IO.Writes
-		t.ReadBytes += d.IO.NRead
-		t.WrittenBytes += d.IO.NWritten
-		t.IOTime += busy
+		virtual := illumosVirtualDisk(d.Module)
+		dst = append(dst, Disk{Name: d.Name, DiskIO: io, Whole: true, Virtual: virtual})
+		if !virtual {
+			t.add(&io)
+		}
 	}
-	slices.SortFunc(dst, func(a, b procfs.DiskStat) int { return cmp.Compare(a.Name, b.Name) })
+	slices.SortFunc(dst, func(a, b Disk) int { return cmp.Compare(a.Name, b.Name) })
 	return dst, t
 }
 
@@ -243,9 +231,9 @@ var linkNames = []string{"rbytes64", "ipackets64", "ierrors", "obytes64", "opack
 // bridge and its ports. The loopback has no datalink, so the sum is over
 // every link. A link that lacks one of the counters is left out, and the
 // error names it.
-func illumosIfaces(links []illumosNamed, dst []procfs.NetDevStat) ([]procfs.NetDevStat, procfs.NetDevStat, error) {
+func illumosIfaces(links []illumosNamed, dst []Iface) ([]Iface, NetIO, error) {
 	dst = dst[:0]
-	var t procfs.NetDevStat
+	var t NetIO
 	var bad error
 	var v [6]uint64
 	for _, l := range links {
@@ -255,18 +243,12 @@ func illumosIfaces(links []illumosNamed, dst []procfs.NetDevStat) ([]procfs.NetD
 			}
 			continue
 		}
-		d := procfs.NetDevStat{
-			Name:    l.KStat.Name,
+		n := NetIO{
 			RxBytes: v[0], RxPackets: v[1], RxErrors: v[2],
 			TxBytes: v[3], TxPackets: v[4], TxErrors: v[5],
 		}
-		dst = append(dst, d)
-		t.RxBytes += d.RxBytes
-		t.RxPackets += d.RxPackets
-		t.RxErrors += d.RxErrors
-		t.TxBytes += d.TxBytes
-		t.TxPackets += d.TxPackets
-		t.TxErrors += d.TxErrors
+		dst = append(dst, Iface{Name: l.KStat.Name, NetIO: n})
+		t.add(&n)
 	}
 	return dst, t, bad
 }

@@ -1,13 +1,11 @@
 package hostmetrics
 
 import (
+	"github.com/jobtrace/jobtrace/kstat"
 	"math"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/jobtrace/jobtrace/hostmetrics/procfs"
-	"github.com/jobtrace/jobtrace/kstat"
 )
 
 // The kstat values below are made by hand with the names and data types
@@ -81,7 +79,7 @@ func TestIllumosCPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Interrupt time is part of the kernel's: it is moved to IRQ.
-	want := procfs.CPUTimes{User: 30, System: 8.5, IRQ: 1.5, Idle: 150}
+	want := CPUTimes{User: 30, System: 8.5, IRQ: 1.5, Idle: 150}
 	if !near(got.User, want.User) || !near(got.System, want.System) || !near(got.IRQ, want.IRQ) ||
 		!near(got.Idle, want.Idle) || got.IOWait != 0 || got.Steal != 0 || got.Nice != 0 {
 		t.Errorf("got %+v, want %+v", got, want)
@@ -98,7 +96,7 @@ func TestIllumosCPU(t *testing.T) {
 
 	// A missing value makes the figure absent, and says which.
 	bad := ks("cpu", 3, "sys", without(cpuSys(3, 1, 1, 1, 0).Values, "cpu_nsec_idle")...)
-	if got, err := illumosCPU([]illumosNamed{cpus[0], bad}); err == nil || got != (procfs.CPUTimes{}) ||
+	if got, err := illumosCPU([]illumosNamed{cpus[0], bad}); err == nil || got != (CPUTimes{}) ||
 		!strings.Contains(err.Error(), "cpu:3:sys has no cpu_nsec_idle") {
 		t.Errorf("missing idle: %+v, %v", got, err)
 	}
@@ -157,7 +155,7 @@ func TestIllumosLoad(t *testing.T) {
 	misc := ks("unix", 0, "system_misc",
 		u32("ncpus", 2), u32("avenrun_1min", 512), u32("avenrun_5min", 128), u32("avenrun_15min", 64), u32("nproc", 87))
 	l, err := illumosLoad(misc)
-	if err != nil || l != (procfs.Loadavg{Load1: 2, Load5: 0.5, Load15: 0.25, Total: 87}) {
+	if err != nil || l != (Load{Load1: 2, Load5: 0.5, Load15: 0.25, Total: 87}) {
 		t.Errorf("%+v, %v", l, err)
 	}
 	if _, err := illumosLoad(ks("unix", 0, "system_misc", without(misc.Values, "avenrun_15min")...)); err == nil {
@@ -188,13 +186,13 @@ func TestIllumosDisks(t *testing.T) {
 	if strings.Join(names, " ") != "blkdev0 io lofi1 rpool sd1" {
 		t.Fatalf("devices %v", names)
 	}
-	want := procfs.DiskStat{Name: "sd1", Reads: 2, Writes: 3, SectorsRead: 1, SectorsWritten: 9, IOTime: 2 * time.Second, Whole: true}
+	want := Disk{Name: "sd1", DiskIO: DiskIO{Reads: 2, Writes: 3, ReadBytes: 1000, WrittenBytes: 5000, IOTime: 2 * time.Second}, Whole: true}
 	if devs[4] != want {
 		t.Errorf("sd1: %+v, want %+v", devs[4], want)
 	}
 	// Pools, lofi and ramdisk devices are stacked on the disks: their
 	// bytes are not counted again.
-	wantTot := procfs.DiskTotals{Reads: 12, Writes: 4, ReadBytes: 1000 + 1<<20, WrittenBytes: 5512, IOTime: 3 * time.Second}
+	wantTot := DiskIO{Reads: 12, Writes: 4, ReadBytes: 1000 + 1<<20, WrittenBytes: 5512, IOTime: 3 * time.Second}
 	if tot != wantTot {
 		t.Errorf("totals %+v, want %+v", tot, wantTot)
 	}
@@ -214,11 +212,11 @@ func TestIllumosIfaces(t *testing.T) {
 	if len(ifs) != 2 || ifs[0].Name != "net0" || ifs[1].Name != "vnic0" {
 		t.Fatalf("interfaces %+v", ifs)
 	}
-	want := procfs.NetDevStat{Name: "net0", RxBytes: 10000, RxPackets: 100, RxErrors: 1, TxBytes: 2000, TxPackets: 20, TxErrors: 2}
+	want := Iface{Name: "net0", NetIO: NetIO{RxBytes: 10000, RxPackets: 100, RxErrors: 1, TxBytes: 2000, TxPackets: 20, TxErrors: 2}}
 	if ifs[0] != want {
 		t.Errorf("net0 %+v, want %+v", ifs[0], want)
 	}
-	wantTot := procfs.NetDevStat{RxBytes: 10500, RxPackets: 105, RxErrors: 2, TxBytes: 2700, TxPackets: 27, TxErrors: 4}
+	wantTot := NetIO{RxBytes: 10500, RxPackets: 105, RxErrors: 2, TxBytes: 2700, TxPackets: 27, TxErrors: 4}
 	if tot != wantTot {
 		t.Errorf("totals %+v, want %+v", tot, wantTot)
 	}

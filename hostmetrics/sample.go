@@ -3,9 +3,7 @@ package hostmetrics
 import (
 	"time"
 
-	"github.com/jobtrace/jobtrace/hostmetrics/cgroup"
 	"github.com/jobtrace/jobtrace/hostmetrics/monotonic"
-	"github.com/jobtrace/jobtrace/hostmetrics/procfs"
 )
 
 // Reason says why a sample was taken.
@@ -42,6 +40,10 @@ func (r Reason) String() string {
 // flag: a group whose source does not exist on this system (no /proc, no
 // cgroup v2, no PSI) is absent, which is not the same as zero.
 //
+// Its types are this package's own, the same on every system: each source
+// converts what its system gives (procfs and cgroup files on Linux, kstats
+// and /proc on illumos, gopsutil elsewhere) into them.
+//
 // A Sample is reused by the Sampler: a sink that keeps anything of it past
 // the call must copy it (see Sample.CopyTo).
 type Sample struct {
@@ -57,7 +59,7 @@ type Host struct {
 	NumCPU int
 
 	HasCPU bool
-	CPU    procfs.CPUTimes // seconds since boot per mode, all CPUs together
+	CPU    CPUTimes // since boot, all CPUs together
 
 	HasMemory bool
 	Memory    Memory
@@ -66,14 +68,14 @@ type Host struct {
 	Paging    Paging
 
 	HasDisk bool
-	Disk    procfs.DiskTotals // whole, non-virtual disks together
-	Disks   []procfs.DiskStat // every device, partitions included; see DiskStat.Whole
+	Disk    DiskIO // whole, non-virtual disks together
+	Disks   []Disk // every device, partitions included; see Disk.Whole
 	HasNet  bool
-	Net     procfs.NetDevStat   // every interface but loopback together; Name is ""
-	Ifaces  []procfs.NetDevStat // every interface, loopback included
+	Net     NetIO   // every interface but loopback together
+	Ifaces  []Iface // every interface, loopback included
 
 	HasLoad bool
-	Load    procfs.Loadavg
+	Load    Load
 
 	HasFS bool
 	FS    Filesystem
@@ -81,6 +83,75 @@ type Host struct {
 	// Pressure is host-wide pressure stall information; a resource whose
 	// file is absent has HasSome and HasFull false.
 	Pressure PressureSet
+}
+
+// CPUTimes is CPU time per mode, in seconds. Interrupt time is in IRQ and
+// SoftIRQ, not in System; a mode the system does not count stays zero.
+type CPUTimes struct {
+	User, Nice, System, Idle, IOWait, IRQ, SoftIRQ, Steal float64
+}
+
+// Total is the time of every mode together.
+func (c *CPUTimes) Total() float64 {
+	return c.User + c.Nice + c.System + c.Idle + c.IOWait + c.IRQ + c.SoftIRQ + c.Steal
+}
+
+// DiskIO counts the IO of a disk, or of several together, since the disk
+// appeared (since boot for the whole disks of the host).
+type DiskIO struct {
+	Reads, Writes           uint64 // completed operations
+	ReadBytes, WrittenBytes uint64
+	// IOTime is the time the device had IO in flight: its busy time.
+	// Zero where the system does not give it (see Source.Unavailable).
+	IOTime time.Duration
+}
+
+func (d *DiskIO) add(o *DiskIO) {
+	d.Reads, d.Writes = d.Reads+o.Reads, d.Writes+o.Writes
+	d.ReadBytes, d.WrittenBytes = d.ReadBytes+o.ReadBytes, d.WrittenBytes+o.WrittenBytes
+	d.IOTime += o.IOTime
+}
+
+// Disk is one block device.
+type Disk struct {
+	Name string
+	DiskIO
+	// Whole is true for a whole disk, false for a partition.
+	Whole bool
+	// Virtual is true for devices whose IO is a file's or memory's, or
+	// is counted on the disks below them too (loop, ram, zram, ZFS pools,
+	// lofi): they are left out of the host's totals.
+	Virtual bool
+}
+
+// NetIO counts the traffic of a network interface, or of several together,
+// since the interface appeared.
+type NetIO struct {
+	RxBytes, RxPackets, RxErrors, RxDrops uint64
+	TxBytes, TxPackets, TxErrors, TxDrops uint64
+}
+
+func (n *NetIO) add(o *NetIO) {
+	n.RxBytes, n.TxBytes = n.RxBytes+o.RxBytes, n.TxBytes+o.TxBytes
+	n.RxPackets, n.TxPackets = n.RxPackets+o.RxPackets, n.TxPackets+o.TxPackets
+	n.RxErrors, n.TxErrors = n.RxErrors+o.RxErrors, n.TxErrors+o.TxErrors
+	n.RxDrops, n.TxDrops = n.RxDrops+o.RxDrops, n.TxDrops+o.TxDrops
+}
+
+// Iface is one network interface.
+type Iface struct {
+	Name string
+	NetIO
+}
+
+// Load is the load average and the task counts.
+type Load struct {
+	// Load1, Load5 and Load15 are the runnable (and, on Linux,
+	// uninterruptible) tasks averaged over 1, 5 and 15 minutes.
+	Load1, Load5, Load15 float64
+	// Running is the tasks runnable now, Total those that exist: threads
+	// on Linux, processes on illumos. Zero where the system does not say.
+	Running, Total uint64
 }
 
 // Memory is host memory in bytes.
@@ -106,7 +177,16 @@ type Filesystem struct {
 // PressureSet is the pressure stall information of one scope (the host or a
 // cgroup) for CPU, memory and IO.
 type PressureSet struct {
-	CPU, Memory, IO procfs.Pressure
+	CPU, Memory, IO Pressure
+}
+
+// Pressure is the stall time of one resource since boot (or since the
+// cgroup was made): Some is the time in which at least one task waited for
+// it, Full the time in which every non-idle task did at once. HasFull is
+// false where there is no full figure (CPU before Linux 5.13).
+type Pressure struct {
+	Some, Full       time.Duration
+	HasSome, HasFull bool
 }
 
 // Job holds the figures of the job: its process tree, and its cgroup.
@@ -122,7 +202,39 @@ type Job struct {
 	HasCgroup bool
 	CgroupOwn bool
 	CgroupDir string
-	Cgroup    cgroup.Stats
+	Cgroup    Cgroup
+}
+
+// Cgroup holds the figures of a cgroup v2. Which files a cgroup has depends
+// on the kernel and on the controllers enabled for it, so each figure has a
+// Has flag: absent is not zero. The counters are since the cgroup was made.
+type Cgroup struct {
+	// HasCPU: cpu.stat, which every cgroup v2 has. CPU is usage_usec,
+	// which is CPUUser plus CPUSystem give or take a tick.
+	HasCPU                  bool
+	CPU, CPUUser, CPUSystem time.Duration
+	// HasThrottled: the time the cpu controller held the cgroup back to
+	// its limit (throttled_usec), with the cpu controller only.
+	HasThrottled bool
+	Throttled    time.Duration
+
+	// HasMemory: memory.current, with the memory controller only.
+	HasMemory bool
+	Memory    uint64
+	// HasMemoryPeak: memory.peak (Linux 5.19 and later).
+	HasMemoryPeak bool
+	MemoryPeak    uint64
+	// HasOOMKills: the processes killed by the OOM killer (oom_kill of
+	// memory.events).
+	HasOOMKills bool
+	OOMKills    uint64
+
+	// HasIO: io.stat, with the io controller only, summed over devices.
+	HasIO                 bool
+	ReadBytes, WriteBytes uint64
+
+	// Pressure is the cgroup's cpu, memory and io .pressure files.
+	Pressure PressureSet
 }
 
 // Tree sums the job's process tree.
@@ -152,12 +264,8 @@ type Tree struct {
 // cpu.stat when there is one (exact, exited processes included), otherwise
 // from the process tree.
 func (j *Job) CPU() (user, system time.Duration, ok bool) {
-	if j.HasCgroup && j.CgroupOwn {
-		u, okU := j.Cgroup.CPU.UserUsec.Get()
-		s, okS := j.Cgroup.CPU.SystemUsec.Get()
-		if okU && okS {
-			return time.Duration(u) * time.Microsecond, time.Duration(s) * time.Microsecond, true
-		}
+	if j.HasCgroup && j.CgroupOwn && j.Cgroup.HasCPU {
+		return j.Cgroup.CPUUser, j.Cgroup.CPUSystem, true
 	}
 	if j.HasTree {
 		return j.Tree.CPUUser, j.Tree.CPUSystem, true
@@ -169,10 +277,8 @@ func (j *Job) CPU() (user, system time.Duration, ok bool) {
 // memory.current when the memory controller is on (page cache included, as
 // the kernel charges it), otherwise the summed RSS of the tree.
 func (j *Job) Memory() (uint64, bool) {
-	if j.HasCgroup && j.CgroupOwn {
-		if v, ok := j.Cgroup.MemoryCurrent.Get(); ok {
-			return v, true
-		}
+	if j.HasCgroup && j.CgroupOwn && j.Cgroup.HasMemory {
+		return j.Cgroup.Memory, true
 	}
 	if j.HasTree {
 		return j.Tree.RSS, true
@@ -183,12 +289,8 @@ func (j *Job) Memory() (uint64, bool) {
 // IO returns the job's storage IO since it started, in bytes: its own
 // cgroup's io.stat when the io controller is on, otherwise the tree's.
 func (j *Job) IO() (read, write uint64, ok bool) {
-	if j.HasCgroup && j.CgroupOwn {
-		r, okR := j.Cgroup.IO.ReadBytes.Get()
-		w, okW := j.Cgroup.IO.WriteBytes.Get()
-		if okR && okW {
-			return r, w, true
-		}
+	if j.HasCgroup && j.CgroupOwn && j.Cgroup.HasIO {
+		return j.Cgroup.ReadBytes, j.Cgroup.WriteBytes, true
 	}
 	if j.HasTree && j.Tree.HasIO {
 		return j.Tree.ReadBytes, j.Tree.WriteBytes, true
@@ -202,7 +304,7 @@ func (j *Job) Pressure() (PressureSet, bool) {
 	if !j.HasCgroup || !j.CgroupOwn {
 		return PressureSet{}, false
 	}
-	p := PressureSet{CPU: j.Cgroup.CPUPressure, Memory: j.Cgroup.MemoryPressure, IO: j.Cgroup.IOPressure}
+	p := j.Cgroup.Pressure
 	return p, p.CPU.HasSome || p.Memory.HasSome || p.IO.HasSome
 }
 

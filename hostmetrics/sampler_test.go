@@ -153,7 +153,7 @@ func TestSamplerMinInterval(t *testing.T) {
 
 func TestCopyToReusesSlices(t *testing.T) {
 	a := Sample{Reason: ReasonEnd}
-	a.Host.Ifaces = append(a.Host.Ifaces, a.Host.Net, a.Host.Net)
+	a.Host.Ifaces = append(a.Host.Ifaces, Iface{Name: "eth0"}, Iface{Name: "eth1"})
 	var b Sample
 	a.CopyTo(&b)
 	if b.Reason != ReasonEnd || len(b.Host.Ifaces) != 2 {

@@ -38,6 +38,9 @@ type linuxSource struct {
 	vm    procfs.Vmstat
 	disks procfs.Diskstats
 	net   procfs.NetDev
+	load  procfs.Loadavg
+	psi   procfs.Pressure
+	cgst  cgroup.Stats
 	roots []int
 
 	// pacer spaces out the walks of a large tree.
@@ -114,7 +117,7 @@ func note(errs *[]error, err error) bool {
 func (s *linuxSource) readHost(h *Host, errs *[]error) {
 	h.HasCPU = note(errs, s.fs.Stat(&s.stat))
 	if h.HasCPU {
-		h.CPU = s.stat.Total
+		h.CPU = cpuTimesOfProcfs(&s.stat.Total)
 		h.NumCPU = len(s.stat.CPUs)
 	}
 	h.HasMemory = note(errs, s.fs.Meminfo(&s.mem))
@@ -130,16 +133,19 @@ func (s *linuxSource) readHost(h *Host, errs *[]error) {
 		h.Paging = Paging{Minor: s.vm.MinorFaults(), Major: s.vm.PgMajFault}
 	}
 	h.HasDisk = note(errs, s.fs.Diskstats(&s.disks))
-	h.Disks = append(h.Disks[:0], s.disks.Devices...)
+	h.Disks, h.Disk = h.Disks[:0], DiskIO{}
 	if h.HasDisk {
-		h.Disk = s.disks.Totals()
+		h.Disks, h.Disk = disksOfProcfs(&s.disks, h.Disks)
 	}
 	h.HasNet = note(errs, s.fs.NetDev(&s.net))
-	h.Ifaces = append(h.Ifaces[:0], s.net.Interfaces...)
+	h.Ifaces, h.Net = h.Ifaces[:0], NetIO{}
 	if h.HasNet {
-		h.Net = s.net.Totals()
+		h.Ifaces, h.Net = ifacesOfProcfs(&s.net, h.Ifaces)
 	}
-	h.HasLoad = note(errs, s.fs.Loadavg(&h.Load))
+	h.HasLoad = note(errs, s.fs.Loadavg(&s.load))
+	if h.HasLoad {
+		h.Load = loadOfProcfs(&s.load)
+	}
 	h.HasFS = false
 	if s.wdFD >= 0 {
 		var st unix.Statfs_t
@@ -159,15 +165,16 @@ func (s *linuxSource) readHost(h *Host, errs *[]error) {
 	}
 	for _, r := range [...]struct {
 		res procfs.PressureResource
-		out *procfs.Pressure
+		out *Pressure
 	}{
 		{procfs.PressureCPU, &h.Pressure.CPU},
 		{procfs.PressureMemory, &h.Pressure.Memory},
 		{procfs.PressureIO, &h.Pressure.IO},
 	} {
-		*r.out = procfs.Pressure{}
-		if !note(errs, s.fs.Pressure(r.res, r.out)) {
-			*r.out = procfs.Pressure{}
+		*r.out = Pressure{}
+		s.psi = procfs.Pressure{}
+		if note(errs, s.fs.Pressure(r.res, &s.psi)) {
+			*r.out = pressureOfProcfs(&s.psi)
 		}
 	}
 }
@@ -180,7 +187,8 @@ func (s *linuxSource) readJob(out *Sample, errs *[]error) {
 
 	j.HasCgroup = false
 	if s.cg != nil {
-		err := s.cg.Read(&j.Cgroup)
+		err := s.cg.Read(&s.cgst)
+		j.Cgroup = cgroupOfStats(&s.cgst)
 		switch {
 		case err == nil:
 			j.HasCgroup = true
@@ -211,7 +219,7 @@ func (s *linuxSource) readJob(out *Sample, errs *[]error) {
 	// A cgroup of the job's own that has the memory controller gives the
 	// whole tree's CPU and memory in a few files: the tree is not walked,
 	// so a sample costs the same whatever the number of processes.
-	if s.own && j.HasCgroup && j.Cgroup.CPU.UsageUsec.Present && j.Cgroup.MemoryCurrent.Present {
+	if s.own && j.HasCgroup && j.Cgroup.HasCPU && j.Cgroup.HasMemory {
 		j.HasTree = false
 		s.pacer.walked = false
 		if s.reap && known {

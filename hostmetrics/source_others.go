@@ -17,8 +17,6 @@ import (
 	"github.com/shirou/gopsutil/v4/mem"
 	"github.com/shirou/gopsutil/v4/net"
 	"github.com/shirou/gopsutil/v4/process"
-
-	"github.com/jobtrace/jobtrace/hostmetrics/procfs"
 )
 
 // readTimeout bounds one Read. Most of gopsutil's calls are system calls
@@ -51,8 +49,8 @@ type gopsutilSource struct {
 	netEvery time.Duration
 	netAt    time.Time
 	hasNet   bool
-	net      procfs.NetDevStat
-	ifaces   []procfs.NetDevStat
+	net      NetIO
+	ifaces   []Iface
 
 	self  *process.Process
 	table []procLink

@@ -170,7 +170,7 @@ func (r *resources) finish(log *supervise.Logger) usage.Usage {
 		// process inherits jobtrace's own high-water mark, as the child of
 		// a vfork keeps its parent's memory until it execs.)
 		if s.Job.HasCgroup && s.Job.CgroupOwn {
-			if p, ok := s.Job.Cgroup.MemoryPeak.Get(); ok && p > u.MemoryPeak {
+			if p, ok := s.Job.Cgroup.MemoryPeak, s.Job.Cgroup.HasMemoryPeak; ok && p > u.MemoryPeak {
 				u.MemoryPeak, u.HasMemory = p, true
 			}
 		}

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/jobtrace/jobtrace/hostmetrics"
-	"github.com/jobtrace/jobtrace/hostmetrics/procfs"
 )
 
 // Column is one column of the file. Columns is the only list of them: the
@@ -138,19 +137,19 @@ var Columns = []Column{
 	{Name: "host_cpu_user_s", Unit: "s", Delta: true,
 		Help:   "CPU time of all CPUs together in user mode since the previous row, niced processes included.",
 		Source: "/proc/stat user, nice",
-		cell:   deltaSeconds(hostCPU(func(c *procfs.CPUTimes) float64 { return c.User + c.Nice }))},
+		cell:   deltaSeconds(hostCPU(func(c *hostmetrics.CPUTimes) float64 { return c.User + c.Nice }))},
 	{Name: "host_cpu_system_s", Unit: "s", Delta: true,
 		Help:   "CPU time of all CPUs together in kernel mode since the previous row, interrupts not included.",
 		Source: "/proc/stat system",
-		cell:   deltaSeconds(hostCPU(func(c *procfs.CPUTimes) float64 { return c.System }))},
+		cell:   deltaSeconds(hostCPU(func(c *hostmetrics.CPUTimes) float64 { return c.System }))},
 	{Name: "host_cpu_iowait_s", Unit: "s", Delta: true,
 		Help:   "Idle CPU time while IO was outstanding, all CPUs together, since the previous row.",
 		Source: "/proc/stat iowait",
-		cell:   deltaSeconds(hostCPU(func(c *procfs.CPUTimes) float64 { return c.IOWait }))},
+		cell:   deltaSeconds(hostCPU(func(c *hostmetrics.CPUTimes) float64 { return c.IOWait }))},
 	{Name: "host_cpu_steal_s", Unit: "s", Delta: true,
 		Help:   "CPU time the hypervisor gave to other machines while this one wanted it (a noisy neighbour), all CPUs together, since the previous row.",
 		Source: "/proc/stat steal",
-		cell:   deltaSeconds(hostCPU(func(c *procfs.CPUTimes) float64 { return c.Steal }))},
+		cell:   deltaSeconds(hostCPU(func(c *hostmetrics.CPUTimes) float64 { return c.Steal }))},
 	{Name: "host_memory_used_bytes", Unit: "bytes",
 		Help:   "Memory in use: total memory less what is available.",
 		Source: "/proc/meminfo MemTotal, MemAvailable",
@@ -170,27 +169,27 @@ var Columns = []Column{
 	{Name: "host_disk_read_bytes", Unit: "bytes", Delta: true,
 		Help:   "Bytes read from the machine's disks since the previous row: whole disks, not partitions, loop, ram or zram devices.",
 		Source: "/proc/diskstats",
-		cell:   deltaUint(hostDisk(func(d *procfs.DiskTotals) uint64 { return d.ReadBytes }), nil)},
+		cell:   deltaUint(hostDisk(func(d *hostmetrics.DiskIO) uint64 { return d.ReadBytes }), nil)},
 	{Name: "host_disk_write_bytes", Unit: "bytes", Delta: true,
 		Help:   "Bytes written to the same disks since the previous row.",
 		Source: "/proc/diskstats",
-		cell:   deltaUint(hostDisk(func(d *procfs.DiskTotals) uint64 { return d.WrittenBytes }), nil)},
+		cell:   deltaUint(hostDisk(func(d *hostmetrics.DiskIO) uint64 { return d.WrittenBytes }), nil)},
 	{Name: "host_disk_reads_count", Unit: "count", Delta: true,
 		Help:   "Reads the same disks completed since the previous row.",
 		Source: "/proc/diskstats",
-		cell:   deltaUint(hostDisk(func(d *procfs.DiskTotals) uint64 { return d.Reads }), nil)},
+		cell:   deltaUint(hostDisk(func(d *hostmetrics.DiskIO) uint64 { return d.Reads }), nil)},
 	{Name: "host_disk_writes_count", Unit: "count", Delta: true,
 		Help:   "Writes the same disks completed since the previous row.",
 		Source: "/proc/diskstats",
-		cell:   deltaUint(hostDisk(func(d *procfs.DiskTotals) uint64 { return d.Writes }), nil)},
+		cell:   deltaUint(hostDisk(func(d *hostmetrics.DiskIO) uint64 { return d.Writes }), nil)},
 	{Name: "host_net_rx_bytes", Unit: "bytes", Delta: true,
 		Help:   "Bytes received on every network interface but loopback since the previous row.",
 		Source: "/proc/net/dev",
-		cell:   deltaUint(hostNet(func(n *procfs.NetDevStat) uint64 { return n.RxBytes }), nil)},
+		cell:   deltaUint(hostNet(func(n *hostmetrics.NetIO) uint64 { return n.RxBytes }), nil)},
 	{Name: "host_net_tx_bytes", Unit: "bytes", Delta: true,
 		Help:   "Bytes sent on every network interface but loopback since the previous row.",
 		Source: "/proc/net/dev",
-		cell:   deltaUint(hostNet(func(n *procfs.NetDevStat) uint64 { return n.TxBytes }), nil)},
+		cell:   deltaUint(hostNet(func(n *hostmetrics.NetIO) uint64 { return n.TxBytes }), nil)},
 	{Name: "host_load1", Unit: "tasks",
 		Help:   "Load average over one minute: runnable and uninterruptible tasks, averaged.",
 		Source: "/proc/loadavg",
@@ -336,7 +335,7 @@ func jobCPUSystem(s *hostmetrics.Sample) (time.Duration, bool) {
 
 func jobMemory(s *hostmetrics.Sample) (uint64, bool) {
 	v, ok := s.Job.Memory()
-	cg := s.Job.HasCgroup && s.Job.CgroupOwn && s.Job.Cgroup.MemoryCurrent.Present
+	cg := s.Job.HasCgroup && s.Job.CgroupOwn && s.Job.Cgroup.HasMemory
 	return v, ok && (cg || treeFresh(s))
 }
 
@@ -357,7 +356,7 @@ func jobCPUChange(prev, cur *hostmetrics.Sample) bool {
 
 // cgroupCPU mirrors the choice Job.CPU makes.
 func cgroupCPU(s *hostmetrics.Sample) bool {
-	return s.Job.HasCgroup && s.Job.CgroupOwn && s.Job.Cgroup.CPU.UserUsec.Present && s.Job.Cgroup.CPU.SystemUsec.Present
+	return s.Job.HasCgroup && s.Job.CgroupOwn && s.Job.Cgroup.HasCPU
 }
 
 func jobRead(s *hostmetrics.Sample) (uint64, bool) {
@@ -380,44 +379,43 @@ func jobIOChange(prev, cur *hostmetrics.Sample) bool {
 
 // cgroupIO mirrors the choice Job.IO makes.
 func cgroupIO(s *hostmetrics.Sample) bool {
-	return s.Job.HasCgroup && s.Job.CgroupOwn && s.Job.Cgroup.IO.ReadBytes.Present && s.Job.Cgroup.IO.WriteBytes.Present
+	return s.Job.HasCgroup && s.Job.CgroupOwn && s.Job.Cgroup.HasIO
 }
 
 func jobThrottled(s *hostmetrics.Sample) (time.Duration, bool) {
 	if !s.Job.HasCgroup || !s.Job.CgroupOwn {
 		return 0, false
 	}
-	v, ok := s.Job.Cgroup.CPU.ThrottledUsec.Get()
-	return time.Duration(v) * time.Microsecond, ok
+	return s.Job.Cgroup.Throttled, s.Job.Cgroup.HasThrottled
 }
 
 func jobOOMKills(s *hostmetrics.Sample) (uint64, bool) {
 	if !s.Job.HasCgroup || !s.Job.CgroupOwn {
 		return 0, false
 	}
-	return s.Job.Cgroup.MemoryEvents.OOMKill.Get()
+	return s.Job.Cgroup.OOMKills, s.Job.Cgroup.HasOOMKills
 }
 
 // stallLine picks one line of a PressureSet.
-type stallLine func(p *hostmetrics.PressureSet) (procfs.PressureLine, bool)
+type stallLine func(p *hostmetrics.PressureSet) (time.Duration, bool)
 
-func cpuSome(p *hostmetrics.PressureSet) (procfs.PressureLine, bool) {
+func cpuSome(p *hostmetrics.PressureSet) (time.Duration, bool) {
 	return p.CPU.Some, p.CPU.HasSome
 }
 
-func memorySome(p *hostmetrics.PressureSet) (procfs.PressureLine, bool) {
+func memorySome(p *hostmetrics.PressureSet) (time.Duration, bool) {
 	return p.Memory.Some, p.Memory.HasSome
 }
 
-func memoryFull(p *hostmetrics.PressureSet) (procfs.PressureLine, bool) {
+func memoryFull(p *hostmetrics.PressureSet) (time.Duration, bool) {
 	return p.Memory.Full, p.Memory.HasFull
 }
 
-func ioSome(p *hostmetrics.PressureSet) (procfs.PressureLine, bool) {
+func ioSome(p *hostmetrics.PressureSet) (time.Duration, bool) {
 	return p.IO.Some, p.IO.HasSome
 }
 
-func ioFull(p *hostmetrics.PressureSet) (procfs.PressureLine, bool) {
+func ioFull(p *hostmetrics.PressureSet) (time.Duration, bool) {
 	return p.IO.Full, p.IO.HasFull
 }
 
@@ -427,19 +425,17 @@ func jobPressure(line stallLine) func(*hostmetrics.Sample) (time.Duration, bool)
 		if !ok {
 			return 0, false
 		}
-		l, ok := line(&p)
-		return l.Total, ok
+		return line(&p)
 	}
 }
 
 func hostPressure(line stallLine) func(*hostmetrics.Sample) (time.Duration, bool) {
 	return func(s *hostmetrics.Sample) (time.Duration, bool) {
-		l, ok := line(&s.Host.Pressure)
-		return l.Total, ok
+		return line(&s.Host.Pressure)
 	}
 }
 
-func hostCPU(get func(*procfs.CPUTimes) float64) func(*hostmetrics.Sample) (float64, bool) {
+func hostCPU(get func(*hostmetrics.CPUTimes) float64) func(*hostmetrics.Sample) (float64, bool) {
 	return func(s *hostmetrics.Sample) (float64, bool) { return get(&s.Host.CPU), s.Host.HasCPU }
 }
 
@@ -447,11 +443,11 @@ func hostMemory(get func(*hostmetrics.Memory) uint64) func(*hostmetrics.Sample) 
 	return func(s *hostmetrics.Sample) (uint64, bool) { return get(&s.Host.Memory), s.Host.HasMemory }
 }
 
-func hostDisk(get func(*procfs.DiskTotals) uint64) func(*hostmetrics.Sample) (uint64, bool) {
+func hostDisk(get func(*hostmetrics.DiskIO) uint64) func(*hostmetrics.Sample) (uint64, bool) {
 	return func(s *hostmetrics.Sample) (uint64, bool) { return get(&s.Host.Disk), s.Host.HasDisk }
 }
 
-func hostNet(get func(*procfs.NetDevStat) uint64) func(*hostmetrics.Sample) (uint64, bool) {
+func hostNet(get func(*hostmetrics.NetIO) uint64) func(*hostmetrics.Sample) (uint64, bool) {
 	return func(s *hostmetrics.Sample) (uint64, bool) { return get(&s.Host.Net), s.Host.HasNet }
 }
 
@@ -486,14 +482,10 @@ func hostCPUPct(b []byte, r *row) []byte {
 		return b
 	}
 	a, c := &r.prev.Host.CPU, &r.cur.Host.CPU
-	total := sumCPU(c) - sumCPU(a)
+	total := c.Total() - a.Total()
 	idle := (c.Idle + c.IOWait) - (a.Idle + a.IOWait)
 	if total <= 0 {
 		return b
 	}
 	return appendFixed2(b, 100*min(1, max(0, 1-idle/total)))
-}
-
-func sumCPU(c *procfs.CPUTimes) float64 {
-	return c.User + c.Nice + c.System + c.Idle + c.IOWait + c.IRQ + c.SoftIRQ + c.Steal
 }

@@ -10,16 +10,10 @@ import (
 	"time"
 
 	"github.com/jobtrace/jobtrace/hostmetrics"
-	"github.com/jobtrace/jobtrace/hostmetrics/cgroup"
-	"github.com/jobtrace/jobtrace/hostmetrics/procfs"
 )
 
 // t0 is in a zone other than UTC, so that a test sees the conversion.
 var t0 = time.Date(2026, 11, 29, 22, 35, 45, 123456789, time.FixedZone("CET", 3600))
-
-func u64(v uint64) cgroup.Opt[uint64] { return cgroup.Opt[uint64]{Value: v, Present: true} }
-
-func stall(d time.Duration) procfs.PressureLine { return procfs.PressureLine{Total: d} }
 
 // fullA and fullB are two samples, two seconds apart, with every group
 // present: the job has its own cgroup with every controller on.
@@ -30,26 +24,26 @@ func fullA() *hostmetrics.Sample {
 		Host: hostmetrics.Host{
 			NumCPU:    4,
 			HasCPU:    true,
-			CPU:       procfs.CPUTimes{User: 100, Nice: 10, System: 50, Idle: 800, IOWait: 20, IRQ: 1, SoftIRQ: 2, Steal: 3},
+			CPU:       hostmetrics.CPUTimes{User: 100, Nice: 10, System: 50, Idle: 800, IOWait: 20, IRQ: 1, SoftIRQ: 2, Steal: 3},
 			HasMemory: true,
 			Memory: hostmetrics.Memory{Total: 16e9, Used: 4e9, Free: 1e9, Available: 12e9,
 				SwapTotal: 8e9, SwapUsed: 1e6},
 			HasPaging: true,
 			Paging:    hostmetrics.Paging{Minor: 5000, Major: 100},
 			HasDisk:   true,
-			Disk:      procfs.DiskTotals{Reads: 1000, Writes: 2000, ReadBytes: 1e6, WrittenBytes: 2e6},
-			Disks:     []procfs.DiskStat{{Name: "sda", Whole: true}},
+			Disk:      hostmetrics.DiskIO{Reads: 1000, Writes: 2000, ReadBytes: 1e6, WrittenBytes: 2e6},
+			Disks:     []hostmetrics.Disk{{Name: "sda", Whole: true}},
 			HasNet:    true,
-			Net:       procfs.NetDevStat{RxBytes: 5000, TxBytes: 6000},
-			Ifaces:    []procfs.NetDevStat{{Name: "eth0"}, {Name: "lo"}},
+			Net:       hostmetrics.NetIO{RxBytes: 5000, TxBytes: 6000},
+			Ifaces:    []hostmetrics.Iface{{Name: "eth0"}, {Name: "lo"}},
 			HasLoad:   true,
-			Load:      procfs.Loadavg{Load1: 1.5, Load5: 1, Load15: 0.5, Running: 3, Total: 400},
+			Load:      hostmetrics.Load{Load1: 1.5, Load5: 1, Load15: 0.5, Running: 3, Total: 400},
 			HasFS:     true,
 			FS:        hostmetrics.Filesystem{Path: "/work", Used: 1e10, Free: 5e9},
 			Pressure: hostmetrics.PressureSet{
-				CPU:    procfs.Pressure{Some: stall(10 * time.Second), HasSome: true},
-				Memory: procfs.Pressure{Some: stall(time.Second), Full: stall(time.Second), HasSome: true, HasFull: true},
-				IO:     procfs.Pressure{Some: stall(3 * time.Second), Full: stall(time.Second), HasSome: true, HasFull: true},
+				CPU:    hostmetrics.Pressure{Some: 10 * time.Second, HasSome: true},
+				Memory: hostmetrics.Pressure{Some: time.Second, Full: time.Second, HasSome: true, HasFull: true},
+				IO:     hostmetrics.Pressure{Some: 3 * time.Second, Full: time.Second, HasSome: true, HasFull: true},
 			},
 		},
 		Job: hostmetrics.Job{
@@ -59,15 +53,17 @@ func fullA() *hostmetrics.Sample {
 			HasCgroup: true,
 			CgroupOwn: true,
 			CgroupDir: "/sys/fs/cgroup/jobtrace/job",
-			Cgroup: cgroup.Stats{
-				CPU:           cgroup.CPUStat{UsageUsec: u64(3e6), UserUsec: u64(2e6), SystemUsec: u64(1e6), ThrottledUsec: u64(0)},
-				MemoryCurrent: u64(200e6),
-				MemoryEvents:  cgroup.MemoryEvents{OOM: u64(0), OOMKill: u64(0)},
-				IO:            cgroup.IOStat{ReadBytes: u64(4096), WriteBytes: u64(8192)},
-				CPUPressure:   procfs.Pressure{Some: stall(time.Second), HasSome: true},
-				MemoryPressure: procfs.Pressure{Some: stall(0), Full: stall(0),
-					HasSome: true, HasFull: true},
-				IOPressure: procfs.Pressure{Some: stall(2 * time.Second), HasSome: true},
+			Cgroup: hostmetrics.Cgroup{
+				HasCPU: true, CPU: 3 * time.Second, CPUUser: 2 * time.Second, CPUSystem: time.Second,
+				HasThrottled: true,
+				HasMemory:    true, Memory: 200e6,
+				HasOOMKills: true,
+				HasIO:       true, ReadBytes: 4096, WriteBytes: 8192,
+				Pressure: hostmetrics.PressureSet{
+					CPU:    hostmetrics.Pressure{Some: time.Second, HasSome: true},
+					Memory: hostmetrics.Pressure{HasSome: true, HasFull: true},
+					IO:     hostmetrics.Pressure{Some: 2 * time.Second, HasSome: true},
+				},
 			},
 		},
 	}
@@ -79,27 +75,27 @@ func fullB() *hostmetrics.Sample {
 	s.Reason = hostmetrics.ReasonInterval
 	h := &s.Host
 	// 8 CPU-seconds in 2 s on 4 CPUs, 3.5 of them idle or iowait.
-	h.CPU = procfs.CPUTimes{User: 102, Nice: 10.5, System: 51, Idle: 803, IOWait: 20.5, IRQ: 1, SoftIRQ: 2.5, Steal: 3.5}
+	h.CPU = hostmetrics.CPUTimes{User: 102, Nice: 10.5, System: 51, Idle: 803, IOWait: 20.5, IRQ: 1, SoftIRQ: 2.5, Steal: 3.5}
 	h.Memory.Used, h.Memory.Available, h.Memory.SwapUsed = 5e9, 11e9, 2e6
 	h.Paging.Major = 130
-	h.Disk = procfs.DiskTotals{Reads: 1010, Writes: 2020, ReadBytes: 1e6 + 40960, WrittenBytes: 2e6 + 81920}
-	h.Net = procfs.NetDevStat{RxBytes: 6500, TxBytes: 6250}
-	h.Load = procfs.Loadavg{Load1: 2.25, Running: 4, Total: 410}
+	h.Disk = hostmetrics.DiskIO{Reads: 1010, Writes: 2020, ReadBytes: 1e6 + 40960, WrittenBytes: 2e6 + 81920}
+	h.Net = hostmetrics.NetIO{RxBytes: 6500, TxBytes: 6250}
+	h.Load = hostmetrics.Load{Load1: 2.25, Running: 4, Total: 410}
 	h.FS.Used, h.FS.Free = 1.1e10, 4.9e9
-	h.Pressure.CPU.Some = stall(10*time.Second + time.Second/2)
-	h.Pressure.Memory = procfs.Pressure{} // the file went missing
-	h.Pressure.IO.Some = stall(3*time.Second + time.Second/4)
+	h.Pressure.CPU.Some = 10*time.Second + time.Second/2
+	h.Pressure.Memory = hostmetrics.Pressure{} // the file went missing
+	h.Pressure.IO.Some = 3*time.Second + time.Second/4
 	j := &s.Job
 	j.Tree.Processes, j.Tree.Threads, j.Tree.RSS = 7, 12, 150e6
 	j.Tree.CPUUser, j.Tree.ReadBytes = 2*time.Second, 5000
 	c := &j.Cgroup
-	c.CPU.UserUsec, c.CPU.SystemUsec, c.CPU.ThrottledUsec = u64(3.5e6), u64(1.3e6), u64(250e3)
-	c.MemoryCurrent = u64(300e6)
-	c.MemoryEvents.OOMKill = u64(1)
-	c.IO.ReadBytes, c.IO.WriteBytes = u64(4096+1<<20), u64(8192+4096)
-	c.CPUPressure.Some = stall(time.Second + time.Second/2)
-	c.MemoryPressure.Some, c.MemoryPressure.Full = stall(time.Second/8), stall(time.Second/10)
-	c.IOPressure.Some = stall(2*time.Second + time.Microsecond)
+	c.CPUUser, c.CPUSystem, c.Throttled = 3500*time.Millisecond, 1300*time.Millisecond, 250*time.Millisecond
+	c.Memory = 300e6
+	c.OOMKills = 1
+	c.ReadBytes, c.WriteBytes = 4096+1<<20, 8192+4096
+	c.Pressure.CPU.Some = time.Second + time.Second/2
+	c.Pressure.Memory.Some, c.Pressure.Memory.Full = time.Second/8, time.Second/10
+	c.Pressure.IO.Some = 2*time.Second + time.Microsecond
 	return s
 }
 

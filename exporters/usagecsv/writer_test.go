@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/jobtrace/jobtrace/hostmetrics"
-	"github.com/jobtrace/jobtrace/hostmetrics/procfs"
 )
 
 // create makes a Writer on a file in a temporary directory.
@@ -471,7 +470,7 @@ type fakeSource struct{}
 
 func (fakeSource) Read(s *hostmetrics.Sample) error {
 	s.Host.HasCPU, s.Host.NumCPU = true, 2
-	s.Host.CPU = procfs.CPUTimes{User: s.Host.CPU.User + 1, Idle: s.Host.CPU.Idle + 1}
+	s.Host.CPU = hostmetrics.CPUTimes{User: s.Host.CPU.User + 1, Idle: s.Host.CPU.Idle + 1}
 	return nil
 }
 func (fakeSource) SetJob(int)                      {}

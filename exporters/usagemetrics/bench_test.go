@@ -70,7 +70,7 @@ func advance(s *hostmetrics.Sample) {
 	h.Memory.Free -= 4096
 	h.Paging.Minor += 100
 	for i := range h.Disks {
-		h.Disks[i].SectorsRead += 8
+		h.Disks[i].ReadBytes += 4096
 		h.Disks[i].Reads++
 		h.Disks[i].IOTime += time.Millisecond
 	}
@@ -78,15 +78,15 @@ func advance(s *hostmetrics.Sample) {
 		h.Ifaces[i].RxBytes += 1500
 		h.Ifaces[i].RxPackets++
 	}
-	h.Pressure.IO.Some.Total += time.Millisecond
+	h.Pressure.IO.Some += time.Millisecond
 	h.Load.Load1 += 0.01
 	j := &s.Job
 	j.Tree.CPUUser += 10 * time.Millisecond
 	j.Tree.RSS += 4096
 	j.Tree.ReadBytes += 4096
-	j.Cgroup.CPU.UserUsec.Value += 10_000
-	j.Cgroup.MemoryCurrent.Value += 4096
-	j.Cgroup.IO.ReadBytes.Value += 4096
+	j.Cgroup.CPUUser += 10 * time.Millisecond
+	j.Cgroup.Memory += 4096
+	j.Cgroup.ReadBytes += 4096
 }
 
 // BenchmarkPhase measures Phase for a name seen before.

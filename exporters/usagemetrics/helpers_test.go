@@ -16,8 +16,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/jobtrace/jobtrace/hostmetrics"
-	"github.com/jobtrace/jobtrace/hostmetrics/cgroup"
-	"github.com/jobtrace/jobtrace/hostmetrics/procfs"
 )
 
 // rig is a Recorder on a MeterProvider with a manual reader, and a sampled
@@ -172,13 +170,8 @@ func hasExemplarOf(p point, sc trace.SpanContext) bool {
 	return false
 }
 
-func opt(v uint64) cgroup.Opt[uint64] { return cgroup.Opt[uint64]{Value: v, Present: true} }
-
-func psi(some, full time.Duration) procfs.Pressure {
-	return procfs.Pressure{
-		Some: procfs.PressureLine{Total: some}, Full: procfs.PressureLine{Total: full},
-		HasSome: true, HasFull: true,
-	}
+func psi(some, full time.Duration) hostmetrics.Pressure {
+	return hostmetrics.Pressure{Some: some, Full: full, HasSome: true, HasFull: true}
 }
 
 // fullSample returns a sample with every group present. Its counters are
@@ -190,7 +183,7 @@ func fullSample(k uint64) *hostmetrics.Sample {
 	h := &s.Host
 	h.NumCPU = 2
 	h.HasCPU = true
-	h.CPU = procfs.CPUTimes{
+	h.CPU = hostmetrics.CPUTimes{
 		User: 100 + 1.0*f, Nice: 1 + 0.1*f, System: 50 + 0.5*f, Idle: 1000 + 0.2*f,
 		IOWait: 10 + 0.05*f, IRQ: 2 + 0.05*f, SoftIRQ: 3 + 0.05*f, Steal: 0.05 * f,
 	}
@@ -202,20 +195,20 @@ func fullSample(k uint64) *hostmetrics.Sample {
 	h.HasPaging = true
 	h.Paging = hostmetrics.Paging{Minor: 1000 + 40*k, Major: 10 + 2*k}
 	h.HasDisk = true
-	h.Disks = []procfs.DiskStat{
-		{Name: "sda", Whole: true, Reads: 10 + 3*k, Writes: 20 + 4*k, SectorsRead: 100 + 8*k, SectorsWritten: 200 + 16*k, IOTime: time.Second + 250*time.Millisecond*d},
-		{Name: "sda1", Reads: 5 + 100*k, SectorsRead: 50 + 100*k},
-		{Name: "loop0", Whole: true, Virtual: true, Reads: 7 + 100*k},
-		{Name: "nvme0n1", Whole: true, Reads: 1 + k, Writes: 1, SectorsRead: 8 + 8*k, SectorsWritten: 8, IOTime: 0},
+	h.Disks = []hostmetrics.Disk{
+		{Name: "sda", Whole: true, DiskIO: hostmetrics.DiskIO{Reads: 10 + 3*k, Writes: 20 + 4*k, ReadBytes: 512 * (100 + 8*k), WrittenBytes: 512 * (200 + 16*k), IOTime: time.Second + 250*time.Millisecond*d}},
+		{Name: "sda1", DiskIO: hostmetrics.DiskIO{Reads: 5 + 100*k, ReadBytes: 512 * (50 + 100*k)}},
+		{Name: "loop0", Whole: true, Virtual: true, DiskIO: hostmetrics.DiskIO{Reads: 7 + 100*k}},
+		{Name: "nvme0n1", Whole: true, DiskIO: hostmetrics.DiskIO{Reads: 1 + k, Writes: 1, ReadBytes: 512 * (8 + 8*k), WrittenBytes: 512 * 8}},
 	}
-	h.Disk = procfs.DiskTotals{} // not used by the recorder
+	h.Disk = hostmetrics.DiskIO{} // not used by the recorder
 	h.HasNet = true
-	h.Ifaces = []procfs.NetDevStat{
-		{Name: "lo", RxBytes: 1000 + 100*k, TxBytes: 1000 + 100*k, RxPackets: 10 + k, TxPackets: 10 + k},
-		{Name: "eth0", RxBytes: 5000 + 700*k, TxBytes: 3000 + 300*k, RxPackets: 50 + 7*k, TxPackets: 30 + 3*k, RxErrors: 1 + k, TxErrors: 2},
+	h.Ifaces = []hostmetrics.Iface{
+		{Name: "lo", NetIO: hostmetrics.NetIO{RxBytes: 1000 + 100*k, TxBytes: 1000 + 100*k, RxPackets: 10 + k, TxPackets: 10 + k}},
+		{Name: "eth0", NetIO: hostmetrics.NetIO{RxBytes: 5000 + 700*k, TxBytes: 3000 + 300*k, RxPackets: 50 + 7*k, TxPackets: 30 + 3*k, RxErrors: 1 + k, TxErrors: 2}},
 	}
 	h.HasLoad = true
-	h.Load = procfs.Loadavg{Load1: 1.5 + f, Load5: 1.0 + f, Load15: 0.5 + f}
+	h.Load = hostmetrics.Load{Load1: 1.5 + f, Load5: 1.0 + f, Load15: 0.5 + f}
 	h.HasFS = true
 	h.FS = hostmetrics.Filesystem{Path: "/work", Total: 1000, Used: 600 + 10*k, Free: 300 - 10*k, Reserved: 100}
 	h.Pressure = hostmetrics.PressureSet{
@@ -231,13 +224,16 @@ func fullSample(k uint64) *hostmetrics.Sample {
 		RSS: 1<<20 + 4096*k, HasIO: true, ReadBytes: 4096 + 4096*k, WriteBytes: 8192 + 1024*k, Roots: 1,
 	}
 	j.HasCgroup, j.CgroupOwn = true, true
-	j.Cgroup = cgroup.Stats{
-		CPU:           cgroup.CPUStat{UsageUsec: opt(3_000_000 + 750_000*k), UserUsec: opt(2_000_000 + 500_000*k), SystemUsec: opt(1_000_000 + 250_000*k)},
-		MemoryCurrent: opt(2<<20 + 8192*k),
-		IO:            cgroup.IOStat{ReadBytes: opt(4096 + 512*k), WriteBytes: opt(8192 + 2048*k)},
-		CPUPressure:   psi(time.Second+10*time.Millisecond*d, 500*time.Millisecond+5*time.Millisecond*d),
-		MemoryPressure: procfs.Pressure{
-			Some: procfs.PressureLine{Total: time.Second + 20*time.Millisecond*d}, HasSome: true,
+	j.Cgroup = hostmetrics.Cgroup{
+		HasCPU:    true,
+		CPU:       3*time.Second + 750*time.Millisecond*d,
+		CPUUser:   2*time.Second + 500*time.Millisecond*d,
+		CPUSystem: time.Second + 250*time.Millisecond*d,
+		HasMemory: true, Memory: 2<<20 + 8192*k,
+		HasIO: true, ReadBytes: 4096 + 512*k, WriteBytes: 8192 + 2048*k,
+		Pressure: hostmetrics.PressureSet{
+			CPU:    psi(time.Second+10*time.Millisecond*d, 500*time.Millisecond+5*time.Millisecond*d),
+			Memory: hostmetrics.Pressure{Some: time.Second + 20*time.Millisecond*d, HasSome: true},
 		},
 	}
 	return s

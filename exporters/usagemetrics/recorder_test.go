@@ -11,7 +11,6 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/jobtrace/jobtrace/hostmetrics"
-	"github.com/jobtrace/jobtrace/hostmetrics/procfs"
 )
 
 func TestTableIsComplete(t *testing.T) {
@@ -305,7 +304,7 @@ func TestAbsentGroups(t *testing.T) {
 		r := newRig(t)
 		s := fullSample(0)
 		s.Job.Tree.HasIO = false
-		s.Job.Cgroup.MemoryCurrent.Present = false
+		s.Job.Cgroup.HasMemory = false
 		r.rec.Sample(s)
 		ms := r.collect()
 		for _, n := range []string{"process.disk.io", "container.memory.usage"} {
@@ -341,7 +340,7 @@ func TestCountersNeverCountTwice(t *testing.T) {
 		s := &hostmetrics.Sample{}
 		s.Host.HasDisk = true
 		if present {
-			s.Host.Disks = []procfs.DiskStat{{Name: "sdb", Whole: true, SectorsRead: sectors}}
+			s.Host.Disks = []hostmetrics.Disk{{Name: "sdb", Whole: true, DiskIO: hostmetrics.DiskIO{ReadBytes: 512 * sectors}}}
 		}
 		return s
 	}
@@ -376,7 +375,7 @@ func TestMaxDevices(t *testing.T) {
 	s := &hostmetrics.Sample{}
 	s.Host.HasNet = true
 	for i := range MaxDevices + 3 {
-		s.Host.Ifaces = append(s.Host.Ifaces, procfs.NetDevStat{Name: "veth" + string(rune('a'+i/26/26%26)) + string(rune('a'+i/26%26)) + string(rune('a'+i%26))})
+		s.Host.Ifaces = append(s.Host.Ifaces, hostmetrics.Iface{Name: "veth" + string(rune('a'+i/26/26%26)) + string(rune('a'+i/26%26)) + string(rune('a'+i%26))})
 	}
 	r.rec.Sample(s)
 	r.rec.Sample(s)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/jobtrace/jobtrace/hostmetrics"
 	"github.com/jobtrace/jobtrace/hostmetrics/monotonic"
-	"github.com/jobtrace/jobtrace/hostmetrics/procfs"
 )
 
 // MaxDevices bounds the disks, and separately the network interfaces, that
@@ -33,7 +32,7 @@ const (
 
 var modeNames = [numModes]string{"user", "nice", "system", "idle", "iowait", "interrupt", "steal"}
 
-func modeTimes(c *procfs.CPUTimes) [numModes]float64 {
+func modeTimes(c *hostmetrics.CPUTimes) [numModes]float64 {
 	return [numModes]float64{c.User, c.Nice, c.System, c.Idle, c.IOWait, c.IRQ + c.SoftIRQ, c.Steal}
 }
 
@@ -242,7 +241,7 @@ func (r *Recorder) host(ctx context.Context, h *hostmetrics.Host) {
 	r.pressure(ctx, mSysPressure, &st.sysPSI, &h.Pressure, false)
 }
 
-func (r *Recorder) recordDisks(ctx context.Context, devs []procfs.DiskStat) {
+func (r *Recorder) recordDisks(ctx context.Context, devs []hostmetrics.Disk) {
 	st := &r.sampleState
 	for i := range devs {
 		d := &devs[i]
@@ -262,8 +261,8 @@ func (r *Recorder) recordDisks(ctx context.Context, devs []procfs.DiskStat) {
 			st.disks[d.Name] = e
 		}
 		e.seen = st.gen
-		r.addI(ctx, mSysDiskIO, e.io[dirIn].Step(d.ReadBytes()), &e.aDir[dirIn])
-		r.addI(ctx, mSysDiskIO, e.io[dirOut].Step(d.WrittenBytes()), &e.aDir[dirOut])
+		r.addI(ctx, mSysDiskIO, e.io[dirIn].Step(d.ReadBytes), &e.aDir[dirIn])
+		r.addI(ctx, mSysDiskIO, e.io[dirOut].Step(d.WrittenBytes), &e.aDir[dirOut])
 		r.addI(ctx, mSysDiskOps, e.ops[dirIn].Step(d.Reads), &e.aDir[dirIn])
 		r.addI(ctx, mSysDiskOps, e.ops[dirOut].Step(d.Writes), &e.aDir[dirOut])
 		r.addF(ctx, mSysDiskIOTime, e.ioTime.Step(d.IOTime.Seconds()), &e.aDev)
@@ -284,7 +283,7 @@ func newDisk(name string) *disk {
 	return e
 }
 
-func (r *Recorder) recordIfaces(ctx context.Context, ifs []procfs.NetDevStat) {
+func (r *Recorder) recordIfaces(ctx context.Context, ifs []hostmetrics.Iface) {
 	st := &r.sampleState
 	for i := range ifs {
 		n := &ifs[i]
@@ -327,14 +326,14 @@ func newIface(name string) *iface {
 // pressure records the stall time of each resource and kind present in p.
 func (r *Recorder) pressure(ctx context.Context, id int, c *[numPSI]fcounter, p *hostmetrics.PressureSet, cpuFull bool) {
 	st := &r.sampleState
-	for res, pr := range [3]*procfs.Pressure{&p.CPU, &p.Memory, &p.IO} {
+	for res, pr := range [3]*hostmetrics.Pressure{&p.CPU, &p.Memory, &p.IO} {
 		if pr.HasSome {
 			i := res*2 + 0
-			r.addF(ctx, id, c[i].Step(pr.Some.Total.Seconds()), &st.aPSI[i])
+			r.addF(ctx, id, c[i].Step(pr.Some.Seconds()), &st.aPSI[i])
 		}
 		if pr.HasFull && (res != 0 || cpuFull) {
 			i := res*2 + 1
-			r.addF(ctx, id, c[i].Step(pr.Full.Total.Seconds()), &st.aPSI[i])
+			r.addF(ctx, id, c[i].Step(pr.Full.Seconds()), &st.aPSI[i])
 		}
 	}
 }
@@ -355,23 +354,18 @@ func (r *Recorder) job(ctx context.Context, j *hostmetrics.Job) {
 	}
 	if j.HasCgroup {
 		c := &j.Cgroup
-		if v, ok := c.CPU.UserUsec.Get(); ok {
-			r.addF(ctx, mContCPUTime, st.contCPU[0].Step(float64(v)/1e6), &st.aMode[modeUser])
+		if c.HasCPU {
+			r.addF(ctx, mContCPUTime, st.contCPU[0].Step(c.CPUUser.Seconds()), &st.aMode[modeUser])
+			r.addF(ctx, mContCPUTime, st.contCPU[1].Step(c.CPUSystem.Seconds()), &st.aMode[modeSystem])
 		}
-		if v, ok := c.CPU.SystemUsec.Get(); ok {
-			r.addF(ctx, mContCPUTime, st.contCPU[1].Step(float64(v)/1e6), &st.aMode[modeSystem])
+		if c.HasMemory {
+			r.addLevel(ctx, mContMemory, &st.contMem, c.Memory, &st.aNone)
 		}
-		if v, ok := c.MemoryCurrent.Get(); ok {
-			r.addLevel(ctx, mContMemory, &st.contMem, v, &st.aNone)
+		if c.HasIO {
+			r.addI(ctx, mContDiskIO, st.contIO[dirIn].Step(c.ReadBytes), &st.aDisk[dirIn])
+			r.addI(ctx, mContDiskIO, st.contIO[dirOut].Step(c.WriteBytes), &st.aDisk[dirOut])
 		}
-		if v, ok := c.IO.ReadBytes.Get(); ok {
-			r.addI(ctx, mContDiskIO, st.contIO[dirIn].Step(v), &st.aDisk[dirIn])
-		}
-		if v, ok := c.IO.WriteBytes.Get(); ok {
-			r.addI(ctx, mContDiskIO, st.contIO[dirOut].Step(v), &st.aDisk[dirOut])
-		}
-		p := hostmetrics.PressureSet{CPU: c.CPUPressure, Memory: c.MemoryPressure, IO: c.IOPressure}
-		r.pressure(ctx, mContPressure, &st.contPSI, &p, true)
+		r.pressure(ctx, mContPressure, &st.contPSI, &c.Pressure, true)
 	}
 }
 

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/jobtrace/jobtrace/hostmetrics"
-	"github.com/jobtrace/jobtrace/hostmetrics/procfs"
 )
 
 // MinPeakSpan is the shortest span over which a utilisation is taken as a
@@ -34,11 +33,11 @@ type point struct {
 	oomKill     uint64
 	hasOOM      bool
 	hasHostCPU  bool
-	hostCPU     procfs.CPUTimes
+	hostCPU     hostmetrics.CPUTimes
 	hasDisk     bool
-	disk        procfs.DiskTotals
+	disk        hostmetrics.DiskIO
 	hasNet      bool
-	net         procfs.NetDevStat
+	net         hostmetrics.NetIO
 	hostPSI     hostmetrics.PressureSet
 	numCPU      int
 }
@@ -49,7 +48,7 @@ func pointOf(s *hostmetrics.Sample) point {
 	p.read, p.write, p.hasIO = s.Job.IO()
 	p.psi, p.hasPSI = s.Job.Pressure()
 	if s.Job.HasCgroup && s.Job.CgroupOwn {
-		p.oomKill, p.hasOOM = s.Job.Cgroup.MemoryEvents.OOMKill.Get()
+		p.oomKill, p.hasOOM = s.Job.Cgroup.OOMKills, s.Job.Cgroup.HasOOMKills
 	}
 	p.hasHostCPU, p.hostCPU = s.Host.HasCPU, s.Host.CPU
 	p.hasDisk, p.disk = s.Host.HasDisk, s.Host.Disk
@@ -197,16 +196,12 @@ func hostUtil(a, b point) (float64, bool) {
 	if !a.hasHostCPU || !b.hasHostCPU {
 		return 0, false
 	}
-	total := sumTimes(b.hostCPU) - sumTimes(a.hostCPU)
+	total := b.hostCPU.Total() - a.hostCPU.Total()
 	idle := (b.hostCPU.Idle + b.hostCPU.IOWait) - (a.hostCPU.Idle + a.hostCPU.IOWait)
 	if total <= 0 {
 		return 0, false
 	}
 	return clamp01(1 - idle/total), true
-}
-
-func sumTimes(c procfs.CPUTimes) float64 {
-	return c.User + c.Nice + c.System + c.Idle + c.IOWait + c.IRQ + c.SoftIRQ + c.Steal
 }
 
 func stalls(a, b hostmetrics.PressureSet) Stalls {
@@ -219,11 +214,11 @@ func stalls(a, b hostmetrics.PressureSet) Stalls {
 	return s
 }
 
-func stall(ok bool, a, b procfs.PressureLine) (time.Duration, bool) {
+func stall(ok bool, a, b time.Duration) (time.Duration, bool) {
 	if !ok {
 		return 0, false
 	}
-	return nonNeg(b.Total - a.Total), true
+	return nonNeg(b - a), true
 }
 
 func nonNeg(d time.Duration) time.Duration { return max(d, 0) }

@@ -11,7 +11,6 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/jobtrace/jobtrace/hostmetrics"
-	"github.com/jobtrace/jobtrace/hostmetrics/cgroup"
 )
 
 var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
@@ -26,14 +25,15 @@ func sample(at time.Duration, jobCPU time.Duration, mem, wrote uint64, hostBusy,
 	s.Host.CPU.Idle = hostIdle
 	s.Job.HasCgroup, s.Job.CgroupOwn = true, true
 	us := uint64(jobCPU / time.Microsecond)
-	s.Job.Cgroup.CPU.UsageUsec = cgroup.Opt[uint64]{Value: us, Present: true}
-	s.Job.Cgroup.CPU.UserUsec = cgroup.Opt[uint64]{Value: us * 3 / 4, Present: true}
-	s.Job.Cgroup.CPU.SystemUsec = cgroup.Opt[uint64]{Value: us - us*3/4, Present: true}
-	s.Job.Cgroup.MemoryCurrent = cgroup.Opt[uint64]{Value: mem, Present: true}
-	s.Job.Cgroup.IO.ReadBytes = cgroup.Opt[uint64]{Value: 0, Present: true}
-	s.Job.Cgroup.IO.WriteBytes = cgroup.Opt[uint64]{Value: wrote, Present: true}
-	s.Job.Cgroup.CPUPressure.HasSome = true
-	s.Job.Cgroup.CPUPressure.Some.Total = jobCPU / 10
+	c := &s.Job.Cgroup
+	c.HasCPU = true
+	c.CPU = time.Duration(us) * time.Microsecond
+	c.CPUUser = time.Duration(us*3/4) * time.Microsecond
+	c.CPUSystem = time.Duration(us-us*3/4) * time.Microsecond
+	c.HasMemory, c.Memory = true, mem
+	c.HasIO, c.ReadBytes, c.WriteBytes = true, 0, wrote
+	c.Pressure.CPU.HasSome = true
+	c.Pressure.CPU.Some = jobCPU / 10
 	return s
 }
 

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/jobtrace/jobtrace/hostmetrics"
-	"github.com/jobtrace/jobtrace/hostmetrics/procfs"
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
 )
 
@@ -161,7 +160,7 @@ func (se *Series) Sample(s *hostmetrics.Sample) {
 	// Memory is a gauge: each new reading stands for the time since the
 	// previous one; the first counts only for the peak.
 	if m, ok := j.Memory(); ok {
-		t := readAt(s, own && j.Cgroup.MemoryCurrent.Present)
+		t := readAt(s, own && j.Cgroup.HasMemory)
 		switch {
 		case !se.memOK:
 			se.memory.add(float64(m), 0)
@@ -173,13 +172,13 @@ func (se *Series) Sample(s *hostmetrics.Sample) {
 	}
 
 	if u, sy, ok := j.CPU(); ok {
-		t := readAt(s, own && j.Cgroup.CPU.UserUsec.Present && j.Cgroup.CPU.SystemUsec.Present)
+		t := readAt(s, own && j.Cgroup.HasCPU)
 		if r, sec, ok := se.cpuAt.next(t, (u + sy).Seconds(), true, last); ok && s.Host.NumCPU > 0 {
 			se.cpu.add(100*min(r/float64(s.Host.NumCPU), 1), sec)
 		}
 	}
 	if rd, wr, ok := j.IO(); ok {
-		t := readAt(s, own && j.Cgroup.IO.ReadBytes.Present && j.Cgroup.IO.WriteBytes.Present)
+		t := readAt(s, own && j.Cgroup.HasIO)
 		if r, sec, ok := se.jobIOAt.next(t, float64(rd)+float64(wr), true, last); ok {
 			se.jobIO.add(r, sec)
 		}
@@ -247,7 +246,7 @@ func (se *Series) Stats() JobStats {
 
 // cpuBusy returns the machine's CPU time not idle (iowait counts as idle,
 // as in top and in package usage) and its total, in seconds.
-func cpuBusy(c *procfs.CPUTimes) (busy, total float64) {
-	total = c.User + c.Nice + c.System + c.Idle + c.IOWait + c.IRQ + c.SoftIRQ + c.Steal
+func cpuBusy(c *hostmetrics.CPUTimes) (busy, total float64) {
+	total = c.Total()
 	return total - c.Idle - c.IOWait, total
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/jobtrace/jobtrace/hostmetrics"
-	"github.com/jobtrace/jobtrace/hostmetrics/procfs"
 )
 
 // tick is one hand-made sample: cumulative counters at a time.
@@ -32,11 +31,11 @@ func (k tick) sample() hostmetrics.Sample {
 	s.Host.NumCPU = 2
 	if !k.noHostFigure {
 		s.Host.HasCPU = true
-		s.Host.CPU = procfs.CPUTimes{User: k.busy * 0.75, System: k.busy * 0.25, Idle: k.idle}
+		s.Host.CPU = hostmetrics.CPUTimes{User: k.busy * 0.75, System: k.busy * 0.25, Idle: k.idle}
 		s.Host.HasDisk = true
-		s.Host.Disk = procfs.DiskTotals{Reads: k.ops / 2, Writes: k.ops - k.ops/2, ReadBytes: k.dbytes / 4, WrittenBytes: k.dbytes - k.dbytes/4}
+		s.Host.Disk = hostmetrics.DiskIO{Reads: k.ops / 2, Writes: k.ops - k.ops/2, ReadBytes: k.dbytes / 4, WrittenBytes: k.dbytes - k.dbytes/4}
 		s.Host.HasNet = true
-		s.Host.Net = procfs.NetDevStat{RxBytes: k.rx, TxBytes: k.tx}
+		s.Host.Net = hostmetrics.NetIO{RxBytes: k.rx, TxBytes: k.tx}
 	}
 	s.Job.HasTree = true
 	s.Job.Tree = hostmetrics.Tree{CPUUser: k.jobCPU * 2 / 3, CPUSystem: k.jobCPU - k.jobCPU*2/3, RSS: k.rss}
@@ -195,10 +194,10 @@ func TestSeriesCounterGoesBack(t *testing.T) {
 func TestSeriesAllocatesNothingPerSample(t *testing.T) {
 	se := NewSeries()
 	s := ticks[1].sample()
-	s.Host.Disks = make([]procfs.DiskStat, 4)
-	s.Host.Ifaces = make([]procfs.NetDevStat, 3)
+	s.Host.Disks = make([]hostmetrics.Disk, 4)
+	s.Host.Ifaces = make([]hostmetrics.Iface, 3)
 	s.Job.HasCgroup, s.Job.CgroupOwn = true, true
-	s.Job.Cgroup.MemoryCurrent.Value, s.Job.Cgroup.MemoryCurrent.Present = 1<<30, true
+	s.Job.Cgroup.Memory, s.Job.Cgroup.HasMemory = 1<<30, true
 	allocs := testing.AllocsPerRun(1000, func() {
 		s.Time = s.Time.Add(time.Second)
 		s.Job.Tree.CPUUser += 500 * time.Millisecond
@@ -240,8 +239,7 @@ func TestSeriesTreeWalkedLessOften(t *testing.T) {
 		// controller: CPU from cpu.stat, read at every sample (1 s of
 		// CPU each), memory from the tree.
 		s.Job.HasCgroup, s.Job.CgroupOwn = true, true
-		s.Job.Cgroup.CPU.UserUsec.Value, s.Job.Cgroup.CPU.UserUsec.Present = uint64(i)*1e6, true
-		s.Job.Cgroup.CPU.SystemUsec.Present = true
+		s.Job.Cgroup.CPUUser, s.Job.Cgroup.HasCPU = time.Duration(i)*time.Second, true
 		cg.Sample(&s)
 	}
 	st := se.Stats()
