@@ -18,6 +18,7 @@ import (
 	"github.com/jobtrace/jobtrace/spans/protocol"
 	"github.com/jobtrace/jobtrace/spans/scan"
 	"github.com/jobtrace/jobtrace/spans/socket"
+	"github.com/jobtrace/jobtrace/supervise"
 )
 
 // TestHelperPhaseClient is not a test: TestMarkerBeforeSocketBeginIsItsParent
@@ -84,16 +85,33 @@ func checkMarkerThenSocketBegin(t *testing.T, hooks testHooks) {
 		t.Fatal(err)
 	}
 	defer errf.Close()
-	code := Run(Options{
-		Args: []string{"sh", "-c", `echo "::group::Build"; "$0" -test.run='^TestHelperPhaseClient$' || exit 9; echo "::endgroup::"`, os.Args[0]},
-		Name: "job", Out: filepath.Join(dir, "out"), ExportTimeout: time.Second, GracePeriod: time.Second,
+	env := append(os.Environ(), "JOBTRACE_TEST_CLIENT=1")
+	s := New(Settings{
+		Name: "job", Out: filepath.Join(dir, "out"), ExportTimeout: time.Second,
 		Scan:     scan.Options{Phase: true, GitHub: true, GitLab: true},
 		Socket:   true,
-		Resource: sdkresource.Empty(), Parent: context.Background(),
-		Env:   append(os.Environ(), "JOBTRACE_TEST_CLIENT=1"),
-		Stdin: nil, Stdout: out, Stderr: errf, Summary: "off",
-		hooks: hooks,
+		Resource: sdkresource.Empty(),
+		Env:      env, Log: supervise.NewLogger(errf), Summary: "off",
+		Child: true, hooks: hooks,
 	})
+	if err := s.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr := s.Output()
+	job, err := supervise.Start(supervise.Options{
+		Args:   []string{"sh", "-c", `echo "::group::Build"; "$0" -test.run='^TestHelperPhaseClient$' || exit 9; echo "::endgroup::"`, os.Args[0]},
+		Env:    s.JobEnv(env),
+		Stdout: out, Stderr: errf, OutStdout: stdout, OutStderr: stderr,
+		GracePeriod: time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.JobStarted(job)
+	code := job.Wait()
+	if _, err := s.Shutdown(context.Background(), Outcome{Code: code}); err != nil {
+		t.Fatal(err)
+	}
 	if code != 0 {
 		logs, _ := os.ReadFile(errf.Name())
 		t.Fatalf("exit code %d; stderr %s", code, logs)

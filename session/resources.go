@@ -140,7 +140,7 @@ func (r *resources) start(interval time.Duration, rootCtx context.Context, sinks
 // jobStarted tells the source the job's pid. When the job could not be
 // started right into its cgroup it is moved there now; its first children
 // may then have been forked outside it.
-func (r *resources) jobStarted(j *supervise.Job, log *supervise.Logger) {
+func (r *resources) jobStarted(j Job, log *supervise.Logger) {
 	r.src.SetJob(j.Pid())
 	if err := j.CgroupErr(); err != nil && r.jobCg != nil {
 		if err2 := r.jobCg.addProc(j.Pid()); err2 != nil {

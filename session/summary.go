@@ -34,7 +34,7 @@ type jobEnd struct {
 // writeSummary prints the end-of-job summary on jobtrace's log, as text or
 // Markdown, and appends it as Markdown to $GITHUB_STEP_SUMMARY when the job
 // runs in GitHub Actions.
-func writeSummary(log *supervise.Logger, o Options, end jobEnd) {
+func writeSummary(log *supervise.Logger, o Settings, end jobEnd) {
 	if o.Summary == "off" {
 		return
 	}

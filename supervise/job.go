@@ -214,6 +214,9 @@ func unwrapExec(err error) error {
 	return err
 }
 
+// closeAll undoes what Start did for a job that could not be started: it
+// closes the child's ends and ours, stops watching the terminal's size, and
+// waits for the copies of the output and their taps to end.
 func (j *Job) closeAll() {
 	for _, c := range j.closers {
 		c.Close()
@@ -221,6 +224,9 @@ func (j *Job) closeAll() {
 	for _, r := range j.readers {
 		r.Close()
 	}
+	j.plat.close()
+	j.copies.Wait()
+	j.taps.Wait()
 }
 
 // SameFile reports whether a and b are the same open file (for example both

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"go.uber.org/goleak"
 
 	"github.com/jobtrace/jobtrace/internal/timingtest"
 )
@@ -325,4 +326,28 @@ func TestSyncOutputWaitsForWhatTheJobPrintedBefore(t *testing.T) {
 	}
 	j.Kill()
 	j.Wait()
+}
+
+// A job that cannot be started once its pseudo-terminal is open leaves no
+// goroutine behind: neither the copy of its output nor the SIGWINCH
+// watcher, which Start stops and waits for before it returns.
+func TestFailedStartLeavesNoGoroutine(t *testing.T) {
+	ptm, pts, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	defer ptm.Close()
+	defer pts.Close()
+	bad := filepath.Join(t.TempDir(), "not-a-program")
+	if err := os.WriteFile(bad, []byte("\x7fELF\x00\x00\x00\x00"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, errf := files(t)
+	ignore := goleak.IgnoreCurrent()
+	_, err = Start(Options{Args: []string{bad}, Stdout: pts, Stderr: errf})
+	var se *StartError
+	if !errors.As(err, &se) || se.Code != ExitNotExecutable {
+		t.Fatalf("Start: %v, want a StartError of code %d", err, ExitNotExecutable)
+	}
+	goleak.VerifyNone(t, ignore)
 }

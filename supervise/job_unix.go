@@ -35,6 +35,9 @@ var sigpipeOnce sync.Once
 type platformJob struct {
 	ptm   *os.File
 	winch chan os.Signal
+	// watched is closed when the goroutine that follows the size of
+	// jobtrace's terminal has ended.
+	watched chan struct{}
 }
 
 func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
@@ -49,8 +52,10 @@ func (j *Job) openPTY() (*os.File, error) {
 	_ = pty.InheritSize(j.opts.Stdout, ptm)
 	j.plat.ptm = ptm
 	j.plat.winch = make(chan os.Signal, 1)
+	j.plat.watched = make(chan struct{})
 	signal.Notify(j.plat.winch, syscall.SIGWINCH)
 	go func(c chan os.Signal, out *os.File) {
+		defer close(j.plat.watched)
 		for range c {
 			_ = pty.InheritSize(out, ptm)
 		}
@@ -67,10 +72,13 @@ func (j *Job) openPTY() (*os.File, error) {
 	return pts, nil
 }
 
+// close stops following the size of jobtrace's terminal, and waits for the
+// goroutine that did.
 func (p *platformJob) close() {
 	if p.winch != nil {
 		signal.Stop(p.winch)
 		close(p.winch)
+		<-p.watched
 		p.winch = nil
 	}
 }

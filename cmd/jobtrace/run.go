@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 
+	"github.com/jobtrace/jobtrace/agent"
 	"github.com/jobtrace/jobtrace/config"
 	"github.com/jobtrace/jobtrace/internal/safefile"
 	"github.com/jobtrace/jobtrace/session"
@@ -41,45 +42,47 @@ func cmdRun(args []string) error {
 		}
 		defer logw.Close()
 	}
-	o := session.Options{
-		Args:            argv,
-		Name:            s.taskName(argv),
-		Out:             s.cfg.Out,
-		ExportTimeout:   s.cfg.ExportTimeout,
-		GracePeriod:     s.cfg.GracePeriod,
-		RecordArgs:      s.cfg.RecordArgs,
-		Version:         jobtraceVersion(),
-		Scan:            s.scanOptions(),
-		Socket:          s.cfg.Markers.Socket,
-		MarkerDir:       s.cfg.Markers.MarkerDir,
-		MaxMessageBytes: s.cfg.Limits.MaxMessageBytes,
-		MaxMarkerFiles:  s.cfg.Limits.MaxMarkerFiles,
-		MaxSocketConns:  s.cfg.Limits.MaxSocketConns,
-		MaxOpenPhases:   s.cfg.Limits.MaxOpenPhases,
-		Resource:        s.resource(),
-		Export:          s.exportSettings(),
-		Parent:          s.parent(),
-		Env:             os.Environ(),
-		Stdin:           os.Stdin,
-		Stdout:          os.Stdout,
-		Stderr:          os.Stderr,
-		Start:           runStart,
-		Guard:           true,
-		Sampling: session.SamplingOptions{
-			Interval: s.cfg.Sampling.Interval,
-			Cgroup:   s.cfg.Sampling.Cgroup == config.CgroupAuto,
-			ProcRoot: s.cfg.Sampling.ProcRoot,
-			SysRoot:  s.cfg.Sampling.SysRoot,
+	o := agent.Options{
+		Session: session.Settings{
+			Name:            s.taskName(argv),
+			Out:             s.cfg.Out,
+			ExportTimeout:   s.cfg.ExportTimeout,
+			RecordArgs:      s.cfg.RecordArgs,
+			Version:         jobtraceVersion(),
+			Scan:            s.scanOptions(),
+			Socket:          s.cfg.Markers.Socket,
+			MarkerDir:       s.cfg.Markers.MarkerDir,
+			MaxMessageBytes: s.cfg.Limits.MaxMessageBytes,
+			MaxMarkerFiles:  s.cfg.Limits.MaxMarkerFiles,
+			MaxSocketConns:  s.cfg.Limits.MaxSocketConns,
+			MaxOpenPhases:   s.cfg.Limits.MaxOpenPhases,
+			Resource:        s.resource(),
+			Export:          s.exportSettings(),
+			Env:             os.Environ(),
+			Start:           runStart,
+			Sampling: session.SamplingOptions{
+				Interval: s.cfg.Sampling.Interval,
+				Cgroup:   s.cfg.Sampling.Cgroup == config.CgroupAuto,
+				ProcRoot: s.cfg.Sampling.ProcRoot,
+				SysRoot:  s.cfg.Sampling.SysRoot,
+			},
+			Summary: s.cfg.Summary,
 		},
-		Summary: s.cfg.Summary,
+		Args:        argv,
+		GracePeriod: s.cfg.GracePeriod,
+		Parent:      s.parent(),
+		Stdin:       os.Stdin,
+		Stdout:      os.Stdout,
+		Stderr:      os.Stderr,
+		Guard:       true,
 	}
 	if !s.cfg.SDKDisabled {
-		o.PrometheusListen = s.cfg.PrometheusListen
+		o.Session.PrometheusListen = s.cfg.PrometheusListen
 	}
 	if logw != nil {
 		o.Log = logw
 	}
-	return exitWith(session.Run(o))
+	return exitWith(agent.Run(o))
 }
 
 func exitWith(code int) error {

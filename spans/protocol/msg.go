@@ -56,6 +56,7 @@ const (
 	SyntaxPattern   = "pattern"
 	SyntaxSocket    = "socket"
 	SyntaxMarkerDir = "markerdir"
+	SyntaxGo        = "go" // a Go program that embeds a session
 )
 
 // Msg is one marker message, from any source.

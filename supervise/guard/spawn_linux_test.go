@@ -6,14 +6,17 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jobtrace/jobtrace/internal/timingtest"
 )
 
-// TestMain lets this test binary be the guard process, as jobtrace is.
+// TestMain lets this test binary be the guard process, as jobtrace is,
+// and checks that the tests leave no goroutine running.
 func TestMain(m *testing.M) {
 	if len(os.Args) == 2 && os.Args[1] == Arg {
 		Main()
 	}
-	os.Exit(m.Run())
+	timingtest.VerifyTestMain(m)
 }
 
 // A job that ends before Delay gets no guard process.

@@ -1,0 +1,448 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	sdkresource "go.opentelemetry.io/otel/sdk/resource"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/jobtrace/jobtrace/internal/cleantext"
+	"github.com/jobtrace/jobtrace/internal/redact"
+	"github.com/jobtrace/jobtrace/spans"
+	"github.com/jobtrace/jobtrace/spans/protocol"
+	"github.com/jobtrace/jobtrace/spans/scan"
+	"github.com/jobtrace/jobtrace/supervise"
+	"github.com/jobtrace/jobtrace/telemetry"
+)
+
+// Environment variables a session gives the job.
+const (
+	EnvSocket    = "JOBTRACE_SOCKET"
+	EnvMarkerDir = "JOBTRACE_MARKER_DIR"
+)
+
+// OutputSyncTimeout bounds how long a socket message that asks for a reply
+// waits for the output the job wrote before it to be scanned, so that a
+// marker line printed just before `jobtrace phase begin` is handled first
+// and the phase nests under it. The scanner is at most 2 × TapQueueBytes
+// behind, which it scans in milliseconds even on a loaded machine; the
+// bound is there for a tracker that is held up, and stays below the
+// client's socket.RequestTimeout. When it is reached, the message is handled
+// anyway, and that is warned about once and counted.
+const OutputSyncTimeout = time.Second
+
+// Settings describe one session.
+type Settings struct {
+	// Name is the task name (span name and cicd.pipeline.task.name).
+	Name string
+	// RunID is cicd.pipeline.task.run.id; empty means none.
+	RunID string
+	// Command is the job's command line: its program's base name is
+	// process.executable.name, and with RecordArgs the whole line is
+	// process.command_args. Empty for a session that runs no command.
+	Command    []string
+	RecordArgs bool
+	// Out is the directory of the local artifacts.
+	Out           string
+	ExportTimeout time.Duration
+	Version       string
+
+	Scan            scan.Options // syntaxes, patterns, MaxLineBytes
+	Socket          bool
+	MarkerDir       bool
+	MaxMessageBytes int
+	MaxMarkerFiles  int
+	MaxSocketConns  int
+	MaxOpenPhases   int
+
+	Sampling SamplingOptions
+	// Summary is the end-of-job summary's form: off, text or markdown.
+	Summary string
+
+	Resource *sdkresource.Resource
+	Export   telemetry.ExportSettings
+	// PrometheusListen, when set, is the address where the metrics are
+	// served for scraping at /metrics while the session lives.
+	PrometheusListen string
+	// Env is the environment the session runs in (os.Environ()): the base
+	// of JobEnv, and where $GITHUB_STEP_SUMMARY is looked up.
+	Env []string
+	// Log receives the session's messages; stderr when nil.
+	Log *supervise.Logger
+	// Start is when jobtrace started, for the job's span and its start-up
+	// span; time.Now() at New when zero.
+	Start time.Time
+	// Child says a child process is started after Start and reported with
+	// JobStarted or JobNotStarted: its output is scanned for markers
+	// (Output), the start-up span ends once it has started, and a socket
+	// message that asks for a reply waits until the job's output written
+	// before it has been scanned.
+	Child bool
+	// Cleaned, when set, is called by Shutdown once the job's cgroup and
+	// the private directory of the socket and the marker dir are removed.
+	Cleaned func()
+
+	hooks testHooks
+}
+
+// Job is the process a session follows, as supervise.Job is.
+type Job interface {
+	Pid() int
+	// SyncOutput waits, at most timeout, until the taps given by Output
+	// have seen every byte the job had written when it was called.
+	SyncOutput(timeout time.Duration) bool
+	// CgroupErr is why the job could not be started in the cgroup of
+	// CgroupFD; nil when it was, or none was asked for.
+	CgroupErr() error
+}
+
+// Session is one traced run: started, fed phase messages from any source
+// (the job's output, the socket, the marker dir, Go calls), sampled, and
+// shut down with the job's outcome, after which every artifact is written.
+type Session struct {
+	set Settings
+	log *supervise.Logger
+
+	pipe    *telemetry.Pipeline
+	tracer  trace.Tracer
+	rootCtx context.Context
+	root    trace.Span
+	startup trace.Span
+	steps   []startStep
+	res     *resources
+	tracker *spans.Tracker
+	srcs    *sources
+	env     map[string]string // what the job is given besides Settings.Env
+	scanners
+
+	job     atomic.Pointer[Job]
+	started chan struct{} // closed once job is set, or the job failed to start
+	once    sync.Once
+	late    atomic.Uint64 // socket messages handled before the output before them
+	shut    atomic.Bool
+}
+
+// startStep is a step of start-up, an event of the start-up span.
+type startStep struct {
+	name string
+	at   time.Time
+}
+
+// scanners are the taps of the job's stdout and stderr.
+type scanners struct {
+	outScan, errScan *scan.Scanner
+	outTap, errTap   io.Writer
+}
+
+// New returns a session of set; nothing is started before Start.
+func New(set Settings) *Session {
+	if set.Start.IsZero() {
+		set.Start = time.Now()
+	}
+	if set.Log == nil {
+		set.Log = supervise.NewLogger(os.Stderr)
+	}
+	if set.Name == "" {
+		set.Name = "job"
+	}
+	// The task name, the run id and the command come from the user, the
+	// CI system or the job: cleaned (cleantext) before they go in a span.
+	set.Name, set.RunID = cleantext.String(set.Name), cleantext.String(set.RunID)
+	return &Session{set: set, log: set.Log, started: make(chan struct{})}
+}
+
+// Start sets up the telemetry, starts the job's span as a child of the span
+// context in ctx (which may also carry baggage; its cancellation is not
+// the session's), starts sampling, and starts listening on the socket and
+// the marker dir. An error means the session has no telemetry, and nothing
+// it started is left running; a source that cannot be set up costs that
+// source, with a warning.
+func (s *Session) Start(ctx context.Context) error {
+	s.mark("configuration loaded")
+	exp := s.set.Export
+	exp.PrometheusListen = s.set.PrometheusListen
+	pipe, err := telemetry.New(s.set.Out, s.set.Resource, exp, s.log.Warn)
+	s.mark("telemetry ready")
+	if err != nil {
+		return err
+	}
+	s.pipe = pipe
+	s.tracer = pipe.TracerProvider.Tracer("jobtrace", trace.WithInstrumentationVersion(s.set.Version))
+	if addr := pipe.PrometheusAddr(); addr != "" {
+		s.log.Printf("serving metrics for Prometheus at http://%s%s", addr, telemetry.PrometheusPath)
+	}
+	s.rootCtx, s.root = s.tracer.Start(context.WithoutCancel(ctx), s.set.Name, trace.WithTimestamp(s.set.Start),
+		trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(s.rootAttrs()...))
+	_, s.startup = s.tracer.Start(s.rootCtx, "jobtrace startup", trace.WithTimestamp(s.set.Start))
+
+	s.res = newResources(s.set.Sampling, s.log)
+	var observer spans.PhaseObserver
+	if s.res != nil {
+		observer = s.res.phases
+		s.mark("resource sampling ready")
+	}
+	s.tracker = spans.NewTracker(s.rootCtx, s.tracer, spans.TrackerOptions{
+		Meter: pipe.Meter, Warn: s.log.Warn, MaxOpenPhases: s.set.MaxOpenPhases, Observer: observer,
+		Start: s.set.Start,
+	})
+	s.env = spans.InjectEnv(s.rootCtx)
+	s.srcs, err = startSources(s.set, s.handleSocket, s.log, s.env)
+	s.mark("socket and marker dir ready")
+	if err != nil {
+		s.log.Warn(err.Error())
+	}
+	s.outScan = scan.New(s.set.Scan, func(m protocol.Msg) { s.tracker.Handle(m) })
+	s.errScan = scan.New(s.set.Scan, func(m protocol.Msg) { s.tracker.Handle(m) })
+	s.outTap, s.errTap = s.outScan, s.errScan
+	if s.set.hooks.tap != nil {
+		s.outTap, s.errTap = heldTap{s.outScan, s.set.hooks.tap}, heldTap{s.errScan, s.set.hooks.tap}
+	}
+	if s.res != nil {
+		s.res.start(s.set.Sampling.Interval, s.rootCtx, s.res.sinks(pipe, s.tracker, s.log), s.log)
+		s.mark("first sample taken")
+	}
+	if !s.set.Child {
+		s.jobDone(nil)
+	}
+	return nil
+}
+
+func (s *Session) rootAttrs() []attribute.KeyValue {
+	attrs := []attribute.KeyValue{semconv.CICDPipelineTaskName(s.set.Name)}
+	if len(s.set.Command) > 0 {
+		attrs = append(attrs, semconv.ProcessExecutableName(cleantext.String(filepath.Base(s.set.Command[0]))))
+	}
+	if s.set.RunID != "" {
+		attrs = append(attrs, semconv.CICDPipelineTaskRunID(s.set.RunID))
+	}
+	if s.set.RecordArgs && len(s.set.Command) > 0 {
+		// Recorded on request, but a URL's credentials stay out.
+		args := make([]string, len(s.set.Command))
+		for i, a := range s.set.Command {
+			args[i] = cleantext.String(redact.String(a))
+		}
+		attrs = append(attrs, semconv.ProcessCommandArgs(args...))
+	}
+	return attrs
+}
+
+// mark records a step of start-up, an event of the start-up span.
+func (s *Session) mark(what string) {
+	s.steps = append(s.steps, startStep{what, time.Now()})
+}
+
+// Output returns the taps of the job's stdout and stderr (see
+// supervise.Options.OutStdout): the marker scanners.
+func (s *Session) Output() (stdout, stderr io.Writer) { return s.outTap, s.errTap }
+
+// JobEnv is the job's environment: base with the job's trace context
+// (TRACEPARENT, TRACESTATE, BAGGAGE), the socket and the marker dir, and,
+// when this binary is named jobtrace and is not on the PATH of base, its
+// directory at the end of PATH.
+func (s *Session) JobEnv(base []string) []string {
+	env := spans.MergeEnv(base, s.env, append(spans.EnvKeys, EnvSocket, EnvMarkerDir)...)
+	if s.srcs.bin == "" {
+		return env
+	}
+	path := ""
+	for _, kv := range base {
+		if strings.HasPrefix(kv, "PATH=") {
+			path = kv[len("PATH="):]
+		}
+	}
+	return spans.MergeEnv(env, map[string]string{"PATH": appendPath(path, s.srcs.bin)})
+}
+
+// GuardEnv are the entries of JobEnv that only the job has: its trace
+// context, the socket and the marker dir.
+func (s *Session) GuardEnv() []string {
+	var out []string
+	for _, k := range []string{"TRACEPARENT", EnvSocket, EnvMarkerDir} {
+		if v := s.env[k]; v != "" {
+			out = append(out, k+"="+v)
+		}
+	}
+	return out
+}
+
+// PrivateDir is the directory of the socket and the marker dir, "" when
+// there is none; Shutdown removes it.
+func (s *Session) PrivateDir() string { return s.srcs.dir }
+
+// Cgroup is the job's own cgroup directory, "" when it has none; CgroupFD
+// is a descriptor of it to start the job in (0 when none).
+func (s *Session) Cgroup() string {
+	if s.res == nil {
+		return ""
+	}
+	return s.res.jobCg.dir()
+}
+
+// CgroupFD: see Cgroup.
+func (s *Session) CgroupFD() int {
+	if s.res == nil {
+		return 0
+	}
+	return s.res.jobCg.cgroupFD()
+}
+
+// JobStarted tells the session the job has started: it follows its
+// processes, and socket messages wait for its output from now on.
+func (s *Session) JobStarted(j Job) {
+	if s.set.hooks.started != nil {
+		s.set.hooks.started()
+	}
+	s.job.Store(&j)
+	s.jobDone(j)
+}
+
+// JobNotStarted tells the session the job could not be started.
+func (s *Session) JobNotStarted() { s.jobDone(nil) }
+
+// JobExited gives the session the job's resource usage, as soon as it is
+// reaped (supervise.Options.OnExit).
+func (s *Session) JobExited(ps *os.ProcessState) {
+	if s.res != nil {
+		s.res.jobExited(ps)
+	}
+}
+
+// jobDone ends start-up: the job has started (j), or failed to, or there
+// is none.
+func (s *Session) jobDone(j Job) {
+	s.once.Do(func() {
+		close(s.started)
+		if s.set.Child {
+			s.mark("job started")
+		}
+		if s.res != nil && j != nil {
+			s.res.jobStarted(j, s.log)
+		}
+		for _, st := range s.steps {
+			s.startup.AddEvent(st.name, trace.WithTimestamp(st.at))
+		}
+		if s.res != nil {
+			for _, n := range s.res.notes {
+				s.startup.AddEvent("resource sampling: " + n)
+			}
+		}
+		s.startup.End()
+		if j != nil {
+			s.root.SetAttributes(semconv.ProcessPID(j.Pid()))
+		}
+	})
+}
+
+// handleSocket handles a message from the socket or the marker dir. A
+// client that waits for the reply is a step of the job: what the job
+// printed before it is scanned first.
+func (s *Session) handleSocket(m protocol.Msg) protocol.Reply {
+	if m.Ack {
+		if s.set.hooks.sync != nil {
+			s.set.hooks.sync()
+		}
+		wait := time.NewTimer(OutputSyncTimeout)
+		select {
+		case <-s.started:
+		case <-wait.C:
+		}
+		wait.Stop()
+		if j := s.job.Load(); j != nil && !(*j).SyncOutput(OutputSyncTimeout) && s.late.Add(1) == 1 {
+			s.log.Warn(fmt.Sprintf("%s %q handled before the output the job printed before it had been scanned (waited %v): it may nest under the wrong phase; further ones are counted",
+				m.Type, m.Name, OutputSyncTimeout))
+		}
+	}
+	return s.tracker.Handle(m)
+}
+
+// Handle applies one phase message from any source and returns the reply
+// a socket client would get.
+func (s *Session) Handle(m protocol.Msg) protocol.Reply { return s.tracker.Handle(m) }
+
+// ErrRefused wraps the reason a session did not apply a Go call.
+var ErrRefused = errors.New("session")
+
+// Begin opens a phase named name under the innermost open phase, with
+// attrs, as `jobtrace phase begin` does: the phase's first sample is taken
+// before Begin returns.
+func (s *Session) Begin(name string, attrs ...attribute.KeyValue) error {
+	return s.call(protocol.Msg{Type: protocol.TypeBegin, Name: name, Attrs: attrs})
+}
+
+// End ends the innermost open phase named name with result (one of the
+// protocol.Result* values; "" is success), as `jobtrace phase end` does.
+func (s *Session) End(name, result string, attrs ...attribute.KeyValue) error {
+	return s.call(protocol.Msg{Type: protocol.TypeEnd, Name: name, Result: result, Attrs: attrs})
+}
+
+// Event records an event named name in the innermost open phase.
+func (s *Session) Event(name string, attrs ...attribute.KeyValue) error {
+	return s.call(protocol.Msg{Type: protocol.TypeEvent, Name: name, Attrs: attrs})
+}
+
+// call applies a message of a Go call, with the bounds a socket message
+// has (protocol.MaxNameBytes, protocol.MaxAttrs).
+func (s *Session) call(m protocol.Msg) error {
+	if s.shut.Load() {
+		return fmt.Errorf("%w: %s %q: the session is shut down", ErrRefused, m.Type, m.Name)
+	}
+	switch {
+	case m.Name == "":
+		return fmt.Errorf("%w: %s: no name", ErrRefused, m.Type)
+	case len(m.Name) > protocol.MaxNameBytes:
+		return fmt.Errorf("%w: %s: name longer than %d bytes", ErrRefused, m.Type, protocol.MaxNameBytes)
+	case len(m.Attrs) > protocol.MaxAttrs:
+		return fmt.Errorf("%w: %s %q: more than %d attributes", ErrRefused, m.Type, m.Name, protocol.MaxAttrs)
+	case !protocol.ValidResult(m.Result):
+		return fmt.Errorf("%w: %s %q: result %q", ErrRefused, m.Type, m.Name, m.Result)
+	}
+	m.V, m.Syntax, m.Ack = protocol.Version, protocol.SyntaxGo, true
+	m.Attrs = append([]attribute.KeyValue(nil), m.Attrs...)
+	m.Clean()
+	if r := s.tracker.Handle(m); !r.OK {
+		return fmt.Errorf("%w: %s %q: %s", ErrRefused, m.Type, m.Name, r.Error)
+	}
+	return nil
+}
+
+// testHooks let a test hold a session at a point of its choosing.
+type testHooks struct {
+	// sync is called when a socket message starts waiting for the output
+	// before it.
+	sync func()
+	// started is called by JobStarted, before the socket handler is told
+	// of the job.
+	started func()
+	// tap is called before each chunk of output is given to a scanner: it
+	// can hold the scanner back.
+	tap func()
+}
+
+// heldTap is a scanner that calls hold before it takes each chunk.
+type heldTap struct {
+	*scan.Scanner
+	hold func()
+}
+
+func (h heldTap) WriteRead(p []byte, read time.Time) {
+	h.hold()
+	h.Scanner.WriteRead(p, read)
+}
+
+func (h heldTap) Skip(n, lines int64, endsLine bool) {
+	h.hold()
+	h.Scanner.Skip(n, lines, endsLine)
+}
+
+var _ supervise.Tap = (*scan.Scanner)(nil)

@@ -1,0 +1,185 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/otel/attribute"
+	sdkresource "go.opentelemetry.io/otel/sdk/resource"
+	"go.uber.org/goleak"
+
+	"github.com/jobtrace/jobtrace/exporters/spool"
+	"github.com/jobtrace/jobtrace/exporters/usagecsv"
+	"github.com/jobtrace/jobtrace/render/profile"
+	htmlreport "github.com/jobtrace/jobtrace/render/report"
+	"github.com/jobtrace/jobtrace/spans"
+	"github.com/jobtrace/jobtrace/spans/protocol"
+	"github.com/jobtrace/jobtrace/spans/socket"
+	"github.com/jobtrace/jobtrace/supervise"
+)
+
+// syncBuffer is a log destination safe for the session's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// span is what the test reads back of a span in the spool.
+type span struct {
+	name, parent string
+	attrs        map[string]any
+}
+
+// readSpool returns the spans of the spool in dir by name, with their
+// parent's name.
+func readSpool(t *testing.T, dir string) map[string]span {
+	t.Helper()
+	names := map[pcommon.SpanID]string{}
+	var all []ptrace.Span
+	_, err := spool.ReadSpans(filepath.Join(dir, spool.TracesFile), spool.MaxReadSpans, func(_ pcommon.Resource, s ptrace.Span) {
+		names[s.SpanID()] = s.Name()
+		all = append(all, s)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]span{}
+	for _, s := range all {
+		out[s.Name()] = span{name: s.Name(), parent: names[s.ParentSpanID()], attrs: s.Attributes().AsRaw()}
+	}
+	return out
+}
+
+// A Go program drives a session without a child: phases begun and ended by
+// Go calls and over the socket nest under the job's span, and every
+// artifact is there once Shutdown returns.
+func TestSessionDrivenFromGo(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	dir := filepath.Join(t.TempDir(), "out")
+	var log syncBuffer
+	s := New(Settings{
+		Name: "build", Out: dir, ExportTimeout: time.Second,
+		Socket: true, MarkerDir: true,
+		Sampling: SamplingOptions{Interval: time.Hour},
+		Resource: sdkresource.Empty(), Summary: "text",
+		Log: supervise.NewLogger(&log),
+	})
+	if err := s.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Begin("compile", attribute.String("lang", "go")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Event("cache hit"); err != nil {
+		t.Fatal(err)
+	}
+	// A step that talks to the socket, as `jobtrace phase` does, nests
+	// under the phase the Go program began.
+	sock := ""
+	for _, kv := range s.JobEnv(nil) {
+		if v, ok := strings.CutPrefix(kv, EnvSocket+"="); ok {
+			sock = v
+		}
+	}
+	c, err := socket.Dial(sock)
+	if err != nil {
+		t.Fatalf("socket %q: %v", sock, err)
+	}
+	for _, typ := range []protocol.Type{protocol.TypeBegin, protocol.TypeEnd} {
+		r, err := c.Request(protocol.Msg{V: protocol.Version, Type: typ, Name: "link", Syntax: protocol.SyntaxSocket})
+		if err != nil || !r.OK {
+			t.Fatalf("%s link: %v %+v", typ, err, r)
+		}
+	}
+	c.Close()
+	if err := s.End("compile", ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Begin("test"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.End("test", protocol.ResultFailure); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.End("never begun", ""); !errors.Is(err, ErrRefused) {
+		t.Errorf("End of a phase not open: %v", err)
+	}
+	res, err := s.Shutdown(context.Background(), Outcome{Code: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Result != protocol.ResultFailure || res.Dir != dir || !res.TraceID.IsValid() || res.Export.Spans < 5 {
+		t.Errorf("result %+v", res)
+	}
+	if err := s.Begin("late"); !errors.Is(err, ErrRefused) {
+		t.Errorf("Begin after Shutdown: %v", err)
+	}
+	if _, err := s.Shutdown(context.Background(), Outcome{}); err == nil {
+		t.Error("a second Shutdown did not fail")
+	}
+
+	got := readSpool(t, dir)
+	for name, want := range map[string]string{"compile": "build", "link": "compile", "test": "build", "jobtrace startup": "build"} {
+		if got[name].parent != want {
+			t.Errorf("%s: parent %q, want %q (spans %v)", name, got[name].parent, want, got)
+		}
+	}
+	if src := got["compile"].attrs[string(spans.AttrPhaseSource)]; src != protocol.SyntaxGo {
+		t.Errorf("compile's source %v, want %q", src, protocol.SyntaxGo)
+	}
+	if got["compile"].attrs["lang"] != "go" {
+		t.Errorf("compile's attributes %v", got["compile"].attrs)
+	}
+	for _, name := range []string{usagecsv.FileName, htmlreport.HTMLName, htmlreport.SVGName, profile.FileName} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("artifact: %v", err)
+		}
+	}
+	if out := log.String(); !strings.Contains(out, "compile") || !strings.Contains(out, "spans written to") {
+		t.Errorf("no summary in the log:\n%s", out)
+	}
+	if _, err := os.Stat(s.PrivateDir()); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("private directory %q left behind: %v", s.PrivateDir(), err)
+	}
+}
+
+// A session that cannot start leaves nothing running.
+func TestStartFailureLeavesNothingRunning(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var log syncBuffer
+	s := New(Settings{
+		Out: filepath.Join(file, "out"), Socket: true, MarkerDir: true,
+		Sampling: SamplingOptions{Interval: time.Hour},
+		Resource: sdkresource.Empty(), Log: supervise.NewLogger(&log),
+	})
+	if err := s.Start(context.Background()); err == nil {
+		t.Fatal("Start with an output directory below a file did not fail")
+	}
+	if _, err := s.Shutdown(context.Background(), Outcome{}); !errors.Is(err, ErrNotStarted) {
+		t.Errorf("Shutdown of a session not started: %v", err)
+	}
+}

@@ -1,0 +1,193 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/jobtrace/jobtrace/exporters/spool"
+	"github.com/jobtrace/jobtrace/internal/cleantext"
+	"github.com/jobtrace/jobtrace/spans/protocol"
+	"github.com/jobtrace/jobtrace/supervise"
+	"github.com/jobtrace/jobtrace/telemetry"
+)
+
+// Outcome is how the job of a session ended.
+type Outcome struct {
+	// Code is the job's exit code as a shell reports it (128+N for a
+	// job killed by signal N).
+	Code int
+	// Err is why the job could not be started; Code is then 126, 127 or 1.
+	Err error
+	// LostOutput is how many bytes of the job's output could not be
+	// written to jobtrace's stdout or stderr (supervise.Job.OutputLost).
+	LostOutput uint64
+	// Ended is when the job ended; the time Shutdown is called when zero.
+	Ended time.Time
+}
+
+// result is the run's cicd.pipeline.task.run.result.
+func (o Outcome) result() string {
+	switch {
+	case o.Err != nil:
+		return protocol.ResultError
+	case o.Code > supervise.ExitSignalBase && o.Code <= supervise.ExitSignalBase+64:
+		return protocol.ResultCancellation
+	case o.Code != 0:
+		return protocol.ResultFailure
+	}
+	return protocol.ResultSuccess
+}
+
+// Result is what a session left: where its artifacts are, its trace, and
+// what happened to the export.
+type Result struct {
+	// Result is the run's result: success, failure, error or cancellation.
+	Result string
+	// Dir is the directory the artifacts were written to (Settings.Out, or
+	// a directory of its own inside it when another jobtrace was writing
+	// there).
+	Dir     string
+	TraceID trace.TraceID
+	Export  telemetry.ShutdownResult
+}
+
+// ErrNotStarted is the error of Shutdown of a session that Start did not
+// start.
+var ErrNotStarted = errors.New("session: not started")
+
+// Shutdown ends the session with the job's outcome: it reads what is left
+// in the job's output, the socket and the marker dir, ends the phases
+// still open, takes the last sample, ends the job's span, writes every
+// artifact and the summary, and exports what the collector has not got
+// yet, within Settings.ExportTimeout or the deadline of ctx, whichever
+// comes first. Every goroutine the session started has ended when it
+// returns. The error is why spans were not written or not delivered;
+// the artifacts and the summary are written all the same.
+func (s *Session) Shutdown(ctx context.Context, o Outcome) (Result, error) {
+	if s.pipe == nil {
+		return Result{}, ErrNotStarted
+	}
+	if s.shut.Swap(true) {
+		return Result{}, errors.New("session: shut down twice")
+	}
+	s.jobDone(nil)
+	if o.Ended.IsZero() {
+		o.Ended = time.Now()
+	}
+	_, shutdown := s.tracer.Start(s.rootCtx, "jobtrace shutdown")
+	s.outScan.Close()
+	s.errScan.Close()
+	s.srcs.stop()
+	result := o.result()
+	if left := s.tracker.Close(result); len(left) > 0 {
+		s.log.Warn(fmt.Sprintf("phases still open when the job ended: %s", strings.Join(left, ", ")))
+	}
+	s.root.SetAttributes(
+		semconv.CICDPipelineTaskRunResultKey.String(result),
+		semconv.ProcessExitCode(o.Code),
+	)
+	statAttrs, lost := s.srcs.statsAttrs(s.outScan, s.errScan, s.tracker, o.LostOutput, s.log, s.pipe.Meter)
+	s.root.SetAttributes(statAttrs...)
+	if n := s.late.Load(); n > 0 {
+		s.root.SetAttributes(attribute.Int64("jobtrace.output.late_syncs", int64(n)))
+	}
+	var notes []string
+	if len(lost) > 0 {
+		notes = append(notes, "not turned into spans: "+strings.Join(lost, "; "))
+	}
+	if result != protocol.ResultSuccess {
+		desc := fmt.Sprintf("job exited with code %d", o.Code)
+		if o.Err != nil {
+			desc = o.Err.Error()
+		}
+		s.root.SetStatus(codes.Error, cleantext.String(desc))
+	}
+	end := jobEnd{code: o.Code, result: result, took: o.Ended.Sub(s.set.Start), notes: notes}
+	if s.res != nil {
+		end.usage, end.hasUsage = s.res.finish(s.log), true
+		end.series = s.res.series
+	}
+	// The job has ended and its cgroup and private directory are gone.
+	if s.set.Cleaned != nil {
+		s.set.Cleaned()
+	}
+	shutdown.End()
+	s.root.End()
+
+	if s.res != nil && s.res.csv != nil {
+		s.pipe.Artifacts = func(dir string) {
+			end.run = model(s.pipe, dir, s.log)
+			telemetry.WriteViews(dir, end.run, s.log.Warn)
+		}
+	}
+	timeout := s.set.ExportTimeout
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < timeout {
+		timeout = max(time.Until(dl), 0)
+	}
+	sampled := s.root.SpanContext().IsSampled()
+	sr := s.pipe.Shutdown(timeout, sampled)
+	report(s.log, s.set, sr, s.pipe, s.root.SpanContext(), end, sampled)
+	return Result{Result: result, Dir: s.pipe.Dir(), TraceID: s.root.SpanContext().TraceID(), Export: sr}, sr.Err
+}
+
+// report prints the end-of-job lines: the phases, where the artifacts are,
+// and what happened to the export.
+func report(log *supervise.Logger, o Settings, res telemetry.ShutdownResult, pipe *telemetry.Pipeline, root trace.SpanContext, end jobEnd, sampled bool) {
+	if res.Dropped > 0 {
+		end.notes = append(end.notes, fmt.Sprintf("not turned into spans: %d spans not written to the spool (disk stalled)", res.Dropped))
+	}
+	if res.Lost > 0 {
+		end.notes = append(end.notes, fmt.Sprintf("not turned into spans: %d spans lost to failed writes of the spool", res.Lost))
+	}
+	if end.run == nil {
+		end.run = model(pipe, pipe.Dir(), log)
+	}
+	writeSummary(log, o, end)
+	log.Printf("job %q exited with code %d after %s; trace %s", o.Name, end.code, fmtDuration(end.took), root.TraceID())
+	if res.Lost > 0 {
+		log.Printf("%d spans written to %s, %d lost: the spool could not be written", res.Spans, pipe.SpoolPath(), res.Lost)
+	} else {
+		log.Printf("%d spans written to %s", res.Spans, pipe.SpoolPath())
+	}
+	if res.Dropped > 0 {
+		log.Printf("%d spans not written to the spool: the disk took nothing for %s", res.Dropped, spool.StallTimeout)
+	}
+	switch {
+	case !res.Exported && pipe.Exports() && !sampled:
+		log.Printf("the parent trace is not sampled: nothing exported")
+	case !res.Exported:
+		// No endpoint configured: local artifacts only.
+	case res.Pending == 0 && res.Err == nil:
+		log.Printf("exported to %s in %s", res.Endpoint, fmtDuration(res.Took))
+	default:
+		reason := ""
+		if res.Err != nil {
+			reason = ": " + firstLine(res.Err.Error())
+		}
+		log.Printf("export to %s incomplete after %s%s; %d spans pending: send them with `jobtrace replay %s`",
+			res.Endpoint, fmtDuration(res.Took), reason, res.Pending, pipe.Dir())
+	}
+	telemetry.ExportNotes(log.Printf, res.Rejected, res.Discarded, res.Uncertain, res.Resent, pipe.SpoolPath())
+	if res.MetricsErr != nil {
+		log.Warn("metrics were not accepted (OTEL_METRICS_EXPORTER=none turns them off): " + firstLine(res.MetricsErr.Error()))
+	}
+	if n := log.Suppressed(); n > 0 {
+		log.Printf("%d more warnings not shown (limit %d)", n, supervise.MaxWarnings)
+	}
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) > 300 {
+		s = s[:300] + "..."
+	}
+	return s
+}
