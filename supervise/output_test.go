@@ -296,35 +296,6 @@ func TestEndOfJobWaitsForTheScannerAtMostTapDrainTimeout(t *testing.T) {
 	}
 }
 
-func TestSyncOutputOnATerminal(t *testing.T) {
-	ptm, pts, err := pty.Open()
-	if err != nil {
-		t.Skipf("no pseudo-terminal here: %v", err)
-	}
-	defer ptm.Close()
-	defer pts.Close()
-	go io.Copy(io.Discard, ptm)
-	_, errf := files(t)
-	marker := filepath.Join(t.TempDir(), "printed")
-	tap := &slowTap{}
-	j, err := Start(Options{
-		Args:   []string{"sh", "-c", `echo one; echo two; touch "$1"; sleep 1`, "sh", marker},
-		Stdout: pts, Stderr: errf, OutStdout: tap,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, func() bool { _, err := os.Stat(marker); return err == nil })
-	if !j.SyncOutput(5 * time.Second) {
-		t.Errorf("SyncOutput did not catch up")
-	}
-	if got := tap.String(); got != "one\r\ntwo\r\n" {
-		t.Errorf("after SyncOutput the tap has seen %q", got)
-	}
-	j.Kill()
-	j.Wait()
-}
-
 // TestBurstOfSmallWritesIsScanned holds the scanner while the job makes
 // 2,000 small writes (16 KB in all): each is its own read, and every one of
 // them must wait for the scanner and be scanned, not skipped, since what
