@@ -17,74 +17,15 @@ import (
 )
 
 // This file turns what gopsutil returns into a Sample's fields. The calls
-// that read the figures are in source_others.go, built only where there is
+// that read the figures are in gopsutil_others.go, built only where there is
 // no native reader; the conversions are here, untagged, so that they are
 // tested everywhere, Linux included.
 
-// figure is a group of figures that a source may be unable to give.
-type figure uint32
-
-const (
-	figPressure figure = 1 << iota
-	figCgroup
-	figCPU
-	figNumCPU
-	figMemory
-	figBuffers
-	figCached
-	figSwap
-	figPaging
-	figDisk
-	figDiskBusy
-	figNet
-	figLoad
-	figFS
-	figProcCPU
-	figProcMemory
-	figProcIO
-	figProcThreads
-)
-
-// figureNames names each figure, in the order Unavailable lists them.
-var figureNames = [...]struct {
-	f    figure
-	name string
-}{
-	{figPressure, "pressure stall information"},
-	{figCgroup, "cgroup"},
-	{figCPU, "CPU times"},
-	{figNumCPU, "CPU count"},
-	{figMemory, "memory figures"},
-	{figBuffers, "buffer size"},
-	{figCached, "page cache size"},
-	{figSwap, "swap figures"},
-	{figPaging, "page fault counts"},
-	{figDisk, "disk IO"},
-	{figDiskBusy, "disk busy time"},
-	{figNet, "network IO"},
-	{figLoad, "load average"},
-	{figFS, "file system usage"},
-	{figProcCPU, "per-process CPU"},
-	{figProcMemory, "per-process memory"},
-	{figProcIO, "per-process IO"},
-	{figProcThreads, "thread counts"},
-}
-
-func (f figure) String() string {
-	var names []string
-	for _, n := range figureNames {
-		if f&n.f != 0 {
-			names = append(names, n.name)
-		}
-	}
-	return strings.Join(names, ", ")
-}
-
-// knownAbsent returns the figures that gopsutil cannot give on goos, as of
+// gopsutilAbsent returns the figures that gopsutil cannot give on goos, as of
 // v4.26: those it has no call for at all, and those whose call answers
 // without the figure (zeros) rather than with an error. Figures whose call
 // says it is not implemented are found by trying it, not listed here.
-func knownAbsent(goos string) figure {
+func gopsutilAbsent(goos string) figure {
 	// Pressure stall information and cgroups are Linux's; gopsutil's swap
 	// figures carry page faults only on Linux.
 	f := figPressure | figCgroup | figPaging
@@ -108,24 +49,6 @@ func knownAbsent(goos string) figure {
 		f |= figProcIO | figCached
 	}
 	return f
-}
-
-// unavailableSentence says, in one sentence, which figures absent names on
-// goos: "on darwin: no pressure stall information, no cgroup, ...".
-func unavailableSentence(goos string, absent figure) string {
-	var b strings.Builder
-	for _, n := range figureNames {
-		if absent&n.f == 0 {
-			continue
-		}
-		if b.Len() == 0 {
-			b.WriteString("on " + goos + ": no ")
-		} else {
-			b.WriteString(", no ")
-		}
-		b.WriteString(n.name)
-	}
-	return b.String()
 }
 
 // isNotImplemented tells whether err is gopsutil's answer for a figure it
@@ -163,20 +86,20 @@ func isDenied(err error) bool {
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
-// cpuTimesOf converts the host's CPU times. gopsutil gives seconds, as
+// gopsutilCPUTimes converts the host's CPU times. gopsutil gives seconds, as
 // CPUTimes does. Guest time is left out, being already counted in
 // user and nice where a system reports it (Linux).
-func cpuTimesOf(t *cpu.TimesStat) CPUTimes {
+func gopsutilCPUTimes(t *cpu.TimesStat) CPUTimes {
 	return CPUTimes{
 		User: t.User, Nice: t.Nice, System: t.System, Idle: t.Idle,
 		IOWait: t.Iowait, IRQ: t.Irq, SoftIRQ: t.Softirq, Steal: t.Steal,
 	}
 }
 
-// memoryOf converts host memory; sw is nil when swap could not be read.
+// gopsutilMemory converts host memory; sw is nil when swap could not be read.
 // Used is Total − Available, the convention of system.memory.usage, when
 // the system gives Available.
-func memoryOf(vm *mem.VirtualMemoryStat, sw *mem.SwapMemoryStat) Memory {
+func gopsutilMemory(vm *mem.VirtualMemoryStat, sw *mem.SwapMemoryStat) Memory {
 	m := Memory{
 		Total: vm.Total, Used: vm.Used, Free: vm.Free, Available: vm.Available,
 		Buffers: vm.Buffers, Cached: vm.Cached,
@@ -190,13 +113,13 @@ func memoryOf(vm *mem.VirtualMemoryStat, sw *mem.SwapMemoryStat) Memory {
 	return m
 }
 
-// disksOf converts per-device disk counters into dst (reused), sorted by
+// gopsutilDisks converts per-device disk counters into dst (reused), sorted by
 // name, and their totals. Every device gopsutil lists off Linux is taken as
 // a whole disk: darwin lists disks, not partitions; FreeBSD lists devstat
 // devices, which are disks; Windows lists fixed volumes by drive letter.
 // The devices' IOTime is set only when busy says that gopsutil's IoTime is
 // the time the device was busy.
-func disksOf(m map[string]disk.IOCountersStat, busy bool, dst []Disk) ([]Disk, DiskIO) {
+func gopsutilDisks(m map[string]disk.IOCountersStat, busy bool, dst []Disk) ([]Disk, DiskIO) {
 	dst = dst[:0]
 	var t DiskIO
 	for name, c := range m {
@@ -221,9 +144,9 @@ func isLoopback(name string) bool {
 	return name == "lo" || name == "lo0" || strings.HasPrefix(name, "Loopback Pseudo-Interface")
 }
 
-// ifacesOf converts per-interface counters into dst (reused), in gopsutil's
+// gopsutilIfaces converts per-interface counters into dst (reused), in gopsutil's
 // order, and their sum over every interface but the loopback.
-func ifacesOf(cs []net.IOCountersStat, dst []Iface) ([]Iface, NetIO) {
+func gopsutilIfaces(cs []net.IOCountersStat, dst []Iface) ([]Iface, NetIO) {
 	dst = dst[:0]
 	var t NetIO
 	for i := range cs {
@@ -240,16 +163,16 @@ func ifacesOf(cs []net.IOCountersStat, dst []Iface) ([]Iface, NetIO) {
 	return dst, t
 }
 
-// loadOf converts the load average. gopsutil gives no task counts with it:
+// gopsutilLoad converts the load average. gopsutil gives no task counts with it:
 // they stay zero.
-func loadOf(a *load.AvgStat) Load {
+func gopsutilLoad(a *load.AvgStat) Load {
 	return Load{Load1: a.Load1, Load5: a.Load5, Load15: a.Load15}
 }
 
-// filesystemOf converts the usage of the file system holding path. Free is
+// gopsutilFilesystem converts the usage of the file system holding path. Free is
 // what unprivileged users may use where the system says so (statfs's
 // f_bavail); what is left is reserved.
-func filesystemOf(path string, u *disk.UsageStat) Filesystem {
+func gopsutilFilesystem(path string, u *disk.UsageStat) Filesystem {
 	f := Filesystem{Path: path, Total: u.Total, Used: u.Used, Free: u.Free}
 	if u.Used+u.Free < u.Total {
 		f.Reserved = u.Total - u.Used - u.Free
@@ -257,12 +180,12 @@ func filesystemOf(path string, u *disk.UsageStat) Filesystem {
 	return f
 }
 
-// procIOBytes returns a process's storage IO in bytes. allIO says that the
+// gopsutilProcIO returns a process's storage IO in bytes. allIO says that the
 // system gives only the bytes of every read and write the process made
 // (Windows' GetProcessIoCounters: files, pipes and network alike), which
 // then stand for storage IO as they do in the Collector's process scraper;
 // elsewhere the disk figures are taken.
-func procIOBytes(c *process.IOCountersStat, allIO bool) (read, write uint64) {
+func gopsutilProcIO(c *process.IOCountersStat, allIO bool) (read, write uint64) {
 	if allIO {
 		return c.ReadBytes, c.WriteBytes
 	}
@@ -303,9 +226,9 @@ func descendants(root int32, table []procLink, dst []procLink) []procLink {
 	return dst
 }
 
-// procFigures is what one process of the job's tree has used, read at one
+// gopsutilProc is what one process of the job's tree has used, read at one
 // sample.
-type procFigures struct {
+type gopsutilProc struct {
 	PID int32
 	// HasCPU is false when the process's CPU could not be read; User and
 	// System are then taken from the previous sample.
@@ -325,14 +248,14 @@ type usageSum struct {
 	ReadBytes, WriteBytes uint64
 }
 
-func (u *usageSum) add(p *procFigures) {
+func (u *usageSum) add(p *gopsutilProc) {
 	u.User += p.User
 	u.System += p.System
 	u.ReadBytes += p.ReadBytes
 	u.WriteBytes += p.WriteBytes
 }
 
-// treeTally sums the job's process tree over the samples. gopsutil gives a
+// gopsutilTally sums the job's process tree over the samples. gopsutil gives a
 // process's own CPU and IO, never those of the children it has waited for
 // (the cutime of Linux's /proc/<pid>/stat), so a process that exits would
 // take its usage with it: the tally keeps the figures last seen for every
@@ -340,27 +263,27 @@ func (u *usageSum) add(p *procFigures) {
 // sample that saw it is lost, until JobExited's usage (which wait4 sums
 // over the job and the descendants it waited for) bounds the CPU from
 // below.
-type treeTally struct {
-	last, cur map[int32]procFigures
+type gopsutilTally struct {
+	last, cur map[int32]gopsutilProc
 	gone      usageSum   // last-seen usage of the processes that left
 	totals    treeTotals // the totals given: they never go down
 	tree      Tree
 	ioAbsent  bool
 }
 
-func newTreeTally() treeTally {
-	return treeTally{last: map[int32]procFigures{}, cur: map[int32]procFigures{}}
+func newGopsutilTally() gopsutilTally {
+	return gopsutilTally{last: map[int32]gopsutilProc{}, cur: map[int32]gopsutilProc{}}
 }
 
 // begin starts a sample.
-func (t *treeTally) begin() {
+func (t *gopsutilTally) begin() {
 	clear(t.cur)
 	t.tree = Tree{}
 	t.ioAbsent = false
 }
 
 // add counts one process of the tree at this sample.
-func (t *treeTally) add(p procFigures) {
+func (t *gopsutilTally) add(p gopsutilProc) {
 	l, seen := t.last[p.PID]
 	if !p.HasCPU && seen {
 		p.User, p.System = l.User, l.System
@@ -380,7 +303,7 @@ func (t *treeTally) add(p procFigures) {
 // end closes the sample and returns the tree. roots is the number of roots
 // walked (1 while the job runs); exited is the job's usage once it has been
 // reaped; hasIO says that the system gives per-process IO at all.
-func (t *treeTally) end(roots int, exited ExitUsage, hasIO bool) Tree {
+func (t *gopsutilTally) end(roots int, exited ExitUsage, hasIO bool) Tree {
 	for pid, l := range t.last {
 		c, ok := t.cur[pid]
 		// CPU time never goes down: a process with less than was last

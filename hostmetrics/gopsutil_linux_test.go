@@ -75,7 +75,7 @@ func TestGopsutilMatchesNative(t *testing.T) {
 
 	// Counters lie between the two native reads, give or take a tick.
 	const tick = 0.011
-	c := cpuTimesOf(&ts[0])
+	c := gopsutilCPUTimes(&ts[0])
 	for _, m := range []struct {
 		name      string
 		got, b, a float64
@@ -97,7 +97,7 @@ func TestGopsutilMatchesNative(t *testing.T) {
 		t.Errorf("%d CPUs, native %d", ncpu, a.NumCPU)
 	}
 
-	m := memoryOf(vm, sw)
+	m := gopsutilMemory(vm, sw)
 	if m.Total != a.Memory.Total || m.SwapTotal != a.Memory.SwapTotal {
 		t.Errorf("memory total %d swap %d, native %d swap %d", m.Total, m.SwapTotal, a.Memory.Total, a.Memory.SwapTotal)
 	}
@@ -122,7 +122,7 @@ func TestGopsutilMatchesNative(t *testing.T) {
 		t.Errorf("memory cached: gopsutil %d, native %d then %d", m.Cached, b.Memory.Cached, a.Memory.Cached)
 	}
 
-	disks, _ := disksOf(dm, true, nil)
+	disks, _ := gopsutilDisks(dm, true, nil)
 	byName := func(ds []Disk, name string) (Disk, bool) {
 		i := slices.IndexFunc(ds, func(d Disk) bool { return d.Name == name })
 		if i < 0 {
@@ -150,7 +150,7 @@ func TestGopsutilMatchesNative(t *testing.T) {
 		}
 	}
 
-	ifaces, tot := ifacesOf(nc, nil)
+	ifaces, tot := gopsutilIfaces(nc, nil)
 	if len(ifaces) != len(a.Ifaces) {
 		t.Errorf("%d interfaces, native %d", len(ifaces), len(a.Ifaces))
 	}
@@ -158,12 +158,12 @@ func TestGopsutilMatchesNative(t *testing.T) {
 		t.Errorf("network totals: gopsutil %+v, native %+v then %+v", tot, b.Net, a.Net)
 	}
 
-	l := loadOf(la)
+	l := gopsutilLoad(la)
 	if math.Abs(l.Load1-a.Load.Load1) > 1 || math.Abs(l.Load15-a.Load.Load15) > 0.5 {
 		t.Errorf("load %+v, native %+v", l, a.Load)
 	}
 
-	f := filesystemOf(dir, us)
+	f := gopsutilFilesystem(dir, us)
 	if f.Total != a.FS.Total || f.Reserved != a.FS.Reserved || f.Path != a.FS.Path {
 		t.Errorf("file system %+v, native %+v", f, a.FS)
 	}
@@ -247,7 +247,7 @@ func TestGopsutilTreeMatchesNative(t *testing.T) {
 func tallyOf(t *testing.T, tree []procLink) Tree {
 	t.Helper()
 	ctx := context.Background()
-	tt := newTreeTally()
+	tt := newGopsutilTally()
 	tt.begin()
 	for _, l := range tree {
 		p := &process.Process{Pid: l.PID}
@@ -263,9 +263,9 @@ func tallyOf(t *testing.T, tree []procLink) Tree {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f := procFigures{PID: l.PID, HasCPU: true, User: seconds(tm.User), System: seconds(tm.System), RSS: mi.RSS, Threads: int(n)}
+		f := gopsutilProc{PID: l.PID, HasCPU: true, User: seconds(tm.User), System: seconds(tm.System), RSS: mi.RSS, Threads: int(n)}
 		if io, err := p.IOCountersWithContext(ctx); err == nil {
-			f.ReadBytes, f.WriteBytes = procIOBytes(io, false)
+			f.ReadBytes, f.WriteBytes = gopsutilProcIO(io, false)
 		} else {
 			f.IOAbsent = true
 		}

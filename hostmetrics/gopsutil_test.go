@@ -19,8 +19,8 @@ import (
 	"github.com/shirou/gopsutil/v4/process"
 )
 
-func TestCPUTimesOf(t *testing.T) {
-	got := cpuTimesOf(&cpu.TimesStat{
+func TestGopsutilCPUTimes(t *testing.T) {
+	got := gopsutilCPUTimes(&cpu.TimesStat{
 		CPU: "cpu-total", User: 1, System: 2, Idle: 3, Nice: 4, Iowait: 5,
 		Irq: 6, Softirq: 7, Steal: 8, Guest: 9, GuestNice: 10,
 	})
@@ -30,28 +30,28 @@ func TestCPUTimesOf(t *testing.T) {
 	}
 }
 
-func TestMemoryOf(t *testing.T) {
+func TestGopsutilMemory(t *testing.T) {
 	vm := &mem.VirtualMemoryStat{Total: 1000, Available: 600, Used: 300, Free: 100, Buffers: 10, Cached: 200}
-	got := memoryOf(vm, &mem.SwapMemoryStat{Total: 50, Used: 20, Free: 30})
+	got := gopsutilMemory(vm, &mem.SwapMemoryStat{Total: 50, Used: 20, Free: 30})
 	want := Memory{Total: 1000, Used: 400, Free: 100, Available: 600, Buffers: 10, Cached: 200, SwapTotal: 50, SwapUsed: 20}
 	if got != want {
 		t.Errorf("got %+v, want %+v", got, want)
 	}
 	// Without Available, gopsutil's Used stands; without swap, no swap.
-	got = memoryOf(&mem.VirtualMemoryStat{Total: 1000, Used: 300, Free: 700}, nil)
+	got = gopsutilMemory(&mem.VirtualMemoryStat{Total: 1000, Used: 300, Free: 700}, nil)
 	want = Memory{Total: 1000, Used: 300, Free: 700}
 	if got != want {
 		t.Errorf("no Available: got %+v, want %+v", got, want)
 	}
 }
 
-func TestDisksOf(t *testing.T) {
+func TestGopsutilDisks(t *testing.T) {
 	m := map[string]disk.IOCountersStat{
 		"disk1": {Name: "disk1", ReadCount: 3, WriteCount: 4, ReadBytes: 1000, WriteBytes: 2048, IoTime: 1500},
 		"disk0": {Name: "disk0", ReadCount: 1, WriteCount: 2, ReadBytes: 512, WriteBytes: 0, IoTime: 20},
 	}
 	dst := make([]Disk, 5)
-	got, tot := disksOf(m, false, dst)
+	got, tot := gopsutilDisks(m, false, dst)
 	want := []Disk{
 		{Name: "disk0", DiskIO: DiskIO{Reads: 1, Writes: 2, ReadBytes: 512}, Whole: true},
 		{Name: "disk1", DiskIO: DiskIO{Reads: 3, Writes: 4, ReadBytes: 1000, WrittenBytes: 2048}, Whole: true},
@@ -67,16 +67,16 @@ func TestDisksOf(t *testing.T) {
 		t.Errorf("totals %+v, want %+v", tot, wantTot)
 	}
 
-	got, tot = disksOf(m, true, got)
+	got, tot = gopsutilDisks(m, true, got)
 	if got[0].IOTime != 20*time.Millisecond || got[1].IOTime != 1500*time.Millisecond || tot.IOTime != 1520*time.Millisecond {
 		t.Errorf("busy time: %v %v, total %v", got[0].IOTime, got[1].IOTime, tot.IOTime)
 	}
-	if got, _ := disksOf(nil, true, got); len(got) != 0 {
+	if got, _ := gopsutilDisks(nil, true, got); len(got) != 0 {
 		t.Errorf("no devices gave %+v", got)
 	}
 }
 
-func TestIfacesOf(t *testing.T) {
+func TestGopsutilIfaces(t *testing.T) {
 	cs := []net.IOCountersStat{
 		{Name: "lo0", BytesRecv: 1000, BytesSent: 1000, PacketsRecv: 10, PacketsSent: 10},
 		{Name: "en0", BytesRecv: 1, BytesSent: 2, PacketsRecv: 3, PacketsSent: 4, Errin: 5, Errout: 6, Dropin: 7, Dropout: 8},
@@ -84,7 +84,7 @@ func TestIfacesOf(t *testing.T) {
 		{Name: "Ethernet", BytesRecv: 10, BytesSent: 20, PacketsRecv: 30, PacketsSent: 40, Errin: 50, Errout: 60, Dropin: 70, Dropout: 80},
 		{Name: "lo", BytesRecv: 1000},
 	}
-	got, tot := ifacesOf(cs, nil)
+	got, tot := gopsutilIfaces(cs, nil)
 	if len(got) != len(cs) {
 		t.Fatalf("%d interfaces, want %d", len(got), len(cs))
 	}
@@ -102,31 +102,31 @@ func TestIfacesOf(t *testing.T) {
 	}
 }
 
-func TestLoadOf(t *testing.T) {
-	got := loadOf(&load.AvgStat{Load1: 1.5, Load5: 0.5, Load15: 0.25})
+func TestGopsutilLoad(t *testing.T) {
+	got := gopsutilLoad(&load.AvgStat{Load1: 1.5, Load5: 0.5, Load15: 0.25})
 	if got != (Load{Load1: 1.5, Load5: 0.5, Load15: 0.25}) {
 		t.Errorf("got %+v", got)
 	}
 }
 
-func TestFilesystemOf(t *testing.T) {
-	got := filesystemOf("/w", &disk.UsageStat{Path: "/", Total: 100, Used: 60, Free: 30})
+func TestGopsutilFilesystem(t *testing.T) {
+	got := gopsutilFilesystem("/w", &disk.UsageStat{Path: "/", Total: 100, Used: 60, Free: 30})
 	if got != (Filesystem{Path: "/w", Total: 100, Used: 60, Free: 30, Reserved: 10}) {
 		t.Errorf("got %+v", got)
 	}
 	// Windows' free bytes may include what a quota keeps from the user.
-	got = filesystemOf(`C:\w`, &disk.UsageStat{Total: 100, Used: 80, Free: 30})
+	got = gopsutilFilesystem(`C:\w`, &disk.UsageStat{Total: 100, Used: 80, Free: 30})
 	if got.Reserved != 0 {
 		t.Errorf("reserved %d when used + free exceed the total", got.Reserved)
 	}
 }
 
-func TestProcIOBytes(t *testing.T) {
+func TestGopsutilProcIO(t *testing.T) {
 	c := &process.IOCountersStat{ReadBytes: 1, WriteBytes: 2, DiskReadBytes: 3, DiskWriteBytes: 4}
-	if r, w := procIOBytes(c, false); r != 3 || w != 4 {
+	if r, w := gopsutilProcIO(c, false); r != 3 || w != 4 {
 		t.Errorf("storage IO %d, %d", r, w)
 	}
-	if r, w := procIOBytes(c, true); r != 1 || w != 2 {
+	if r, w := gopsutilProcIO(c, true); r != 1 || w != 2 {
 		t.Errorf("all IO %d, %d", r, w)
 	}
 }
@@ -142,7 +142,7 @@ func TestUnavailableSentence(t *testing.T) {
 		{"freebsd", 0, "on freebsd: no pressure stall information, no cgroup, no page cache size, no page fault counts, no per-process IO"},
 		{"openbsd", figProcIO | figProcThreads, "on openbsd: no pressure stall information, no cgroup, no page fault counts, no per-process IO, no thread counts"},
 	} {
-		if got := unavailableSentence(c.goos, knownAbsent(c.goos)|c.more); got != c.want {
+		if got := unavailableSentence(c.goos, gopsutilAbsent(c.goos)|c.more); got != c.want {
 			t.Errorf("%s:\n got %q\nwant %q", c.goos, got, c.want)
 		}
 	}
@@ -256,16 +256,16 @@ func TestDescendants(t *testing.T) {
 
 func TestTreeTally(t *testing.T) {
 	s := time.Second
-	tt := newTreeTally()
-	step := func(exited ExitUsage, hasIO bool, ps ...procFigures) Tree {
+	tt := newGopsutilTally()
+	step := func(exited ExitUsage, hasIO bool, ps ...gopsutilProc) Tree {
 		tt.begin()
 		for _, p := range ps {
 			tt.add(p)
 		}
 		return tt.end(min(len(ps), 1), exited, hasIO)
 	}
-	p := func(pid int32, user, sys time.Duration, rd uint64) procFigures {
-		return procFigures{PID: pid, HasCPU: true, User: user, System: sys, RSS: 100, Threads: 2, ReadBytes: rd, WriteBytes: 2 * rd}
+	p := func(pid int32, user, sys time.Duration, rd uint64) gopsutilProc {
+		return gopsutilProc{PID: pid, HasCPU: true, User: user, System: sys, RSS: 100, Threads: 2, ReadBytes: rd, WriteBytes: 2 * rd}
 	}
 
 	tr := step(ExitUsage{}, true, p(10, 1*s, 1*s, 10), p(11, 2*s, 0, 5))
@@ -280,7 +280,7 @@ func TestTreeTally(t *testing.T) {
 	}
 	// 12's pid is reused by a newer process with less CPU: the old one's
 	// usage stays. 10 cannot be read: its last figures stand.
-	tr = step(ExitUsage{}, true, procFigures{PID: 10, Threads: 1, IOAbsent: true}, p(12, 100*time.Millisecond, 0, 0))
+	tr = step(ExitUsage{}, true, gopsutilProc{PID: 10, Threads: 1, IOAbsent: true}, p(12, 100*time.Millisecond, 0, 0))
 	if tr.CPUUser != 4100*time.Millisecond || tr.CPUSystem != 1*s || tr.ReadBytes != 16 || !tr.IOPartial {
 		t.Errorf("after pid reuse %+v", tr)
 	}
@@ -304,7 +304,7 @@ func TestTreeTally(t *testing.T) {
 	}
 
 	// Without per-process IO on the system, no IO at all.
-	tt = newTreeTally()
+	tt = newGopsutilTally()
 	tr = step(ExitUsage{}, false, p(10, 1*s, 1*s, 10))
 	if tr.HasIO || tr.IOPartial || tr.ReadBytes != 0 {
 		t.Errorf("no IO %+v", tr)

@@ -12,17 +12,17 @@ import (
 // source_linux.go; the conversions are here, untagged, so that they are
 // tested everywhere.
 
-// cpuTimesOfProcfs converts the "cpu" line of /proc/stat.
-func cpuTimesOfProcfs(c *procfs.CPUTimes) CPUTimes {
+// linuxCPUTimes converts the "cpu" line of /proc/stat.
+func linuxCPUTimes(c *procfs.CPUTimes) CPUTimes {
 	return CPUTimes{
 		User: c.User, Nice: c.Nice, System: c.System, Idle: c.Idle,
 		IOWait: c.IOWait, IRQ: c.IRQ, SoftIRQ: c.SoftIRQ, Steal: c.Steal,
 	}
 }
 
-// disksOfProcfs converts /proc/diskstats into dst (reused), in file order,
+// linuxDisks converts /proc/diskstats into dst (reused), in file order,
 // and the totals of its whole, non-virtual disks.
-func disksOfProcfs(ds *procfs.Diskstats, dst []Disk) ([]Disk, DiskIO) {
+func linuxDisks(ds *procfs.Diskstats, dst []Disk) ([]Disk, DiskIO) {
 	dst = dst[:0]
 	for i := range ds.Devices {
 		d := &ds.Devices[i]
@@ -40,40 +40,40 @@ func disksOfProcfs(ds *procfs.Diskstats, dst []Disk) ([]Disk, DiskIO) {
 	return dst, DiskIO{Reads: t.Reads, Writes: t.Writes, ReadBytes: t.ReadBytes, WrittenBytes: t.WrittenBytes, IOTime: t.IOTime}
 }
 
-// ifacesOfProcfs converts /proc/net/dev into dst (reused), in file order,
+// linuxIfaces converts /proc/net/dev into dst (reused), in file order,
 // and the sum of every interface but the loopback.
-func ifacesOfProcfs(nd *procfs.NetDev, dst []Iface) ([]Iface, NetIO) {
+func linuxIfaces(nd *procfs.NetDev, dst []Iface) ([]Iface, NetIO) {
 	dst = dst[:0]
 	for i := range nd.Interfaces {
 		n := &nd.Interfaces[i]
-		dst = append(dst, Iface{Name: n.Name, NetIO: netIOOfProcfs(n)})
+		dst = append(dst, Iface{Name: n.Name, NetIO: linuxNetIO(n)})
 	}
 	t := nd.Totals()
-	return dst, netIOOfProcfs(&t)
+	return dst, linuxNetIO(&t)
 }
 
-func netIOOfProcfs(n *procfs.NetDevStat) NetIO {
+func linuxNetIO(n *procfs.NetDevStat) NetIO {
 	return NetIO{
 		RxBytes: n.RxBytes, RxPackets: n.RxPackets, RxErrors: n.RxErrors, RxDrops: n.RxDrops,
 		TxBytes: n.TxBytes, TxPackets: n.TxPackets, TxErrors: n.TxErrors, TxDrops: n.TxDrops,
 	}
 }
 
-// loadOfProcfs converts /proc/loadavg; its task counts are of threads.
-func loadOfProcfs(l *procfs.Loadavg) Load {
+// linuxLoad converts /proc/loadavg; its task counts are of threads.
+func linuxLoad(l *procfs.Loadavg) Load {
 	return Load{Load1: l.Load1, Load5: l.Load5, Load15: l.Load15, Running: l.Running, Total: l.Total}
 }
 
-// pressureOfProcfs converts a pressure file, the host's or a cgroup's.
-func pressureOfProcfs(p *procfs.Pressure) Pressure {
+// linuxPressure converts a pressure file, the host's or a cgroup's.
+func linuxPressure(p *procfs.Pressure) Pressure {
 	return Pressure{Some: p.Some.Total, Full: p.Full.Total, HasSome: p.HasSome, HasFull: p.HasFull}
 }
 
 // usec converts a cgroup file's microseconds.
 func usec(o cgroup.Opt[uint64]) time.Duration { return time.Duration(o.Value) * time.Microsecond }
 
-// cgroupOfStats converts one reading of a cgroup v2 directory.
-func cgroupOfStats(st *cgroup.Stats) Cgroup {
+// linuxCgroup converts one reading of a cgroup v2 directory.
+func linuxCgroup(st *cgroup.Stats) Cgroup {
 	c := st.CPU
 	return Cgroup{
 		HasCPU: c.UsageUsec.Present && c.UserUsec.Present && c.SystemUsec.Present,
@@ -94,9 +94,9 @@ func cgroupOfStats(st *cgroup.Stats) Cgroup {
 		WriteBytes: st.IO.WriteBytes.Value,
 
 		Pressure: PressureSet{
-			CPU:    pressureOfProcfs(&st.CPUPressure),
-			Memory: pressureOfProcfs(&st.MemoryPressure),
-			IO:     pressureOfProcfs(&st.IOPressure),
+			CPU:    linuxPressure(&st.CPUPressure),
+			Memory: linuxPressure(&st.MemoryPressure),
+			IO:     linuxPressure(&st.IOPressure),
 		},
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/jobtrace/jobtrace/hostmetrics/procfs"
 )
 
-func TestCgroupOfStats(t *testing.T) {
+func TestLinuxCgroup(t *testing.T) {
 	st := cgroup.Stats{}
 	st.CPU.UsageUsec = cgroup.Opt[uint64]{Value: 3_000_001, Present: true}
 	st.CPU.UserUsec = cgroup.Opt[uint64]{Value: 2_000_000, Present: true}
@@ -16,7 +16,7 @@ func TestCgroupOfStats(t *testing.T) {
 	st.MemoryPeak = cgroup.Opt[uint64]{Value: 4096, Present: true}
 	st.IO.ReadBytes = cgroup.Opt[uint64]{Value: 7, Present: true} // no wbytes: no IO
 	st.CPUPressure = procfs.Pressure{Some: procfs.PressureLine{Avg10: 5, Total: time.Second}, HasSome: true}
-	got := cgroupOfStats(&st)
+	got := linuxCgroup(&st)
 	want := Cgroup{
 		HasCPU: true, CPU: 3*time.Second + time.Microsecond, CPUUser: 2 * time.Second, CPUSystem: time.Second,
 		HasMemoryPeak: true, MemoryPeak: 4096,
@@ -27,18 +27,18 @@ func TestCgroupOfStats(t *testing.T) {
 		t.Errorf("got  %+v\nwant %+v", got, want)
 	}
 	// A hybrid host's cgroup: cpu.stat and pressure only.
-	if c := cgroupOfStats(&cgroup.Stats{}); c.HasCPU || c.HasMemory || c.HasIO || c.HasThrottled || c.HasOOMKills {
+	if c := linuxCgroup(&cgroup.Stats{}); c.HasCPU || c.HasMemory || c.HasIO || c.HasThrottled || c.HasOOMKills {
 		t.Errorf("absent files gave %+v", c)
 	}
 }
 
-func TestDisksAndIfacesOfProcfs(t *testing.T) {
+func TestLinuxDisksAndIfaces(t *testing.T) {
 	ds := procfs.Diskstats{Devices: []procfs.DiskStat{
 		{Name: "sda", Reads: 1, Writes: 2, SectorsRead: 3, SectorsWritten: 4, IOTime: time.Second, Whole: true},
 		{Name: "sda1", Reads: 1, SectorsRead: 3},
 		{Name: "loop0", Reads: 9, SectorsRead: 9, Whole: true, Virtual: true},
 	}}
-	disks, tot := disksOfProcfs(&ds, make([]Disk, 5))
+	disks, tot := linuxDisks(&ds, make([]Disk, 5))
 	if len(disks) != 3 || disks[0] != (Disk{Name: "sda", DiskIO: DiskIO{Reads: 1, Writes: 2, ReadBytes: 1536, WrittenBytes: 2048, IOTime: time.Second}, Whole: true}) ||
 		!disks[2].Virtual || disks[1].Whole {
 		t.Errorf("disks %+v", disks)
@@ -47,7 +47,7 @@ func TestDisksAndIfacesOfProcfs(t *testing.T) {
 		t.Errorf("totals %+v: only whole, non-virtual disks count", tot)
 	}
 	nd := procfs.NetDev{Interfaces: []procfs.NetDevStat{{Name: "lo", RxBytes: 100}, {Name: "eth0", RxBytes: 1, TxDrops: 2}}}
-	ifaces, net := ifacesOfProcfs(&nd, nil)
+	ifaces, net := linuxIfaces(&nd, nil)
 	if len(ifaces) != 2 || ifaces[1] != (Iface{Name: "eth0", NetIO: NetIO{RxBytes: 1, TxDrops: 2}}) {
 		t.Errorf("interfaces %+v", ifaces)
 	}

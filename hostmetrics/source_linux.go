@@ -117,7 +117,7 @@ func note(errs *[]error, err error) bool {
 func (s *linuxSource) readHost(h *Host, errs *[]error) {
 	h.HasCPU = note(errs, s.fs.Stat(&s.stat))
 	if h.HasCPU {
-		h.CPU = cpuTimesOfProcfs(&s.stat.Total)
+		h.CPU = linuxCPUTimes(&s.stat.Total)
 		h.NumCPU = len(s.stat.CPUs)
 	}
 	h.HasMemory = note(errs, s.fs.Meminfo(&s.mem))
@@ -135,16 +135,16 @@ func (s *linuxSource) readHost(h *Host, errs *[]error) {
 	h.HasDisk = note(errs, s.fs.Diskstats(&s.disks))
 	h.Disks, h.Disk = h.Disks[:0], DiskIO{}
 	if h.HasDisk {
-		h.Disks, h.Disk = disksOfProcfs(&s.disks, h.Disks)
+		h.Disks, h.Disk = linuxDisks(&s.disks, h.Disks)
 	}
 	h.HasNet = note(errs, s.fs.NetDev(&s.net))
 	h.Ifaces, h.Net = h.Ifaces[:0], NetIO{}
 	if h.HasNet {
-		h.Ifaces, h.Net = ifacesOfProcfs(&s.net, h.Ifaces)
+		h.Ifaces, h.Net = linuxIfaces(&s.net, h.Ifaces)
 	}
 	h.HasLoad = note(errs, s.fs.Loadavg(&s.load))
 	if h.HasLoad {
-		h.Load = loadOfProcfs(&s.load)
+		h.Load = linuxLoad(&s.load)
 	}
 	h.HasFS = false
 	if s.wdFD >= 0 {
@@ -174,7 +174,7 @@ func (s *linuxSource) readHost(h *Host, errs *[]error) {
 		*r.out = Pressure{}
 		s.psi = procfs.Pressure{}
 		if note(errs, s.fs.Pressure(r.res, &s.psi)) {
-			*r.out = pressureOfProcfs(&s.psi)
+			*r.out = linuxPressure(&s.psi)
 		}
 	}
 }
@@ -188,7 +188,7 @@ func (s *linuxSource) readJob(out *Sample, errs *[]error) {
 	j.HasCgroup = false
 	if s.cg != nil {
 		err := s.cg.Read(&s.cgst)
-		j.Cgroup = cgroupOfStats(&s.cgst)
+		j.Cgroup = linuxCgroup(&s.cgst)
 		switch {
 		case err == nil:
 			j.HasCgroup = true

@@ -55,7 +55,7 @@ type gopsutilSource struct {
 	self  *process.Process
 	table []procLink
 	tree  []procLink
-	tally treeTally
+	tally gopsutilTally
 	last  Tree
 	pacer walkPacer
 
@@ -69,9 +69,9 @@ type gopsutilSource struct {
 func NewSource(cfg Config) (Source, error) {
 	s := &gopsutilSource{
 		workDir: cfg.WorkDir,
-		absent:  knownAbsent(runtime.GOOS),
+		absent:  gopsutilAbsent(runtime.GOOS),
 		allIO:   runtime.GOOS == "windows",
-		tally:   newTreeTally(),
+		tally:   newGopsutilTally(),
 		self:    &process.Process{Pid: int32(os.Getpid())},
 	}
 	s.pacer = walkPacer{budget: TreeBudget, cheapCost: CheapWalkCost, cpu: s.agentCPU}
@@ -133,7 +133,7 @@ func (s *gopsutilSource) readHost(ctx context.Context, h *Host, errs *[]error) {
 			err = errNoCPUTimes
 		}
 		if h.HasCPU = s.got(figCPU, err, errs); h.HasCPU {
-			h.CPU = cpuTimesOf(&ts[0])
+			h.CPU = gopsutilCPUTimes(&ts[0])
 		}
 	}
 	h.NumCPU = 0
@@ -155,7 +155,7 @@ func (s *gopsutilSource) readHost(ctx context.Context, h *Host, errs *[]error) {
 					sw = nil
 				}
 			}
-			h.Memory = memoryOf(vm, sw)
+			h.Memory = gopsutilMemory(vm, sw)
 		}
 	}
 	h.HasPaging = false
@@ -165,7 +165,7 @@ func (s *gopsutilSource) readHost(ctx context.Context, h *Host, errs *[]error) {
 	if s.want(figDisk) {
 		m, err := disk.IOCountersWithContext(ctx)
 		if h.HasDisk = s.got(figDisk, err, errs); h.HasDisk {
-			h.Disks, h.Disk = disksOf(m, s.want(figDiskBusy), h.Disks)
+			h.Disks, h.Disk = gopsutilDisks(m, s.want(figDiskBusy), h.Disks)
 		}
 	}
 
@@ -174,7 +174,7 @@ func (s *gopsutilSource) readHost(ctx context.Context, h *Host, errs *[]error) {
 			cs, err := net.IOCountersWithContext(ctx, true)
 			s.netAt = now
 			if s.hasNet = s.got(figNet, err, errs); s.hasNet {
-				s.ifaces, s.net = ifacesOf(cs, s.ifaces)
+				s.ifaces, s.net = gopsutilIfaces(cs, s.ifaces)
 			}
 		}
 	}
@@ -186,7 +186,7 @@ func (s *gopsutilSource) readHost(ctx context.Context, h *Host, errs *[]error) {
 	if s.want(figLoad) {
 		a, err := load.AvgWithContext(ctx)
 		if h.HasLoad = s.got(figLoad, err, errs); h.HasLoad {
-			h.Load = loadOf(a)
+			h.Load = gopsutilLoad(a)
 		}
 	}
 
@@ -194,7 +194,7 @@ func (s *gopsutilSource) readHost(ctx context.Context, h *Host, errs *[]error) {
 	if s.workDir != "" && s.want(figFS) {
 		u, err := disk.UsageWithContext(ctx, s.workDir)
 		if h.HasFS = s.got(figFS, err, errs); h.HasFS {
-			h.FS = filesystemOf(s.workDir, u)
+			h.FS = gopsutilFilesystem(s.workDir, u)
 		}
 	}
 	h.Pressure = PressureSet{}
@@ -257,9 +257,9 @@ func (s *gopsutilSource) agentCPU() (time.Duration, bool) {
 // readProc reads one process of the tree. A process created just for a
 // figure would check that the pid exists and read its start time, two
 // more system calls per process and sample: the listing has just seen it.
-func (s *gopsutilSource) readProc(ctx context.Context, l procLink, errs *[]error) procFigures {
+func (s *gopsutilSource) readProc(ctx context.Context, l procLink, errs *[]error) gopsutilProc {
 	p := &process.Process{Pid: l.PID}
-	f := procFigures{PID: l.PID, Threads: int(max(l.Threads, 0)), IOAbsent: true}
+	f := gopsutilProc{PID: l.PID, Threads: int(max(l.Threads, 0)), IOAbsent: true}
 	if s.want(figProcCPU) {
 		t, err := p.TimesWithContext(ctx)
 		if f.HasCPU = s.gotProc(ctx, figProcCPU, l.PID, err, errs); f.HasCPU {
@@ -275,7 +275,7 @@ func (s *gopsutilSource) readProc(ctx context.Context, l procLink, errs *[]error
 	if s.want(figProcIO) {
 		c, err := p.IOCountersWithContext(ctx)
 		if s.gotProc(ctx, figProcIO, l.PID, err, errs) {
-			f.ReadBytes, f.WriteBytes = procIOBytes(c, s.allIO)
+			f.ReadBytes, f.WriteBytes = gopsutilProcIO(c, s.allIO)
 			f.IOAbsent = false
 		}
 	}
