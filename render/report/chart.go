@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jobtrace/jobtrace/runmodel"
 )
@@ -323,6 +324,9 @@ func formatDuration(d time.Duration) string {
 // esc escapes text for XML and HTML: every text that comes from the job
 // (phase names, attributes) goes through it before it is written in SVG.
 func esc(s string) string {
+	if utf8.ValidString(s) && !strings.ContainsFunc(s, escaped) {
+		return s // the usual case, without a copy
+	}
 	var b strings.Builder
 	for _, r := range s {
 		switch r {
@@ -346,6 +350,15 @@ func esc(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// escaped reports whether esc changes r.
+func escaped(r rune) bool {
+	switch r {
+	case '<', '>', '&', '"', '\'', 0xFFFE, 0xFFFF:
+		return true
+	}
+	return r < 0x20 && r != '\n' && r != '\t'
 }
 
 // clip shortens a label to n runes with an ellipsis.
