@@ -1,28 +1,29 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 
+	"github.com/jobtrace/jobtrace/cmd/jobtrace/internal/fastpath"
 	"github.com/jobtrace/jobtrace/session"
 	"github.com/jobtrace/jobtrace/spans/protocol"
 	"github.com/jobtrace/jobtrace/spans/socket"
 	"github.com/jobtrace/jobtrace/supervise"
 )
 
-// attrFlag collects repeatable --attr key=value flags.
+// attrFlag collects repeatable --attr key=value flags (of exec, whose other
+// flags are the configuration's), by the marker commands' own rule.
 type attrFlag []attribute.KeyValue
 
 func (a *attrFlag) String() string { return "" }
 func (a *attrFlag) Set(s string) error {
-	k, v, ok := strings.Cut(s, "=")
-	if !ok || k == "" {
+	k, v, ok := fastpath.ParseAttr(s)
+	if !ok {
 		return fmt.Errorf("%q is not key=value", s)
 	}
 	*a = append(*a, attribute.String(k, v))
@@ -31,7 +32,21 @@ func (a *attrFlag) Set(s string) error {
 
 var _ flag.Value = (*attrFlag)(nil)
 
-const phaseExamples = `  jobtrace phase begin compile
+const attrHelp = `  --attr key=value
+        attribute of the %s (repeatable)
+`
+
+const phaseUsage = `Usage:
+  jobtrace phase begin|end NAME [flags]
+
+Flags:
+` + attrHelp + `  --parent NAME
+        begin: the open phase to nest under (default: the innermost)
+  --result RESULT
+        end: the phase's result: success, failure, error, timeout, cancellation or skip
+
+Examples:
+  jobtrace phase begin compile
   make
   jobtrace phase end compile
 
@@ -45,101 +60,60 @@ new trace), kept in a state file between begin and end and exported by
 'phase end' with the OTEL_* settings.
 `
 
-func cmdPhase(args []string) error {
-	if len(args) == 0 {
-		return usagef("phase: want 'begin' or 'end' (usage: jobtrace phase begin|end NAME)")
-	}
-	verb := args[0]
-	if verb == "-h" || verb == "--help" || verb == "help" {
-		newFlagSet("phase", "jobtrace phase begin|end NAME [flags]", phaseExamples).Usage()
-		return flag.ErrHelp
-	}
-	if verb != "begin" && verb != "end" {
-		return usagef("phase: unknown action %q: want begin or end", verb)
-	}
-	fs := newFlagSet("phase", "jobtrace phase "+verb+" NAME [flags]", phaseExamples)
-	var attrs attrFlag
-	fs.Var(&attrs, "attr", "attribute `key=value` for the phase (repeatable)")
-	result := fs.String("result", "", "end: the phase's result: success, failure, error, timeout, cancellation or skip")
-	parent := fs.String("parent", "", "begin: the open phase to nest under (default: the innermost)")
-	name, rest, err := nameThenFlags(args[1:], "phase "+verb)
-	if err != nil {
-		return err
-	}
-	if err := parseFlags(fs, rest); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("phase %s: unexpected argument %q", verb, fs.Arg(0))
-	}
-	if !protocol.ValidResult(*result) {
-		return usagef("phase end: --result %q: want success, failure, error, timeout, cancellation or skip", *result)
-	}
-	m := protocol.Msg{V: protocol.Version, Name: name, Attrs: attrs, Parent: *parent, Result: *result, Syntax: protocol.SyntaxSocket, Time: time.Now()}
-	if verb == "begin" {
-		m.Type = protocol.TypeBegin
-	} else {
-		m.Type = protocol.TypeEnd
-	}
-	return deliver(m)
-}
+const eventUsage = `Usage:
+  jobtrace event NAME [--attr key=value]...
 
-// nameThenFlags takes the NAME argument that comes first, leaving the flags.
-func nameThenFlags(args []string, what string) (string, []string, error) {
-	for i, a := range args {
-		if a == "-h" || a == "--help" || a == "-help" {
-			return "", []string{a}, nil
-		}
-		if !strings.HasPrefix(a, "-") {
-			rest := append(append([]string{}, args[:i]...), args[i+1:]...)
-			return a, rest, nil
-		}
-	}
-	return "", nil, usagef("%s: NAME is missing", what)
-}
-
-const eventExamples = `  jobtrace event cache-miss --attr key=deps
+Flags:
+` + attrHelp + `
+Examples:
+  jobtrace event cache-miss --attr key=deps
   jobtrace event retry --attr attempt=2
 `
 
-func cmdEvent(args []string) error {
-	fs := newFlagSet("event", "jobtrace event NAME [--attr key=value]...", eventExamples)
-	var attrs attrFlag
-	fs.Var(&attrs, "attr", "attribute `key=value` of the event (repeatable)")
-	name, rest, err := nameThenFlags(args, "event")
-	if err != nil {
-		return err
-	}
-	if err := parseFlags(fs, rest); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("event: unexpected argument %q", fs.Arg(0))
-	}
-	return deliver(protocol.Msg{V: protocol.Version, Type: protocol.TypeEvent, Name: name, Attrs: attrs, Syntax: protocol.SyntaxSocket, Time: time.Now()})
-}
+const counterUsage = `Usage:
+  jobtrace counter NAME [--value N] [--attr key=value]...
 
-const counterExamples = `  jobtrace counter tests.failed --value 3
+Flags:
+` + attrHelp + `  --value N
+        the increment, a non-negative number (default 1)
+
+Examples:
+  jobtrace counter tests.failed --value 3
   jobtrace counter cache.hits
 `
 
+func cmdPhase(args []string) error {
+	return marker("phase", phaseUsage, "phase", args)
+}
+
+func cmdEvent(args []string) error {
+	return marker("event", eventUsage, "event", args)
+}
+
 func cmdCounter(args []string) error {
-	fs := newFlagSet("counter", "jobtrace counter NAME [--value N] [--attr key=value]...", counterExamples)
-	var attrs attrFlag
-	fs.Var(&attrs, "attr", "attribute `key=value` of the data point (repeatable)")
-	value := fs.String("value", "1", "the increment, a non-negative number")
-	name, rest, err := nameThenFlags(args, "counter")
-	if err != nil {
-		return err
+	return marker("counter", counterUsage, "data point", args)
+}
+
+// marker parses a marker command (with the parser the fast path uses) and
+// delivers its message.
+func marker(cmd, usage, of string, args []string) error {
+	r, err := fastpath.Parse(append([]string{cmd}, args...))
+	switch {
+	case errors.Is(err, fastpath.ErrHelp):
+		fmt.Fprintf(os.Stdout, usage, of)
+		return flag.ErrHelp
+	case err != nil:
+		return usagef("%v", err)
 	}
-	if err := parseFlags(fs, rest); err != nil {
-		return err
+	m := protocol.Msg{V: protocol.Version, Type: protocol.Type(r.Type), Name: r.Name, Parent: r.Parent,
+		Result: r.Result, Value: r.Value, Syntax: protocol.SyntaxSocket}
+	for _, kv := range r.Attrs {
+		m.Attrs = append(m.Attrs, attribute.String(kv[0], kv[1]))
 	}
-	v, err := strconv.ParseFloat(*value, 64)
-	if err != nil || v < 0 {
-		return usagef("counter: --value %q is not a non-negative number", *value)
+	if r.Type != string(protocol.TypeCounter) {
+		m.Time = time.Now()
 	}
-	return deliver(protocol.Msg{V: protocol.Version, Type: protocol.TypeCounter, Name: name, Value: v, Attrs: attrs, Syntax: protocol.SyntaxSocket})
+	return deliver(m)
 }
 
 // deliver sends m to the enclosing 'jobtrace run', or handles it standalone.

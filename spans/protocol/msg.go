@@ -7,13 +7,14 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/jobtrace/jobtrace/internal/cleantext"
+	"github.com/jobtrace/jobtrace/spans/wire"
 )
 
 // Version is the protocol version this package reads and writes. A message
 // without "v" is read as version 1; a message with a higher version is
 // rejected, so that a newer client gets a clear error instead of a
 // half-understood message.
-const Version = 1
+const Version = wire.Version
 
 // Limits on a message's contents. Names are span or metric names and keys
 // are attribute keys: 256 bytes is far beyond any sensible name and keeps a
@@ -30,11 +31,11 @@ type Type string
 
 // The message types.
 const (
-	TypeBegin   Type = "begin"   // open a phase
-	TypeEnd     Type = "end"     // close a phase
-	TypeEvent   Type = "event"   // a point-in-time event in the current phase
-	TypeCounter Type = "counter" // add Value to a named counter
-	TypeAttr    Type = "attr"    // set attributes on a phase (or the job)
+	TypeBegin   Type = wire.TypeBegin   // open a phase
+	TypeEnd     Type = wire.TypeEnd     // close a phase
+	TypeEvent   Type = wire.TypeEvent   // a point-in-time event in the current phase
+	TypeCounter Type = wire.TypeCounter // add Value to a named counter
+	TypeAttr    Type = wire.TypeAttr    // set attributes on a phase (or the job)
 )
 
 // Results of a phase, from the OpenTelemetry semantic conventions'
@@ -88,12 +89,9 @@ func (m *Msg) Clean() {
 // ErrParse is wrapped by every error Parse returns.
 var ErrParse = errors.New("marker")
 
-// Reply is the line the socket sends back for a message with "ack":true.
-type Reply struct {
-	OK          bool   `json:"ok"`
-	Error       string `json:"error,omitempty"`
-	Traceparent string `json:"traceparent,omitempty"`
-}
+// Reply is the line the socket sends back for a message with "ack":true,
+// written and read by package wire.
+type Reply = wire.Reply
 
 // ValidResult reports whether r is a result value an end message may carry.
 func ValidResult(r string) bool {

@@ -174,6 +174,9 @@ func TestAppendJSONRoundTrip(t *testing.T) {
 			Time: time.Date(2025, 1, 2, 3, 4, 5, 6, time.UTC)},
 		{V: 1, Type: TypeEnd, Name: "compile", Result: ResultTimeout},
 		{V: 1, Type: TypeCounter, Name: "c", Value: 0.25},
+		// A counter of 0 (jobtrace counter c --value 0) adds 0, not the
+		// 1 a missing value means.
+		{V: 1, Type: TypeCounter, Name: "c", Value: 0},
 		{V: 1, Type: TypeEvent, Name: "e", Attrs: []attribute.KeyValue{
 			attribute.String("s", "v"), attribute.Bool("b", false), attribute.Int64("i", -3),
 			attribute.Float64("f", 0.5), attribute.StringSlice("ss", []string{"x", "y"}),

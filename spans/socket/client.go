@@ -2,7 +2,6 @@ package socket
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jobtrace/jobtrace/spans/protocol"
+	"github.com/jobtrace/jobtrace/spans/wire"
 )
 
 // RequestTimeout bounds how long Request waits for its reply. The agent
@@ -69,8 +69,8 @@ func (c *Client) Request(m protocol.Msg) (protocol.Reply, error) {
 		}
 		return protocol.Reply{}, fmt.Errorf("socket: no reply: %w", err)
 	}
-	var r protocol.Reply
-	if err := json.Unmarshal(line, &r); err != nil {
+	r, err := wire.ParseReply(line)
+	if err != nil {
 		return protocol.Reply{}, fmt.Errorf("socket: bad reply: %w", err)
 	}
 	return r, nil

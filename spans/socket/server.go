@@ -3,7 +3,6 @@ package socket
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -426,7 +425,5 @@ func (s *Server) message(line []byte, out *bufio.Writer) {
 }
 
 func writeReply(out *bufio.Writer, r protocol.Reply) {
-	b, _ := json.Marshal(r) // cannot fail: three plain fields
-	out.Write(b)
-	out.WriteByte('\n')
+	out.Write(r.AppendLine(out.AvailableBuffer()))
 }

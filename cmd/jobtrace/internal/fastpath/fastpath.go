@@ -1,14 +1,16 @@
 package fastpath
 
 import (
+	"errors"
 	"math"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/jobtrace/jobtrace/spans/wire"
 )
 
-// Request is one parsed command.
+// Request is one marker command: `phase begin|end`, `event` or `counter`.
 type Request struct {
 	Type   string // begin, end, event, counter
 	Name   string
@@ -18,169 +20,144 @@ type Request struct {
 	Attrs  [][2]string
 }
 
-var results = map[string]bool{"": true, "success": true, "failure": true, "error": true, "timeout": true, "cancellation": true, "skip": true}
+// ErrHelp is returned by Parse for -h, -help or --help.
+var ErrHelp = errors.New("help requested")
 
-// Parse reads the arguments after the program name. ok is false for
-// anything but the simple forms, which main then handles.
-func Parse(args []string) (r Request, ok bool) {
-	if len(args) < 2 {
-		return r, false
+// ErrNotMarker is returned by Parse for a command that is not a marker
+// command.
+var ErrNotMarker = errors.New("not a marker command")
+
+// UsageError is a malformed marker command line; its text names the
+// command ("phase end: ...").
+type UsageError string
+
+func (e UsageError) Error() string { return string(e) }
+
+// Parse reads the arguments of a marker command, the command's name first
+// ("phase", "end", "deploy", "--result", "failure"). It is the one parser of
+// these commands: the fast path and the full command both use it. Flags
+// take one or two dashes, their value after '=' or as the next argument,
+// and may come before or after NAME; "--" ends the flags. --attr repeats;
+// a flag given twice otherwise keeps its last value.
+func Parse(args []string) (Request, error) {
+	var r Request
+	if len(args) == 0 {
+		return r, ErrNotMarker
 	}
+	what := args[0]
 	var rest []string
-	switch args[0] {
+	switch what {
 	case "phase":
-		if len(args) < 3 || (args[1] != "begin" && args[1] != "end") {
-			return r, false
+		if len(args) < 2 {
+			return r, UsageError("phase: want 'begin' or 'end' (usage: jobtrace phase begin|end NAME)")
 		}
-		r.Type, rest = args[1], args[2:]
+		switch args[1] {
+		case "begin", "end":
+		case "-h", "-help", "--help", "help":
+			return r, ErrHelp
+		default:
+			return r, UsageError("phase: unknown action " + strconv.Quote(args[1]) + ": want begin or end")
+		}
+		r.Type, rest, what = args[1], args[2:], "phase "+args[1]
 	case "event", "counter":
-		r.Type, rest = args[0], args[1:]
+		r.Type, rest = what, args[1:]
 	default:
-		return r, false
+		return r, ErrNotMarker
 	}
 	valueSet := false
+	flags := true
 	for i := 0; i < len(rest); i++ {
 		a := rest[i]
-		if !strings.HasPrefix(a, "-") {
+		if !flags || a == "-" || !strings.HasPrefix(a, "-") {
 			if r.Name != "" {
-				return r, false // a second argument
+				return r, UsageError(what + ": unexpected argument " + strconv.Quote(a))
 			}
 			r.Name = a
 			continue
 		}
-		flag, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if len(a)-len(strings.TrimLeft(a, "-")) > 2 {
-			return r, false
+		if a == "--" {
+			flags = false
+			continue
+		}
+		flag := a[1:]
+		if strings.HasPrefix(flag, "-") {
+			flag = flag[1:]
+		}
+		flag, val, hasVal := strings.Cut(flag, "=")
+		if flag == "h" || flag == "help" {
+			return r, ErrHelp
+		}
+		if flag == "" || flag[0] == '-' || flag[0] == '=' {
+			return r, UsageError(what + ": bad flag syntax: " + a)
 		}
 		if !hasVal {
 			if i+1 >= len(rest) {
-				return r, false
+				return r, UsageError(what + ": flag needs an argument: -" + flag)
 			}
 			i++
 			val = rest[i]
 		}
 		switch {
 		case flag == "attr":
-			k, v, ok := strings.Cut(val, "=")
-			if !ok || k == "" {
-				return r, false
+			k, v, ok := ParseAttr(val)
+			if !ok {
+				return r, UsageError(what + ": --attr " + strconv.Quote(val) + " is not key=value")
 			}
 			r.Attrs = append(r.Attrs, [2]string{k, v})
-		case flag == "result" && r.Type == "end" && r.Result == "":
-			if !results[val] {
-				return r, false
+		case flag == "result" && r.Type == "end":
+			if !validResult(val) {
+				return r, UsageError(what + ": --result " + strconv.Quote(val) + ": want success, failure, error, timeout, cancellation or skip")
 			}
 			r.Result = val
-		case flag == "parent" && r.Type == "begin" && r.Parent == "":
+		case flag == "parent" && r.Type == "begin":
 			r.Parent = val
-		case flag == "value" && r.Type == "counter" && !valueSet:
+		case flag == "value" && r.Type == "counter":
 			v, err := strconv.ParseFloat(val, 64)
 			if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
-				return r, false
+				return r, UsageError(what + ": --value " + strconv.Quote(val) + " is not a non-negative number")
 			}
 			r.Value, valueSet = v, true
 		default:
-			// --help, --result on a begin, a repeated flag, ...
-			return r, false
+			return r, UsageError(what + ": flag provided but not defined: -" + flag + " (see 'jobtrace " + what + " --help')")
 		}
 	}
 	if r.Name == "" {
-		return r, false
+		return r, UsageError(what + ": NAME is missing")
 	}
 	if r.Type == "counter" && !valueSet {
 		r.Value = 1
 	}
-	return r, true
+	return r, nil
 }
 
-// AppendJSON appends r as one protocol line asking for a reply; ts is left
-// out for counters, as the full command does.
-func (r Request) AppendJSON(b []byte, now time.Time) []byte {
-	b = append(b, `{"v":1,"type":`...)
-	b = appendString(b, r.Type)
-	b = append(b, `,"name":`...)
-	b = appendString(b, r.Name)
-	if r.Parent != "" {
-		b = append(b, `,"parent":`...)
-		b = appendString(b, r.Parent)
-	}
-	if r.Result != "" {
-		b = append(b, `,"result":`...)
-		b = appendString(b, r.Result)
-	}
-	if r.Type != "counter" {
-		b = append(b, `,"ts":"`...)
-		b = now.AppendFormat(b, time.RFC3339Nano)
-		b = append(b, '"')
-	}
-	if len(r.Attrs) > 0 {
-		b = append(b, `,"attrs":{`...)
-		for i, kv := range r.Attrs {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, kv[0])
-			b = append(b, ':')
-			b = appendString(b, kv[1])
-		}
-		b = append(b, '}')
-	}
-	if r.Type == "counter" {
-		b = append(b, `,"value":`...)
-		b = strconv.AppendFloat(b, r.Value, 'g', -1, 64)
-	}
-	return append(b, ",\"ack\":true}\n"...)
+// ParseAttr reads the value of --attr, key=value with a key that is not
+// empty.
+func ParseAttr(s string) (key, value string, ok bool) {
+	key, value, ok = strings.Cut(s, "=")
+	return key, value, ok && key != ""
 }
 
-// appendString appends s as a JSON string; invalid UTF-8 becomes U+FFFD.
-func appendString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				b = append(b, '\\', c)
-			case c < 0x20:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			default:
-				b = append(b, c)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, "\ufffd"...)
-		} else {
-			b = append(b, s[i:i+size]...)
-		}
-		i += size
+// validResult reports whether --result takes s, as the protocol's
+// ValidResult does (a test checks that they agree).
+func validResult(s string) bool {
+	switch s {
+	case "success", "failure", "error", "timeout", "cancellation", "skip":
+		return true
 	}
-	return append(b, '"')
+	return false
 }
 
-// ReplyError returns the error of a reply line, "" when it says ok.
-func ReplyError(line string) string {
-	if strings.Contains(line, `"ok":true`) {
-		return ""
+// AppendLine appends r as one protocol line asking for a reply, stamped
+// now; ts is left out for counters, which have no time.
+func (r *Request) AppendLine(b []byte, now time.Time) []byte {
+	m := wire.Msg{Type: r.Type, Name: r.Name, Parent: r.Parent, Result: r.Result, Value: r.Value, Ack: true}
+	if r.Type != wire.TypeCounter {
+		m.Time = now
 	}
-	_, rest, found := strings.Cut(line, `"error":"`)
-	if !found {
-		return "the socket refused the message"
+	b = m.AppendHead(b)
+	for i, kv := range r.Attrs {
+		b = wire.AppendAttrKey(b, i, kv[0])
+		b = wire.AppendString(b, kv[1])
 	}
-	var b strings.Builder
-	for i := 0; i < len(rest); i++ {
-		c := rest[i]
-		if c == '"' {
-			break
-		}
-		if c == '\\' && i+1 < len(rest) {
-			i++
-			c = rest[i]
-		}
-		b.WriteByte(c)
-	}
-	return b.String()
+	return m.AppendTail(b, len(r.Attrs))
 }

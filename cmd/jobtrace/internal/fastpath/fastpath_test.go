@@ -1,6 +1,7 @@
 package fastpath
 
 import (
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -11,33 +12,66 @@ import (
 	"github.com/jobtrace/jobtrace/spans/protocol"
 )
 
-func TestParseTakesOnlyTheSimpleForms(t *testing.T) {
+func TestParse(t *testing.T) {
 	good := map[string]Request{
 		"phase begin compile":                          {Type: "begin", Name: "compile"},
 		"phase begin compile --attr lang=go --attr a=": {Type: "begin", Name: "compile", Attrs: [][2]string{{"lang", "go"}, {"a", ""}}},
 		"phase begin --attr=k=v=w compile":             {Type: "begin", Name: "compile", Attrs: [][2]string{{"k", "v=w"}}},
+		"phase begin --attr k=v compile":               {Type: "begin", Name: "compile", Attrs: [][2]string{{"k", "v"}}},
 		"phase begin x --parent outer":                 {Type: "begin", Name: "x", Parent: "outer"},
+		"phase begin -- -x":                            {Type: "begin", Name: "-x"},
 		"phase end compile --result failure":           {Type: "end", Name: "compile", Result: "failure"},
 		"phase end compile -result=skip":               {Type: "end", Name: "compile", Result: "skip"},
+		"phase end x --result failure --result skip":   {Type: "end", Name: "x", Result: "skip"},
 		"event cache-miss --attr key=deps":             {Type: "event", Name: "cache-miss", Attrs: [][2]string{{"key", "deps"}}},
 		"counter tests.failed --value 3":               {Type: "counter", Name: "tests.failed", Value: 3},
+		"counter tests.failed --value 0":               {Type: "counter", Name: "tests.failed", Value: 0},
 		"counter hits":                                 {Type: "counter", Name: "hits", Value: 1},
 	}
 	for args, want := range good {
-		got, ok := Parse(strings.Fields(args))
-		if !ok || !reflect.DeepEqual(got, want) {
-			t.Errorf("%q: got %+v %v, want %+v", args, got, ok, want)
+		got, err := Parse(strings.Fields(args))
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: got %+v %v, want %+v", args, got, err, want)
 		}
 	}
-	for _, args := range []string{
-		"", "phase", "phase begin", "phase start x", "phase begin x y", "phase begin --help",
-		"phase begin x --result failure", "phase end x --result meh", "phase end x --parent p",
-		"event x --value 2", "counter x --value -1", "counter x --value NaN", "counter x --value 1 --value 2",
-		"event x --attr novalue", "event x --attr", "event x ---attr k=v", "run -- true", "version",
-		"event --help", "counter -h",
-	} {
-		if r, ok := Parse(strings.Fields(args)); ok {
-			t.Errorf("%q taken as %+v; main should handle it", args, r)
+	bad := map[string]string{
+		"phase":                          "want 'begin' or 'end'",
+		"phase begin":                    "phase begin: NAME is missing",
+		"phase start x":                  `unknown action "start"`,
+		"phase begin x y":                `unexpected argument "y"`,
+		"phase begin x --result failure": "not defined: -result",
+		"phase end x --result meh":       `--result "meh"`,
+		"phase end x --parent p":         "not defined: -parent",
+		"event x --value 2":              "not defined: -value",
+		"counter x --value -1":           "not a non-negative number",
+		"counter x --value NaN":          "not a non-negative number",
+		"event x --attr novalue":         "is not key=value",
+		"event x --attr":                 "flag needs an argument: -attr",
+		"event x ---attr k=v":            "bad flag syntax",
+	}
+	for args, want := range bad {
+		r, err := Parse(strings.Fields(args))
+		var ue UsageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: got %+v, %v; want a usage error saying %q", args, r, err, want)
+		}
+	}
+	for _, args := range []string{"phase begin --help", "phase -h", "event --help", "counter -h", "event x -help"} {
+		if _, err := Parse(strings.Fields(args)); err != ErrHelp {
+			t.Errorf("%q: %v, want ErrHelp", args, err)
+		}
+	}
+	for _, args := range []string{"", "run -- true", "version", "exec x -- true"} {
+		if _, err := Parse(strings.Fields(args)); err != ErrNotMarker {
+			t.Errorf("%q: %v, want ErrNotMarker", args, err)
+		}
+	}
+}
+
+func TestResultsAreTheProtocols(t *testing.T) {
+	for _, r := range []string{"", "success", "failure", "error", "timeout", "cancellation", "skip", "meh", "Success"} {
+		if got, want := validResult(r) || r == "", protocol.ValidResult(r); got != want {
+			t.Errorf("--result %q taken %v, the protocol says %v", r, got, want)
 		}
 	}
 }
@@ -57,9 +91,11 @@ func TestLineIsWhatTheFullCommandSends(t *testing.T) {
 			protocol.Msg{V: 1, Type: protocol.TypeEnd, Name: "x", Result: "failure", Time: now, Ack: true}},
 		{Request{Type: "counter", Name: "n", Value: 2.5},
 			protocol.Msg{V: 1, Type: protocol.TypeCounter, Name: "n", Value: 2.5, Ack: true}},
+		{Request{Type: "counter", Name: "zero", Value: 0},
+			protocol.Msg{V: 1, Type: protocol.TypeCounter, Name: "zero", Value: 0, Ack: true}},
 	}
 	for _, c := range cases {
-		line := c.req.AppendJSON(nil, now)
+		line := c.req.AppendLine(nil, now)
 		if !strings.HasSuffix(string(line), "\n") || strings.Count(string(line), "\n") != 1 {
 			t.Errorf("not one line: %q", line)
 		}
@@ -77,18 +113,6 @@ func TestLineIsWhatTheFullCommandSends(t *testing.T) {
 		}
 		if !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s:\n got %+v\nwant %+v", line, got, c.want)
-		}
-	}
-}
-
-func TestReplyError(t *testing.T) {
-	for line, want := range map[string]string{
-		`{"ok":true,"traceparent":"00-x"}`:                "",
-		`{"ok":false,"error":"no open phase \"x\" here"}`: `no open phase "x" here`,
-		`{"ok":false}`: "the socket refused the message",
-	} {
-		if got := ReplyError(line); got != want {
-			t.Errorf("%s: %q, want %q", line, got, want)
 		}
 	}
 }

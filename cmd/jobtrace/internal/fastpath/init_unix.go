@@ -6,6 +6,8 @@ import (
 	"os"
 	"syscall"
 	"time"
+
+	"github.com/jobtrace/jobtrace/spans/wire"
 )
 
 // replyTimeout matches the full client's wait for a reply.
@@ -16,15 +18,16 @@ func init() {
 	if path == "" || len(os.Args) < 2 {
 		return
 	}
-	r, ok := Parse(os.Args[1:])
-	if !ok {
-		return
+	r, err := Parse(os.Args[1:])
+	if err != nil {
+		return // not a marker command, --help, or a usage error main reports
 	}
 	fd, err := dial(path)
 	if err != nil {
 		return // main reports it
 	}
-	line := r.AppendJSON(make([]byte, 0, 256), time.Now())
+	// UTC: the local zone would be loaded from /etc/localtime first.
+	line := r.AppendLine(make([]byte, 0, 256), time.Now().UTC())
 	if _, err := syscall.Write(fd, line); err != nil {
 		syscall.Close(fd)
 		return // nothing was taken: main tries again and reports
@@ -35,10 +38,14 @@ func init() {
 		os.Stderr.WriteString("jobtrace: JOBTRACE_SOCKET: " + err.Error() + "\n")
 		os.Exit(1)
 	}
-	if e := ReplyError(reply); e != "" {
+	rep, err := wire.ParseReply(reply)
+	switch {
+	case err != nil:
+		os.Stderr.WriteString("jobtrace: warning: JOBTRACE_SOCKET: bad reply: " + err.Error() + "\n")
+	case !rep.OK:
 		// A warning, not an error: a marker that does not apply must
 		// not fail the job's step.
-		os.Stderr.WriteString("jobtrace: warning: " + e + "\n")
+		os.Stderr.WriteString("jobtrace: warning: " + rep.Error + "\n")
 	}
 	os.Exit(0)
 }
@@ -59,7 +66,7 @@ func dial(path string) (int, error) {
 }
 
 // readLine reads the reply line; replies are short.
-func readLine(fd int) (string, error) {
+func readLine(fd int) ([]byte, error) {
 	var buf [4096]byte
 	n := 0
 	for n < len(buf) {
@@ -69,9 +76,9 @@ func readLine(fd int) (string, error) {
 		}
 		if err != nil {
 			if err == syscall.EAGAIN {
-				return "", errTimeout
+				return nil, errTimeout
 			}
-			return "", err
+			return nil, err
 		}
 		if m == 0 {
 			break
@@ -79,14 +86,14 @@ func readLine(fd int) (string, error) {
 		n += m
 		for i := n - m; i < n; i++ {
 			if buf[i] == '\n' {
-				return string(buf[:i]), nil
+				return buf[:i], nil
 			}
 		}
 	}
 	if n == 0 {
-		return "", errClosed
+		return nil, errClosed
 	}
-	return string(buf[:n]), nil
+	return buf[:n], nil
 }
 
 type fpError string

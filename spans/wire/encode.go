@@ -1,0 +1,163 @@
+package wire
+
+import (
+	"math"
+	"strconv"
+	"time"
+	"unicode/utf8"
+)
+
+// Version is the protocol version written in every message.
+const Version = 1
+
+// The message types.
+const (
+	TypeBegin   = "begin"
+	TypeEnd     = "end"
+	TypeEvent   = "event"
+	TypeCounter = "counter"
+	TypeAttr    = "attr"
+)
+
+// Msg holds the fields of a message line other than its attributes. A line
+// is written in three parts: AppendHead, then each attribute as
+// AppendAttrKey followed by its value (AppendString, AppendFloat,
+// strconv.AppendInt or AppendBool), then AppendTail.
+type Msg struct {
+	V      int // 0 means Version
+	Type   string
+	Name   string
+	Parent string
+	Result string
+	Time   time.Time // left out when zero
+	// Value is a counter's increment: written for a counter whatever it
+	// is (a receiver reads a missing value as 1), and for another type
+	// when it is not 0.
+	Value float64
+	// Ack asks for a reply line. It is written last, so that a receiver
+	// that keeps only the end of an over-long line still sees it.
+	Ack bool
+}
+
+// AppendHead appends the opening of m's line: every field that comes
+// before the attributes, empty ones left out.
+func (m *Msg) AppendHead(b []byte) []byte {
+	v := m.V
+	if v == 0 {
+		v = Version
+	}
+	b = append(b, `{"v":`...)
+	b = strconv.AppendInt(b, int64(v), 10)
+	b = append(b, `,"type":`...)
+	b = AppendString(b, m.Type)
+	if m.Name != "" {
+		b = append(b, `,"name":`...)
+		b = AppendString(b, m.Name)
+	}
+	if m.Parent != "" {
+		b = append(b, `,"parent":`...)
+		b = AppendString(b, m.Parent)
+	}
+	if m.Result != "" {
+		b = append(b, `,"result":`...)
+		b = AppendString(b, m.Result)
+	}
+	if !m.Time.IsZero() {
+		b = append(b, `,"ts":"`...)
+		b = m.Time.AppendFormat(b, time.RFC3339Nano)
+		b = append(b, '"')
+	}
+	return b
+}
+
+// AppendAttrKey appends the key of the attribute at index i (from 0) of a
+// line begun by AppendHead; its value comes next.
+func AppendAttrKey(b []byte, i int, key string) []byte {
+	if i == 0 {
+		b = append(b, `,"attrs":{`...)
+	} else {
+		b = append(b, ',')
+	}
+	b = AppendString(b, key)
+	return append(b, ':')
+}
+
+// AppendTail ends a line begun by AppendHead that has n attributes, with
+// the fields that come after them and the newline.
+func (m *Msg) AppendTail(b []byte, n int) []byte {
+	if n > 0 {
+		b = append(b, '}')
+	}
+	if m.Type == TypeCounter || m.Value != 0 {
+		b = append(b, `,"value":`...)
+		b = AppendFloat(b, m.Value)
+	}
+	if m.Ack {
+		b = append(b, `,"ack":true`...)
+	}
+	return append(b, "}\n"...)
+}
+
+// AppendBool appends true or false.
+func AppendBool(b []byte, v bool) []byte { return strconv.AppendBool(b, v) }
+
+// AppendFloat appends f as a JSON number; NaN and infinities, which JSON
+// has no form for, as null, which a receiver skips.
+func AppendFloat(b []byte, f float64) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return append(b, "null"...)
+	}
+	return strconv.AppendFloat(b, f, 'g', -1, 64)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// AppendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD;
+// U+2028 and U+2029 are escaped so the line is also valid JavaScript.
+func AppendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
