@@ -2,6 +2,7 @@ package otlp
 
 import (
 	"context"
+	"maps"
 	"net/http"
 
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
@@ -16,7 +17,7 @@ func NewMetricExporter(ctx context.Context, e *Endpoint) (sdkmetric.Exporter, er
 	if e == nil {
 		return nil, ErrNoEndpoint
 	}
-	headers := headersOf(e)
+	headers := maps.Clone(e.Headers)
 	if e.Protocol == ProtocolGRPC {
 		opts := []otlpmetricgrpc.Option{
 			otlpmetricgrpc.WithEndpoint(e.HostPort()),
@@ -27,9 +28,6 @@ func NewMetricExporter(ctx context.Context, e *Endpoint) (sdkmetric.Exporter, er
 			otlpmetricgrpc.WithTemporalitySelector(temporality(e.Temporality)),
 			otlpmetricgrpc.WithAggregationSelector(aggregation(e.Histogram)),
 			otlpmetricgrpc.WithDialOption(grpcDialOptions(e.Timeout, e.Gzip)...),
-		}
-		if e.Gzip {
-			opts = append(opts, otlpmetricgrpc.WithCompressor("gzip"))
 		}
 		return withoutOTLPEnv(func() (sdkmetric.Exporter, error) { return otlpmetricgrpc.New(ctx, opts...) })
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"reflect"
 	"strconv"
 
 	"google.golang.org/grpc/codes"
@@ -99,8 +98,8 @@ func Abandoned(err error) bool {
 	return false
 }
 
-// statusError is a failed OTLP/HTTP upload with the collector's status code,
-// which the OTel HTTP client only puts in its message.
+// statusError is a failed OTLP/HTTP upload with the collector's status
+// code.
 type statusError struct {
 	code int
 	err  error
@@ -108,35 +107,6 @@ type statusError struct {
 
 func (e *statusError) Error() string { return e.err.Error() }
 func (e *statusError) Unwrap() error { return e.err }
-
-// statusKey is the context key under which an upload leaves room for the
-// HTTP status code of its response.
-type statusKey struct{}
-
-// statusTransport records the status code of each response in the *int the
-// request's context carries under statusKey.
-type statusTransport struct{ http.RoundTripper }
-
-func (t statusTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	resp, err := t.RoundTripper.RoundTrip(r)
-	if resp != nil {
-		if p, ok := r.Context().Value(statusKey{}).(*int); ok {
-			*p = resp.StatusCode
-		}
-	}
-	return resp, err
-}
-
-// withStatus runs upload with a context that records the HTTP status of its
-// response, and wraps a failure with that status so Classify can read it.
-func withStatus(ctx context.Context, upload func(context.Context) error) error {
-	code := 0
-	err := partial(upload(context.WithValue(ctx, statusKey{}, &code)))
-	if err == nil || code < 300 {
-		return err
-	}
-	return &statusError{code: code, err: err}
-}
 
 // PartialError is an upload the collector accepted except for Rejected
 // spans (an OTLP partial success). The upload succeeded: the OTLP
@@ -148,45 +118,4 @@ type PartialError struct {
 
 func (e *PartialError) Error() string {
 	return "the collector accepted the upload but rejected " + strconv.FormatInt(e.Rejected, 10) + " spans: " + e.Message
-}
-
-// partial turns the OTel clients' partial-success error, which they return
-// from a successful upload (its type is internal to them), into a
-// *PartialError; any other error is returned as it is.
-func partial(err error) error {
-	if err == nil {
-		return nil
-	}
-	var found *PartialError
-	var other bool
-	var walk func(error)
-	walk = func(e error) {
-		switch u := e.(type) {
-		case interface{ Unwrap() []error }:
-			for _, x := range u.Unwrap() {
-				walk(x)
-			}
-			return
-		}
-		v := reflect.ValueOf(e)
-		if v.Kind() == reflect.Struct && v.Type().Name() == "PartialSuccess" {
-			n, m := v.FieldByName("RejectedItems"), v.FieldByName("ErrorMessage")
-			if n.IsValid() && n.CanInt() && m.IsValid() && m.Kind() == reflect.String {
-				if found == nil {
-					found = &PartialError{}
-				}
-				found.Rejected += n.Int()
-				if found.Message == "" {
-					found.Message = m.String()
-				}
-				return
-			}
-		}
-		other = true
-	}
-	walk(err)
-	if found == nil || other {
-		return err
-	}
-	return found
 }

@@ -1,98 +1,197 @@
 package otlp
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/encoding"
+	_ "google.golang.org/grpc/encoding/gzip" // registers the gzip compressor
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/proto"
+)
+
+// MaxResponseBytes bounds what is read of a collector's answer. An OTLP
+// answer is a partial success or an error status of a few hundred bytes;
+// a server that is not a collector may answer with a page, of which the
+// first bytes say enough.
+const MaxResponseBytes = 64 << 10
+
+var (
+	errAlreadyStarted = errors.New("otlp: trace client already started")
+	errNotStarted     = errors.New("otlp: trace client not started")
 )
 
 // NewTraceClient returns an OTLP trace client for e, not started. Nothing
-// touches the network until its first upload.
+// touches the network until its first upload. It is built from e alone:
+// it reads no variable and no file. Its uploads are not retried (the
+// forwarder retries from the spool); their errors carry the collector's
+// HTTP status or gRPC code, for Classify, and a partial success is a
+// *PartialError.
 func NewTraceClient(e *Endpoint) (otlptrace.Client, error) {
 	if e == nil {
 		return nil, ErrNoEndpoint
 	}
-	headers := headersOf(e)
 	if e.Protocol == ProtocolGRPC {
-		opts := []otlptracegrpc.Option{
-			otlptracegrpc.WithEndpoint(e.HostPort()),
-			otlptracegrpc.WithTLSCredentials(grpcCredentials(e.TLS)),
-			otlptracegrpc.WithHeaders(headers),
-			otlptracegrpc.WithTimeout(e.Timeout),
-			otlptracegrpc.WithRetry(otlptracegrpc.RetryConfig{Enabled: false}),
-			otlptracegrpc.WithDialOption(grpcDialOptions(e.Timeout, e.Gzip)...),
-		}
-		if e.Gzip {
-			opts = append(opts, otlptracegrpc.WithCompressor("gzip"))
-		}
-		return withoutOTLPEnv(func() (otlptrace.Client, error) {
-			return grpcTraceClient{otlptracegrpc.NewClient(opts...)}, nil
-		})
+		return &grpcTraceClient{e: e}, nil
 	}
 	hc, tr := newHTTPClient(e)
-	hc.Transport = statusTransport{hc.Transport}
-	compression := otlptracehttp.NoCompression
-	if e.Gzip {
-		compression = otlptracehttp.GzipCompression
-	}
-	return withoutOTLPEnv(func() (otlptrace.Client, error) {
-		c := otlptracehttp.NewClient(
-			otlptracehttp.WithEndpointURL(baseURL(e)),
-			// Our own HTTP client carries the TLS settings.
-			otlptracehttp.WithTLSClientConfig(nil),
-			otlptracehttp.WithHTTPClient(hc),
-			otlptracehttp.WithHeaders(headers),
-			otlptracehttp.WithTimeout(e.Timeout),
-			otlptracehttp.WithCompression(compression),
-			otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: false}),
-		)
-		return &httpTraceClient{Client: c, tr: tr}, nil
-	})
+	return &httpTraceClient{e: e, hc: hc, tr: tr}, nil
 }
 
-// httpTraceClient closes the idle keep-alive connections of its transport
-// when stopped, so no connection goroutine outlives the client. Its uploads'
-// errors carry the HTTP status, for Classify.
+// httpTraceClient posts OTLP/HTTP protobuf requests to the endpoint's URL.
 type httpTraceClient struct {
-	otlptrace.Client
+	e  *Endpoint
+	hc *http.Client
 	tr *http.Transport
 }
 
-func (c *httpTraceClient) UploadTraces(ctx context.Context, rss []*tracepb.ResourceSpans) error {
-	return withStatus(ctx, func(ctx context.Context) error { return c.Client.UploadTraces(ctx, rss) })
-}
+func (c *httpTraceClient) Start(context.Context) error { return nil }
 
-// grpcTraceClient reports a partial success as a *PartialError.
-type grpcTraceClient struct{ otlptrace.Client }
-
-func (c grpcTraceClient) UploadTraces(ctx context.Context, rss []*tracepb.ResourceSpans) error {
-	return partial(c.Client.UploadTraces(ctx, rss))
-}
-
-func (c *httpTraceClient) Stop(ctx context.Context) error {
-	err := c.Client.Stop(ctx)
+// Stop closes the idle keep-alive connections, so no connection goroutine
+// outlives the client.
+func (c *httpTraceClient) Stop(context.Context) error {
 	c.tr.CloseIdleConnections()
-	return err
+	return nil
 }
 
-// headersOf returns a copy of the headers, never nil.
-func headersOf(e *Endpoint) map[string]string {
-	h := make(map[string]string, len(e.Headers))
-	for k, v := range e.Headers {
-		h[k] = v
+func (c *httpTraceClient) UploadTraces(ctx context.Context, rss []*tracepb.ResourceSpans) error {
+	body, err := proto.Marshal(&coltracepb.ExportTraceServiceRequest{ResourceSpans: rss})
+	if err != nil {
+		return err
 	}
-	return h
+	var resp coltracepb.ExportTraceServiceResponse
+	if err := post(ctx, c.e, c.hc, body, &resp); err != nil {
+		return err
+	}
+	return partialError(resp.GetPartialSuccess())
+}
+
+// post sends body to e's URL as an OTLP/HTTP protobuf request, within e's
+// timeout, and decodes a successful answer into resp. A failed answer is a
+// *statusError with the collector's status and the start of its body.
+func post(ctx context.Context, e *Endpoint, hc *http.Client, body []byte, resp proto.Message) error {
+	ctx, cancel := context.WithTimeout(ctx, e.Timeout)
+	defer cancel()
+	if e.Gzip {
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		if _, err := zw.Write(body); err != nil {
+			return err
+		}
+		if err := zw.Close(); err != nil {
+			return err
+		}
+		body = b.Bytes()
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.URL.String(), bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	for k, v := range e.Headers {
+		req.Header.Set(k, v)
+	}
+	req.Header.Set("Content-Type", "application/x-protobuf")
+	if e.Gzip {
+		req.Header.Set("Content-Encoding", "gzip")
+	}
+	r, err := hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer r.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(r.Body, MaxResponseBytes))
+	if err != nil {
+		return err
+	}
+	if r.StatusCode/100 != 2 {
+		msg := strings.TrimSpace(string(data))
+		if msg == "" {
+			msg = "(empty)"
+		}
+		return &statusError{code: r.StatusCode, err: fmt.Errorf("%s answered %s: %s", e, r.Status, msg)}
+	}
+	if len(data) == 0 || !strings.HasPrefix(r.Header.Get("Content-Type"), "application/x-protobuf") {
+		return nil
+	}
+	return proto.Unmarshal(data, resp)
+}
+
+// grpcTraceClient exports over OTLP/gRPC. Its connection is made by Start
+// (it dials at the first upload) and closed by Stop.
+type grpcTraceClient struct {
+	e    *Endpoint
+	conn *grpc.ClientConn
+	svc  coltracepb.TraceServiceClient
+}
+
+func (c *grpcTraceClient) Start(context.Context) error {
+	if c.conn != nil {
+		return errAlreadyStarted
+	}
+	conn, err := grpc.NewClient(c.e.HostPort(),
+		append(grpcDialOptions(c.e.Timeout, c.e.Gzip), grpc.WithTransportCredentials(grpcCredentials(c.e.TLS)))...)
+	if err != nil {
+		return err
+	}
+	c.conn, c.svc = conn, coltracepb.NewTraceServiceClient(conn)
+	return nil
+}
+
+// Stop closes the connection and its goroutines.
+func (c *grpcTraceClient) Stop(context.Context) error {
+	if c.conn == nil {
+		return nil
+	}
+	return c.conn.Close()
+}
+
+func (c *grpcTraceClient) UploadTraces(ctx context.Context, rss []*tracepb.ResourceSpans) error {
+	if c.svc == nil {
+		return errNotStarted
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.e.Timeout)
+	defer cancel()
+	resp, err := c.svc.Export(grpcContext(ctx, c.e), &coltracepb.ExportTraceServiceRequest{ResourceSpans: rss})
+	if err != nil {
+		return err
+	}
+	return partialError(resp.GetPartialSuccess())
+}
+
+// grpcContext carries e's headers as the request's metadata.
+func grpcContext(ctx context.Context, e *Endpoint) context.Context {
+	if len(e.Headers) == 0 {
+		return ctx
+	}
+	md := metadata.MD{}
+	for k, v := range e.Headers {
+		md.Append(strings.ToLower(k), v)
+	}
+	return metadata.NewOutgoingContext(ctx, md)
+}
+
+// partialError is the OTLP partial success ps as a *PartialError, or nil
+// when everything was accepted.
+func partialError(ps *coltracepb.ExportTracePartialSuccess) error {
+	if ps == nil || (ps.GetRejectedSpans() == 0 && ps.GetErrorMessage() == "") {
+		return nil
+	}
+	return &PartialError{Rejected: ps.GetRejectedSpans(), Message: ps.GetErrorMessage()}
 }
 
 func grpcCredentials(tlsCfg *tls.Config) credentials.TransportCredentials {
@@ -104,20 +203,23 @@ func grpcCredentials(tlsCfg *tls.Config) credentials.TransportCredentials {
 
 // grpcDialOptions shortens gRPC's reconnect backoff (default: 1 s growing to
 // 120 s) so that a collector that comes back is used again within a couple
-// of seconds, which matters for jobs that last minutes. Without gzip, the
-// identity compressor is set explicitly.
+// of seconds, which matters for jobs that last minutes. Every call is
+// compressed with gzip, or explicitly not at all.
 func grpcDialOptions(timeout time.Duration, gz bool) []grpc.DialOption {
-	opts := []grpc.DialOption{grpc.WithConnectParams(grpc.ConnectParams{
-		Backoff: backoff.Config{
-			BaseDelay:  100 * time.Millisecond,
-			Multiplier: 1.6,
-			Jitter:     0.2,
-			MaxDelay:   2 * time.Second,
-		},
-		MinConnectTimeout: timeout,
-	})}
-	if !gz {
-		opts = append(opts, grpc.WithDefaultCallOptions(grpc.UseCompressor(encoding.Identity)))
+	compressor := encoding.Identity
+	if gz {
+		compressor = "gzip"
 	}
-	return opts
+	return []grpc.DialOption{
+		grpc.WithConnectParams(grpc.ConnectParams{
+			Backoff: backoff.Config{
+				BaseDelay:  100 * time.Millisecond,
+				Multiplier: 1.6,
+				Jitter:     0.2,
+				MaxDelay:   2 * time.Second,
+			},
+			MinConnectTimeout: timeout,
+		}),
+		grpc.WithDefaultCallOptions(grpc.UseCompressor(compressor)),
+	}
 }
