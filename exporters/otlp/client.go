@@ -18,15 +18,14 @@ var envMu sync.Mutex
 
 // withoutOTLPEnv runs build with every OTEL_EXPORTER_OTLP_* variable
 // removed from the process environment, and puts them back after. The
-// OpenTelemetry clients read those variables when they are built, with no
-// option to stop them, and act on them before any option overrides them:
+// OpenTelemetry metric exporter reads those variables when it is built,
+// with no option to stop it, and act on them before any option overrides them:
 // they read the certificate files the variables name (a FIFO would block,
 // /dev/zero would fill memory) and report what they cannot parse. Every
 // value has been resolved and checked by Resolve, once, and every setting
-// the clients have is given to them as an option built from the Endpoint,
-// so what they would read is only ever overridden. Clients are built at
-// start, before the job is, so nothing else reads the environment
-// meanwhile.
+// the exporter has is given to it as an option built from the Endpoint,
+// so what it would read is only ever overridden. It is built at start,
+// before the job is, so nothing else reads the environment meanwhile.
 func withoutOTLPEnv[T any](build func() (T, error)) (T, error) {
 	envMu.Lock()
 	defer envMu.Unlock()
@@ -49,8 +48,8 @@ func withoutOTLPEnv[T any](build func() (T, error)) (T, error) {
 
 // newHTTPClient returns a client with a transport of its own, so that its
 // idle connections can be closed when the exporter stops. Every request it
-// sends goes to e.URL exactly: the OpenTelemetry clients build their
-// request URL from the host and path alone and would drop the query. It
+// sends goes to e.URL exactly: the OpenTelemetry metric exporter builds
+// its request URL from the host and path alone and would drop the query. It
 // follows no redirect: a redirect would carry the headers (API keys) to
 // another address, and a POST turned into a GET would lose the data.
 func newHTTPClient(e *Endpoint) (*http.Client, *http.Transport) {
