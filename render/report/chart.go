@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -284,14 +285,18 @@ func formatValue(v float64, u unit) string {
 	switch u {
 	case unitPct:
 		if v != 0 && math.Abs(v) < 10 {
-			return fmt.Sprintf("%.1f %%", v)
+			return f1(v) + " %"
 		}
-		return fmt.Sprintf("%.0f %%", v)
+		return f0(v) + " %"
 	case unitRate:
 		return formatBytes(v) + "/s"
 	}
 	return formatBytes(v)
 }
+
+// f0 and f1 write v with no decimal and with one, as %.0f and %.1f do.
+func f0(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }
+func f1(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
 
 func formatBytes(v float64) string {
 	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"}
@@ -301,20 +306,20 @@ func formatBytes(v float64) string {
 		i++
 	}
 	if i == 0 {
-		return fmt.Sprintf("%.0f B", v)
+		return f0(v) + " B"
 	}
 	if math.Abs(v) < 10 {
-		return fmt.Sprintf("%.1f %s", v, units[i])
+		return f1(v) + " " + units[i]
 	}
-	return fmt.Sprintf("%.0f %s", v, units[i])
+	return f0(v) + " " + units[i]
 }
 
 func formatDuration(d time.Duration) string {
 	switch {
 	case d < time.Second:
-		return fmt.Sprintf("%d ms", d.Milliseconds())
+		return strconv.FormatInt(d.Milliseconds(), 10) + " ms"
 	case d < time.Minute:
-		return fmt.Sprintf("%.1f s", d.Seconds())
+		return f1(d.Seconds()) + " s"
 	case d < time.Hour:
 		return fmt.Sprintf("%dm %02ds", int(d.Minutes()), int(d.Seconds())%60)
 	}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,12 +26,12 @@ func timeAxis(b *strings.Builder, a axis, y0, y1, ly float64) {
 	step, offs := a.ticks()
 	for _, o := range offs {
 		x := a.x(a.start.Add(o))
-		fmt.Fprintf(b, `<line class="grid" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/>`, x, y0, x, y1)
+		b.WriteString(`<line class="grid" x1="` + f1(x) + `" y1="` + f1(y0) + `" x2="` + f1(x) + `" y2="` + f1(y1) + `"/>`)
 		anchor := "middle"
 		if o == 0 {
 			anchor = "start"
 		}
-		fmt.Fprintf(b, `<text class="ax" x="%.1f" y="%.1f" text-anchor="%s">%s</text>`, x, ly, anchor, esc(elapsed(o, step)))
+		b.WriteString(`<text class="ax" x="` + f1(x) + `" y="` + f1(ly) + `" text-anchor="` + anchor + `">` + esc(elapsed(o, step)) + `</text>`)
 	}
 	b.WriteByte('\n')
 }
@@ -240,7 +241,8 @@ func chart(b *strings.Builder, rows []runmodel.Row, ends []int, def chartDef, a 
 			if !pen {
 				cmd = 'M'
 			}
-			fmt.Fprintf(&path, "%c%.1f %.1f", cmd, a.x(p.t), y(v.V))
+			path.WriteByte(byte(cmd))
+			path.WriteString(f1(a.x(p.t)) + " " + f1(y(v.V)))
 			pen = true
 		}
 		if path.Len() > 0 {
@@ -262,20 +264,20 @@ func chart(b *strings.Builder, rows []runmodel.Row, ends []int, def chartDef, a 
 			left, right = x-2, x+2
 		}
 		var tip strings.Builder
-		fmt.Fprintf(&tip, "+%s (%s UTC)", formatDuration(p.t.Sub(a.start)), p.t.Format("15:04:05"))
+		tip.WriteString("+" + formatDuration(p.t.Sub(a.start)) + " (" + p.t.Format("15:04:05") + " UTC)")
 		for s, sd := range def.series {
 			v := "–"
 			if p.v[s].OK {
 				v = formatValue(p.v[s].V, def.unit)
 			}
-			fmt.Fprintf(&tip, "\n%s: %s", sd.name, v)
+			tip.WriteString("\n" + sd.name + ": " + v)
 		}
 		for s, sd := range def.extra {
 			if v := p.x[s]; v.OK {
-				fmt.Fprintf(&tip, "\n%s: %s", sd.name, formatValue(v.V, def.unit))
+				tip.WriteString("\n" + sd.name + ": " + formatValue(v.V, def.unit))
 			}
 		}
-		fmt.Fprintf(b, `<rect class="hov" x="%.1f" y="%.1f" width="%.1f" height="%d"><title>%s</title></rect>`+"\n", left, y0, right-left, chartPlot, esc(tip.String()))
+		b.WriteString(`<rect class="hov" x="` + f1(left) + `" y="` + f1(y0) + `" width="` + f1(right-left) + `" height="` + strconv.Itoa(chartPlot) + `"><title>` + esc(tip.String()) + "</title></rect>\n")
 	}
 }
 
