@@ -8,12 +8,12 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 )
 
-// MaxReadSpans is the number of spans the readers that build a view of a
-// run in memory (the HTML report, the profile) keep. A span decoded from the
-// spool takes up to 7 KiB (each attribute is three protobuf messages), so the
-// bound keeps such a reader near 35 MiB whatever the job sent, where a flood
-// of a million phases would take GiBs. It is far more phases than a person
-// reads in a report (which lists 2,000) or scrolls through in a profile.
+// MaxReadSpans is the number of spans a model of a run (package runmodel)
+// keeps, whether read from the spool or recorded as the spans end. A span
+// decoded from the spool takes up to 7 KiB, so the bound keeps such a model
+// near 35 MiB whatever the job sent, where a flood of a million phases
+// would take GiBs. It is far more phases than a person reads in a report
+// (which lists 2,000) or scrolls through in a profile.
 const MaxReadSpans = 5000
 
 // ReadSpans calls fn, in file order, with each span of the spool at path

@@ -23,5 +23,7 @@
 //
 // The columns are declared once, in Columns; docs/csv.md documents them and
 // a test keeps the two in step. New columns are only ever appended, so a
-// reader that picks columns by position keeps working.
+// reader that picks columns by position keeps working. Decoder reads the
+// file back through the same table, by the columns' names; a Writer's Tee
+// gets the rows as written, for what reads them in memory.
 package usagecsv
