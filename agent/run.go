@@ -121,7 +121,7 @@ func (out *output) finish() {
 // and supervises it to its end.
 func runChild(o Options, out *output, s *session.Session, grd *guard.Guard) session.Outcome {
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, supervise.ForwardedSignals...)
+	signal.Notify(sigs, supervise.ForwardedSignals()...)
 	defer signal.Stop(sigs)
 	stdout, stderr := s.Output()
 	job, err := supervise.Start(supervise.Options{
@@ -149,7 +149,7 @@ func runChild(o Options, out *output, s *session.Session, grd *guard.Guard) sess
 // does when it cannot set up its telemetry.
 func runBare(o Options, out *output, grd *guard.Guard) int {
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, supervise.ForwardedSignals...)
+	signal.Notify(sigs, supervise.ForwardedSignals()...)
 	defer signal.Stop(sigs)
 	defer grd.Release()
 	job, err := supervise.Start(supervise.Options{Args: o.Args, Env: o.Session.Env, Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr,

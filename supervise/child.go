@@ -12,7 +12,7 @@ import (
 // that cannot be started.
 func Run(args, env []string, grace time.Duration, log *Logger) (int, error) {
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, ForwardedSignals...)
+	signal.Notify(sigs, ForwardedSignals()...)
 	defer signal.Stop(sigs)
 	job, err := Start(Options{Args: args, Env: env, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 		GracePeriod: grace, Warn: log.Warn})

@@ -22,8 +22,6 @@ const (
 	ExitNotFound      = 127
 	// ExitSignalBase is added to the number of the signal that killed the job.
 	ExitSignalBase = 128
-	// ExitUsage is jobtrace's own exit code for a usage or configuration error.
-	ExitUsage = 2
 )
 
 // PipeDrainTimeout is how long jobtrace keeps forwarding output after the
@@ -478,11 +476,9 @@ type tapGap struct {
 
 func (g *tapGap) add(p []byte) {
 	g.n += int64(len(p))
-	g.lines += int64(bytes.Count(p, newline))
+	g.lines += int64(bytes.Count(p, []byte{'\n'}))
 	g.endsLine = p[len(p)-1] == '\n'
 }
-
-var newline = []byte{'\n'}
 
 // runTap gives what the copy queues to the stream's tap, in order, until
 // the copy has ended and nothing is left. Once Wait has abandoned the

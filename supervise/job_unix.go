@@ -12,9 +12,11 @@ import (
 	"golang.org/x/term"
 )
 
-// ForwardedSignals are the signals jobtrace passes on to the job's process
-// group.
-var ForwardedSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+// ForwardedSignals returns the signals jobtrace passes on to the job's
+// process group.
+func ForwardedSignals() []os.Signal {
+	return []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+}
 
 // SurviveBrokenOutput keeps jobtrace alive when the reader of its stdout or
 // stderr goes away. By default the Go runtime kills a program whose write

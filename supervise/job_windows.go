@@ -8,8 +8,8 @@ import (
 	"golang.org/x/term"
 )
 
-// ForwardedSignals are the signals jobtrace passes on to the job.
-var ForwardedSignals = []os.Signal{os.Interrupt}
+// ForwardedSignals returns the signals jobtrace passes on to the job.
+func ForwardedSignals() []os.Signal { return []os.Signal{os.Interrupt} }
 
 // SurviveBrokenOutput has nothing to do on windows, which has no SIGPIPE:
 // a write to a closed pipe returns an error.

@@ -19,21 +19,23 @@ import (
 // PrometheusPath is the one path the Prometheus endpoint serves.
 const PrometheusPath = "/metrics"
 
-// PrometheusLabels are the resource attributes put as labels on every series
+// PrometheusLabels returns the resource attributes put as labels on every series
 // of the Prometheus endpoint (dots become underscores: service_name,
 // host_name, ...), so that series of different projects, machines and
 // runners stay apart without a join on target_info. They are the resource
 // attributes that name a project, a machine or a runner and stay the same
 // from run to run; the others (run ids, revisions, URLs) would make a new
 // series per run, and are only in target_info.
-var PrometheusLabels = []attribute.Key{
-	semconv.ServiceNameKey,
-	semconv.HostNameKey,
-	semconv.HostTypeKey,
-	semconv.CICDPipelineNameKey,
-	semconv.CICDWorkerIDKey,
-	semconv.CICDWorkerNameKey,
-	semconv.VCSRepositoryNameKey,
+func PrometheusLabels() []attribute.Key {
+	return []attribute.Key{
+		semconv.ServiceNameKey,
+		semconv.HostNameKey,
+		semconv.HostTypeKey,
+		semconv.CICDPipelineNameKey,
+		semconv.CICDWorkerIDKey,
+		semconv.CICDWorkerNameKey,
+		semconv.VCSRepositoryNameKey,
+	}
 }
 
 // Bounds of the Prometheus endpoint's HTTP server. A scrape is one small
@@ -63,7 +65,7 @@ type promServer struct {
 func newPromReader(addr string, warn func(string)) (sdkmetric.Reader, *promServer, error) {
 	reg := prometheus.NewRegistry()
 	keep := map[attribute.Key]bool{}
-	for _, k := range PrometheusLabels {
+	for _, k := range PrometheusLabels() {
 		keep[k] = true
 	}
 	exp, err := otelprom.New(

@@ -40,6 +40,9 @@ type ExportSettings struct {
 	// PrometheusListen, when set, is the address of an HTTP endpoint that
 	// serves the metrics for scraping at /metrics, besides OTLP.
 	PrometheusListen string
+	// MetricExporter builds the OTLP metric exporter of Metrics;
+	// otlp.NewMetricExporter when nil.
+	MetricExporter func(*otlp.Endpoint) (sdkmetric.Exporter, error)
 }
 
 // Pipeline is jobtrace's telemetry: a tracer provider whose every span is
@@ -73,11 +76,13 @@ func (p *Pipeline) Dir() string { return p.dir }
 // holds locked.
 const LockFile = ".jobtrace.lock"
 
-// ArtifactNames are the files a run writes in its artifacts directory,
+// artifactNames are the files a run writes in its artifacts directory,
 // besides LockFile.
-var ArtifactNames = []string{
-	spool.TracesFile, spool.TracesFile + spool.SentSuffix, spool.TracesFile + spool.RejectedSuffix,
-	spool.TracesFile + spool.UncertainSuffix, usagecsv.FileName, htmlreport.HTMLName, htmlreport.SVGName, profile.FileName,
+func artifactNames() []string {
+	return []string{
+		spool.TracesFile, spool.TracesFile + spool.SentSuffix, spool.TracesFile + spool.RejectedSuffix,
+		spool.TracesFile + spool.UncertainSuffix, usagecsv.FileName, htmlreport.HTMLName, htmlreport.SVGName, profile.FileName,
+	}
 }
 
 // reclaim frees the names of jobtrace's files in dir from what is not a
@@ -127,7 +132,7 @@ func New(dir string, res *sdkresource.Resource, exp ExportSettings, warn func(st
 	if err != nil {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
-	reclaim(dir, ArtifactNames, warn)
+	reclaim(dir, artifactNames(), warn)
 	p := &Pipeline{dir: dir, unlock: unlock, spoolPath: filepath.Join(dir, spool.TracesFile), recorder: runmodel.NewRecorder()}
 	client := spool.NewTraceClient(p.spoolPath)
 	if err := client.Start(context.Background()); err != nil {
@@ -160,7 +165,13 @@ func New(dir string, res *sdkresource.Resource, exp ExportSettings, warn func(st
 	}
 	var readers []sdkmetric.Option
 	if exp.Metrics != nil {
-		me, err := newMetricExporter(exp.Metrics)
+		newExporter := exp.MetricExporter
+		if newExporter == nil {
+			newExporter = func(e *otlp.Endpoint) (sdkmetric.Exporter, error) {
+				return otlp.NewMetricExporter(context.Background(), e)
+			}
+		}
+		me, err := newExporter(exp.Metrics)
 		if err != nil {
 			warn(fmt.Sprintf("OTLP metrics to %s: %v: metrics are not exported", exp.Metrics, err))
 		} else {
@@ -186,12 +197,6 @@ func New(dir string, res *sdkresource.Resource, exp ExportSettings, warn func(st
 		p.Meter = noop.NewMeterProvider().Meter("jobtrace")
 	}
 	return p, nil
-}
-
-// newMetricExporter builds the OTLP metric exporter; a variable so that
-// tests can make it fail.
-var newMetricExporter = func(e *otlp.Endpoint) (sdkmetric.Exporter, error) {
-	return otlp.NewMetricExporter(context.Background(), e)
 }
 
 // subDir makes dir, a directory jobtrace names inside the output directory,

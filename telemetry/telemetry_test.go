@@ -20,10 +20,6 @@ import (
 // An exporter that cannot be built costs its signal, with one warning; the
 // pipeline and its local artifacts stay.
 func TestPipelineDegradesWhenAnExporterFails(t *testing.T) {
-	orig := newMetricExporter
-	newMetricExporter = func(*otlp.Endpoint) (sdkmetric.Exporter, error) { return nil, errors.New("boom") }
-	t.Cleanup(func() { newMetricExporter = orig })
-
 	s := otlp.DefaultSettings()
 	s.Endpoint = "http://" + otlptest.Refused(t)
 	exp, err := otlp.Resolve(s, otlp.Signals{Traces: true, Metrics: true})
@@ -32,7 +28,10 @@ func TestPipelineDegradesWhenAnExporterFails(t *testing.T) {
 	}
 	var warns []string
 	dir := filepath.Join(t.TempDir(), "out")
-	p, err := New(dir, sdkresource.Empty(), ExportSettings{Traces: exp.Traces, Metrics: exp.Metrics}, func(s string) { warns = append(warns, s) })
+	p, err := New(dir, sdkresource.Empty(), ExportSettings{
+		Traces: exp.Traces, Metrics: exp.Metrics,
+		MetricExporter: func(*otlp.Endpoint) (sdkmetric.Exporter, error) { return nil, errors.New("boom") },
+	}, func(s string) { warns = append(warns, s) })
 	if err != nil {
 		t.Fatalf("NewPipeline: %v", err)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -145,5 +144,3 @@ func execStandalone(name string, argv []string, attrs attrFlag, s settings, log 
 	sa.close(sp.SpanContext().IsSampled())
 	return exitWith(code)
 }
-
-var _ = context.Background
