@@ -79,10 +79,14 @@ for mode in $MODES; do
 		>"$work/log-$mode" 2>&1 &
 	jt=$!
 
+	# The job's shell, not jobtrace's guard, which is a child of jobtrace
+	# too and may come first in the children files.
 	sh=""
 	while [ -z "$sh" ]; do
 		sleep 0.1
-		sh=$(children "$jt" | awk '{ print $1 }')
+		for c in $(children "$jt"); do
+			[ "$(cat "/proc/$c/comm" 2>/dev/null)" = sh ] && sh=$c
+		done
 	done
 	t0=$(now_ns)
 	while [ "$(children "$sh" | wc -w)" -lt "$N" ]; do
