@@ -4,7 +4,6 @@ import (
 	"errors"
 	"math"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/jobtrace/jobtrace/spans/wire"
@@ -68,7 +67,7 @@ func Parse(args []string) (Request, error) {
 	flags := true
 	for i := 0; i < len(rest); i++ {
 		a := rest[i]
-		if !flags || a == "-" || !strings.HasPrefix(a, "-") {
+		if !flags || a == "-" || a == "" || a[0] != '-' {
 			if r.Name != "" {
 				return r, UsageError(what + ": unexpected argument " + strconv.Quote(a))
 			}
@@ -80,10 +79,10 @@ func Parse(args []string) (Request, error) {
 			continue
 		}
 		flag := a[1:]
-		if strings.HasPrefix(flag, "-") {
+		if flag != "" && flag[0] == '-' {
 			flag = flag[1:]
 		}
-		flag, val, hasVal := strings.Cut(flag, "=")
+		flag, val, hasVal := cut(flag, '=')
 		if flag == "h" || flag == "help" {
 			return r, ErrHelp
 		}
@@ -133,8 +132,19 @@ func Parse(args []string) (Request, error) {
 // ParseAttr reads the value of --attr, key=value with a key that is not
 // empty.
 func ParseAttr(s string) (key, value string, ok bool) {
-	key, value, ok = strings.Cut(s, "=")
+	key, value, ok = cut(s, '=')
 	return key, value, ok && key != ""
+}
+
+// cut is strings.Cut for one byte: this package does not import strings
+// (see the package comment).
+func cut(s string, sep byte) (before, after string, found bool) {
+	for i := 0; i < len(s); i++ {
+		if s[i] == sep {
+			return s[:i], s[i+1:], true
+		}
+	}
+	return s, "", false
 }
 
 // validResult reports whether --result takes s, as the protocol's
@@ -160,4 +170,21 @@ func (r *Request) AppendLine(b []byte, now time.Time) []byte {
 		b = wire.AppendString(b, kv[1])
 	}
 	return m.AppendTail(b, len(r.Attrs))
+}
+
+// splitNUL splits NUL-terminated strings, as /proc/self/cmdline holds
+// them.
+func splitNUL(b []byte) []string {
+	var out []string
+	start := 0
+	for i, c := range b {
+		if c == 0 {
+			out = append(out, string(b[start:i]))
+			start = i + 1
+		}
+	}
+	if start < len(b) {
+		out = append(out, string(b[start:]))
+	}
+	return out
 }

@@ -116,3 +116,15 @@ func TestLineIsWhatTheFullCommandSends(t *testing.T) {
 		}
 	}
 }
+
+func TestSplitNUL(t *testing.T) {
+	for in, want := range map[string][]string{
+		"jobtrace\x00phase\x00begin\x00\x00": {"jobtrace", "phase", "begin", ""},
+		"a\x00b":                             {"a", "b"},
+		"":                                   nil,
+	} {
+		if got := splitNUL([]byte(in)); !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: %q, want %q", in, got, want)
+		}
+	}
+}

@@ -3,7 +3,6 @@
 package fastpath
 
 import (
-	"os"
 	"syscall"
 	"time"
 
@@ -14,11 +13,15 @@ import (
 const replyTimeout = 2 * time.Second
 
 func init() {
-	path := os.Getenv("JOBTRACE_SOCKET")
-	if path == "" || len(os.Args) < 2 {
+	path, _ := syscall.Getenv("JOBTRACE_SOCKET")
+	if path == "" {
 		return
 	}
-	r, err := Parse(os.Args[1:])
+	argv := args()
+	if len(argv) < 2 {
+		return
+	}
+	r, err := Parse(argv[1:])
 	if err != nil {
 		return // not a marker command, --help, or a usage error main reports
 	}
@@ -35,19 +38,23 @@ func init() {
 	reply, err := readLine(fd)
 	syscall.Close(fd)
 	if err != nil {
-		os.Stderr.WriteString("jobtrace: JOBTRACE_SOCKET: " + err.Error() + "\n")
-		os.Exit(1)
+		stderr("jobtrace: JOBTRACE_SOCKET: " + err.Error() + "\n")
+		syscall.Exit(1)
 	}
 	rep, err := wire.ParseReply(reply)
 	switch {
 	case err != nil:
-		os.Stderr.WriteString("jobtrace: warning: JOBTRACE_SOCKET: bad reply: " + err.Error() + "\n")
+		stderr("jobtrace: warning: JOBTRACE_SOCKET: bad reply: " + err.Error() + "\n")
 	case !rep.OK:
 		// A warning, not an error: a marker that does not apply must
 		// not fail the job's step.
-		os.Stderr.WriteString("jobtrace: warning: " + rep.Error + "\n")
+		stderr("jobtrace: warning: " + rep.Error + "\n")
 	}
-	os.Exit(0)
+	syscall.Exit(0)
+}
+
+func stderr(s string) {
+	syscall.Write(2, []byte(s))
 }
 
 func dial(path string) (int, error) {
