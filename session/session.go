@@ -248,8 +248,7 @@ func (s *Session) Output() (stdout, stderr io.Writer) { return s.outTap, s.errTa
 
 // JobEnv is the job's environment: base with the job's trace context
 // (TRACEPARENT, TRACESTATE, BAGGAGE), the socket and the marker dir, and,
-// when this binary is named jobtrace and is not on the PATH of base, its
-// directory at the end of PATH.
+// when this binary is named jobtrace, its directory at the end of PATH.
 func (s *Session) JobEnv(base []string) []string {
 	env := spans.MergeEnv(base, s.env, append(spans.EnvKeys, EnvSocket, EnvMarkerDir)...)
 	if s.srcs.bin == "" {

@@ -58,8 +58,14 @@ type result struct {
 // working directory.
 func jt(t *testing.T, env []string, args ...string) result {
 	t.Helper()
+	return jtBin(t, bin, env, args...)
+}
+
+// jtBin is jt with another binary.
+func jtBin(t *testing.T, binary string, env []string, args ...string) result {
+	t.Helper()
 	wd := t.TempDir()
-	cmd := exec.Command(bin, args...)
+	cmd := exec.Command(binary, args...)
 	cmd.Dir = wd
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + wd, "TMPDIR=" + os.TempDir(), "JOBTRACE_STATE_DIR=" + filepath.Join(wd, "state")}, env...)
 	var so, se bytes.Buffer
