@@ -1,10 +1,16 @@
 package hostmetrics
 
 import (
+	"os"
+	"path/filepath"
+	"runtime"
 	"strconv"
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
+	"github.com/jobtrace/jobtrace/hostmetrics/internal/rawfile"
 	"github.com/jobtrace/jobtrace/internal/sleeptree"
 )
 
@@ -51,4 +57,127 @@ func BenchmarkRead(b *testing.B) {
 			src.Read(&s)
 		}
 	})
+}
+
+// ownCgroupFixture is a cgroup v2 directory with every file the cgroup
+// reader reads, memory.current among them: the job's own cgroup with the
+// memory controller, the case where a sample does not walk the tree. Its
+// files are regular files, since a hybrid host cannot give a v2 cgroup that
+// controller.
+const ownCgroupFixture = "cgroup/testdata/v2/sys/fs/cgroup/ci.slice/job-42"
+
+// BenchmarkOwnCgroup measures one sample when the job has its own cgroup
+// (the tree is not walked), side by side with its floor: the same files read
+// with bare system calls (openat, read until end of file, close, into one
+// buffer, nothing parsed) and fstatfs(2) of the working directory. Each op
+// takes one sample and reads the floor once, one after the other, so that
+// both see the same machine; it reports the CPU time of each (the thread's,
+// which a busy machine does not inflate) and their ratio, the figure the
+// budget is about: sampler-cpu-ns/op ÷ floor-cpu-ns/op ≤ 1.3.
+func BenchmarkOwnCgroup(b *testing.B) {
+	wd := b.TempDir()
+	src, err := NewSource(Config{WorkDir: wd, CgroupDir: ownCgroupFixture, CgroupOwn: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer src.Close()
+	fl := newSyscallFloor(b, wd, ownCgroupFixture)
+	var s Sample
+	s.Reason = ReasonInterval
+	read := func() {
+		s.Time = time.Now()
+		if err := src.Read(&s); err != nil || s.Job.HasTree || !s.Job.Cgroup.HasMemory {
+			b.Fatalf("the tree was walked, or memory.current not read: %v", err)
+		}
+	}
+	read()
+	fl.read()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var sampler, floor time.Duration
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		t0 := threadCPU()
+		read()
+		t1 := threadCPU()
+		fl.read()
+		t2 := threadCPU()
+		sampler += t1 - t0
+		floor += t2 - t1
+	}
+	b.ReportMetric(float64(sampler)/float64(b.N), "sampler-cpu-ns/op")
+	b.ReportMetric(float64(floor)/float64(b.N), "floor-cpu-ns/op")
+	if floor > 0 {
+		b.ReportMetric(float64(sampler)/float64(floor), "x-floor")
+	}
+}
+
+// threadCPU is the CPU time of the calling thread.
+func threadCPU() time.Duration {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
+		panic(err)
+	}
+	return time.Duration(ts.Nano())
+}
+
+// syscallFloor reads the files one sample reads with bare system calls.
+// Files that do not exist on this host (PSI) are left out: the sampler
+// tries them, a failed open each, and the floor does not.
+type syscallFloor struct {
+	tb    testing.TB
+	wdFD  int
+	files [][]byte // NUL-terminated paths
+	buf   []byte
+}
+
+func newSyscallFloor(tb testing.TB, wd, cgroupDir string) *syscallFloor {
+	fd, err := unix.Open(wd, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { unix.Close(fd) })
+	f := &syscallFloor{tb: tb, wdFD: fd, buf: make([]byte, 64<<10)}
+	paths := []string{
+		"/proc/stat", "/proc/meminfo", "/proc/vmstat", "/proc/diskstats",
+		"/proc/net/dev", "/proc/loadavg",
+		"/proc/pressure/cpu", "/proc/pressure/memory", "/proc/pressure/io",
+	}
+	for _, name := range []string{
+		"cpu.stat", "memory.current", "memory.peak", "memory.max", "memory.events",
+		"memory.stat", "io.stat", "pids.current", "pids.max",
+		"cpu.pressure", "memory.pressure", "io.pressure",
+	} {
+		paths = append(paths, filepath.Join(cgroupDir, name))
+	}
+	for _, p := range paths {
+		if _, err := os.Stat(p); err == nil {
+			f.files = append(f.files, append([]byte(p), 0))
+		}
+	}
+	return f
+}
+
+func (f *syscallFloor) read() {
+	for _, p := range f.files {
+		fd, errno := rawfile.Open(p, 0)
+		if errno != 0 {
+			f.tb.Fatalf("open %s: %v", p, errno)
+		}
+		for {
+			n, err := unix.Read(fd, f.buf)
+			if err != nil {
+				f.tb.Fatalf("read %s: %v", p, err)
+			}
+			if n == 0 {
+				break
+			}
+		}
+		unix.Close(fd)
+	}
+	var st unix.Statfs_t
+	if err := unix.Fstatfs(f.wdFD, &st); err != nil {
+		f.tb.Fatal(err)
+	}
 }
