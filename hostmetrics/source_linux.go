@@ -88,6 +88,10 @@ func (s *linuxSource) Unavailable() string { return "" }
 func pidGone(pid int) bool { return unix.Kill(pid, 0) == unix.ESRCH }
 
 func (s *linuxSource) Close() error {
+	s.fs.Close()
+	if s.cg != nil {
+		s.cg.Close()
+	}
 	if s.wdFD >= 0 {
 		unix.Close(s.wdFD)
 		s.wdFD = -1

@@ -132,6 +132,7 @@ const removePoll = 5 * time.Millisecond
 // caller may Kill and Remove again. Removing a group that is already gone is
 // not an error.
 func (g *Group) Remove(timeout time.Duration) error {
+	g.r.Close()
 	deadline := time.Now().Add(timeout)
 	for {
 		err := removeTree(g.Dir)

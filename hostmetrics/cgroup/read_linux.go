@@ -10,22 +10,40 @@ import (
 	"github.com/jobtrace/jobtrace/hostmetrics/internal/rawfile"
 )
 
-// readFile reads file i into r.buf without allocating (see package
-// rawfile), growing it when the file is longer.
+// openFiles are the Reader's files, kept open between reads (see
+// rawfile.File).
+type openFiles [numFiles]*rawfile.File
+
+// readFile reads file i into r.buf without allocating, growing it when the
+// file is longer.
 func (r *Reader) readFile(i int) ([]byte, error) {
-	fd, errno := rawfile.Open(r.cpath[i], 0)
+	f := r.files[i]
+	if f == nil {
+		f = rawfile.NewFile(r.paths[i])
+		r.files[i] = f
+	}
+	// The kernel writes every file read here in one show (kernfs's
+	// seq_show), and hands it over whole when the buffer can hold it: a
+	// read shorter than the buffer is its end.
+	n, op, errno := f.ReadAll(&r.buf, true)
 	if errno == unix.ENOENT {
 		// Absent files are normal (no controller, old kernel, the root
 		// cgroup) and are not reported: no error value is made.
 		return nil, fs.ErrNotExist
 	}
 	if errno != 0 {
-		return nil, &fs.PathError{Op: "open", Path: r.paths[i], Err: errno}
-	}
-	n, errno := rawfile.Read(fd, &r.buf, false)
-	unix.Close(fd)
-	if errno != 0 {
-		return nil, &fs.PathError{Op: "read", Path: r.paths[i], Err: errno}
+		return nil, &fs.PathError{Op: op, Path: r.paths[i], Err: errno}
 	}
 	return r.buf[:n], nil
+}
+
+// Close closes the files the Reader keeps open between reads. The Reader
+// can still be read after Close: it opens them again.
+func (r *Reader) Close() error {
+	for _, f := range r.files {
+		if f != nil {
+			f.Close()
+		}
+	}
+	return nil
 }

@@ -48,12 +48,13 @@ var fileNames = [numFiles]string{
 const initialBuf = 8 << 10
 
 // Reader reads the statistics files of one cgroup v2 directory. It keeps the
-// file paths and a buffer, so that reading again allocates nothing. A Reader
-// is not safe for concurrent use.
+// file paths, the files it has read open (on Linux) and a buffer, so that
+// reading again allocates nothing and opens nothing; Close closes the files.
+// A Reader is not safe for concurrent use.
 type Reader struct {
 	dir   string
 	paths [numFiles]string
-	cpath [numFiles][]byte // NUL-terminated copies of paths, for the syscall layer
+	files openFiles
 	buf   []byte
 }
 
@@ -64,7 +65,6 @@ func NewReader(dir string) *Reader {
 	for i, name := range fileNames {
 		p := filepath.Join(dir, name)
 		r.paths[i] = p
-		r.cpath[i] = append([]byte(p), 0)
 	}
 	return r
 }
@@ -140,7 +140,9 @@ func (r *Reader) parse(i int, data []byte, s *Stats) error {
 // read only now and then (such as jobtrace's own, from SelfDir). To read the
 // same directory again and again, keep a Reader: it allocates nothing.
 func ReadDir(dir string, s *Stats) error {
-	return NewReader(dir).Read(s)
+	r := NewReader(dir)
+	defer r.Close()
+	return r.Read(s)
 }
 
 // readPressure parses a pressure file with the parser of the host's

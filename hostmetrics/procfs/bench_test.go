@@ -119,12 +119,18 @@ func BenchmarkAll(b *testing.B) {
 func BenchmarkReadOnly(b *testing.B) {
 	f := realFS(b)
 	p := f.paths
-	files := []string{p.stat, p.meminfo, p.vmstat, p.diskstats, p.netDev, p.loadavg,
-		p.pressure[PressureCPU], p.pressure[PressureMemory], p.pressure[PressureIO]}
+	files := []struct {
+		path  string
+		whole bool
+	}{
+		{p.stat, oneShow}, {p.meminfo, oneShow}, {p.vmstat, records}, {p.diskstats, records},
+		{p.netDev, records}, {p.loadavg, oneShow},
+		{p.pressure[PressureCPU], oneShow}, {p.pressure[PressureMemory], oneShow}, {p.pressure[PressureIO], oneShow},
+	}
 	b.ReportAllocs()
 	for b.Loop() {
-		for _, path := range files {
-			if _, err := f.r.readFile(path); err != nil {
+		for _, file := range files {
+			if _, err := f.r.readFile(file.path, file.whole); err != nil {
 				b.Fatal(err)
 			}
 		}

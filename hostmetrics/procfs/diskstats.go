@@ -81,7 +81,7 @@ func (d *Diskstats) Totals() DiskTotals {
 // digit (sda → sda1, nvme0n1 → nvme0n1p1); a device is a partition when
 // another device in the file is its disk by that rule.
 func (f FS) Diskstats(out *Diskstats) error {
-	data, err := f.r.readFile(f.paths.diskstats)
+	data, err := f.r.readFile(f.paths.diskstats, records)
 	if err != nil {
 		return err
 	}

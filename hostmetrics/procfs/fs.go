@@ -52,17 +52,37 @@ func NewFS(procRoot, sysRoot string) FS {
 	}
 }
 
+// Close closes the files the FS keeps open between reads (on Linux, every
+// file it has read, so that the next read of it costs no open). The FS can
+// still be read after Close: it opens them again.
+func (f FS) Close() error {
+	f.r.close()
+	return nil
+}
+
 // ProcRoot returns the proc root the FS reads under.
 func (f FS) ProcRoot() string { return f.proc }
 
 // SysRoot returns the sys root the FS reads under ("" for none).
 func (f FS) SysRoot() string { return f.sys }
 
+// How the kernel writes a file, which tells how it is read to its end. A
+// file of oneShow (single_open: stat, meminfo, loadavg, pressure) is
+// written whole at a read from its start and handed over entire when the
+// buffer can hold it, so a read shorter than the buffer is its end; a file
+// of records (seq_file with an iterator: vmstat, diskstats, net/dev) is
+// handed over at most a page at a time, and is read until a read returns
+// nothing.
+const (
+	records = false
+	oneShow = true
+)
+
 // reader reads whole files into a buffer it reuses. The syscall layer
 // (readFile) is per OS; see read_linux.go and read_other.go.
 type reader struct {
-	buf  []byte
-	path []byte // NUL-terminated copy of the path, for the raw syscall
+	buf   []byte
+	files openFiles
 }
 
 const initialBufSize = 4 << 10

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"math"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -74,5 +75,37 @@ func TestLongFile(t *testing.T) {
 	}
 	if len(s.CPUs) != 1000 || s.CPUs[999].CPU != 999 || s.ContextSwitches != 42 {
 		t.Errorf("got %d CPUs, last %+v, ctxt %d", len(s.CPUs), s.CPUs[len(s.CPUs)-1], s.ContextSwitches)
+	}
+}
+
+// An FS reads a file again from its start at every read, whether it keeps
+// it open (Linux) or not, and reads it again after Close.
+func TestReadsAgainAfterChangeAndClose(t *testing.T) {
+	root := t.TempDir()
+	path := filepath.Join(root, "loadavg")
+	writeFile(t, path, "0.50 0.40 0.30 1/100 999\n")
+	f := NewFS(root, "")
+	defer f.Close()
+	var l Loadavg
+	for _, c := range []struct {
+		content string
+		want    float64
+	}{
+		{"", 0.5},
+		{"1.25 0.40 0.30 2/100 1000\n", 1.25},
+		{"12.00 10.00 8.00 20/1000 31337\n", 12}, // longer than before
+		{"3.00 1.00 1.00 1/9 1\n", 3},           // shorter than before
+	} {
+		if c.content != "" {
+			writeFile(t, path, c.content)
+		}
+		if err := f.Loadavg(&l); err != nil || l.Load1 != c.want {
+			t.Errorf("after %q: %+v, %v", c.content, l, err)
+		}
+	}
+	f.Close()
+	writeFile(t, path, "4.00 1.00 1.00 1/9 1\n")
+	if err := f.Loadavg(&l); err != nil || l.Load1 != 4 {
+		t.Errorf("after Close: %+v, %v", l, err)
 	}
 }

@@ -12,7 +12,7 @@ type Loadavg struct {
 
 // Loadavg reads <proc>/loadavg into out.
 func (f FS) Loadavg(out *Loadavg) error {
-	data, err := f.r.readFile(f.paths.loadavg)
+	data, err := f.r.readFile(f.paths.loadavg, oneShow)
 	if err != nil {
 		return err
 	}

@@ -39,7 +39,7 @@ func sub(a, b uint64) uint64 {
 
 // Meminfo reads <proc>/meminfo into out.
 func (f FS) Meminfo(out *Meminfo) error {
-	data, err := f.r.readFile(f.paths.meminfo)
+	data, err := f.r.readFile(f.paths.meminfo, oneShow)
 	if err != nil {
 		return err
 	}

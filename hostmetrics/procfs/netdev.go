@@ -39,7 +39,7 @@ func (n *NetDev) Totals() NetDevStat {
 
 // NetDev reads <proc>/net/dev into out, reusing out.Interfaces.
 func (f FS) NetDev(out *NetDev) error {
-	data, err := f.r.readFile(f.paths.netDev)
+	data, err := f.r.readFile(f.paths.netDev, records)
 	if err != nil {
 		return err
 	}

@@ -66,7 +66,7 @@ func (f FS) Pressure(res PressureResource, out *Pressure) error {
 // ReadPressure reads and parses any pressure file, such as a cgroup's
 // cpu.pressure, with the FS's reused buffer.
 func (f FS) ReadPressure(path string, out *Pressure) error {
-	data, err := f.r.readFile(path)
+	data, err := f.r.readFile(path, oneShow)
 	if err != nil {
 		return err
 	}

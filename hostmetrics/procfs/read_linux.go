@@ -10,20 +10,36 @@ import (
 	"github.com/jobtrace/jobtrace/hostmetrics/internal/rawfile"
 )
 
-// readFile reads the whole file at path into r.buf and returns the bytes,
-// without allocating (see package rawfile).
-func (r *reader) readFile(path string) ([]byte, error) {
-	r.path = append(append(r.path[:0], path...), 0)
-	fd, errno := rawfile.Open(r.path, 0)
-	if errno != 0 {
-		return nil, openError(path, errno)
+// openFiles are the files an FS has read, kept open for the next read (see
+// rawfile.File); a steady-state read allocates nothing.
+type openFiles map[string]*rawfile.File
+
+// readFile reads the whole file at path into r.buf and returns the bytes.
+// whole says the file is written in one show (oneShow).
+func (r *reader) readFile(path string, whole bool) ([]byte, error) {
+	f := r.files[path]
+	if f == nil {
+		if r.files == nil {
+			r.files = openFiles{}
+		}
+		f = rawfile.NewFile(path)
+		r.files[path] = f
 	}
-	n, errno := rawfile.Read(fd, &r.buf, false)
-	unix.Close(fd)
-	if errno != 0 {
+	n, op, errno := f.ReadAll(&r.buf, whole)
+	switch {
+	case op == "open":
+		return nil, openError(path, errno)
+	case errno != 0:
 		return nil, readError(path, errno)
 	}
 	return r.buf[:n], nil
+}
+
+// close closes the files kept open.
+func (r *reader) close() {
+	for _, f := range r.files {
+		f.Close()
+	}
 }
 
 func openError(path string, errno unix.Errno) error {

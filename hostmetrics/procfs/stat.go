@@ -42,7 +42,7 @@ type Stat struct {
 
 // Stat reads <proc>/stat into out, reusing out.CPUs.
 func (f FS) Stat(out *Stat) error {
-	data, err := f.r.readFile(f.paths.stat)
+	data, err := f.r.readFile(f.paths.stat, oneShow)
 	if err != nil {
 		return err
 	}

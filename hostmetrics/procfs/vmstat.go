@@ -16,7 +16,7 @@ func (v *Vmstat) MinorFaults() uint64 { return sub(v.PgFault, v.PgMajFault) }
 
 // Vmstat reads <proc>/vmstat into out.
 func (f FS) Vmstat(out *Vmstat) error {
-	data, err := f.r.readFile(f.paths.vmstat)
+	data, err := f.r.readFile(f.paths.vmstat, records)
 	if err != nil {
 		return err
 	}

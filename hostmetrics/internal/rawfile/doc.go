@@ -2,6 +2,7 @@
 // allocating, so that a steady-state sample allocates nothing: os.Open
 // allocates a File per call, and the path-taking wrappers of syscall and
 // x/sys/unix copy the path into a new NUL-terminated buffer every time.
-// Callers keep their paths NUL-terminated in buffers they reuse. Linux only;
+// Callers keep their paths NUL-terminated in buffers they reuse, or keep the
+// files they read at every sample open (File). Linux only;
 // elsewhere the readers use the os package.
 package rawfile

@@ -28,11 +28,14 @@ func Open(cpath []byte, flags int) (int, unix.Errno) {
 	}
 }
 
-// Read reads fd from its current offset to the end into *buf, which it
-// doubles when full, and returns how many bytes it read. With whole set, a
-// read shorter than the space left is taken as the end: true of files the
-// kernel hands over in one piece (stat, statm, io), not of files of many
-// records such as children, of which one read returns at most a page.
+// Read reads fd from its start to its end into *buf, which it doubles when
+// full, and returns how many bytes it read. It reads with pread(2), so that
+// a file kept open is read anew from offset 0 (the kernel makes the content
+// of a /proc, /sys or cgroupfs file again at a read from its start). With
+// whole set, a read shorter than the space left is taken as the end: true
+// of files the kernel hands over in one piece (stat, statm, io), not of
+// files of many records such as children, of which one read returns at most
+// a page.
 func Read(fd int, buf *[]byte, whole bool) (int, unix.Errno) {
 	b := *buf
 	n := 0
@@ -43,7 +46,7 @@ func Read(fd int, buf *[]byte, whole bool) (int, unix.Errno) {
 			b = nb
 			*buf = b
 		}
-		m, err := unix.Read(fd, b[n:])
+		m, err := unix.Pread(fd, b[n:], int64(n))
 		if err == unix.EINTR {
 			continue
 		}
@@ -57,5 +60,56 @@ func Read(fd int, buf *[]byte, whole bool) (int, unix.Errno) {
 		if m == 0 || whole && n < len(b) {
 			return n, 0
 		}
+	}
+}
+
+// File is a file kept open between reads, each read from its start: a
+// sample that reads the same small files again and again then pays one
+// pread(2) or two per file rather than openat, read and close, and openat's
+// path lookup is most of what reading a small /proc or cgroupfs file costs.
+// A file that could not be opened (it does not exist, yet) is tried again
+// at the next read. The zero File is not usable: make one with NewFile.
+type File struct {
+	cpath []byte // NUL-terminated
+	fd    int    // -1 while not open
+}
+
+// NewFile returns a File for path, not yet opened.
+func NewFile(path string) *File {
+	return &File{cpath: append([]byte(path), 0), fd: -1}
+}
+
+// ReadAll reads the file from its start into *buf, as Read does, opening it
+// first when it is not open. When the read fails, the file is closed and,
+// if it had been open since an earlier read, opened again once: a file
+// that has gone (a cgroup removed) then says so as its open fails. op names
+// the system call that failed: "open" or "read".
+func (f *File) ReadAll(buf *[]byte, whole bool) (n int, op string, errno unix.Errno) {
+	retry := f.fd >= 0
+	for {
+		if f.fd < 0 {
+			fd, errno := Open(f.cpath, 0)
+			if errno != 0 {
+				return 0, "open", errno
+			}
+			f.fd = fd
+		}
+		n, errno = Read(f.fd, buf, whole)
+		if errno == 0 {
+			return n, "", 0
+		}
+		f.Close()
+		if !retry {
+			return n, "read", errno
+		}
+		retry = false
+	}
+}
+
+// Close closes the file; the next ReadAll opens it again.
+func (f *File) Close() {
+	if f.fd >= 0 {
+		unix.Close(f.fd)
+		f.fd = -1
 	}
 }

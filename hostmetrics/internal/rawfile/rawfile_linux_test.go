@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -38,5 +39,76 @@ func TestReadsWholeFilesAndGrows(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("%v allocations per read", allocs)
+	}
+}
+
+func TestFileReadsAgainFromItsStart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(path, []byte("first"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f := NewFile(path)
+	defer f.Close()
+	var buf []byte
+	n, op, errno := f.ReadAll(&buf, false)
+	if errno != 0 || string(buf[:n]) != "first" {
+		t.Fatalf("%q, %s %v", buf[:n], op, errno)
+	}
+	fd := f.fd
+	// The same file with new content (os.WriteFile truncates it in place).
+	if err := os.WriteFile(path, []byte("second, longer"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	n, _, errno = f.ReadAll(&buf, true)
+	if errno != 0 || string(buf[:n]) != "second, longer" {
+		t.Errorf("second read %q, %v", buf[:n], errno)
+	}
+	if f.fd != fd {
+		t.Error("the file was opened again")
+	}
+	// A file that does not exist is tried again at each read.
+	g := NewFile(path + ".missing")
+	if _, op, errno := g.ReadAll(&buf, false); op != "open" || errno != unix.ENOENT {
+		t.Errorf("missing file: %s %v", op, errno)
+	}
+	if err := os.WriteFile(path+".missing", []byte("now"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if n, _, errno := g.ReadAll(&buf, false); errno != 0 || string(buf[:n]) != "now" {
+		t.Errorf("file made since: %q, %v", buf[:n], errno)
+	}
+	g.Close()
+}
+
+// A cgroup removed while its files are kept open: the read fails (ENODEV),
+// and the File says the file has gone, as a fresh open would. Needs a
+// cgroup v2 hierarchy where a cgroup may be made (root, or a delegated one).
+func TestFileOfARemovedCgroup(t *testing.T) {
+	var dir string
+	for _, mount := range []string{"/sys/fs/cgroup/unified", "/sys/fs/cgroup"} {
+		d := filepath.Join(mount, "rawfile-test-"+strconv.Itoa(os.Getpid()))
+		if os.Mkdir(d, 0o755) == nil {
+			if _, err := os.Stat(filepath.Join(d, "cpu.stat")); err == nil {
+				dir = d
+				break
+			}
+			os.Remove(d)
+		}
+	}
+	if dir == "" {
+		t.Skip("no cgroup v2 directory can be made here")
+	}
+	defer os.Remove(dir)
+	f := NewFile(filepath.Join(dir, "cpu.stat"))
+	defer f.Close()
+	var buf []byte
+	if n, op, errno := f.ReadAll(&buf, false); errno != 0 || !bytes.HasPrefix(buf[:n], []byte("usage_usec")) {
+		t.Fatalf("%q, %s %v", buf[:n], op, errno)
+	}
+	if err := os.Remove(dir); err != nil {
+		t.Fatalf("rmdir with the file open: %v", err)
+	}
+	if _, op, errno := f.ReadAll(&buf, false); op != "open" || errno != unix.ENOENT {
+		t.Errorf("after rmdir: %s %v, want open ENOENT", op, errno)
 	}
 }
