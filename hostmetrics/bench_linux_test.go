@@ -73,7 +73,8 @@ const ownCgroupFixture = "cgroup/testdata/v2/sys/fs/cgroup/ci.slice/job-42"
 // takes one sample and reads the floor once, one after the other, so that
 // both see the same machine; it reports the CPU time of each (the thread's,
 // which a busy machine does not inflate) and their ratio, the figure the
-// budget is about: sampler-cpu-ns/op ÷ floor-cpu-ns/op ≤ 1.3.
+// budget is about: sampler-cpu-ns/op ÷ floor-cpu-ns/op ≤ 1.3. The elapsed
+// time of each is reported too (sampler-ns/op, floor-ns/op, x-floor-wall).
 func BenchmarkOwnCgroup(b *testing.B) {
 	wd := b.TempDir()
 	src, err := NewSource(Config{WorkDir: wd, CgroupDir: ownCgroupFixture, CgroupOwn: true})
@@ -94,22 +95,28 @@ func BenchmarkOwnCgroup(b *testing.B) {
 	fl.read()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	var sampler, floor time.Duration
+	var sampler, floor, samplerWall, floorWall time.Duration
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		t0 := threadCPU()
+		w0, t0 := time.Now(), threadCPU()
 		read()
-		t1 := threadCPU()
+		w1, t1 := time.Now(), threadCPU()
 		fl.read()
-		t2 := threadCPU()
+		w2, t2 := time.Now(), threadCPU()
 		sampler += t1 - t0
 		floor += t2 - t1
+		samplerWall += w1.Sub(w0)
+		floorWall += w2.Sub(w1)
 	}
-	b.ReportMetric(float64(sampler)/float64(b.N), "sampler-cpu-ns/op")
-	b.ReportMetric(float64(floor)/float64(b.N), "floor-cpu-ns/op")
-	if floor > 0 {
+	n := float64(b.N)
+	b.ReportMetric(float64(sampler)/n, "sampler-cpu-ns/op")
+	b.ReportMetric(float64(floor)/n, "floor-cpu-ns/op")
+	b.ReportMetric(float64(samplerWall)/n, "sampler-ns/op")
+	b.ReportMetric(float64(floorWall)/n, "floor-ns/op")
+	if floor > 0 && floorWall > 0 {
 		b.ReportMetric(float64(sampler)/float64(floor), "x-floor")
+		b.ReportMetric(float64(samplerWall)/float64(floorWall), "x-floor-wall")
 	}
 }
 
