@@ -94,7 +94,7 @@ func TestReadsAgainAfterChangeAndClose(t *testing.T) {
 		{"", 0.5},
 		{"1.25 0.40 0.30 2/100 1000\n", 1.25},
 		{"12.00 10.00 8.00 20/1000 31337\n", 12}, // longer than before
-		{"3.00 1.00 1.00 1/9 1\n", 3},           // shorter than before
+		{"3.00 1.00 1.00 1/9 1\n", 3},            // shorter than before
 	} {
 		if c.content != "" {
 			writeFile(t, path, c.content)
