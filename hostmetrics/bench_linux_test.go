@@ -146,17 +146,23 @@ func newSyscallFloor(tb testing.TB, wd, cgroupDir string) *syscallFloor {
 	}
 	tb.Cleanup(func() { unix.Close(fd) })
 	f := &syscallFloor{tb: tb, wdFD: fd, buf: make([]byte, 64<<10)}
-	paths := []string{
-		"/proc/stat", "/proc/meminfo", "/proc/vmstat", "/proc/diskstats",
-		"/proc/net/dev", "/proc/loadavg",
-		"/proc/pressure/cpu", "/proc/pressure/memory", "/proc/pressure/io",
+	var paths []string
+	for _, name := range []string{"stat", "meminfo", "vmstat", "diskstats", "net/dev", "loadavg"} {
+		paths = append(paths, "/proc/"+name)
 	}
-	for _, name := range []string{
-		"cpu.stat", "memory.current", "memory.peak", "memory.max", "memory.events",
-		"memory.stat", "io.stat", "pids.current", "pids.max",
-		"cpu.pressure", "memory.pressure", "io.pressure",
-	} {
-		paths = append(paths, filepath.Join(cgroupDir, name))
+	for _, res := range []string{"cpu", "memory", "io"} {
+		paths = append(paths, "/proc/pressure/"+res)
+	}
+	// The fixture holds the files the cgroup reader reads, and
+	// cgroup.controllers, which it does not.
+	ents, err := os.ReadDir(cgroupDir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, e := range ents {
+		if e.Name() != "cgroup.controllers" {
+			paths = append(paths, filepath.Join(cgroupDir, e.Name()))
+		}
 	}
 	for _, p := range paths {
 		if _, err := os.Stat(p); err == nil {
