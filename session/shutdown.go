@@ -125,7 +125,7 @@ func (s *Session) Shutdown(ctx context.Context, o Outcome) (Result, error) {
 	if s.res != nil && s.res.csv != nil {
 		s.pipe.Artifacts = func(dir string) {
 			end.run = model(s.pipe, dir, s.log)
-			telemetry.WriteViews(dir, end.run, s.log.Warn)
+			renderArtifacts(dir, end.run, s.log.Warn)
 		}
 	}
 	timeout := s.set.ExportTimeout
@@ -134,13 +134,13 @@ func (s *Session) Shutdown(ctx context.Context, o Outcome) (Result, error) {
 	}
 	sampled := s.root.SpanContext().IsSampled()
 	sr := s.pipe.Shutdown(timeout, sampled)
-	report(s.log, s.set, sr, s.pipe, s.root.SpanContext(), end, sampled)
+	printEnd(s.log, s.set, sr, s.pipe, s.root.SpanContext(), end, sampled)
 	return Result{Result: result, Dir: s.pipe.Dir(), TraceID: s.root.SpanContext().TraceID(), Export: sr}, sr.Err
 }
 
-// report prints the end-of-job lines: the phases, where the artifacts are,
+// printEnd prints the end-of-job lines: the phases, where the artifacts are,
 // and what happened to the export.
-func report(log *supervise.Logger, o Settings, res telemetry.ShutdownResult, pipe *telemetry.Pipeline, root trace.SpanContext, end jobEnd, sampled bool) {
+func printEnd(log *supervise.Logger, o Settings, res telemetry.ShutdownResult, pipe *telemetry.Pipeline, root trace.SpanContext, end jobEnd, sampled bool) {
 	if res.Dropped > 0 {
 		end.notes = append(end.notes, fmt.Sprintf("not turned into spans: %d spans not written to the spool (disk stalled)", res.Dropped))
 	}

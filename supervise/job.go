@@ -132,16 +132,14 @@ type Job struct {
 	streams []*stream
 	closers []io.Closer // our copies of the child's ends, closed after start
 	plat    platformJob
-	waitErr error
 	// cgroupErr is why the job could not be started in Options.CgroupFD
 	// (it was started without it).
 	cgroupErr error
 	// lostBytes counts the job's output that could not be written to
 	// jobtrace's stdout or stderr (a full disk, /dev/full).
 	lostBytes atomic.Uint64
-	done      chan struct{}
-	started   time.Time
-	exited    time.Time
+	// done is closed when Wait has returned.
+	done chan struct{}
 }
 
 // resolve finds the program as a shell would, and maps failures to the
@@ -188,7 +186,6 @@ func Start(o Options) (*Job, error) {
 		j.closeAll()
 		return nil, fmt.Errorf("output: %w", err)
 	}
-	j.started = time.Now()
 	if err := j.start(); err != nil {
 		j.closeAll()
 		code := ExitNotExecutable
@@ -614,7 +611,6 @@ const syncPause = 20 * time.Microsecond
 // for a job killed by signal N.
 func (j *Job) Wait() int {
 	err := j.cmd.Wait()
-	j.exited = time.Now()
 	if j.opts.OnExit != nil {
 		j.opts.OnExit(j.cmd.ProcessState)
 	}
@@ -636,7 +632,6 @@ func (j *Job) Wait() int {
 		r.Close()
 	}
 	j.plat.close()
-	j.waitErr = err
 	close(j.done)
 	return exitCode(j.cmd.ProcessState, err)
 }
@@ -685,13 +680,3 @@ func (j *Job) Pid() int { return j.cmd.Process.Pid }
 // CgroupErr returns why the job could not be started in the cgroup of
 // Options.CgroupFD, or nil when it was (or none was asked for).
 func (j *Job) CgroupErr() error { return j.cgroupErr }
-
-// ProcessState returns the job's exit state once Wait has returned.
-func (j *Job) ProcessState() *os.ProcessState { return j.cmd.ProcessState }
-
-// Started and Exited are when the job started and when it was reaped.
-func (j *Job) Started() time.Time { return j.started }
-func (j *Job) Exited() time.Time  { return j.exited }
-
-// Done is closed when Wait has returned.
-func (j *Job) Done() <-chan struct{} { return j.done }

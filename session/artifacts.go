@@ -1,4 +1,4 @@
-package telemetry
+package session
 
 import (
 	"fmt"
@@ -9,11 +9,11 @@ import (
 	"github.com/jobtrace/jobtrace/runmodel"
 )
 
-// WriteViews renders the files made from the model of the run once the job
+// renderArtifacts renders the files made from the model of the run once the job
 // has ended: the Firefox Profiler profile, the HTML report and its SVG
 // charts. A problem is a warning: the artifacts the model is read from are
 // there, and `jobtrace profile DIR` and `jobtrace report DIR` make them again.
-func WriteViews(dir string, run *runmodel.Run, warn func(string)) {
+func renderArtifacts(dir string, run *runmodel.Run, warn func(string)) {
 	if run.SkippedSpans > 0 {
 		warn(fmt.Sprintf("%d spans past the first %d are not in the profile or the report", run.SkippedSpans, spool.MaxReadSpans))
 	}
