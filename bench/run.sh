@@ -80,6 +80,15 @@ gomed() { # gomed FILE NAME [UNIT]: median ns/op (or UNIT, in ns) as ms
 	awk -v v="$v" 'BEGIN { printf "%.3f", v / 1e6 }'
 }
 
+g() { # g FILE BIN FIELD: FIELD (median, cpu, left) of BIN's line of bench/interleave
+	awk -v b="$2" -v f="$3" 'index($0, b ": ") == 1 {
+		sub(/^[^ ]* /, "")
+		if (f == "median") { sub(/.*median /, ""); sub(/ ms.*/, "") }
+		if (f == "cpu") { sub(/.*it left, mean /, ""); sub(/ ms.*/, "") }
+		if (f == "left") sub(/.*behind: /, "")
+		print }' "$1"
+}
+
 echo "jobtrace benchmarks: $(nproc) CPUs, $(uname -sr), $(go version | cut -d' ' -f3-), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "out dirs: $work ($(stat -f -c %T "$work")) and $shm ($(stat -f -c %T "$shm"))"
 
@@ -111,6 +120,12 @@ for s in $sections; do
 		row '`jobtrace run -- true`, sampling, every artifact' "$(med start 4) ms, CPU $(cpu start 4) ms" "$oc1 ms" "$(ratio "$(med start 4)" "$oc1")" "≤ 1× otel-cli"
 		row '… out dir on /dev/shm' "$(med start 5) ms, CPU $(cpu start 5) ms" "$oc1 ms" "$(ratio "$(med start 5)" "$oc1")" "≤ 1× otel-cli"
 		row '… `--interval 0` (no sampling)' "$(med start 6) ms, CPU $(cpu start 6) ms" "$oc1 ms" "$(ratio "$(med start 6)" "$oc1")" ""
+		# The same taking turns, which spreads a busy machine's noise
+		# over both alike (bench/interleave -c).
+		(cd "$here" && go run ./interleave -c "$RUNS" "$oc exec -- true" "$jt run --out OUT -- true" "$jt version") | tee "$work/inter.txt"
+		i=$work/inter.txt
+		row 'taking turns: `jobtrace run -- true` / `otel-cli exec -- true` (wall median, mean CPU)' "$(g "$i" "$jt run --out OUT -- true" median) ms, CPU $(g "$i" "$jt run --out OUT -- true" cpu) ms" "$(g "$i" "$oc exec -- true" median) ms, CPU $(g "$i" "$oc exec -- true" cpu) ms" "$(ratio "$(g "$i" "$jt run --out OUT -- true" median)" "$(g "$i" "$oc exec -- true" median)") wall, $(ratio "$(g "$i" "$jt run --out OUT -- true" cpu)" "$(g "$i" "$oc exec -- true" cpu)") CPU" "≤ 1× otel-cli"
+		row 'taking turns: `jobtrace version` / `otel-cli exec -- true`' "$(g "$i" "$jt version" median) ms, CPU $(g "$i" "$jt version" cpu) ms" "" "$(ratio "$(g "$i" "$jt version" median)" "$(g "$i" "$oc exec -- true" median)") wall, $(ratio "$(g "$i" "$jt version" cpu)" "$(g "$i" "$oc exec -- true" cpu)") CPU" ""
 		row '`jobtrace run -- true` over `true`' "+$(awk -v a="$(med start 4)" -v b="$(med start 1)" 'BEGIN { printf "%.1f", a - b }') ms" "" "" "≤ 5 ms added"
 		;;
 	markers)
@@ -248,14 +263,6 @@ s = socket.socket(); s.bind(("127.0.0.1", 47998)); s.listen(64); time.sleep(3600
 		(cd "$here" && go run ./interleave "$((RUNS * 2))" "$work/jt-noguard" "$jt" | tee "$work/guard1.txt")
 		(cd "$here" && go run ./interleave "$RUNS" "$jt" "$work/jt-guard-copy" | tee "$work/guard2.txt")
 		(cd "$here" && go run ./interleave "$((RUNS / 4 + 1))" "$work/jt-noguard" "$jt" -- sleep 0.2 | tee "$work/guard3.txt")
-		g() { # g FILE BIN FIELD: FIELD (median, cpu, left) of BIN's line of interleave
-			awk -v b="$2" -v f="$3" 'index($0, b ": ") == 1 {
-				sub(/^[^ ]* /, "")
-				if (f == "median") { sub(/.*median /, ""); sub(/ ms.*/, "") }
-				if (f == "cpu") { sub(/.*it left, mean /, ""); sub(/ ms.*/, "") }
-				if (f == "left") sub(/.*behind: /, "")
-				print }' "$1"
-		}
 		row '`run -- true`: guard (wall median, CPU)' "$(g "$work/guard1.txt" "$jt" median) ms, $(g "$work/guard1.txt" "$jt" cpu) ms" "no guard: $(g "$work/guard1.txt" "$work/jt-noguard" median) ms, $(g "$work/guard1.txt" "$work/jt-noguard" cpu) ms" "" "nothing measurable"
 		row '… control: the same binary twice' "$(g "$work/guard2.txt" "$jt" median) ms, $(g "$work/guard2.txt" "$jt" cpu) ms" "$(g "$work/guard2.txt" "$work/jt-guard-copy" median) ms, $(g "$work/guard2.txt" "$work/jt-guard-copy" cpu) ms" "" ""
 		row '`run -- sleep 0.2`: guard (wall median, CPU, left behind)' "$(g "$work/guard3.txt" "$jt" median) ms, $(g "$work/guard3.txt" "$jt" cpu) ms, $(g "$work/guard3.txt" "$jt" left)" "no guard: $(g "$work/guard3.txt" "$work/jt-noguard" median) ms, $(g "$work/guard3.txt" "$work/jt-noguard" cpu) ms" "" ""

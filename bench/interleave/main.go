@@ -9,6 +9,11 @@
 // alike, which one hyperfine benchmark after the other does not.
 //
 // Usage: go run ./interleave N BIN1 BIN2... [-- JOB...]   (JOB: true)
+//
+// With -c, each argument after N is a whole command line instead, split at
+// blanks, in which OUT stands for a directory removed before each run:
+//
+//	go run ./interleave -c 300 'otel-cli exec -- true' 'jobtrace run --out OUT -- true'
 package main
 
 import (
@@ -17,6 +22,7 @@ import (
 	"os/exec"
 	"sort"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -25,18 +31,23 @@ import (
 const prSetChildSubreaper = 36
 
 func main() {
-	if len(os.Args) < 4 {
-		fmt.Fprintln(os.Stderr, "usage: interleave N BIN1 BIN2... [-- JOB...]")
+	args := os.Args[1:]
+	lines := len(args) > 0 && args[0] == "-c"
+	if lines {
+		args = args[1:]
+	}
+	if len(args) < 3 {
+		fmt.Fprintln(os.Stderr, "usage: interleave N BIN1 BIN2... [-- JOB...]\n       interleave -c N 'COMMAND LINE' 'COMMAND LINE'...")
 		os.Exit(2)
 	}
-	n, err := strconv.Atoi(os.Args[1])
+	n, err := strconv.Atoi(args[0])
 	if err != nil || n <= 0 {
 		fmt.Fprintln(os.Stderr, "interleave: N must be a positive number")
 		os.Exit(2)
 	}
-	bins, job := os.Args[2:], []string{"true"}
+	bins, job := args[1:], []string{"true"}
 	for i, a := range bins {
-		if a == "--" {
+		if !lines && a == "--" {
 			bins, job = bins[:i], bins[i+1:]
 			break
 		}
@@ -58,7 +69,16 @@ func main() {
 			b := (k + i) % len(bins)
 			out := fmt.Sprintf("%s/o%d", tmp, b)
 			os.RemoveAll(out)
-			cmd := exec.Command(bins[b], append([]string{"run", "--out", out, "--"}, job...)...)
+			argv := append([]string{bins[b], "run", "--out", out, "--"}, job...)
+			if lines {
+				argv = strings.Fields(bins[b])
+				for i, a := range argv {
+					if a == "OUT" {
+						argv[i] = out
+					}
+				}
+			}
+			cmd := exec.Command(argv[0], argv[1:]...)
 			t := time.Now()
 			if err := cmd.Start(); err != nil {
 				panic(err)
