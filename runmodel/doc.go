@@ -22,7 +22,7 @@
 // spans and their ancestors (spool.SpanBound), lines of at most
 // spool.MaxLineBytes and usagecsv.MaxLineBytes.
 //
-// The job's span is found by one rule (Finish): a span that names the task
+// The job's span is found by one rule (New): a span that names the task
 // (cicd.pipeline.task.name) and whose parent is not in the run, the
 // earliest if there are several, since a job may join an outer trace.
 package runmodel

@@ -18,7 +18,8 @@ import (
 // hours at one sample a second. The agent's memory stays flat over a day
 // of samples (docs/performance.md) because the rows past it are not held:
 // Recorder.Run reads them from the file, through the same decoder, so the
-// model is the same either way.
+// model is the same either way (RowsPastBound says so, and the end of a run
+// prints it).
 const MaxHeldRows = 1 << 14
 
 // Recorder keeps what a run's model is built from while the run goes on:
@@ -83,6 +84,13 @@ func (r *Recorder) Run(dir string) (*Run, error) {
 	run := New(spans, rows)
 	run.SkippedSpans = skipped
 	return run, err
+}
+
+// RowsPastBound reports whether the CSV got more than MaxHeldRows rows:
+// Run then reads them from the file.
+func (r *Recorder) RowsPastBound() bool {
+	_, overflow, _ := r.rows.held()
+	return overflow
 }
 
 // tee decodes the CSV as the Writer writes it: the header, then each row,

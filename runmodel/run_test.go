@@ -254,8 +254,8 @@ func TestRecorderPastMaxHeldRows(t *testing.T) {
 		fmt.Fprintf(&csv, "%s,%d\n", t0.Add(time.Duration(i)*time.Second).Format("2006-01-02T15:04:05.000Z07:00"), i)
 	}
 	rec := record(t, dir, csv.Bytes(), func(trace.Tracer) {})
-	if rows, overflow, _ := rec.rows.held(); !overflow || rows != nil {
-		t.Errorf("held %d rows, overflow %v", len(rows), overflow)
+	if rows, _, _ := rec.rows.held(); !rec.RowsPastBound() || rows != nil {
+		t.Errorf("held %d rows, past the bound %v", len(rows), rec.RowsPastBound())
 	}
 	run, err := rec.Run(dir)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jobtrace/jobtrace/exporters/usagecsv"
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
 	"github.com/jobtrace/jobtrace/internal/safefile"
 	"github.com/jobtrace/jobtrace/render/summary"
@@ -83,7 +84,11 @@ func fmtDuration(d time.Duration) string { return summary.Duration(d) }
 // model builds the model of the run from what it holds: the spans as they
 // ended and the CSV's rows as written (runmodel.Recorder).
 func model(pipe *telemetry.Pipeline, dir string, log *supervise.Logger) *runmodel.Run {
-	run, err := pipe.Recorder().Run(dir)
+	rec := pipe.Recorder()
+	if rec.RowsPastBound() {
+		log.Printf("more than %d rows of resource usage, more than are held in memory: read back from %s", runmodel.MaxHeldRows, usagecsv.FileName)
+	}
+	run, err := rec.Run(dir)
 	if err != nil {
 		log.Warn(fmt.Sprintf("resource usage rows: %v", err))
 	}
