@@ -267,7 +267,9 @@ type gopsutilTally struct {
 	last, cur map[int32]gopsutilProc
 	gone      usageSum   // last-seen usage of the processes that left
 	totals    treeTotals // the totals given: they never go down
-	tree      Tree
+	procs     int        // processes, threads and resident memory of this sample
+	threads   int
+	rss       uint64
 	ioAbsent  bool
 }
 
@@ -278,7 +280,7 @@ func newGopsutilTally() gopsutilTally {
 // begin starts a sample.
 func (t *gopsutilTally) begin() {
 	clear(t.cur)
-	t.tree = Tree{}
+	t.procs, t.threads, t.rss = 0, 0, 0
 	t.ioAbsent = false
 }
 
@@ -295,9 +297,9 @@ func (t *gopsutilTally) add(p gopsutilProc) {
 		}
 	}
 	t.cur[p.PID] = p
-	t.tree.Processes++
-	t.tree.Threads += p.Threads
-	t.tree.RSS += p.RSS
+	t.procs++
+	t.threads += p.Threads
+	t.rss += p.RSS
 }
 
 // end closes the sample and returns the tree. roots is the number of roots
@@ -321,18 +323,10 @@ func (t *gopsutilTally) end(roots int, exited ExitUsage, hasIO bool) Tree {
 	// and its descendants), so the larger of the two is taken, never
 	// their sum. Storage IO from rusage is in block operations on these
 	// systems, not bytes, so only the tally gives IO.
-	sum.User = t.totals.user.Clamp(max(sum.User, exited.User))
-	sum.System = t.totals.sys.Clamp(max(sum.System, exited.System))
-	sum.ReadBytes = t.totals.read.Clamp(sum.ReadBytes)
-	sum.WriteBytes = t.totals.write.Clamp(sum.WriteBytes)
-
-	tr := t.tree
-	tr.CPUUser, tr.CPUSystem = sum.User, sum.System
-	tr.Roots = roots
-	if hasIO {
-		tr.ReadBytes, tr.WriteBytes = sum.ReadBytes, sum.WriteBytes
-		tr.HasIO = !t.ioAbsent || tr.Processes == 0 || sum.ReadBytes > 0 || sum.WriteBytes > 0
-		tr.IOPartial = t.ioAbsent
-	}
-	return tr
+	return t.totals.tree(&walkSum{
+		Processes: t.procs, Threads: t.threads, Roots: roots, RSS: t.rss,
+		User: max(sum.User, exited.User), System: max(sum.System, exited.System),
+		IO: hasIO, IOAbsent: t.ioAbsent,
+		ReadBytes: sum.ReadBytes, WriteBytes: sum.WriteBytes,
+	}, time.Time{})
 }

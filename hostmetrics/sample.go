@@ -2,8 +2,6 @@ package hostmetrics
 
 import (
 	"time"
-
-	"github.com/jobtrace/jobtrace/hostmetrics/monotonic"
 )
 
 // Reason says why a sample was taken.
@@ -314,12 +312,4 @@ func (s *Sample) CopyTo(dst *Sample) {
 	*dst = *s
 	dst.Host.Disks = append(disks, s.Host.Disks...)
 	dst.Host.Ifaces = append(ifaces, s.Host.Ifaces...)
-}
-
-// treeTotals holds the cumulative figures of the job's tree that a source
-// gives, so that they never go down: a process that exits between the
-// reading of its parent and its own is missed for one walk.
-type treeTotals struct {
-	user, sys   monotonic.Total[time.Duration]
-	read, write monotonic.Total[uint64]
 }

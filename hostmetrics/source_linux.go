@@ -253,25 +253,17 @@ func (s *linuxSource) readJob(out *Sample, errs *[]error) {
 	s.pacer.done(began, out.Time, u.Processes)
 
 	s.mu.Lock()
-	// A process reaped between the reading of its parent and its own
-	// reading is missed for one sample: totals never go down.
-	user := s.totals.user.Clamp(u.CPUUser + u.ChildUser + exited.User + s.reaped.User)
-	sys := s.totals.sys.Clamp(u.CPUSystem + u.ChildSystem + exited.System + s.reaped.System)
-	rd := s.totals.read.Clamp(u.ReadBytes + exited.ReadBytes + s.reaped.ReadBytes)
-	wr := s.totals.write.Clamp(u.WriteBytes + exited.WriteBytes + s.reaped.WriteBytes)
-	s.mu.Unlock()
-
-	j.HasTree = true
-	j.Tree = Tree{
-		Processes: u.Processes, Threads: u.Threads,
-		CPUUser: user, CPUSystem: sys,
-		RSS:       u.RSS,
-		HasIO:     !u.IOAbsent || u.Processes == 0 || rd > 0 || wr > 0,
-		IOPartial: u.IOAbsent,
-		ReadBytes: rd, WriteBytes: wr,
-		Roots: len(s.roots),
-		At:    out.Time,
+	w := walkSum{
+		Processes: u.Processes, Threads: u.Threads, Roots: len(s.roots), RSS: u.RSS,
+		User:   u.CPUUser + u.ChildUser + exited.User + s.reaped.User,
+		System: u.CPUSystem + u.ChildSystem + exited.System + s.reaped.System,
+		IO:     true, IOAbsent: u.IOAbsent,
+		ReadBytes:  u.ReadBytes + exited.ReadBytes + s.reaped.ReadBytes,
+		WriteBytes: u.WriteBytes + exited.WriteBytes + s.reaped.WriteBytes,
 	}
+	s.mu.Unlock()
+	j.HasTree = true
+	j.Tree = s.totals.tree(&w, out.Time)
 }
 
 // reapChildren reaps, without walking the tree, the agent's children that
