@@ -24,4 +24,12 @@
 // freebsd it is built on gopsutil and says, in Source.Unavailable, which
 // figures that system cannot give. On illumos it reads kstats (package
 // kstat, no cgo) and the binary files of illumos /proc.
+//
+// A Sample is made of this package's own types on every system; what each
+// source reads is converted into them in an untagged file named for it
+// (linux_procfs.go, illumos_kstat.go, gopsutil.go), so that the conversions
+// are tested everywhere, and the per-OS files hold only the reading. The
+// sources share the rules that are not about reading: one walkPacer spaces
+// out the walks of a costly tree, and one treeTotals turns a walk into Tree
+// figures that never go down (package monotonic).
 package hostmetrics
