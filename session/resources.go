@@ -88,14 +88,6 @@ func newResources(o SamplingOptions, log *supervise.Logger) *resources {
 	return r
 }
 
-// observer returns the tracker's phase observer, nil when r is nil.
-func (r *resources) observer() *phaseUsage {
-	if r == nil {
-		return nil
-	}
-	return r.phases
-}
-
 // sinks makes the sinks of the samples: the summary's statistics, the OTel
 // metrics (whose data points carry exemplars of the innermost phase) and the
 // CSV file in the out directory.

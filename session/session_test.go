@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -112,6 +113,9 @@ func TestSessionDrivenFromGo(t *testing.T) {
 		}
 	}
 	c.Close()
+	if r := s.Handle(protocol.Msg{Type: protocol.TypeCounter, Name: "tests.passed", Value: 3}); !r.OK {
+		t.Fatalf("counter: %+v", r)
+	}
 	if err := s.End("compile", ""); err != nil {
 		t.Fatal(err)
 	}
@@ -146,6 +150,9 @@ func TestSessionDrivenFromGo(t *testing.T) {
 	}
 	if src := got["compile"].attrs[string(spans.AttrPhaseSource)]; src != protocol.SyntaxGo {
 		t.Errorf("compile's source %v, want %q", src, protocol.SyntaxGo)
+	}
+	if n := got["build"].attrs[spans.CounterPrefix+"tests.passed"]; fmt.Sprint(n) != "3" {
+		t.Errorf("the job's counter tests.passed is %v, want 3", n)
 	}
 	if got["compile"].attrs["lang"] != "go" {
 		t.Errorf("compile's attributes %v", got["compile"].attrs)
