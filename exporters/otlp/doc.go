@@ -10,14 +10,13 @@
 // jobtrace's configuration is validated by it, so every command accepts and
 // refuses the same settings.
 //
-// Nothing here resolves or reads a setting again. The trace client is
-// jobtrace's own, built from the Endpoint alone: an OTLP/HTTP protobuf
-// request goes to the endpoint's URL exactly, query included, and follows
-// no redirect; an OTLP/gRPC one goes to its host and port. The metric
-// exporter is OpenTelemetry's, which also reads the OTEL_EXPORTER_OTLP_*
-// variables on its own when it is built: it is built with those variables
-// hidden (see withoutOTLPEnv) and with every setting given as an option, so
-// that what Resolve decided is all it sees. Neither retries: the forwarder
+// Nothing here resolves or reads a setting again. The trace client and
+// the metric exporter are jobtrace's own, built from the Endpoint alone:
+// they read no OTEL_* variable and no file (OpenTelemetry's OTLP exporters
+// read the OTEL_EXPORTER_OTLP_* variables, and the certificate files those
+// name, whatever options they are given). An OTLP/HTTP protobuf request goes to
+// the endpoint's URL exactly, query included, and follows no redirect; an
+// OTLP/gRPC one goes to its host and port. Neither retries: the forwarder
 // (package exporters/forward) retries from the spool, so a dead collector
-// never holds an upload in a retry loop.
+// never holds an upload in a retry loop; metrics are not spooled.
 package otlp

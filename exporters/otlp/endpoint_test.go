@@ -146,10 +146,11 @@ func TestHTTPNoRedirect(t *testing.T) {
 	}
 }
 
-// The OpenTelemetry clients read OTEL_EXPORTER_OTLP_* when they are built,
-// before any option overrides them: a certificate named there is read (a
-// FIFO blocks, /dev/zero fills memory) and what cannot be used is reported.
-// Built from an Endpoint, they must not look at those variables.
+// OpenTelemetry's OTLP exporters read OTEL_EXPORTER_OTLP_* when they are
+// built, before any option overrides them: a certificate named there is
+// read (a FIFO blocks, /dev/zero fills memory) and what cannot be used is
+// reported. Built from an Endpoint, jobtrace's must not look at those
+// variables, nor change them.
 func TestClientsDoNotReadOTLPEnv(t *testing.T) {
 	dir := t.TempDir()
 	garbage := filepath.Join(dir, "garbage.pem")
@@ -195,8 +196,8 @@ func TestClientsDoNotReadOTLPEnv(t *testing.T) {
 }
 
 // The metric exporter's temporality and histogram aggregation are what
-// Resolve gave it: the OTEL_EXPORTER_OTLP_METRICS_* variables that the
-// OpenTelemetry exporter would read itself change nothing, whether the
+// Resolve gave it: the OTEL_EXPORTER_OTLP_METRICS_* variables that
+// OpenTelemetry's exporter would read itself change nothing, whether the
 // settings leave them at their defaults or set them otherwise.
 func TestMetricExporterTakesOnlyTheResolvedTemporality(t *testing.T) {
 	t.Setenv("OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE", "delta")

@@ -2,69 +2,111 @@ package otlp
 
 import (
 	"context"
-	"maps"
-	"net/http"
+	"errors"
+	"fmt"
+	"sync"
 
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	colmetricpb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
+	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
+	"google.golang.org/grpc"
+	"google.golang.org/protobuf/proto"
 )
 
-// NewMetricExporter returns an OTLP metric exporter for e. Like the trace
-// client it does not retry and does not touch the network before its first
-// export.
-func NewMetricExporter(ctx context.Context, e *Endpoint) (sdkmetric.Exporter, error) {
+var errShutdown = errors.New("otlp: metric exporter shut down")
+
+// NewMetricExporter returns an OTLP metric exporter for e, built from e
+// alone: it reads no OTEL_* variable and no file. Like the trace client it does
+// not retry and does not touch the network before its first export. Its
+// temporality and histogram aggregation are e's.
+func NewMetricExporter(_ context.Context, e *Endpoint) (sdkmetric.Exporter, error) {
 	if e == nil {
 		return nil, ErrNoEndpoint
 	}
-	headers := maps.Clone(e.Headers)
+	x := &metricExporter{e: e, temporality: temporality(e.Temporality), aggregation: aggregation(e.Histogram)}
 	if e.Protocol == ProtocolGRPC {
-		opts := []otlpmetricgrpc.Option{
-			otlpmetricgrpc.WithEndpoint(e.HostPort()),
-			otlpmetricgrpc.WithTLSCredentials(grpcCredentials(e.TLS)),
-			otlpmetricgrpc.WithHeaders(headers),
-			otlpmetricgrpc.WithTimeout(e.Timeout),
-			otlpmetricgrpc.WithRetry(otlpmetricgrpc.RetryConfig{Enabled: false}),
-			otlpmetricgrpc.WithTemporalitySelector(temporality(e.Temporality)),
-			otlpmetricgrpc.WithAggregationSelector(aggregation(e.Histogram)),
-			otlpmetricgrpc.WithDialOption(grpcDialOptions(e.Timeout, e.Gzip)...),
-		}
-		return withoutOTLPEnv(func() (sdkmetric.Exporter, error) { return otlpmetricgrpc.New(ctx, opts...) })
-	}
-	hc, tr := newHTTPClient(e)
-	compression := otlpmetrichttp.NoCompression
-	if e.Gzip {
-		compression = otlpmetrichttp.GzipCompression
-	}
-	return withoutOTLPEnv(func() (sdkmetric.Exporter, error) {
-		exp, err := otlpmetrichttp.New(ctx,
-			otlpmetrichttp.WithEndpointURL(baseURL(e)),
-			otlpmetrichttp.WithTLSClientConfig(nil),
-			otlpmetrichttp.WithHTTPClient(hc),
-			otlpmetrichttp.WithHeaders(headers),
-			otlpmetrichttp.WithTimeout(e.Timeout),
-			otlpmetrichttp.WithCompression(compression),
-			otlpmetrichttp.WithRetry(otlpmetrichttp.RetryConfig{Enabled: false}),
-			otlpmetrichttp.WithTemporalitySelector(temporality(e.Temporality)),
-			otlpmetrichttp.WithAggregationSelector(aggregation(e.Histogram)),
-		)
+		conn, err := grpc.NewClient(e.HostPort(),
+			append(grpcDialOptions(e.Timeout, e.Gzip), grpc.WithTransportCredentials(grpcCredentials(e.TLS)))...)
 		if err != nil {
 			return nil, err
 		}
-		return &httpMetricExporter{Exporter: exp, tr: tr}, nil
-	})
+		svc := colmetricpb.NewMetricsServiceClient(conn)
+		x.send = func(ctx context.Context, req *colmetricpb.ExportMetricsServiceRequest) (*colmetricpb.ExportMetricsServiceResponse, error) {
+			ctx, cancel := context.WithTimeout(ctx, e.Timeout)
+			defer cancel()
+			return svc.Export(grpcContext(ctx, e), req)
+		}
+		x.close = conn.Close
+		return x, nil
+	}
+	hc, tr := newHTTPClient(e)
+	x.send = func(ctx context.Context, req *colmetricpb.ExportMetricsServiceRequest) (*colmetricpb.ExportMetricsServiceResponse, error) {
+		body, err := proto.Marshal(req)
+		if err != nil {
+			return nil, err
+		}
+		var resp colmetricpb.ExportMetricsServiceResponse
+		return &resp, post(ctx, e, hc, body, &resp)
+	}
+	x.close = func() error { tr.CloseIdleConnections(); return nil }
+	return x, nil
 }
 
-// httpMetricExporter closes its transport's idle connections on Shutdown.
-type httpMetricExporter struct {
-	sdkmetric.Exporter
-	tr *http.Transport
+// metricExporter sends metrics over OTLP/HTTP or OTLP/gRPC.
+type metricExporter struct {
+	e           *Endpoint
+	temporality sdkmetric.TemporalitySelector
+	aggregation sdkmetric.AggregationSelector
+	send        func(context.Context, *colmetricpb.ExportMetricsServiceRequest) (*colmetricpb.ExportMetricsServiceResponse, error)
+	close       func() error
+
+	mu       sync.Mutex
+	shutdown bool
 }
 
-func (e *httpMetricExporter) Shutdown(ctx context.Context) error {
-	err := e.Exporter.Shutdown(ctx)
-	e.tr.CloseIdleConnections()
-	return err
+var _ sdkmetric.Exporter = (*metricExporter)(nil)
+
+func (x *metricExporter) Temporality(k sdkmetric.InstrumentKind) metricdata.Temporality {
+	return x.temporality(k)
+}
+
+func (x *metricExporter) Aggregation(k sdkmetric.InstrumentKind) sdkmetric.Aggregation {
+	return x.aggregation(k)
+}
+
+// Export sends rm in one request. A partial success (the collector dropped
+// some data points) is an error that says how many.
+func (x *metricExporter) Export(ctx context.Context, rm *metricdata.ResourceMetrics) error {
+	x.mu.Lock()
+	done := x.shutdown
+	x.mu.Unlock()
+	if done {
+		return errShutdown
+	}
+	pm, convErr := resourceMetrics(rm)
+	resp, err := x.send(ctx, &colmetricpb.ExportMetricsServiceRequest{ResourceMetrics: []*metricpb.ResourceMetrics{pm}})
+	if err != nil {
+		return errors.Join(err, convErr)
+	}
+	if ps := resp.GetPartialSuccess(); ps != nil && (ps.GetRejectedDataPoints() != 0 || ps.GetErrorMessage() != "") {
+		err = fmt.Errorf("the collector accepted the metrics but rejected %d data points: %s", ps.GetRejectedDataPoints(), ps.GetErrorMessage())
+	}
+	return errors.Join(err, convErr)
+}
+
+// ForceFlush has nothing to do: every Export is sent at once.
+func (x *metricExporter) ForceFlush(context.Context) error { return nil }
+
+// Shutdown closes the exporter's connections; later exports fail.
+func (x *metricExporter) Shutdown(context.Context) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.shutdown {
+		return nil
+	}
+	x.shutdown = true
+	return x.close()
 }
 
 // temporality is the selector of a temporality preference, as the

@@ -38,7 +38,7 @@ var (
 
 // NewTraceClient returns an OTLP trace client for e, not started. Nothing
 // touches the network until its first upload. It is built from e alone:
-// it reads no variable and no file. Its uploads are not retried (the
+// it reads no OTEL_* variable and no file. Its uploads are not retried (the
 // forwarder retries from the spool); their errors carry the collector's
 // HTTP status or gRPC code, for Classify, and a partial success is a
 // *PartialError.
