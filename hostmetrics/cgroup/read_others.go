@@ -2,10 +2,7 @@
 
 package cgroup
 
-import (
-	"io"
-	"os"
-)
+import "github.com/jobtrace/jobtrace/hostmetrics/internal/rawfile"
 
 // openFiles is empty here: files are opened at every read.
 type openFiles struct{}
@@ -16,23 +13,9 @@ func (r *Reader) Close() error { return nil }
 // readFile reads file i into r.buf, growing it when the file is longer.
 // Outside Linux there is no cgroup; this reads fixture trees in tests.
 func (r *Reader) readFile(i int) ([]byte, error) {
-	f, err := os.Open(r.paths[i])
+	n, err := rawfile.ReadFile(r.paths[i], &r.buf)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	n := 0
-	for {
-		if n == len(r.buf) {
-			r.buf = append(r.buf, make([]byte, len(r.buf))...)
-		}
-		m, err := f.Read(r.buf[n:])
-		n += m
-		if err == io.EOF {
-			return r.buf[:n], nil
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
+	return r.buf[:n], nil
 }

@@ -84,16 +84,3 @@ type reader struct {
 	buf   []byte
 	files openFiles
 }
-
-const initialBufSize = 4 << 10
-
-// grow makes room for more data, keeping the first n bytes.
-func (r *reader) grow(n int) {
-	size := 2 * len(r.buf)
-	if size < initialBufSize {
-		size = initialBufSize
-	}
-	nb := make([]byte, size)
-	copy(nb, r.buf[:n])
-	r.buf = nb
-}

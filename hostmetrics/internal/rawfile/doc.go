@@ -2,7 +2,10 @@
 // allocating, so that a steady-state sample allocates nothing: os.Open
 // allocates a File per call, and the path-taking wrappers of syscall and
 // x/sys/unix copy the path into a new NUL-terminated buffer every time.
-// Callers keep their paths NUL-terminated in buffers they reuse, or keep the
-// files they read at every sample open (File). Linux only;
-// elsewhere the readers use the os package.
+// On Linux, callers keep their paths NUL-terminated in buffers they reuse,
+// or keep the files they read at every sample open (File). Elsewhere, where
+// the readers only read fixtures, ReadFile reads with the os package.
 package rawfile
+
+// minBuf is the size a nil or empty buffer grows to first.
+const minBuf = 4 << 10

@@ -9,9 +9,6 @@ import (
 // atFDCWD is a variable so that its negative value converts to uintptr.
 var atFDCWD = unix.AT_FDCWD
 
-// minBuf is the size a nil or empty buffer grows to first.
-const minBuf = 4 << 10
-
 // Open opens cpath, which ends in NUL, read-only with openat(2) plus flags.
 // Errors are bare errnos, which allocate nothing.
 func Open(cpath []byte, flags int) (int, unix.Errno) {

@@ -1,0 +1,26 @@
+package rawfile
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestReadFileGrows(t *testing.T) {
+	data := bytes.Repeat([]byte("0123456789"), 1000)
+	path := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var buf []byte
+	n, err := ReadFile(path, &buf)
+	if err != nil || !bytes.Equal(buf[:n], data) {
+		t.Errorf("read %d bytes, %v", n, err)
+	}
+	if _, err := ReadFile(path+".missing", &buf); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
+	}
+}
