@@ -38,10 +38,7 @@ func Read(fd int, buf *[]byte, whole bool) (int, unix.Errno) {
 	n := 0
 	for {
 		if n == len(b) {
-			nb := make([]byte, max(2*len(b), minBuf))
-			copy(nb, b[:n])
-			b = nb
-			*buf = b
+			b = grow(buf, n)
 		}
 		m, err := unix.Pread(fd, b[n:], int64(n))
 		if err == unix.EINTR {

@@ -19,10 +19,7 @@ func ReadFile(path string, buf *[]byte) (int, error) {
 	n := 0
 	for {
 		if n == len(b) {
-			nb := make([]byte, max(2*len(b), minBuf))
-			copy(nb, b[:n])
-			b = nb
-			*buf = b
+			b = grow(buf, n)
 		}
 		m, err := f.Read(b[n:])
 		n += m
@@ -33,4 +30,12 @@ func ReadFile(path string, buf *[]byte) (int, error) {
 			return 0, err
 		}
 	}
+}
+
+// grow doubles *buf, keeping its first n bytes, and returns it.
+func grow(buf *[]byte, n int) []byte {
+	nb := make([]byte, max(2*len(*buf), minBuf))
+	copy(nb, (*buf)[:n])
+	*buf = nb
+	return nb
 }
