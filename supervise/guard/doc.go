@@ -22,8 +22,10 @@
 // runtime's start), on the other core, while the job runs.
 //
 // jobtrace alone holds the pipe's write end (close-on-exec, so neither the
-// job nor the guard inherits it). It writes what the guard needs as lines,
-// from its start on (the pipe holds them until the guard reads): its own
+// job nor the guard inherits it), made when the guard is started. It writes
+// what the guard needs as lines, those told before then at once (the pipe
+// holds them until the guard reads; until then they are kept in memory, so
+// a job that ends within Delay costs no system call for its guard): its own
 // start time, the job's pid (its process group and session), its cgroup,
 // its private directory, and entries of the environment only the job has. The guard
 // reads them and then blocks in read(2), costing nothing. When jobtrace is

@@ -34,9 +34,14 @@ type Options struct {
 type Guard struct {
 	opts Options
 
-	mu       sync.Mutex
-	r, w     *os.File // the pipe; r is nil once handed to the guard
+	mu sync.Mutex
+	// pending holds the messages told before the guard process is
+	// started; they go into its pipe, w, when it is. A job that ends
+	// within Delay costs no pipe and no system call.
+	pending  []byte
+	w        *os.File // the pipe to the guard process, once started
 	timer    *time.Timer
+	started  bool // the guard process was started, or tried to be
 	released bool
 
 	// spawning is held while the guard process is being started, so that
@@ -109,7 +114,7 @@ func (g *Guard) Arm(delay time.Duration) {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.r != nil && g.timer == nil && !g.released {
+	if !g.started && g.timer == nil && !g.released {
 		g.timer = time.AfterFunc(delay, g.spawn)
 	}
 }
@@ -151,11 +156,14 @@ func (g *Guard) send(kind, value string) {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.w != nil {
+	switch {
+	case g.w != nil:
 		// A few hundred bytes into a pipe's 64 KiB: never blocks. If the
 		// guard is gone the write fails with EPIPE, and there is nothing
 		// to do about it.
 		_, _ = g.w.Write(appendMsg(nil, kind, value))
+	case !g.started && !g.released:
+		g.pending = appendMsg(g.pending, kind, value)
 	}
 }
 
@@ -170,14 +178,9 @@ func (g *Guard) Release() {
 	if g.timer != nil {
 		g.timer.Stop()
 	}
-	if g.r != nil {
-		// Never handed to a guard process.
-		g.r.Close()
-		g.r = nil
-	} else if g.w != nil {
-		_, _ = g.w.Write(appendMsg(nil, msgRelease, ""))
-	}
+	g.pending = nil
 	if g.w != nil {
+		_, _ = g.w.Write(appendMsg(nil, msgRelease, ""))
 		g.w.Close()
 		g.w = nil
 	}
@@ -194,17 +197,29 @@ func (g *Guard) Release() {
 	}()
 }
 
-// takeReadEnd hands the pipe's read end to the guard process being started;
-// nil when the guard was released meanwhile.
-func (g *Guard) takeReadEnd() *os.File {
+// openPipe makes the pipe to the guard process being started, with the
+// messages told so far in it, and returns its read end; nil when the guard
+// was released meanwhile, or the pipe cannot be made (err).
+func (g *Guard) openPipe() (*os.File, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.released {
-		return nil
+	if g.released || g.started {
+		return nil, nil
 	}
-	r := g.r
-	g.r = nil
-	return r
+	g.started = true
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	// Within a pipe's 64 KiB (MaxOrphans bounds the longest part), so the
+	// write does not wait for the guard to read.
+	if _, err := w.Write(g.pending); err != nil {
+		r.Close()
+		w.Close()
+		return nil, err
+	}
+	g.pending, g.w = nil, w
+	return r, nil
 }
 
 // failed drops the pipe after the guard process could not be started.

@@ -10,24 +10,13 @@ import (
 	"syscall"
 )
 
-// Start prepares the guard: the pipe its messages go to. The guard process
-// itself is started by Arm. The running binary must call Main when its
-// only argument is Arg, before anything else (cmd/jobtrace does it in an
-// init function).
+// Start prepares the guard. The guard process itself is started by Arm,
+// and its pipe with it: until then what it is told is kept in memory. The
+// running binary must call Main when its only argument is Arg, before
+// anything else (cmd/jobtrace does it in an init function).
 func Start(o Options) *Guard {
 	g := &Guard{opts: o}
-	r, w, err := os.Pipe()
-	if err != nil {
-		g.failed(err)
-		return nil
-	}
-	g.r, g.w = r, w
 	g.send(msgOwner, strconv.Itoa(os.Getpid()))
-	// Every process of the job starts after jobtrace: the guard never
-	// touches an older one.
-	if self, ok := readStat(procRoot, os.Getpid()); ok {
-		g.send(msgSince, strconv.FormatUint(self.start, 10))
-	}
 	return g
 }
 
@@ -35,7 +24,16 @@ func Start(o Options) *Guard {
 func (g *Guard) spawn() {
 	g.spawning.Lock()
 	defer g.spawning.Unlock()
-	r := g.takeReadEnd()
+	// Every process of the job starts after jobtrace: the guard never
+	// touches an older one.
+	if self, ok := readStat(procRoot, os.Getpid()); ok {
+		g.send(msgSince, strconv.FormatUint(self.start, 10))
+	}
+	r, err := g.openPipe()
+	if err != nil {
+		g.failed(fmt.Errorf("guard: %w", err))
+		return
+	}
 	if r == nil {
 		return
 	}

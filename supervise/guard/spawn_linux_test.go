@@ -32,6 +32,44 @@ func TestReleasedBeforeTheDelayStartsNothing(t *testing.T) {
 	}
 }
 
+// Until the guard process is started, what it is told costs no file
+// descriptor and no system call: a job that ends within Delay pays nothing
+// for its guard (TestKilledJobtraceTakesItsJobAlong in cmd/jobtrace checks
+// what it does once started).
+func TestNothingIsOpenedBeforeTheGuardStarts(t *testing.T) {
+	before := openFDs(t)
+	g := Start(Options{Warn: func(s string) { t.Error(s) }})
+	g.Job(os.Getpid())
+	g.Cgroup("/sys/fs/cgroup/none")
+	g.Dir(t.TempDir())
+	g.Env("JOBTRACE_TEST=1")
+	g.Orphan(4242, 1)
+	if after := openFDs(t); after != before {
+		t.Errorf("the guard holds %d file descriptors before it is started", after-before)
+	}
+	if g.w != nil {
+		t.Errorf("the guard made its pipe before it was started")
+	}
+	g.Arm(0)
+	deadline := time.Now().Add(time.Minute)
+	for g.pid.Load() == 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	g.Release()
+	if g.pid.Load() == 0 {
+		t.Fatal("no guard process was started")
+	}
+}
+
+func openFDs(t *testing.T) int {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(fds)
+}
+
 // Once started and released, the guard process exits by itself and is
 // reaped.
 func TestReleasedGuardExits(t *testing.T) {
@@ -78,5 +116,21 @@ func TestOrphansAreBounded(t *testing.T) {
 	}
 	if len(warns) != 1 || !strings.Contains(warns[0], "more than 1024 orphans") {
 		t.Errorf("warnings: %q", warns)
+	}
+}
+
+// BenchmarkShortJob is the guard's part of a job that ends within Delay,
+// as jobtrace run tells it: started, told about the job, armed, released.
+func BenchmarkShortJob(b *testing.B) {
+	dir := b.TempDir()
+	for b.Loop() {
+		g := Start(Options{})
+		g.Cgroup("/sys/fs/cgroup/unified/jobtrace-4242")
+		g.Dir(dir)
+		g.Env("TRACEPARENT=00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", "JOBTRACE_SOCKET="+dir+"/sock", "JOBTRACE_MARKER_DIR="+dir+"/markers")
+		g.Job(os.Getpid())
+		g.Arm(Delay)
+		g.Disarm()
+		g.Release()
 	}
 }
