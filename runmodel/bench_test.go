@@ -77,7 +77,7 @@ func renderAll(b *testing.B, dir string, run *runmodel.Run) {
 	if err := report.Write(dir, run); err != nil {
 		b.Fatal(err)
 	}
-	s := summary.Build(run, nil, summary.JobInfo{Name: "job", Duration: 10 * time.Second})
+	s := summary.Build(run, summary.JobInfo{Name: "job", Duration: 10 * time.Second})
 	if err := summary.WriteText(io.Discard, s); err != nil {
 		b.Fatal(err)
 	}

@@ -1,16 +1,18 @@
 // Package runmodel is the one in-memory model of a run: the job, its
-// phases with their usage and events, the resource, and the rows of
-// resource usage. The summary, report.html/usage.svg and profile.json
-// (packages render/...) are pure renderers of it.
+// phases with their usage and events, the resource, the rows of resource
+// usage and the statistics of the samples. The summary,
+// report.html/usage.svg and profile.json (packages render/...) are pure
+// renderers of it.
 //
 // A model is built in one of two ways, which give the same model for the
 // same run:
 //
 //   - during a run, from what the run holds: a Recorder is the tracer
 //     provider's span processor, keeping the spans as the SDK ends them
-//     (sdktrace.ReadOnlySpan), and the Tee of the usagecsv.Writer, keeping
-//     its rows as it writes them; Recorder.Run builds the model at the end,
-//     with nothing written read back;
+//     (sdktrace.ReadOnlySpan), the Tee of the usagecsv.Writer, keeping its
+//     rows as it writes them, and a sampler sink (Samples) keeping running
+//     statistics of the samples (Series); Recorder.Run builds the model at
+//     the end, with nothing written read back;
 //   - after a run, from its artifacts, through the one reader: ReadDir
 //     reads spans.otlp.jsonl as pdata (spool.ReadSpans) and
 //     resource-usage.csv through usagecsv's own column table

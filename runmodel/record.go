@@ -11,6 +11,7 @@ import (
 
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/exporters/usagecsv"
+	"github.com/jobtrace/jobtrace/hostmetrics"
 )
 
 // MaxHeldRows bounds the rows a Recorder holds. A row in memory takes
@@ -24,22 +25,24 @@ const MaxHeldRows = 1 << 14
 
 // Recorder keeps what a run's model is built from while the run goes on:
 // it is a span processor that keeps the spans as the SDK ends them, as many
-// as a reader of the spool keeps (spool.SpanBound with spool.MaxReadSpans),
-// and its Tee is the usagecsv.Writer's, which keeps the rows as written.
+// as a reader of the spool keeps (spool.SpanBound with spool.MaxReadSpans);
+// its Tee is the usagecsv.Writer's, which keeps the rows as written; and
+// its Samples is a sampler sink that keeps the statistics of the samples.
 // It never blocks a span's end for longer than an append under a lock.
 type Recorder struct {
 	mu    sync.Mutex
 	bound *spool.SpanBound
 	spans []sdktrace.ReadOnlySpan
 
-	rows tee
+	rows   tee
+	series *Series
 }
 
 var _ sdktrace.SpanProcessor = (*Recorder)(nil)
 
 // NewRecorder returns an empty Recorder.
 func NewRecorder() *Recorder {
-	return &Recorder{bound: spool.NewSpanBound(spool.MaxReadSpans), rows: tee{max: MaxHeldRows}}
+	return &Recorder{bound: spool.NewSpanBound(spool.MaxReadSpans), rows: tee{max: MaxHeldRows}, series: NewSeries()}
 }
 
 // OnStart does nothing: a span is kept when it ends.
@@ -60,6 +63,10 @@ func (r *Recorder) Shutdown(context.Context) error { return nil }
 
 // ForceFlush does nothing.
 func (r *Recorder) ForceFlush(context.Context) error { return nil }
+
+// Samples is the sampler sink that keeps the statistics of the job's
+// samples (Series), in constant memory.
+func (r *Recorder) Samples() hostmetrics.Sink { return r.series }
 
 // Tee is the writer to give usagecsv.Options.Tee: it keeps the rows the
 // file gets.
@@ -83,6 +90,7 @@ func (r *Recorder) Run(dir string) (*Run, error) {
 	}
 	run := New(spans, rows)
 	run.SkippedSpans = skipped
+	run.Stats = r.series.Stats()
 	return run, err
 }
 

@@ -40,6 +40,10 @@ type Run struct {
 	SkippedSpans int
 	// Rows are the rows of resource-usage.csv, in order.
 	Rows []Row
+	// Stats are the statistics of the job's samples (Series), when the
+	// run's samples went to a Recorder; a run read from its artifacts
+	// has none (Stats.Samples is 0).
+	Stats JobStats
 }
 
 // Span is a span of the run: the job's or a phase.

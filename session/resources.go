@@ -13,7 +13,6 @@ import (
 	"github.com/jobtrace/jobtrace/exporters/usagemetrics"
 	"github.com/jobtrace/jobtrace/hostmetrics"
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
-	"github.com/jobtrace/jobtrace/render/summary"
 	"github.com/jobtrace/jobtrace/spans"
 	"github.com/jobtrace/jobtrace/supervise"
 	"github.com/jobtrace/jobtrace/telemetry"
@@ -44,7 +43,6 @@ type resources struct {
 	cgDir   string     // the cgroup read: the job's, or jobtrace's own
 	notes   []string   // what start-up found, for the startup span
 	csv     *usagecsv.Writer
-	series  *summary.Series
 	closers []func() error
 }
 
@@ -88,12 +86,12 @@ func newResources(o SamplingOptions, log *supervise.Logger) *resources {
 	return r
 }
 
-// sinks makes the sinks of the samples: the summary's statistics, the OTel
+// sinks makes the sinks of the samples: the statistics of the model of the
+// run (runmodel.Recorder.Samples), the OTel
 // metrics (whose data points carry exemplars of the innermost phase) and the
 // CSV file in the out directory.
 func (r *resources) sinks(pipe *telemetry.Pipeline, tracker *spans.Tracker, log *supervise.Logger) []hostmetrics.Sink {
-	r.series = summary.NewSeries()
-	out := []hostmetrics.Sink{r.series}
+	out := []hostmetrics.Sink{pipe.Recorder().Samples()}
 	if pipe.Meter != nil {
 		rec, err := usagemetrics.New(pipe.Meter, usagemetrics.Options{Active: tracker.Innermost, Warn: log.Warn})
 		if err != nil {

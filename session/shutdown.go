@@ -113,7 +113,6 @@ func (s *Session) Shutdown(ctx context.Context, o Outcome) (Result, error) {
 	end := jobEnd{code: o.Code, result: result, took: o.Ended.Sub(s.set.Start), notes: notes}
 	if s.res != nil {
 		end.usage, end.hasUsage = s.res.finish(s.log), true
-		end.series = s.res.series
 	}
 	// The job has ended and its cgroup and private directory are gone.
 	if s.set.Cleaned != nil {

@@ -26,7 +26,6 @@ type jobEnd struct {
 	took     time.Duration
 	usage    usage.Usage
 	hasUsage bool
-	series   *summary.Series
 	notes    []string
 	// run is the model of the run, which the summary renders.
 	run *runmodel.Run
@@ -39,7 +38,7 @@ func writeSummary(log *supervise.Logger, o Settings, end jobEnd) {
 	if o.Summary == "off" {
 		return
 	}
-	sum := summary.Build(end.run, end.series, summary.JobInfo{
+	sum := summary.Build(end.run, summary.JobInfo{
 		Name: o.Name, ExitCode: end.code, Result: end.result, Duration: end.took,
 		Usage: end.usage, HasUsage: end.hasUsage, Notes: end.notes,
 	})

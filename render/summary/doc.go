@@ -5,20 +5,20 @@
 // writes the same as a GitHub-flavoured Markdown section, for
 // $GITHUB_STEP_SUMMARY.
 //
-// It renders the model of a run (package runmodel): the phases, each
-// with its usage as read back from its span, and the job's span. Beside
-// it, Series, a sampler sink, keeps running statistics (mean, peak and
-// standard deviation) of the job's CPU, memory and IO and of the host's
-// disk operations and network traffic, in constant memory.
+// It is a pure renderer of the model of a run (package runmodel): the
+// phases, each with its usage as read back from its span, the job's span,
+// and the statistics of the job's samples (runmodel.Series: mean, peak and
+// standard deviation of the job's CPU, memory and IO and of the host's disk
+// operations and network traffic).
 //
 // Wiring, in order of use:
 //
-//	rec, series := runmodel.NewRecorder(), summary.NewSeries()
+//	rec := runmodel.NewRecorder()
 //	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec), ...)
-//	sampler := hostmetrics.NewSampler(src, hostmetrics.Options{Sinks: []hostmetrics.Sink{series, ...}})
+//	sampler := hostmetrics.NewSampler(src, hostmetrics.Options{Sinks: []hostmetrics.Sink{rec.Samples(), ...}})
 //	...
 //	run, err := rec.Run(dir)
-//	s := summary.Build(run, series, summary.JobInfo{...})
+//	s := summary.Build(run, summary.JobInfo{...})
 //	summary.WriteText(os.Stderr, s)
 //
 // Figures follow one convention in both renderers: a figure that could not

@@ -63,6 +63,25 @@ func (f *fixture) run(t *testing.T) *runmodel.Run {
 	return run
 }
 
+// stats are the statistics of four samples a test of runmodel.Series
+// feeds it (runmodel/series_test.go, ticks).
+var stats = runmodel.JobStats{Samples: 4, NumCPU: 2,
+	CPU:     runmodel.Stat{N: 2, Mean: 66.66666666666667, StdDev: 11.785113019775789, Peak: 75, HasPeak: true},
+	HostCPU: runmodel.Stat{N: 2, Mean: 66.66666666666667, StdDev: 11.785113019775789, Peak: 75, HasPeak: true},
+	Memory:  runmodel.Stat{N: 3, Mean: 2.4494735332037973e+08, StdDev: 5.1558669277749225e+07, Peak: 1.048576e+09, HasPeak: true},
+	IOPS:    runmodel.Stat{N: 2, Mean: 166.66666666666669, StdDev: 47.140452079103156, Peak: 200, HasPeak: true},
+	IO:      runmodel.Stat{N: 2, Mean: 1.7476266666666668e+07, StdDev: 4.943034667929768e+06, Peak: 2.097152e+07, HasPeak: true},
+	Network: runmodel.Stat{N: 2, Mean: 1706.6666666666665, StdDev: 482.71822929001655, Peak: 2048, HasPeak: true},
+}
+
+// sampled is run with the statistics of samples.
+func (f *fixture) sampled(t *testing.T) *runmodel.Run {
+	t.Helper()
+	run := f.run(t)
+	run.Stats = stats
+	return run
+}
+
 // span starts and ends a span under ctx from a to b seconds, with u's
 // attributes when u is not nil, and returns its context.
 func (f *fixture) span(ctx context.Context, name string, a, b float64, u *usage.Usage, failed string) context.Context {

@@ -52,7 +52,7 @@ type Summary struct {
 	// Notes are JobInfo's.
 	Notes []string
 
-	Stats JobStats
+	Stats runmodel.JobStats
 }
 
 // Row is one line of the phase table.
@@ -70,18 +70,15 @@ type Row struct {
 const MaxDepth = 8
 
 // Build puts together the phases of run (as a tree, each level in start
-// order), the job's totals and the statistics of the samples. run and
-// series may be nil. The job's span is the model's (runmodel.Run.Job);
+// order), the job's totals and the statistics of its samples. run may be
+// nil. The job's span is the model's (runmodel.Run.Job);
 // spans whose parent is neither the job's nor in the run (their parent
 // ended past the bound) are listed at the top level rather than lost.
-func Build(run *runmodel.Run, series *Series, job JobInfo) Summary {
+func Build(run *runmodel.Run, job JobInfo) Summary {
 	if run == nil {
 		run = &runmodel.Run{}
 	}
-	var stats JobStats
-	if series != nil {
-		stats = series.Stats()
-	}
+	stats := run.Stats
 
 	r := Summary{
 		Name: job.Name, ExitCode: job.ExitCode, Result: job.Result,

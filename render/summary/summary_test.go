@@ -12,6 +12,7 @@ import (
 
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+	"github.com/jobtrace/jobtrace/runmodel"
 )
 
 // job is the summary of the fixture job: spans with usage, a failed
@@ -20,7 +21,7 @@ import (
 // samples of series_test.go.
 func job(t *testing.T) Summary {
 	f, _, _ := jobFixture(t)
-	return Build(f.run(t), feed(ticks), JobInfo{Name: "build", ExitCode: 1, Duration: 92 * time.Second, NumCPU: 2})
+	return Build(f.sampled(t), JobInfo{Name: "build", ExitCode: 1, Duration: 92 * time.Second, NumCPU: 2})
 }
 
 const wantText = `jobtrace: job "build" failed with exit code 1 after 1m32s; CPU % of 2 CPUs
@@ -105,7 +106,7 @@ func TestBuildFromSpansAlone(t *testing.T) {
 	// Without the job's usage, duration and CPU count from the agent, the
 	// job's span and the samples give them.
 	f, _, ju := jobFixture(t)
-	r := Build(f.run(t), feed(ticks), JobInfo{Name: "build"})
+	r := Build(f.sampled(t), JobInfo{Name: "build"})
 	if r.Result != "success" || r.Duration != 92*time.Second || r.NumCPU != 2 {
 		t.Errorf("result %q, duration %v, CPUs %d", r.Result, r.Duration, r.NumCPU)
 	}
@@ -125,7 +126,7 @@ func TestBuildListsOrphans(t *testing.T) {
 	f.span(ctx, "first", 0.5, 1, nil, "")
 	root.End(trace.WithTimestamp(at(4)))
 	_ = parent // never ended: the processor never sees it
-	r := Build(f.run(t), nil, JobInfo{Name: "job"})
+	r := Build(f.run(t), JobInfo{Name: "job"})
 	if len(r.Phases) != 2 || r.Phases[0].Name != "first" || r.Phases[1].Name != "orphan" || r.Phases[1].Depth != 0 {
 		t.Errorf("rows %+v", r.Phases)
 	}
@@ -144,7 +145,7 @@ func TestBuildDeepNesting(t *testing.T) {
 		ends[i]()
 	}
 	root.End()
-	r := Build(f.run(t), nil, JobInfo{Name: "job"})
+	r := Build(f.run(t), JobInfo{Name: "job"})
 	if len(r.Phases) != 3*MaxDepth || r.Phases[len(r.Phases)-1].Depth != MaxDepth {
 		t.Fatalf("%d rows, last at depth %d", len(r.Phases), r.Phases[len(r.Phases)-1].Depth)
 	}
@@ -173,7 +174,7 @@ func TestAbsentColumnsDropped(t *testing.T) {
 	ctx, root := f.tracer.Start(context.Background(), "job", jobSpan, trace.WithTimestamp(at(0)))
 	f.span(ctx, "compile", 0, 1.5, nil, "")
 	root.End(trace.WithTimestamp(at(2)))
-	r := Build(f.run(t), nil, JobInfo{Name: "job"})
+	r := Build(f.run(t), JobInfo{Name: "job"})
 	var b bytes.Buffer
 	WriteText(&b, r)
 	want := `jobtrace: job "job" succeeded after 2.00s
@@ -206,7 +207,7 @@ func TestAbsentFiguresPrintDash(t *testing.T) {
 	f.span(ctx, "a", 0, 1, &usage.Usage{HasMemory: true, MemoryPeak: 3 * mib}, "")
 	f.span(ctx, "b", 1, 2, nil, "")
 	root.End(trace.WithTimestamp(at(2)))
-	r := Build(f.run(t), nil, JobInfo{Name: "job"})
+	r := Build(f.run(t), JobInfo{Name: "job"})
 	var b bytes.Buffer
 	WriteText(&b, r)
 	if !strings.Contains(b.String(), "jobtrace:   b         1.00s        –\n") || strings.Contains(b.String(), "0 B") {
@@ -224,7 +225,7 @@ func TestMarkdownEscapes(t *testing.T) {
 	ctx, root := f.tracer.Start(context.Background(), "job", jobSpan, trace.WithTimestamp(at(0)))
 	f.span(ctx, "a|b\nc *d* <e> `f`", 0, 1, nil, "broke | here\nand here")
 	root.End(trace.WithTimestamp(at(2)))
-	r := Build(f.run(t), nil, JobInfo{Name: "job | 1\n#", ExitCode: 3})
+	r := Build(f.run(t), JobInfo{Name: "job | 1\n#", ExitCode: 3})
 	var b bytes.Buffer
 	WriteMarkdown(&b, r)
 	out := b.String()
@@ -262,7 +263,7 @@ func TestTextNameOnOneLine(t *testing.T) {
 	f.span(ctx, "two\nlines\tand a tab", 0, 1, nil, "")
 	root.End(trace.WithTimestamp(at(1)))
 	var b bytes.Buffer
-	WriteText(&b, Build(f.run(t), nil, JobInfo{Name: "job"}))
+	WriteText(&b, Build(f.run(t), JobInfo{Name: "job"}))
 	if !strings.Contains(b.String(), "jobtrace:   two\uFFFDlines and a tab     1.00s\n") {
 		t.Errorf("got\n%s", b.String())
 	}
@@ -271,7 +272,7 @@ func TestTextNameOnOneLine(t *testing.T) {
 func TestIOOfTheHost(t *testing.T) {
 	u := usage.Usage{HasSystemDisk: true, SystemReadBytes: 2 * kib, SystemWriteBytes: 3 * mib}
 	r := Summary{Name: "job", Result: "success", Total: Row{Figures: FiguresOf(&u)},
-		Stats: JobStats{Samples: 2, IO: Stat{N: 1, Mean: 10, Peak: 10, HasPeak: true}, IOHost: true}}
+		Stats: runmodel.JobStats{Samples: 2, IO: runmodel.Stat{N: 1, Mean: 10, Peak: 10, HasPeak: true}, IOHost: true}}
 	var b bytes.Buffer
 	WriteText(&b, r)
 	for _, want := range []string{
@@ -302,7 +303,7 @@ func TestBoundReported(t *testing.T) {
 	}
 	root.End()
 	run := f.run(t)
-	r := Build(run, nil, JobInfo{Name: "job"})
+	r := Build(run, JobInfo{Name: "job"})
 	if !run.HasJob || r.Dropped != 3 || len(r.Phases) != MaxListed || r.Unlisted != spool.MaxReadSpans-MaxListed {
 		t.Fatalf("job %v, dropped %d, listed %d, unlisted %d", run.HasJob, r.Dropped, len(r.Phases), r.Unlisted)
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/jobtrace/jobtrace/runmodel"
 )
 
 // column is one column of a table, as both renderers lay it out. A cell
@@ -100,10 +102,10 @@ func phaseColumns(r *Summary, md bool, name func(row Row, total bool) string) []
 
 // statColumns lays out the job statistics: one row per quantity, with its
 // mean, peak and standard deviation.
-func statColumns(st *JobStats, head string) []column {
+func statColumns(st *runmodel.JobStats, head string) []column {
 	type line struct {
 		name string
-		s    Stat
+		s    runmodel.Stat
 		f    func(float64) string
 	}
 	io := "job IO"

@@ -1,4 +1,4 @@
-package summary
+package runmodel
 
 import (
 	"math"
@@ -24,7 +24,7 @@ type tick struct {
 }
 
 func (k tick) sample() hostmetrics.Sample {
-	s := hostmetrics.Sample{Time: at(k.sec), Reason: hostmetrics.ReasonInterval}
+	s := hostmetrics.Sample{Time: sampleAt(k.sec), Reason: hostmetrics.ReasonInterval}
 	if k.last {
 		s.Reason = hostmetrics.ReasonEnd
 	}
@@ -46,7 +46,12 @@ func (k tick) sample() hostmetrics.Sample {
 	return s
 }
 
-func feed(ticks []tick) *Series {
+const mib = 1 << 20
+
+// sampleAt is s seconds after t0.
+func sampleAt(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+
+func feedSeries(ticks []tick) *Series {
 	se := NewSeries()
 	for _, k := range ticks {
 		s := k.sample()
@@ -90,7 +95,7 @@ var ticks = []tick{
 }
 
 func TestSeriesStatistics(t *testing.T) {
-	st := feed(ticks).Stats()
+	st := feedSeries(ticks).Stats()
 	if st.Samples != 4 || st.NumCPU != 2 {
 		t.Fatalf("samples %d, CPUs %d; want 4, 2", st.Samples, st.NumCPU)
 	}
@@ -127,7 +132,7 @@ func TestSeriesStatistics(t *testing.T) {
 
 	// Memory: each sample stands for the time since the previous one; the
 	// first only counts for the peak, which the 1 ms sample holds.
-	gap := func(a, b float64) float64 { return at(b).Sub(at(a)).Seconds() }
+	gap := func(a, b float64) float64 { return sampleAt(b).Sub(sampleAt(a)).Seconds() }
 	m, sd = weighted([]float64{300 * mib, 1000 * mib, 200 * mib}, []float64{gap(0, 1), gap(1, 1.001), gap(1.001, 3)})
 	checkStat(t, "memory", st.Memory, 3, m, sd, 1000*mib)
 }
@@ -137,7 +142,7 @@ func TestSeriesHostIOWhenJobIOAbsent(t *testing.T) {
 	for i := range ts {
 		ts[i].noJobIO = true
 	}
-	st := feed(ts).Stats()
+	st := feedSeries(ts).Stats()
 	if !st.IOHost {
 		t.Fatal("IO should be the host's disks when the job's is absent")
 	}
@@ -151,7 +156,7 @@ func TestSeriesAbsentFigures(t *testing.T) {
 	for i := range ts {
 		ts[i].noHostFigure, ts[i].noJobIO = true, true
 	}
-	st := feed(ts).Stats()
+	st := feedSeries(ts).Stats()
 	for name, s := range map[string]Stat{"host CPU": st.HostCPU, "IOPS": st.IOPS, "IO": st.IO, "network": st.Network} {
 		if s.N != 0 || s.HasPeak {
 			t.Errorf("%s = %+v, want absent", name, s)
@@ -169,7 +174,7 @@ func TestSeriesShortSpanAtEnd(t *testing.T) {
 	// A last sample 100 ms after the previous one gives no rate of its
 	// own: a 100 % burst there must not show as the peak.
 	ts := append(append([]tick(nil), ticks...), tick{sec: 3.1, jobCPU: 4*time.Second + 200*time.Millisecond, busy: 4.2, idle: 2})
-	st := feed(ts).Stats()
+	st := feedSeries(ts).Stats()
 	if st.CPU.N != 2 || st.CPU.Peak != 75 {
 		t.Errorf("job CPU = %+v, want the two long spans only", st.CPU)
 	}
@@ -177,7 +182,7 @@ func TestSeriesShortSpanAtEnd(t *testing.T) {
 	// rate taken over MinPeakSpan (200ms of CPU over 200ms on 2 CPUs:
 	// 50%), weighted by its 100 ms; the peak stays the long spans'.
 	ts[len(ts)-1].last = true
-	end := feed(ts).Stats()
+	end := feedSeries(ts).Stats()
 	if end.CPU.N != 3 || end.CPU.Peak != 75 || end.CPU.Mean > end.CPU.Peak {
 		t.Errorf("job CPU with the last sample = %+v, want 3 spans, peak 75, mean below the peak", end.CPU)
 	}
@@ -187,7 +192,7 @@ func TestSeriesCounterGoesBack(t *testing.T) {
 	// An interface that goes away lowers the host's network total: the
 	// span counts as no traffic, not as 2^64 bytes.
 	ts := []tick{{sec: 0, rx: 5000}, {sec: 1, rx: 100}, {sec: 2, rx: 1100}}
-	st := feed(ts).Stats()
+	st := feedSeries(ts).Stats()
 	checkStat(t, "network", st.Network, 2, 500, 500, 1000)
 }
 
@@ -229,10 +234,10 @@ func TestSeriesTreeWalkedLessOften(t *testing.T) {
 	}
 	se, cg := NewSeries(), NewSeries()
 	for i, w := range walks {
-		s := hostmetrics.Sample{Time: at(w.sec)}
+		s := hostmetrics.Sample{Time: sampleAt(w.sec)}
 		s.Host.NumCPU = 2
 		s.Job.HasTree = true
-		s.Job.Tree = hostmetrics.Tree{CPUUser: w.cpu, RSS: w.rss, At: at(w.walked)}
+		s.Job.Tree = hostmetrics.Tree{CPUUser: w.cpu, RSS: w.rss, At: sampleAt(w.walked)}
 		se.Sample(&s)
 
 		// The same with a cgroup of the job's own without the memory
@@ -257,7 +262,7 @@ func TestSeriesGapInAFigure(t *testing.T) {
 	// A figure missing from one sample (a read that failed once) leaves
 	// the span open: the next reading's rate covers the gap.
 	ts := []tick{{sec: 0}, {sec: 1, rx: 1 << 40, noHostFigure: true}, {sec: 2, rx: 2048}}
-	st := feed(ts).Stats()
+	st := feedSeries(ts).Stats()
 	checkStat(t, "network", st.Network, 1, 1024, 0, 1024)
 }
 
@@ -290,7 +295,7 @@ func TestSeriesMeanNeverAbovePeak(t *testing.T) {
 			ts = append(ts, k)
 		}
 		ts[len(ts)-1].last = true
-		st := feed(ts).Stats()
+		st := feedSeries(ts).Stats()
 		for name, s := range map[string]Stat{"cpu": st.CPU, "host cpu": st.HostCPU, "iops": st.IOPS, "io": st.IO, "net": st.Network} {
 			if s.N > 0 && s.Mean > s.Peak*(1+1e-9) {
 				t.Fatalf("round %d: %s mean %v above peak %v (ticks %+v)", round, name, s.Mean, s.Peak, ts)
