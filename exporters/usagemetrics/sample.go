@@ -74,9 +74,54 @@ func (l *level) delta(cur int64) int64 {
 	return d
 }
 
+// devices holds the series of the devices of one kind (disks, network
+// interfaces) by name, at most MaxDevices of them, and says once when a
+// device is left out. gen counts the samples, to find the devices that
+// went away.
+type devices[T any] struct {
+	kind   string
+	newT   func(name string) *T
+	reset  func(*T) // a device that went away starts from a new baseline
+	byName map[string]*device[T]
+	warned bool
+}
+
+type device[T any] struct {
+	seen   uint64
+	series T
+}
+
+// get returns the series of device name at sample gen; nil when it is one
+// device too many.
+func (d *devices[T]) get(name string, gen uint64, warn func(string)) *T {
+	e := d.byName[name]
+	if e == nil {
+		if len(d.byName) >= MaxDevices {
+			if !d.warned {
+				d.warned = true
+				warn(fmt.Sprintf("more than %d %s: %s and later ones are not recorded", MaxDevices, d.kind, name))
+			}
+			return nil
+		}
+		e = &device[T]{series: *d.newT(name)}
+		d.byName[name] = e
+	}
+	e.seen = gen
+	return &e.series
+}
+
+// sweep resets the devices not seen at sample gen: a device that comes
+// back may have started its counters again from zero.
+func (d *devices[T]) sweep(gen uint64) {
+	for _, e := range d.byName {
+		if e.seen != gen {
+			d.reset(&e.series)
+		}
+	}
+}
+
 // disk holds the series of one disk.
 type disk struct {
-	seen    uint64
 	io, ops [2]icounter
 	ioTime  fcounter
 	aDir    [2]attrs // system.device, disk.io.direction
@@ -85,7 +130,6 @@ type disk struct {
 
 // iface holds the series of one network interface.
 type iface struct {
-	seen                 uint64
 	bytes, packets, errs [2]icounter
 	aName                [2]attrs // network.interface.name, network.io.direction
 	aDev                 [2]attrs // system.device, network.io.direction
@@ -99,8 +143,8 @@ type sampleState struct {
 	hasPrev   bool
 	mem       [4]level
 	paging    [2]icounter
-	disks     map[string]*disk
-	ifaces    map[string]*iface
+	disks     devices[disk]
+	ifaces    devices[iface]
 	fs        [3]level
 	fsDevice  string
 	aFS       [3]attrs
@@ -115,8 +159,6 @@ type sampleState struct {
 	contIO    [2]icounter
 	contPSI   [numPSI]fcounter
 
-	warnedDisks, warnedIfaces bool
-
 	aNone  attrs
 	aMode  [numModes]attrs
 	aMem   [4]attrs
@@ -126,8 +168,10 @@ type sampleState struct {
 }
 
 func (s *sampleState) init() {
-	s.disks = map[string]*disk{}
-	s.ifaces = map[string]*iface{}
+	s.disks = devices[disk]{kind: "disks", newT: newDisk, byName: map[string]*device[disk]{},
+		reset: func(e *disk) { e.io, e.ops, e.ioTime = [2]icounter{}, [2]icounter{}, fcounter{} }}
+	s.ifaces = devices[iface]{kind: "network interfaces", newT: newIface, byName: map[string]*device[iface]{},
+		reset: func(e *iface) { e.bytes, e.packets, e.errs = [2]icounter{}, [2]icounter{}, [2]icounter{} }}
 	s.aNone = newAttrs()
 	for i, m := range modeNames {
 		s.aMode[i] = newAttrs(semconv.CPUModeKey.String(m))
@@ -248,32 +292,17 @@ func (r *Recorder) recordDisks(ctx context.Context, devs []hostmetrics.Disk) {
 		if !d.Whole || d.Virtual {
 			continue
 		}
-		e := st.disks[d.Name]
+		e := st.disks.get(d.Name, st.gen, r.warn)
 		if e == nil {
-			if len(st.disks) >= MaxDevices {
-				if !st.warnedDisks {
-					st.warnedDisks = true
-					r.warn(fmt.Sprintf("more than %d disks: disk %s and later ones are not recorded", MaxDevices, d.Name))
-				}
-				continue
-			}
-			e = newDisk(d.Name)
-			st.disks[d.Name] = e
+			continue
 		}
-		e.seen = st.gen
 		r.addI(ctx, mSysDiskIO, e.io[dirIn].Step(d.ReadBytes), &e.aDir[dirIn])
 		r.addI(ctx, mSysDiskIO, e.io[dirOut].Step(d.WrittenBytes), &e.aDir[dirOut])
 		r.addI(ctx, mSysDiskOps, e.ops[dirIn].Step(d.Reads), &e.aDir[dirIn])
 		r.addI(ctx, mSysDiskOps, e.ops[dirOut].Step(d.Writes), &e.aDir[dirOut])
 		r.addF(ctx, mSysDiskIOTime, e.ioTime.Step(d.IOTime.Seconds()), &e.aDev)
 	}
-	// A disk that went away starts from a new baseline if it comes back:
-	// its counters may have started again from zero.
-	for _, e := range st.disks {
-		if e.seen != st.gen {
-			e.io, e.ops, e.ioTime = [2]icounter{}, [2]icounter{}, fcounter{}
-		}
-	}
+	st.disks.sweep(st.gen)
 }
 
 func newDisk(name string) *disk {
@@ -287,19 +316,10 @@ func (r *Recorder) recordIfaces(ctx context.Context, ifs []hostmetrics.Iface) {
 	st := &r.sampleState
 	for i := range ifs {
 		n := &ifs[i]
-		e := st.ifaces[n.Name]
+		e := st.ifaces.get(n.Name, st.gen, r.warn)
 		if e == nil {
-			if len(st.ifaces) >= MaxDevices {
-				if !st.warnedIfaces {
-					st.warnedIfaces = true
-					r.warn(fmt.Sprintf("more than %d network interfaces: %s and later ones are not recorded", MaxDevices, n.Name))
-				}
-				continue
-			}
-			e = newIface(n.Name)
-			st.ifaces[n.Name] = e
+			continue
 		}
-		e.seen = st.gen
 		r.addI(ctx, mSysNetIO, e.bytes[dirIn].Step(n.RxBytes), &e.aName[dirIn])
 		r.addI(ctx, mSysNetIO, e.bytes[dirOut].Step(n.TxBytes), &e.aName[dirOut])
 		r.addI(ctx, mSysNetPackets, e.packets[dirIn].Step(n.RxPackets), &e.aDev[dirIn])
@@ -307,11 +327,7 @@ func (r *Recorder) recordIfaces(ctx context.Context, ifs []hostmetrics.Iface) {
 		r.addI(ctx, mSysNetErrors, e.errs[dirIn].Step(n.RxErrors), &e.aName[dirIn])
 		r.addI(ctx, mSysNetErrors, e.errs[dirOut].Step(n.TxErrors), &e.aName[dirOut])
 	}
-	for _, e := range st.ifaces {
-		if e.seen != st.gen {
-			e.bytes, e.packets, e.errs = [2]icounter{}, [2]icounter{}, [2]icounter{}
-		}
-	}
+	st.ifaces.sweep(st.gen)
 }
 
 func newIface(name string) *iface {
