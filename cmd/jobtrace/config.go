@@ -18,7 +18,7 @@ cannot send, a certificate file that cannot be used) are refused the same
 way: one line, exit status 2.
 `
 
-func cmdConfig(args []string) error {
+func (c *cli) cmdConfig(args []string) error {
 	fs := newFlagSet("config", "jobtrace config [flags]", configExamples)
 	fl := config.BindFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -27,7 +27,7 @@ func cmdConfig(args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("config: unexpected argument %q", fs.Arg(0))
 	}
-	cfg, err := config.Load(getenv, fl)
+	cfg, err := config.Load(c.getenv, fl)
 	if err != nil {
 		return err
 	}

@@ -82,21 +82,21 @@ Examples:
   jobtrace counter cache.hits
 `
 
-func cmdPhase(args []string) error {
-	return marker("phase", phaseUsage, "phase", args)
+func (c *cli) cmdPhase(args []string) error {
+	return c.marker("phase", phaseUsage, "phase", args)
 }
 
-func cmdEvent(args []string) error {
-	return marker("event", eventUsage, "event", args)
+func (c *cli) cmdEvent(args []string) error {
+	return c.marker("event", eventUsage, "event", args)
 }
 
-func cmdCounter(args []string) error {
-	return marker("counter", counterUsage, "data point", args)
+func (c *cli) cmdCounter(args []string) error {
+	return c.marker("counter", counterUsage, "data point", args)
 }
 
 // marker parses a marker command (with the parser the fast path uses) and
 // delivers its message.
-func marker(cmd, usage, of string, args []string) error {
+func (c *cli) marker(cmd, usage, of string, args []string) error {
 	r, err := fastpath.Parse(append([]string{cmd}, args...))
 	switch {
 	case errors.Is(err, fastpath.ErrHelp):
@@ -113,21 +113,21 @@ func marker(cmd, usage, of string, args []string) error {
 	if r.Type != string(protocol.TypeCounter) {
 		m.Time = time.Now()
 	}
-	return deliver(m)
+	return c.deliver(m)
 }
 
 // deliver sends m to the enclosing 'jobtrace run', or handles it standalone.
-func deliver(m protocol.Msg) error {
-	path := getenv(session.EnvSocket)
+func (c *cli) deliver(m protocol.Msg) error {
+	path := c.getenv(session.EnvSocket)
 	if path == "" {
-		return standalone(m)
+		return c.standalone(m)
 	}
-	c, err := socket.Dial(path)
+	conn, err := socket.Dial(path)
 	if err != nil {
 		return fmt.Errorf("%s=%s: %v", session.EnvSocket, path, err)
 	}
-	defer c.Close()
-	r, err := c.Request(m)
+	defer conn.Close()
+	r, err := conn.Request(m)
 	if err != nil {
 		return fmt.Errorf("%s: %v", session.EnvSocket, err)
 	}

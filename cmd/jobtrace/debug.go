@@ -25,7 +25,7 @@ kstat is illumos-only: elsewhere this exits 1.
 
 // cmdDebug prints what jobtrace reads from the system, so that a reader can
 // be checked on a machine where its tests do not run.
-func cmdDebug(args []string) error {
+func (c *cli) cmdDebug(args []string) error {
 	if len(args) == 0 {
 		return usagef("debug: want a subcommand: kstat (usage: %s)", debugKstatUsage)
 	}
@@ -36,12 +36,12 @@ func cmdDebug(args []string) error {
 			"Examples:\n%s\nRun 'jobtrace debug kstat --help' for its flags.\n", debugKstatExamples)
 		return flag.ErrHelp
 	case "kstat":
-		return cmdDebugKstat(args[1:])
+		return c.cmdDebugKstat(args[1:])
 	}
 	return usagef("debug: unknown subcommand %q: want kstat", args[0])
 }
 
-func cmdDebugKstat(args []string) error {
+func (c *cli) cmdDebugKstat(args []string) error {
 	fs := newFlagSet("debug kstat", debugKstatUsage, debugKstatExamples)
 	headersOnly := fs.Bool("headers", false, "print the matching kstats' headers only, not their values")
 	// The selector may come before or after the flags.

@@ -30,7 +30,7 @@ that span. The exit code is CMD's (128+N if killed by signal N; 127 if not
 found, 126 if not executable).
 `
 
-func cmdExec(args []string) error {
+func (c *cli) cmdExec(args []string) error {
 	fs := newFlagSet("exec", "jobtrace exec [flags] NAME -- CMD [ARGS...]", execExamples)
 	var attrs attrFlag
 	fs.Var(&attrs, "attr", "attribute `key=value` of the phase (repeatable)")
@@ -51,18 +51,18 @@ func cmdExec(args []string) error {
 		return usagef("exec: no command given (usage: jobtrace exec NAME -- CMD [ARGS...])")
 	}
 	log := supervise.NewLogger(os.Stderr)
-	if path := getenv(session.EnvSocket); path != "" {
-		s, err := loadLocalSettings(fl)
+	if path := c.getenv(session.EnvSocket); path != "" {
+		s, err := c.loadLocalSettings(fl)
 		if err != nil {
 			return err
 		}
-		return execInRun(path, name, argv, attrs, s, log)
+		return c.execInRun(path, name, argv, attrs, s, log)
 	}
-	s, err := loadSettings(fl)
+	s, err := c.loadSettings(fl)
 	if err != nil {
 		return err
 	}
-	return execStandalone(name, argv, attrs, s, log)
+	return c.execStandalone(name, argv, attrs, s, log)
 }
 
 func resultOf(code int, startErr error) string {
@@ -79,17 +79,17 @@ func resultOf(code int, startErr error) string {
 
 // execInRun asks the enclosing 'jobtrace run' for the phase, so it nests
 // with the job's other phases, and runs CMD under it.
-func execInRun(path, name string, argv []string, attrs attrFlag, s settings, log *supervise.Logger) error {
+func (c *cli) execInRun(path, name string, argv []string, attrs attrFlag, s settings, log *supervise.Logger) error {
 	env := os.Environ()
-	c, err := socket.Dial(path)
+	conn, err := socket.Dial(path)
 	var reply protocol.Reply
 	if err == nil {
-		defer c.Close()
+		defer conn.Close()
 		begin := protocol.Msg{V: protocol.Version, Type: protocol.TypeBegin, Name: name, Syntax: "exec",
-			Parent: getenv("TRACEPARENT"),
+			Parent: c.getenv("TRACEPARENT"),
 			Attrs: append(attrs, semconv.ProcessExecutableName(filepath.Base(argv[0])),
 				spans.AttrPhaseSource.String("exec"))}
-		reply, err = c.Request(begin)
+		reply, err = conn.Request(begin)
 	}
 	if err != nil {
 		log.Warn(fmt.Sprintf("%s: %v: running %s without a phase", session.EnvSocket, err, name))
@@ -98,10 +98,10 @@ func execInRun(path, name string, argv []string, attrs attrFlag, s settings, log
 	}
 	code, startErr := supervise.Run(argv, env, s.cfg.GracePeriod, log)
 	code = startCode(code, startErr, log)
-	if c != nil && err == nil {
+	if conn != nil && err == nil {
 		end := protocol.Msg{V: protocol.Version, Type: protocol.TypeEnd, Name: name, Syntax: "exec",
 			Result: resultOf(code, startErr), Attrs: []attribute.KeyValue{semconv.ProcessExitCode(code)}}
-		if _, err := c.Request(end); err != nil {
+		if _, err := conn.Request(end); err != nil {
 			log.Warn(fmt.Sprintf("%s: %v", session.EnvSocket, err))
 		}
 	}
@@ -121,7 +121,7 @@ func startCode(code int, err error, log *supervise.Logger) int {
 }
 
 // execStandalone makes the span itself and exports it.
-func execStandalone(name string, argv []string, attrs attrFlag, s settings, log *supervise.Logger) error {
+func (c *cli) execStandalone(name string, argv []string, attrs attrFlag, s settings, log *supervise.Logger) error {
 	sa, err := openStandalone(s, log)
 	if err != nil {
 		log.Warn(err.Error() + ": running without a span")

@@ -55,21 +55,26 @@ type command struct {
 	run     func(args []string) error
 }
 
-var commands []command
+// cli is one invocation of jobtrace: what its commands run with.
+type cli struct {
+	start  time.Time // when the process started, for the start-up span
+	getenv func(string) string
+}
 
-func init() {
-	commands = []command{
-		{"run", "wrap a job: its phases become spans; artifacts in --out", cmdRun},
-		{"phase", "open or close a phase from inside a job (phase begin|end NAME)", cmdPhase},
-		{"event", "record an event on the current phase", cmdEvent},
-		{"counter", "add to a named counter", cmdCounter},
-		{"exec", "run one step as a child phase (exec NAME -- CMD...)", cmdExec},
-		{"replay", "send spooled spans that were not delivered to a collector", cmdReplay},
-		{"report", "write DIR/report.html and DIR/usage.svg from a run's artifacts", cmdReport},
-		{"profile", "write DIR/profile.json for the Firefox Profiler from a run's artifacts", cmdProfile},
-		{"config", "print the effective configuration, secrets masked", cmdConfig},
-		{"debug", "print what jobtrace reads from the system (debug kstat: illumos kstats)", cmdDebug},
-		{"version", "print jobtrace's version", cmdVersion},
+// commands are jobtrace's commands, in the order the usage lists them.
+func (c *cli) commands() []command {
+	return []command{
+		{"run", "wrap a job: its phases become spans; artifacts in --out", c.cmdRun},
+		{"phase", "open or close a phase from inside a job (phase begin|end NAME)", c.cmdPhase},
+		{"event", "record an event on the current phase", c.cmdEvent},
+		{"counter", "add to a named counter", c.cmdCounter},
+		{"exec", "run one step as a child phase (exec NAME -- CMD...)", c.cmdExec},
+		{"replay", "send spooled spans that were not delivered to a collector", c.cmdReplay},
+		{"report", "write DIR/report.html and DIR/usage.svg from a run's artifacts", c.cmdReport},
+		{"profile", "write DIR/profile.json for the Firefox Profiler from a run's artifacts", c.cmdProfile},
+		{"config", "print the effective configuration, secrets masked", c.cmdConfig},
+		{"debug", "print what jobtrace reads from the system (debug kstat: illumos kstats)", c.cmdDebug},
+		{"version", "print jobtrace's version", c.cmdVersion},
 	}
 }
 
@@ -90,7 +95,7 @@ Run 'jobtrace <command> --help' for a command's flags and examples.
 Documentation: README.md and docs/ in jobtrace's source.
 `
 
-func printMainUsage(w io.Writer) {
+func printMainUsage(w io.Writer, commands []command) {
 	var b strings.Builder
 	for _, c := range commands {
 		fmt.Fprintf(&b, "  %-8s %s\n", c.name, c.summary)
@@ -99,33 +104,29 @@ func printMainUsage(w io.Writer) {
 }
 
 func main() {
-	start := time.Now()
-	runStart = start
-	os.Exit(dispatch(os.Args[1:]))
+	c := &cli{start: time.Now(), getenv: os.Getenv}
+	os.Exit(c.dispatch(os.Args[1:]))
 }
 
-// runStart is when the process started, for the start-up span.
-var runStart time.Time
-
-func dispatch(args []string) int {
+func (c *cli) dispatch(args []string) int {
 	if len(args) == 0 {
-		printMainUsage(os.Stderr)
+		printMainUsage(os.Stderr, c.commands())
 		return 2
 	}
 	name := args[0]
 	switch name {
 	case "-h", "--help", "-help", "help":
 		if len(args) > 1 {
-			return dispatch([]string{args[1], "--help"})
+			return c.dispatch([]string{args[1], "--help"})
 		}
-		printMainUsage(os.Stdout)
+		printMainUsage(os.Stdout, c.commands())
 		return 0
 	case "--version", "-version":
 		name = "version"
 	}
-	for _, c := range commands {
-		if c.name == name {
-			return exitCode(c.run(args[1:]))
+	for _, cmd := range c.commands() {
+		if cmd.name == name {
+			return exitCode(cmd.run(args[1:]))
 		}
 	}
 	fmt.Fprintf(os.Stderr, "jobtrace: unknown command %q (run 'jobtrace help' for the list)\n", name)
@@ -192,7 +193,7 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
-func cmdVersion(args []string) error {
+func (c *cli) cmdVersion(args []string) error {
 	fs := newFlagSet("version", "jobtrace version", "")
 	if err := parseFlags(fs, args); err != nil {
 		return err

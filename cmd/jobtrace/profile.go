@@ -22,7 +22,7 @@ https://profiler.firefox.com with "Load a profile from file". See
 docs/profile.md.
 `
 
-func cmdProfile(args []string) error {
+func (c *cli) cmdProfile(args []string) error {
 	fs := newFlagSet("profile", "jobtrace profile DIR", profileExamples)
 	if err := parseFlags(fs, args); err != nil {
 		return err

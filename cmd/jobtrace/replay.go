@@ -27,7 +27,7 @@ DIR/spans.otlp.jsonl.rejected and the rest go on. Exits 1 if any span could
 not be delivered.
 `
 
-func cmdReplay(args []string) error {
+func (c *cli) cmdReplay(args []string) error {
 	fs := newFlagSet("replay", "jobtrace replay [flags] DIR", replayExamples)
 	all := fs.Bool("all", false, "send every span again, not only those not delivered yet")
 	fl := config.BindFlags(fs)
@@ -46,7 +46,7 @@ func cmdReplay(args []string) error {
 		return usagef("replay: %s: %v", filepath.Join(dir, spool.TracesFile), err)
 	}
 	f.Close()
-	s, err := loadSettings(fl)
+	s, err := c.loadSettings(fl)
 	if err != nil {
 		return err
 	}

@@ -24,7 +24,7 @@ machine. Open report.html in any browser; it needs no network. See
 docs/report.md.
 `
 
-func cmdReport(args []string) error {
+func (c *cli) cmdReport(args []string) error {
 	fs := newFlagSet("report", "jobtrace report DIR", reportExamples)
 	if err := parseFlags(fs, args); err != nil {
 		return err

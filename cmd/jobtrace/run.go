@@ -20,7 +20,7 @@ to, and JOBTRACE_MARKER_DIR is a directory where any process may append
 JSON-lines markers to a file of its own. See docs/markers.md.
 `
 
-func cmdRun(args []string) error {
+func (c *cli) cmdRun(args []string) error {
 	fs := newFlagSet("run", "jobtrace run [flags] -- CMD [ARGS...]", runExamples)
 	fl := config.BindFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -30,7 +30,7 @@ func cmdRun(args []string) error {
 	if len(argv) == 0 {
 		return usagef("run: no command given (usage: jobtrace run [flags] -- CMD [ARGS...])")
 	}
-	s, err := loadSettings(fl)
+	s, err := c.loadSettings(fl)
 	if err != nil {
 		return err
 	}
@@ -59,7 +59,7 @@ func cmdRun(args []string) error {
 			Resource:        s.resource(),
 			Export:          s.exportSettings(),
 			Env:             os.Environ(),
-			Start:           runStart,
+			Start:           c.start,
 			Sampling: session.SamplingOptions{
 				Interval: s.cfg.Sampling.Interval,
 				Cgroup:   s.cfg.Sampling.Cgroup == config.CgroupAuto,

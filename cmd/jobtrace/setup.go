@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"regexp"
 
@@ -21,29 +20,27 @@ import (
 
 func isConfigError(err error) bool { return errors.Is(err, config.ErrConfig) }
 
-// env is the process environment; a variable so tests can fake it.
-var getenv = os.Getenv
-
 // settings is what every command needs from the configuration.
 type settings struct {
-	cfg config.Config
-	ci  cienv.Info
+	cfg    config.Config
+	ci     cienv.Info
+	getenv func(string) string // the environment they were read from
 }
 
-func loadSettings(fl *config.Flags) (settings, error) {
-	return loadSettingsFrom(getenv, fl)
+func (c *cli) loadSettings(fl *config.Flags) (settings, error) {
+	return loadSettingsFrom(c.getenv, fl)
 }
 
 // loadLocalSettings loads the settings of a command that exports nothing
 // itself (a step inside a run, whose phase goes to the run over its
 // socket): the export is not resolved, so its certificate files are not
 // read for nothing.
-func loadLocalSettings(fl *config.Flags) (settings, error) {
+func (c *cli) loadLocalSettings(fl *config.Flags) (settings, error) {
 	return loadSettingsFrom(func(k string) string {
 		if k == "OTEL_SDK_DISABLED" {
 			return "true"
 		}
-		return getenv(k)
+		return c.getenv(k)
 	}, fl)
 }
 
@@ -52,7 +49,7 @@ func loadSettingsFrom(getenv func(string) string, fl *config.Flags) (settings, e
 	if err != nil {
 		return settings{}, err
 	}
-	return settings{cfg: cfg, ci: cienv.Detect(getenv)}, nil
+	return settings{cfg: cfg, ci: cienv.Detect(getenv), getenv: getenv}, nil
 }
 
 // exportSettings returns where telemetry goes: nowhere (local artifacts
@@ -76,7 +73,7 @@ func (s settings) resource() *sdkresource.Resource {
 // parent is the context the job's span joins: TRACEPARENT if set, else (when
 // asked for) the trace the CI system's own telemetry builds for this run.
 func (s settings) parent() context.Context {
-	ctx := spans.ExtractEnv(context.Background(), getenv)
+	ctx := spans.ExtractEnv(context.Background(), s.getenv)
 	if trace.SpanContextFromContext(ctx).IsValid() {
 		return ctx
 	}

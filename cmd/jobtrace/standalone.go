@@ -147,8 +147,8 @@ const EnvStateDir = "JOBTRACE_STATE_DIR"
 // must be a directory (not a link) owned by the user with mode 0700, made so
 // when missing: one that another user made first is refused, not used.
 // $JOBTRACE_STATE_DIR must be the user's and not writable by others.
-func stateDir() (string, error) {
-	if dir := getenv(EnvStateDir); dir != "" {
+func (c *cli) stateDir() (string, error) {
+	if dir := c.getenv(EnvStateDir); dir != "" {
 		// The user's own choice: it may already exist with mode 0755; the
 		// files in it are made with mode 0600.
 		if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
@@ -161,10 +161,10 @@ func stateDir() (string, error) {
 	}
 	var dir string
 	switch {
-	case getenv("XDG_RUNTIME_DIR") != "" && safefile.CheckPrivate(getenv("XDG_RUNTIME_DIR")) == nil:
-		dir = filepath.Join(getenv("XDG_RUNTIME_DIR"), "jobtrace-state")
+	case c.getenv("XDG_RUNTIME_DIR") != "" && safefile.CheckPrivate(c.getenv("XDG_RUNTIME_DIR")) == nil:
+		dir = filepath.Join(c.getenv("XDG_RUNTIME_DIR"), "jobtrace-state")
 	default:
-		tmp := getenv("TMPDIR")
+		tmp := c.getenv("TMPDIR")
 		if tmp == "" {
 			tmp = os.TempDir()
 		}
@@ -212,9 +212,9 @@ func (f fixedIDs) NewSpanID(context.Context, trace.TraceID) trace.SpanID {
 	return f.spanID
 }
 
-func standalone(m protocol.Msg) error {
+func (c *cli) standalone(m protocol.Msg) error {
 	m.Clean() // names and attributes from the command line
-	s, err := loadSettings(nil)
+	s, err := c.loadSettings(nil)
 	if err != nil {
 		return err
 	}
@@ -223,9 +223,9 @@ func standalone(m protocol.Msg) error {
 	tp := spans.Traceparent(trace.SpanContextFromContext(parent))
 	switch m.Type {
 	case protocol.TypeBegin:
-		return standaloneBegin(m, tp)
+		return c.standaloneBegin(m, tp)
 	case protocol.TypeEnd:
-		return standaloneEnd(s, log, m, tp)
+		return c.standaloneEnd(s, log, m, tp)
 	case protocol.TypeEvent:
 		sa, err := openStandalone(s, log)
 		if err != nil {
@@ -255,8 +255,8 @@ func standalone(m protocol.Msg) error {
 	return fmt.Errorf("unsupported message type %q", m.Type)
 }
 
-func standaloneBegin(m protocol.Msg, parentTP string) error {
-	dir, err := stateDir()
+func (c *cli) standaloneBegin(m protocol.Msg, parentTP string) error {
+	dir, err := c.stateDir()
 	if err != nil {
 		return err
 	}
@@ -277,8 +277,8 @@ func standaloneBegin(m protocol.Msg, parentTP string) error {
 	return safefile.WriteFile(stateFile(dir, parentTP, m.Name), data, 0o600)
 }
 
-func standaloneEnd(s settings, log *supervise.Logger, m protocol.Msg, parentTP string) error {
-	dir, err := stateDir()
+func (c *cli) standaloneEnd(s settings, log *supervise.Logger, m protocol.Msg, parentTP string) error {
+	dir, err := c.stateDir()
 	if err != nil {
 		return err
 	}
