@@ -83,34 +83,9 @@ func (s *Session) Shutdown(ctx context.Context, o Outcome) (Result, error) {
 		o.Ended = time.Now()
 	}
 	_, shutdown := s.tracer.Start(s.rootCtx, "jobtrace shutdown")
-	s.outScan.Close()
-	s.errScan.Close()
-	s.srcs.stop()
-	result := o.result()
-	if left := s.tracker.Close(result); len(left) > 0 {
-		s.log.Warn(fmt.Sprintf("phases still open when the job ended: %s", strings.Join(left, ", ")))
-	}
-	s.root.SetAttributes(
-		semconv.CICDPipelineTaskRunResultKey.String(result),
-		semconv.ProcessExitCode(o.Code),
-	)
-	statAttrs, lost := s.srcs.statsAttrs(s.outScan, s.errScan, s.tracker, o.LostOutput, s.log, s.pipe.Meter)
-	s.root.SetAttributes(statAttrs...)
-	if n := s.late.Load(); n > 0 {
-		s.root.SetAttributes(attribute.Int64("jobtrace.output.late_syncs", int64(n)))
-	}
-	var notes []string
-	if len(lost) > 0 {
-		notes = append(notes, "not turned into spans: "+strings.Join(lost, "; "))
-	}
-	if result != protocol.ResultSuccess {
-		desc := fmt.Sprintf("job exited with code %d", o.Code)
-		if o.Err != nil {
-			desc = o.Err.Error()
-		}
-		s.root.SetStatus(codes.Error, cleantext.String(desc))
-	}
-	end := jobEnd{code: o.Code, result: result, took: o.Ended.Sub(s.set.Start), notes: notes}
+	end := jobEnd{code: o.Code, result: o.result(), took: o.Ended.Sub(s.set.Start)}
+	end.notes = s.stopSources(end.result, o.LostOutput)
+	s.endJobSpan(o, end.result)
 	if s.res != nil {
 		end.usage, end.hasUsage = s.res.finish(s.log), true
 	}
@@ -120,7 +95,51 @@ func (s *Session) Shutdown(ctx context.Context, o Outcome) (Result, error) {
 	}
 	shutdown.End()
 	s.root.End()
+	sr := s.export(ctx, &end)
+	return Result{Result: end.result, Dir: s.pipe.Dir(), TraceID: s.root.SpanContext().TraceID(), Export: sr}, sr.Err
+}
 
+// stopSources reads what is left in the job's output, the socket and the
+// marker dir, stops them, and ends the phases still open. It returns the
+// notes for the summary on what was not turned into spans.
+func (s *Session) stopSources(result string, lostOutput uint64) (notes []string) {
+	s.outScan.Close()
+	s.errScan.Close()
+	s.srcs.stop()
+	if left := s.tracker.Close(result); len(left) > 0 {
+		s.log.Warn(fmt.Sprintf("phases still open when the job ended: %s", strings.Join(left, ", ")))
+	}
+	statAttrs, lost := s.srcs.statsAttrs(s.outScan, s.errScan, s.tracker, lostOutput, s.log, s.pipe.Meter)
+	s.root.SetAttributes(statAttrs...)
+	if n := s.late.Load(); n > 0 {
+		s.root.SetAttributes(attribute.Int64("jobtrace.output.late_syncs", int64(n)))
+	}
+	if len(lost) > 0 {
+		notes = append(notes, "not turned into spans: "+strings.Join(lost, "; "))
+	}
+	return notes
+}
+
+// endJobSpan sets how the job ended on its span.
+func (s *Session) endJobSpan(o Outcome, result string) {
+	s.root.SetAttributes(
+		semconv.CICDPipelineTaskRunResultKey.String(result),
+		semconv.ProcessExitCode(o.Code),
+	)
+	if result != protocol.ResultSuccess {
+		desc := fmt.Sprintf("job exited with code %d", o.Code)
+		if o.Err != nil {
+			desc = o.Err.Error()
+		}
+		s.root.SetStatus(codes.Error, cleantext.String(desc))
+	}
+}
+
+// export shuts the telemetry down once every span has ended: the spool is
+// written, the profile and the report are rendered from the model of the
+// run while what is left is exported, within Settings.ExportTimeout or the
+// deadline of ctx; then the summary and the end-of-run lines are printed.
+func (s *Session) export(ctx context.Context, end *jobEnd) telemetry.ShutdownResult {
 	if s.res != nil && s.res.csv != nil {
 		s.pipe.Artifacts = func(dir string) {
 			end.run = model(s.pipe, dir, s.log)
@@ -133,8 +152,8 @@ func (s *Session) Shutdown(ctx context.Context, o Outcome) (Result, error) {
 	}
 	sampled := s.root.SpanContext().IsSampled()
 	sr := s.pipe.Shutdown(timeout, sampled)
-	printEnd(s.log, s.set, sr, s.pipe, s.root.SpanContext(), end, sampled)
-	return Result{Result: result, Dir: s.pipe.Dir(), TraceID: s.root.SpanContext().TraceID(), Export: sr}, sr.Err
+	printEnd(s.log, s.set, sr, s.pipe, s.root.SpanContext(), *end, sampled)
+	return sr
 }
 
 // printEnd prints the end-of-job lines: the phases, where the artifacts are,
