@@ -365,8 +365,11 @@ func (s *Session) handleSocket(m protocol.Msg) protocol.Reply {
 	return s.tracker.Handle(m)
 }
 
-// Handle applies one phase message from any source and returns the reply
-// a socket client would get.
+// Handle applies one phase message from any source (a counter, attributes
+// of a phase or the job) and returns the reply a socket client would get.
+// The message is applied as it is: a caller that builds one itself cleans
+// it first (protocol.Msg.Clean), as every source does; Begin, End and Event
+// do so.
 func (s *Session) Handle(m protocol.Msg) protocol.Reply { return s.tracker.Handle(m) }
 
 // ErrRefused wraps the reason a session did not apply a Go call.
