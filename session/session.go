@@ -169,6 +169,9 @@ func New(set Settings) *Session {
 // it started is left running; a source that cannot be set up costs that
 // source, with a warning.
 func (s *Session) Start(ctx context.Context) error {
+	if s.pipe != nil {
+		return errors.New("session: started twice")
+	}
 	s.mark("configuration loaded")
 	exp := s.set.Export
 	exp.PrometheusListen = s.set.PrometheusListen

@@ -88,6 +88,9 @@ func TestSessionDrivenFromGo(t *testing.T) {
 	if err := s.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	if err := s.Start(context.Background()); err == nil {
+		t.Error("a second Start did not fail")
+	}
 	if err := s.Begin("compile", attribute.String("lang", "go")); err != nil {
 		t.Fatal(err)
 	}
