@@ -13,7 +13,8 @@
 #             `otel-cli span` calls, and `jobtrace event` (Markers)
 #   render    the artifacts rendered at the end of a 10-phase run (go test -bench)
 #   sample    one sample against the floors, gopsutil and psutil, with and
-#             without the job's own cgroup (Resource sampling; bench module)
+#             without the job's own cgroup (Resource sampling; bench module;
+#             CHILDREN=1000 adds gopsutil's recursive Children() at N=1000)
 #   parts     the in-process benchmarks: socket, protocol, scan, spool
 #   collector a live, a refused and a silent collector (otelcol of e2e/otelcol,
 #             or the one OTELCOL names)
@@ -171,6 +172,13 @@ for s in $sections; do
 		done
 		(cd "$here" && JOBTRACE_BENCH_PSUTIL=$py go test -run '^$' -bench 'Sample' -benchmem -count 3 -timeout 60m ./... | tee "$work/sample.txt")
 		(cd "$root" && go test -run '^$' -bench 'Read/host' -count 3 ./hostmetrics | tee "$work/host.txt")
+		(cd "$root" && go test -run '^$' -bench OwnCgroup -benchtime 2000x -count 10 ./hostmetrics | tee "$work/owncg.txt")
+		if [ -n "${CHILDREN:-}" ]; then
+			# gopsutil's recursive Children() on a tree of CHILDREN (1000:
+			# minutes per sample).
+			(cd "$here" && JOBTRACE_BENCH_CHILDREN=$CHILDREN go test -run '^$' -bench "Sample/N=$CHILDREN\$/gopsutil-children" -benchmem -count 1 -timeout 60m ./... | tee "$work/children.txt")
+			row "gopsutil's recursive Children(), tree of $CHILDREN" "" "$(gomed "$work/children.txt" "BenchmarkSample/N=$CHILDREN/gopsutil-children") ms" "" ""
+		fi
 		# The CPU the process used per sample (cpu-ns/op), which a busy
 		# machine does not inflate as it does the elapsed time; gopsutil
 		# and psutil in elapsed time (psutil's loop times itself).
@@ -188,6 +196,7 @@ for s in $sections; do
 			row "one sample, job's own cgroup (this host's), tree of $n (CPU)" "$ch ms" "$chf ms (system calls, no tree)" "$(ratio "$ch" "$chf")" "≤ 1.3× the floor"
 		done
 		row "the host's files alone" "$(gomed "$work/host.txt" 'BenchmarkRead/host') ms" "" "" ""
+		row "one sample with the job's own cgroup against its floor, side by side (BenchmarkOwnCgroup, CPU; elapsed)" "$(gomed "$work/owncg.txt" BenchmarkOwnCgroup sampler-cpu-ns/op) ms; $(gomed "$work/owncg.txt" BenchmarkOwnCgroup sampler-ns/op) ms" "$(gomed "$work/owncg.txt" BenchmarkOwnCgroup floor-cpu-ns/op) ms; $(gomed "$work/owncg.txt" BenchmarkOwnCgroup floor-ns/op) ms" "$(gobench "$work/owncg.txt" BenchmarkOwnCgroup x-floor)×; $(gobench "$work/owncg.txt" BenchmarkOwnCgroup x-floor-wall)×" "≤ 1.3× the floor"
 		;;
 	parts)
 		say "parts: socket, protocol, scan and spool benchmarks"
@@ -200,6 +209,7 @@ for s in $sections; do
 			v=$(gobench "$work/parts.txt" "Benchmark$b")
 			row "socket messages into spans, $b" "$(awk -v v="$v" 'BEGIN { if (v + 0 > 0) printf "%.0fk messages/s", 1e6 / v; else print "–" }')" "" "" "≥ 100k/s"
 		done
+		row "marker scan, no patterns; two patterns" "$(gobench "$work/parts.txt" BenchmarkScanNoPatterns MB/s) MB/s; $(gobench "$work/parts.txt" BenchmarkScanTwoPatterns MB/s) MB/s" "" "" ""
 		row "protocol.Parse, 138-byte message" "$(gobench "$work/parts.txt" BenchmarkParse) ns" "" "" ""
 		row "socket request with reply" "$(gobench "$work/parts.txt" BenchmarkRequest) ns" "" "" ""
 		row "spool, one line of 512 spans" "$(gomed "$work/parts.txt" BenchmarkEncodeSpans/encodeSpans) ms" "SDK transform: $(gomed "$work/parts.txt" 'BenchmarkEncodeSpans/sdk-transform\+encodeLine') ms" "" ""
@@ -260,6 +270,8 @@ s = socket.socket(); s.bind(("127.0.0.1", 47998)); s.listen(64); time.sleep(3600
 		printf '{"Replace": {"%s": "%s"}}\n' "$root/cmd/jobtrace/run.go" "$work/run-noguard.go" >"$work/overlay.json"
 		(cd "$root" && CGO_ENABLED=0 go build -overlay "$work/overlay.json" -o "$work/jt-noguard" ./cmd/jobtrace)
 		cp "$jt" "$work/jt-guard-copy"
+		(cd "$root" && go test -run '^$' -bench ShortJob -count 3 ./supervise/guard | tee "$work/guardbench.txt")
+		row "the guard's part of a job that ends within its delay (BenchmarkShortJob)" "$(gomed "$work/guardbench.txt" BenchmarkShortJob) ms" "" "" ""
 		(cd "$here" && go run ./interleave "$((RUNS * 2))" "$work/jt-noguard" "$jt" | tee "$work/guard1.txt")
 		(cd "$here" && go run ./interleave "$RUNS" "$jt" "$work/jt-guard-copy" | tee "$work/guard2.txt")
 		(cd "$here" && go run ./interleave "$((RUNS / 4 + 1))" "$work/jt-noguard" "$jt" -- sleep 0.2 | tee "$work/guard3.txt")
