@@ -52,7 +52,14 @@ func (c *cli) cmdReplay(args []string) error {
 	}
 	exp := s.exportSettings()
 	if exp.Traces == nil {
-		return usagef("replay: no collector configured: set OTEL_EXPORTER_OTLP_ENDPOINT or --endpoint")
+		why := "no collector configured: set OTEL_EXPORTER_OTLP_ENDPOINT or --endpoint"
+		switch {
+		case s.cfg.SDKDisabled:
+			why = "the export is turned off (sdk_disabled, OTEL_SDK_DISABLED)"
+		case s.cfg.TracesExporter == otlp.ExporterNone:
+			why = "the export of traces is turned off (traces_exporter, OTEL_TRACES_EXPORTER=none)"
+		}
+		return usagef("replay: %s", why)
 	}
 	unlock, err := telemetry.LockDir(dir)
 	if err != nil {

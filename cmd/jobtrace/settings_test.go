@@ -94,6 +94,29 @@ func TestExportSettingsAgreeAcrossCommands(t *testing.T) {
 	}
 }
 
+// A replay with traces turned off says so, rather than asking for the
+// collector that is configured.
+func TestReplaySaysWhyNothingIsExported(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, spool.TracesFile), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		env  []string
+		want string
+	}{
+		{nil, "replay: no collector configured: set OTEL_EXPORTER_OTLP_ENDPOINT or --endpoint"},
+		{[]string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:1", "OTEL_TRACES_EXPORTER=none"},
+			"replay: the export of traces is turned off (traces_exporter, OTEL_TRACES_EXPORTER=none)"},
+		{[]string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:1", "OTEL_SDK_DISABLED=true"},
+			"replay: the export is turned off (sdk_disabled, OTEL_SDK_DISABLED)"},
+	} {
+		if r := jt(t, tc.env, "replay", dir); r.code != 2 || strings.TrimSpace(r.stderr) != "jobtrace: "+tc.want {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.env, r.code, r.stderr, tc.want)
+		}
+	}
+}
+
 // `jobtrace exec` inside a run exports nothing itself (its phase goes to the
 // run): export settings the job changed for its own tools do not stop the
 // step.
