@@ -10,24 +10,22 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	colmetricpb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
 	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
-	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 )
 
 var errShutdown = errors.New("otlp: metric exporter shut down")
 
 // NewMetricExporter returns an OTLP metric exporter for e, built from e
-// alone: it reads no OTEL_* variable and no file. Like the trace client it does
-// not retry and does not touch the network before its first export. Its
-// temporality and histogram aggregation are e's.
+// alone: it reads no OTEL_* variable and no file. Like the trace client it
+// does not retry and does not touch the network before its first export.
+// Its temporality and histogram aggregation are e's.
 func NewMetricExporter(_ context.Context, e *Endpoint) (sdkmetric.Exporter, error) {
 	if e == nil {
 		return nil, ErrNoEndpoint
 	}
 	x := &metricExporter{e: e, temporality: temporality(e.Temporality), aggregation: aggregation(e.Histogram)}
 	if e.Protocol == ProtocolGRPC {
-		conn, err := grpc.NewClient(e.HostPort(),
-			append(grpcDialOptions(e.Timeout, e.Gzip), grpc.WithTransportCredentials(grpcCredentials(e.TLS)))...)
+		conn, err := dialGRPC(e)
 		if err != nil {
 			return nil, err
 		}

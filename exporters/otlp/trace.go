@@ -143,8 +143,7 @@ func (c *grpcTraceClient) Start(context.Context) error {
 	if c.conn != nil {
 		return errAlreadyStarted
 	}
-	conn, err := grpc.NewClient(c.e.HostPort(),
-		append(grpcDialOptions(c.e.Timeout, c.e.Gzip), grpc.WithTransportCredentials(grpcCredentials(c.e.TLS)))...)
+	conn, err := dialGRPC(c.e)
 	if err != nil {
 		return err
 	}
@@ -192,6 +191,13 @@ func partialError(ps *coltracepb.ExportTracePartialSuccess) error {
 		return nil
 	}
 	return &PartialError{Rejected: ps.GetRejectedSpans(), Message: ps.GetErrorMessage()}
+}
+
+// dialGRPC returns a connection to e's host and port. It does not dial
+// before its first call.
+func dialGRPC(e *Endpoint) (*grpc.ClientConn, error) {
+	return grpc.NewClient(e.HostPort(),
+		append(grpcDialOptions(e.Timeout, e.Gzip), grpc.WithTransportCredentials(grpcCredentials(e.TLS)))...)
 }
 
 func grpcCredentials(tlsCfg *tls.Config) credentials.TransportCredentials {
