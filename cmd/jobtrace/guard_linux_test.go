@@ -20,11 +20,74 @@ import (
 // happens, not how fast, on a machine that may be busy.
 const killWait = 60 * time.Second
 
-// startRun starts 'jobtrace run' with a job that records in dir the pids
-// of the processes it leaves behind (see leftoverJob), and waits until they
-// are all there. It returns the command, the pids by name, and where the
-// job's private directory is.
-func startRun(t *testing.T, mode string) (*exec.Cmd, *bytes.Buffer, map[string]int, string) {
+// place is where the jobtrace runs of one test make their private
+// directory and their job's cgroup: a runtime directory (XDG_RUNTIME_DIR)
+// and a cgroup of the test's own. A run sweeps what dead runs left in the
+// same places (the private directories beside its own, the cgroups beside
+// its job's), so every other jobtrace run on the machine, of another test or
+// another package, in /dev/shm and the cgroup the tests run in, would remove
+// what a killed run of this test left before this test's next run could.
+type place struct {
+	runtimeDir string
+	cgroupFD   int // -1: the runs stay in the test's cgroup
+}
+
+// newPlace makes a place for t's runs, removed with what is left in it
+// once the test and its other clean-ups are done. Without a cgroup of its
+// own for the test (no cgroup v2, no permission), a run cannot make one for
+// its job either: then only the runtime directory is the test's own.
+func newPlace(t *testing.T) place {
+	t.Helper()
+	p := place{runtimeDir: t.TempDir(), cgroupFD: -1}
+	// A run uses XDG_RUNTIME_DIR only when it is private to the user.
+	if err := os.Chmod(p.runtimeDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	m, err := cgroup.FindMount("/proc")
+	if err != nil {
+		return p
+	}
+	self, err := cgroup.SelfDir("/proc")
+	if err != nil {
+		return p
+	}
+	dir, err := os.MkdirTemp(self, "jobtrace-test-")
+	if err != nil {
+		t.Logf("no cgroup of the test's own in %s (%s): %v", self, m.Point, err)
+		return p
+	}
+	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		os.Remove(dir)
+		t.Fatal(err)
+	}
+	p.cgroupFD = fd
+	t.Cleanup(func() {
+		syscall.Close(fd)
+		g := cgroup.Open(dir)
+		g.Kill()
+		if err := g.Remove(killWait); err != nil {
+			t.Errorf("the test's cgroup: %v", err)
+		}
+	})
+	return p
+}
+
+// command is 'jobtrace args...' in the place, with env.
+func (p place) command(env []string, args ...string) *exec.Cmd {
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(env, "PATH="+os.Getenv("PATH"), "TMPDIR="+os.TempDir(), "XDG_RUNTIME_DIR="+p.runtimeDir)
+	if p.cgroupFD >= 0 {
+		cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: p.cgroupFD}
+	}
+	return cmd
+}
+
+// startRun starts 'jobtrace run' in p with a job that records in dir the
+// pids of the processes it leaves behind, and waits until they are all
+// there. It returns the command, the pids by name, and where the job's
+// private directory is.
+func startRun(t *testing.T, p place, mode string) (*exec.Cmd, *bytes.Buffer, map[string]int, string) {
 	t.Helper()
 	dir := t.TempDir()
 	// bg: a background child in the job's process group and session;
@@ -40,8 +103,7 @@ setsid env -i sleep 1004 & echo $! > "$d/noenv"
 (setsid env -i sleep 1009 & echo $! > "$d/orphan-noenv")
 echo "$JOBTRACE_SOCKET" > "$d/sock"
 wait`
-	cmd := exec.Command(bin, "run", "--cgroup", mode, "--interval", "100ms", "--summary=off", "--out", filepath.Join(dir, "out"), "--", "sh", "-c", job, "sh", dir)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + os.TempDir()}
+	cmd := p.command([]string{"HOME=" + dir}, "run", "--cgroup", mode, "--interval", "100ms", "--summary=off", "--out", filepath.Join(dir, "out"), "--", "sh", "-c", job, "sh", dir)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -177,7 +239,7 @@ func waitNotExist(path string) bool {
 func TestKilledJobtraceTakesItsJobAlong(t *testing.T) {
 	for _, mode := range []string{"auto", "off"} {
 		t.Run(mode, func(t *testing.T) {
-			cmd, stderr, pids, private := startRun(t, mode)
+			cmd, stderr, pids, private := startRun(t, newPlace(t), mode)
 			jt := cmd.Process.Pid
 			guardOf(t, jt)
 			cg := jobCgroupDir(t, pids["bg"], jt)
@@ -220,19 +282,11 @@ func TestKilledJobtraceTakesItsJobAlong(t *testing.T) {
 func TestTheNextRunCleansUpAfterAKilledRun(t *testing.T) {
 	for _, mode := range []string{"auto", "off"} {
 		t.Run(mode, func(t *testing.T) {
-			cmd, _, pids, private := startRun(t, mode)
+			p := newPlace(t)
+			cmd, _, pids, private := startRun(t, p, mode)
 			jt := cmd.Process.Pid
 			g := guardOf(t, jt)
 			cg := jobCgroupDir(t, pids["bg"], jt)
-			// Any jobtrace run on this machine (another test, another
-			// package's) sweeps what dead runs left: hold the dead run's
-			// locks from the moment jobtrace dies until the next run here,
-			// so that this test sees the clean-up it is about.
-			releasePrivate := holdLockOnDeath(t, private)
-			releaseCgroup := func() {}
-			if cg != "" {
-				releaseCgroup = holdLockOnDeath(t, cg)
-			}
 			syscall.Kill(g, syscall.SIGKILL)
 			for running(g) {
 				time.Sleep(5 * time.Millisecond)
@@ -250,9 +304,7 @@ func TestTheNextRunCleansUpAfterAKilledRun(t *testing.T) {
 			old := time.Now().Add(-time.Hour)
 			os.Chtimes(private, old, old)
 
-			releasePrivate()
-			releaseCgroup()
-			r := jt2(t, mode)
+			r := jt2(t, p, mode)
 			if !waitNotExist(private) {
 				t.Errorf("the next run left the dead run's private directory %s", private)
 			}
@@ -276,13 +328,18 @@ func TestTheNextRunCleansUpAfterAKilledRun(t *testing.T) {
 	}
 }
 
-// jt2 runs 'jobtrace run -- true' as the next run and returns its stderr.
-func jt2(t *testing.T, mode string) string {
-	r := jt(t, nil, "run", "--cgroup", mode, "--summary=off", "--", "true")
-	if r.code != 0 {
-		t.Fatalf("next run: exit %d: %s", r.code, r.stderr)
+// jt2 runs 'jobtrace run -- true' in p as the next run and returns its
+// stderr.
+func jt2(t *testing.T, p place, mode string) string {
+	t.Helper()
+	dir := t.TempDir()
+	cmd := p.command([]string{"HOME=" + dir}, "run", "--cgroup", mode, "--summary=off", "--out", filepath.Join(dir, "out"), "--", "true")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("next run: %v: %s", err, stderr.String())
 	}
-	return r.stderr
+	return stderr.String()
 }
 
 // After a run that ends by itself, or by a forwarded SIGTERM or SIGINT, the guard
@@ -339,30 +396,5 @@ func TestTheGuardLeavesAfterANormalEnd(t *testing.T) {
 				t.Errorf("with --cgroup off, the daemon the job left was killed at the end of the job")
 			}
 		})
-	}
-}
-
-// holdLockOnDeath takes the lock a run holds on its private directory or
-// cgroup (flock on the directory) as soon as the run lets it go, and keeps
-// it until the function it returns is called, which waits for the lock to
-// have been taken first.
-func holdLockOnDeath(t *testing.T, dir string) (release func()) {
-	t.Helper()
-	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	taken := make(chan error, 1)
-	go func() { taken <- syscall.Flock(fd, syscall.LOCK_EX) }()
-	return func() {
-		select {
-		case err := <-taken:
-			if err != nil {
-				t.Errorf("lock %s: %v", dir, err)
-			}
-		case <-time.After(killWait):
-			t.Errorf("the lock on %s was not let go %v after jobtrace was killed", dir, killWait)
-		}
-		syscall.Close(fd)
 	}
 }
