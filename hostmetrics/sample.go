@@ -94,6 +94,25 @@ func (c *CPUTimes) Total() float64 {
 	return c.User + c.Nice + c.System + c.Idle + c.IOWait + c.IRQ + c.SoftIRQ + c.Steal
 }
 
+// Busy is the time of every mode but Idle and IOWait: iowait counts as
+// idle, as in top.
+func (c *CPUTimes) Busy() float64 {
+	return c.Total() - c.Idle - c.IOWait
+}
+
+// BusyShare is the share of the machine's CPU time from a to b that was
+// busy (see Busy), 0 to 1; false when no CPU time passed between them.
+// Every figure of a machine's CPU use over a span (a phase's usage, a row
+// of the CSV, the statistics of a run) is this one.
+func BusyShare(a, b *CPUTimes) (float64, bool) {
+	total := b.Total() - a.Total()
+	idle := (b.Idle + b.IOWait) - (a.Idle + a.IOWait)
+	if total <= 0 {
+		return 0, false
+	}
+	return min(max(1-idle/total, 0), 1), true
+}
+
 // DiskIO counts the IO of a disk, or of several together, since the disk
 // appeared (since boot for the whole disks of the host).
 type DiskIO struct {
@@ -258,39 +277,96 @@ type Tree struct {
 	At time.Time
 }
 
-// CPU returns the job's CPU time since it started: from its own cgroup's
+// From says where a figure of the job was read.
+type From uint8
+
+const (
+	// FromNone: the figure could not be read.
+	FromNone From = iota
+	// FromCgroup: the job's own cgroup, read at the sample's time.
+	FromCgroup
+	// FromTree: the job's process tree, read at its last walk (Tree.At).
+	FromTree
+)
+
+// OwnCgroup returns the job's cgroup when it is the job's own, made for it
+// (not the cgroup jobtrace runs in, whose figures are a container's).
+func (j *Job) OwnCgroup() (*Cgroup, bool) {
+	if j.HasCgroup && j.CgroupOwn {
+		return &j.Cgroup, true
+	}
+	return nil, false
+}
+
+// CPUFrom says where CPU reads the job's CPU time: its own cgroup's
 // cpu.stat when there is one (exact, exited processes included), otherwise
-// from the process tree.
-func (j *Job) CPU() (user, system time.Duration, ok bool) {
-	if j.HasCgroup && j.CgroupOwn && j.Cgroup.HasCPU {
-		return j.Cgroup.CPUUser, j.Cgroup.CPUSystem, true
+// the process tree.
+func (j *Job) CPUFrom() From {
+	if cg, ok := j.OwnCgroup(); ok && cg.HasCPU {
+		return FromCgroup
 	}
 	if j.HasTree {
+		return FromTree
+	}
+	return FromNone
+}
+
+// MemoryFrom says where Memory reads the job's memory: its own cgroup's
+// memory.current when the memory controller is on (page cache included,
+// as the kernel charges it), otherwise the summed RSS of the tree.
+func (j *Job) MemoryFrom() From {
+	if cg, ok := j.OwnCgroup(); ok && cg.HasMemory {
+		return FromCgroup
+	}
+	if j.HasTree {
+		return FromTree
+	}
+	return FromNone
+}
+
+// IOFrom says where IO reads the job's storage IO: its own cgroup's
+// io.stat when the io controller is on, otherwise the tree's.
+func (j *Job) IOFrom() From {
+	if cg, ok := j.OwnCgroup(); ok && cg.HasIO {
+		return FromCgroup
+	}
+	if j.HasTree && j.Tree.HasIO {
+		return FromTree
+	}
+	return FromNone
+}
+
+// CPU returns the job's CPU time since it started, from where CPUFrom
+// says.
+func (j *Job) CPU() (user, system time.Duration, ok bool) {
+	switch j.CPUFrom() {
+	case FromCgroup:
+		return j.Cgroup.CPUUser, j.Cgroup.CPUSystem, true
+	case FromTree:
 		return j.Tree.CPUUser, j.Tree.CPUSystem, true
 	}
 	return 0, 0, false
 }
 
-// Memory returns the job's memory in use, in bytes: its own cgroup's
-// memory.current when the memory controller is on (page cache included, as
-// the kernel charges it), otherwise the summed RSS of the tree.
+// Memory returns the job's memory in use, in bytes, from where MemoryFrom
+// says.
 func (j *Job) Memory() (uint64, bool) {
-	if j.HasCgroup && j.CgroupOwn && j.Cgroup.HasMemory {
+	switch j.MemoryFrom() {
+	case FromCgroup:
 		return j.Cgroup.Memory, true
-	}
-	if j.HasTree {
+	case FromTree:
 		return j.Tree.RSS, true
 	}
 	return 0, false
 }
 
-// IO returns the job's storage IO since it started, in bytes: its own
-// cgroup's io.stat when the io controller is on, otherwise the tree's.
+// IO returns the job's storage IO since it started, in bytes, from where
+// IOFrom says.
 func (j *Job) IO() (read, write uint64, ok bool) {
-	if j.HasCgroup && j.CgroupOwn && j.Cgroup.HasIO {
+	switch j.IOFrom() {
+	case FromCgroup:
 		return j.Cgroup.ReadBytes, j.Cgroup.WriteBytes, true
-	}
-	if j.HasTree && j.Tree.HasIO {
+	case FromTree:
 		return j.Tree.ReadBytes, j.Tree.WriteBytes, true
 	}
 	return 0, 0, false
@@ -299,11 +375,23 @@ func (j *Job) IO() (read, write uint64, ok bool) {
 // Pressure returns the stall information of the job's own cgroup, if it has
 // one.
 func (j *Job) Pressure() (PressureSet, bool) {
-	if !j.HasCgroup || !j.CgroupOwn {
+	cg, ok := j.OwnCgroup()
+	if !ok {
 		return PressureSet{}, false
 	}
-	p := j.Cgroup.Pressure
+	p := cg.Pressure
 	return p, p.CPU.HasSome || p.Memory.HasSome || p.IO.HasSome
+}
+
+// ReadAt is when the job's figures read from f were read: the last walk of
+// the tree for FromTree (a large tree is walked less often than samples are
+// taken, and the samples in between carry the last walk's figures), the
+// sample's time otherwise.
+func (s *Sample) ReadAt(f From) time.Time {
+	if f == FromTree && s.Job.HasTree && !s.Job.Tree.At.IsZero() {
+		return s.Job.Tree.At
+	}
+	return s.Time
 }
 
 // CopyTo copies s into dst, reusing dst's slices.

@@ -154,13 +154,12 @@ func (se *Series) Sample(s *hostmetrics.Sample) {
 		se.numCPU = s.Host.NumCPU
 	}
 	j := &s.Job
-	own := j.HasCgroup && j.CgroupOwn
 	last := s.Reason == hostmetrics.ReasonEnd
 
 	// Memory is a gauge: each new reading stands for the time since the
 	// previous one; the first counts only for the peak.
 	if m, ok := j.Memory(); ok {
-		t := readAt(s, own && j.Cgroup.HasMemory)
+		t := s.ReadAt(j.MemoryFrom())
 		switch {
 		case !se.memOK:
 			se.memory.add(float64(m), 0)
@@ -172,20 +171,20 @@ func (se *Series) Sample(s *hostmetrics.Sample) {
 	}
 
 	if u, sy, ok := j.CPU(); ok {
-		t := readAt(s, own && j.Cgroup.HasCPU)
+		t := s.ReadAt(j.CPUFrom())
 		if r, sec, ok := se.cpuAt.next(t, (u + sy).Seconds(), true, last); ok && s.Host.NumCPU > 0 {
 			se.cpu.add(100*min(r/float64(s.Host.NumCPU), 1), sec)
 		}
 	}
 	if rd, wr, ok := j.IO(); ok {
-		t := readAt(s, own && j.Cgroup.HasIO)
+		t := s.ReadAt(j.IOFrom())
 		if r, sec, ok := se.jobIOAt.next(t, float64(rd)+float64(wr), true, last); ok {
 			se.jobIO.add(r, sec)
 		}
 	}
 
 	h := &s.Host
-	busy, total := cpuBusy(&h.CPU)
+	busy, total := h.CPU.Busy(), h.CPU.Total()
 	b, secB, okB := se.busyAt.next(s.Time, busy, h.HasCPU, last)
 	tot, _, okT := se.totalAt.next(s.Time, total, h.HasCPU, last)
 	if okB && okT && tot > 0 {
@@ -201,17 +200,6 @@ func (se *Series) Sample(s *hostmetrics.Sample) {
 	if r, sec, ok := se.netAt.next(s.Time, float64(h.Net.RxBytes)+float64(h.Net.TxBytes), h.HasNet, last); ok {
 		se.network.add(r, sec)
 	}
-}
-
-// readAt is when a job figure of s was read: the sample's time for a
-// figure from the job's cgroup, the last walk's for one from the process
-// tree. fromCgroup says which, by the same choice Job.CPU, Job.Memory and
-// Job.IO make.
-func readAt(s *hostmetrics.Sample, fromCgroup bool) time.Time {
-	if fromCgroup || !s.Job.HasTree || s.Job.Tree.At.IsZero() {
-		return s.Time
-	}
-	return s.Job.Tree.At
 }
 
 // JobStats is what Series measured over the job.
@@ -242,11 +230,4 @@ func (se *Series) Stats() JobStats {
 		st.IO, st.IOHost = se.hostIO.stat(), true
 	}
 	return st
-}
-
-// cpuBusy returns the machine's CPU time not idle (iowait counts as idle,
-// as in top and in package usage) and its total, in seconds.
-func cpuBusy(c *hostmetrics.CPUTimes) (busy, total float64) {
-	total = c.Total()
-	return total - c.Idle - c.IOWait, total
 }

@@ -307,20 +307,12 @@ func deltaSeconds(get func(*hostmetrics.Sample) (float64, bool)) func([]byte, *r
 
 // treeFresh says whether the job's process tree was walked for this
 // sample. A large tree is walked less often than samples are taken, and the
-// samples in between carry the figures of the last walk (Tree.At is then
-// earlier than the sample): those figures are not this sample's, so their
-// cells are left empty, and the next walked row's deltas cover the rows
-// between. A zero Tree.At means the source does not space out its walks.
+// samples in between carry the figures of the last walk (Sample.ReadAt is
+// then earlier than the sample): those figures are not this sample's, so
+// their cells are left empty, and the next walked row's deltas cover the
+// rows between.
 func treeFresh(s *hostmetrics.Sample) bool {
-	return s.Job.HasTree && (s.Job.Tree.At.IsZero() || s.Job.Tree.At.Equal(s.Time))
-}
-
-// treeTime is when the tree's figures of s were read.
-func treeTime(s *hostmetrics.Sample) time.Time {
-	if s.Job.Tree.At.IsZero() {
-		return s.Time
-	}
-	return s.Job.Tree.At
+	return s.Job.HasTree && s.ReadAt(hostmetrics.FromTree).Equal(s.Time)
 }
 
 func jobCPUUser(s *hostmetrics.Sample) (time.Duration, bool) {
@@ -335,8 +327,7 @@ func jobCPUSystem(s *hostmetrics.Sample) (time.Duration, bool) {
 
 func jobMemory(s *hostmetrics.Sample) (uint64, bool) {
 	v, ok := s.Job.Memory()
-	cg := s.Job.HasCgroup && s.Job.CgroupOwn && s.Job.Cgroup.HasMemory
-	return v, ok && (cg || treeFresh(s))
+	return v, ok && (s.Job.MemoryFrom() == hostmetrics.FromCgroup || treeFresh(s))
 }
 
 // jobCPUChange says whether the change of the job's CPU time from the
@@ -348,15 +339,17 @@ func jobMemory(s *hostmetrics.Sample) (uint64, bool) {
 // previous row's may be older, which is right: they are what the file last
 // said, so the change still adds up.
 func jobCPUChange(prev, cur *hostmetrics.Sample) bool {
-	if cgroupCPU(cur) {
-		return cgroupCPU(prev)
-	}
-	return !cgroupCPU(prev) && treeFresh(cur)
+	return sameSource(prev.Job.CPUFrom(), cur.Job.CPUFrom(), cur)
 }
 
-// cgroupCPU mirrors the choice Job.CPU makes.
-func cgroupCPU(s *hostmetrics.Sample) bool {
-	return s.Job.HasCgroup && s.Job.CgroupOwn && s.Job.Cgroup.HasCPU
+// sameSource says whether a job figure read from prev's source and then
+// from cur's (in sample s) changed as the job's counter did: both from the
+// job's cgroup, or both from its tree with the tree walked for s.
+func sameSource(prev, cur hostmetrics.From, s *hostmetrics.Sample) bool {
+	if cur == hostmetrics.FromCgroup {
+		return prev == hostmetrics.FromCgroup
+	}
+	return prev != hostmetrics.FromCgroup && treeFresh(s)
 }
 
 func jobRead(s *hostmetrics.Sample) (uint64, bool) {
@@ -371,29 +364,23 @@ func jobWrite(s *hostmetrics.Sample) (uint64, bool) {
 
 // jobIOChange is jobCPUChange for Job.IO.
 func jobIOChange(prev, cur *hostmetrics.Sample) bool {
-	if cgroupIO(cur) {
-		return cgroupIO(prev)
-	}
-	return !cgroupIO(prev) && treeFresh(cur)
-}
-
-// cgroupIO mirrors the choice Job.IO makes.
-func cgroupIO(s *hostmetrics.Sample) bool {
-	return s.Job.HasCgroup && s.Job.CgroupOwn && s.Job.Cgroup.HasIO
+	return sameSource(prev.Job.IOFrom(), cur.Job.IOFrom(), cur)
 }
 
 func jobThrottled(s *hostmetrics.Sample) (time.Duration, bool) {
-	if !s.Job.HasCgroup || !s.Job.CgroupOwn {
+	cg, ok := s.Job.OwnCgroup()
+	if !ok {
 		return 0, false
 	}
-	return s.Job.Cgroup.Throttled, s.Job.Cgroup.HasThrottled
+	return cg.Throttled, cg.HasThrottled
 }
 
 func jobOOMKills(s *hostmetrics.Sample) (uint64, bool) {
-	if !s.Job.HasCgroup || !s.Job.CgroupOwn {
+	cg, ok := s.Job.OwnCgroup()
+	if !ok {
 		return 0, false
 	}
-	return s.Job.Cgroup.OOMKills, s.Job.Cgroup.HasOOMKills
+	return cg.OOMKills, cg.HasOOMKills
 }
 
 // stallLine picks one line of a PressureSet.
@@ -462,11 +449,8 @@ func jobCPUPct(b []byte, r *row) []byte {
 	}
 	u0, s0, ok0 := r.prev.Job.CPU()
 	u1, s1, ok1 := r.cur.Job.CPU()
-	t0, t1 := r.prev.Time, r.cur.Time
-	if !cgroupCPU(r.cur) {
-		t0, t1 = treeTime(r.prev), treeTime(r.cur)
-	}
-	span := t1.Sub(t0).Seconds()
+	from := r.cur.Job.CPUFrom()
+	span := r.cur.ReadAt(from).Sub(r.prev.ReadAt(from)).Seconds()
 	n := r.cur.Host.NumCPU
 	if !ok0 || !ok1 || span <= 0 || n <= 0 || u1 < u0 || s1 < s0 {
 		return b
@@ -476,16 +460,14 @@ func jobCPUPct(b []byte, r *row) []byte {
 }
 
 // hostCPUPct is the share of the machine's CPU time between the two rows
-// that was not idle, in percent; iowait counts as idle, as in top.
+// that was busy (hostmetrics.BusyShare), in percent.
 func hostCPUPct(b []byte, r *row) []byte {
 	if r.prev == nil || !r.prev.Host.HasCPU || !r.cur.Host.HasCPU {
 		return b
 	}
-	a, c := &r.prev.Host.CPU, &r.cur.Host.CPU
-	total := c.Total() - a.Total()
-	idle := (c.Idle + c.IOWait) - (a.Idle + a.IOWait)
-	if total <= 0 {
+	share, ok := hostmetrics.BusyShare(&r.prev.Host.CPU, &r.cur.Host.CPU)
+	if !ok {
 		return b
 	}
-	return appendFixed2(b, 100*min(1, max(0, 1-idle/total)))
+	return appendFixed2(b, 100*share)
 }

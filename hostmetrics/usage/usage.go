@@ -47,8 +47,8 @@ func pointOf(s *hostmetrics.Sample) point {
 	p.user, p.sys, p.hasCPU = s.Job.CPU()
 	p.read, p.write, p.hasIO = s.Job.IO()
 	p.psi, p.hasPSI = s.Job.Pressure()
-	if s.Job.HasCgroup && s.Job.CgroupOwn {
-		p.oomKill, p.hasOOM = s.Job.Cgroup.OOMKills, s.Job.Cgroup.HasOOMKills
+	if cg, ok := s.Job.OwnCgroup(); ok {
+		p.oomKill, p.hasOOM = cg.OOMKills, cg.HasOOMKills
 	}
 	p.hasHostCPU, p.hostCPU = s.Host.HasCPU, s.Host.CPU
 	p.hasDisk, p.disk = s.Host.HasDisk, s.Host.Disk
@@ -191,17 +191,12 @@ func jobUtil(a, b point) (float64, bool) {
 }
 
 // hostUtil is the share of the machine's CPU time between a and b that was
-// not idle (iowait counts as idle, as in top).
+// busy (hostmetrics.BusyShare).
 func hostUtil(a, b point) (float64, bool) {
 	if !a.hasHostCPU || !b.hasHostCPU {
 		return 0, false
 	}
-	total := b.hostCPU.Total() - a.hostCPU.Total()
-	idle := (b.hostCPU.Idle + b.hostCPU.IOWait) - (a.hostCPU.Idle + a.hostCPU.IOWait)
-	if total <= 0 {
-		return 0, false
-	}
-	return clamp01(1 - idle/total), true
+	return hostmetrics.BusyShare(&a.hostCPU, &b.hostCPU)
 }
 
 func stalls(a, b hostmetrics.PressureSet) Stalls {

@@ -1,0 +1,89 @@
+package hostmetrics
+
+import (
+	"testing"
+	"time"
+)
+
+func TestJobFrom(t *testing.T) {
+	at := time.Unix(1700000000, 0)
+	walked := at.Add(-300 * time.Millisecond)
+	tree := Tree{CPUUser: time.Second, CPUSystem: 2 * time.Second, RSS: 100, HasIO: true, ReadBytes: 1, WriteBytes: 2, At: walked}
+	cg := Cgroup{HasCPU: true, CPUUser: 3 * time.Second, CPUSystem: 4 * time.Second, HasMemory: true, Memory: 200,
+		HasIO: true, ReadBytes: 3, WriteBytes: 4, HasOOMKills: true, OOMKills: 1,
+		Pressure: PressureSet{CPU: Pressure{Some: time.Second, HasSome: true}}}
+	for _, c := range []struct {
+		name          string
+		job           Job
+		cpu, mem, io  From
+		user, rss, rd any
+		own, pressure bool
+		cpuAt, memAt  time.Time
+	}{
+		{name: "own cgroup", job: Job{HasTree: true, Tree: tree, HasCgroup: true, CgroupOwn: true, Cgroup: cg},
+			cpu: FromCgroup, mem: FromCgroup, io: FromCgroup, user: 3 * time.Second, rss: uint64(200), rd: uint64(3),
+			own: true, pressure: true, cpuAt: at, memAt: at},
+		{name: "jobtrace's cgroup", job: Job{HasTree: true, Tree: tree, HasCgroup: true, Cgroup: cg},
+			cpu: FromTree, mem: FromTree, io: FromTree, user: time.Second, rss: uint64(100), rd: uint64(1),
+			cpuAt: walked, memAt: walked},
+		{name: "own cgroup without controllers", job: Job{HasTree: true, Tree: tree, HasCgroup: true, CgroupOwn: true, Cgroup: Cgroup{HasCPU: true, CPUUser: 5 * time.Second}},
+			cpu: FromCgroup, mem: FromTree, io: FromTree, user: 5 * time.Second, rss: uint64(100), rd: uint64(1),
+			own: true, cpuAt: at, memAt: walked},
+		{name: "tree without IO", job: Job{HasTree: true, Tree: Tree{RSS: 7}},
+			cpu: FromTree, mem: FromTree, io: FromNone, user: time.Duration(0), rss: uint64(7), rd: uint64(0),
+			cpuAt: at, memAt: at},
+		{name: "nothing", cpu: FromNone, mem: FromNone, io: FromNone, user: time.Duration(0), rss: uint64(0), rd: uint64(0),
+			cpuAt: at, memAt: at},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := Sample{Time: at, Job: c.job}
+			j := &s.Job
+			if got := [3]From{j.CPUFrom(), j.MemoryFrom(), j.IOFrom()}; got != [3]From{c.cpu, c.mem, c.io} {
+				t.Errorf("from: got %v, want %v", got, [3]From{c.cpu, c.mem, c.io})
+			}
+			user, _, okCPU := j.CPU()
+			rss, okMem := j.Memory()
+			rd, _, okIO := j.IO()
+			if user != c.user || rss != c.rss || rd != c.rd {
+				t.Errorf("figures: got %v %v %v, want %v %v %v", user, rss, rd, c.user, c.rss, c.rd)
+			}
+			if okCPU != (c.cpu != FromNone) || okMem != (c.mem != FromNone) || okIO != (c.io != FromNone) {
+				t.Errorf("present: got %v %v %v for %v", okCPU, okMem, okIO, [3]From{c.cpu, c.mem, c.io})
+			}
+			if _, own := j.OwnCgroup(); own != c.own {
+				t.Errorf("OwnCgroup: got %v, want %v", own, c.own)
+			}
+			if _, ok := j.Pressure(); ok != c.pressure {
+				t.Errorf("Pressure: got %v, want %v", ok, c.pressure)
+			}
+			if got := s.ReadAt(j.CPUFrom()); !got.Equal(c.cpuAt) {
+				t.Errorf("CPU read at %v, want %v", got, c.cpuAt)
+			}
+			if got := s.ReadAt(j.MemoryFrom()); !got.Equal(c.memAt) {
+				t.Errorf("memory read at %v, want %v", got, c.memAt)
+			}
+		})
+	}
+}
+
+func TestBusyShare(t *testing.T) {
+	a := CPUTimes{User: 10, System: 5, Idle: 80, IOWait: 5}
+	b := CPUTimes{User: 16, System: 7, Idle: 90, IOWait: 7, Steal: 2, IRQ: 1}
+	// 23 s passed, 12 of them idle or waiting for IO.
+	if got, ok := BusyShare(&a, &b); !ok || got != 1-12.0/23 {
+		t.Errorf("BusyShare = %v, %v; want %v", got, ok, 1-12.0/23)
+	}
+	if got, want := b.Busy(), 26.0; got != want {
+		t.Errorf("Busy = %v, want %v", got, want)
+	}
+	if _, ok := BusyShare(&a, &a); ok {
+		t.Error("no time passed, and a share was given")
+	}
+	// Idle that steps back more than the total moved (a counter reset on a
+	// CPU going offline) gives at most 1.
+	c := b
+	c.Idle, c.User = 0, 200
+	if got, ok := BusyShare(&b, &c); !ok || got != 1 {
+		t.Errorf("BusyShare = %v, %v; want 1", got, ok)
+	}
+}
