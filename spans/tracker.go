@@ -220,22 +220,22 @@ func NewTracker(root context.Context, tracer trace.Tracer, opts TrackerOptions) 
 // for. It never panics on bad input: what cannot be applied is warned about
 // and dropped.
 func (t *Tracker) Handle(m protocol.Msg) protocol.Reply {
-	t.mu.Lock()
-	r := t.handle(m)
-	settle := t.takeSettle()
-	t.mu.Unlock()
-	for _, fn := range settle {
-		fn()
-	}
+	var r protocol.Reply
+	t.locked(func() { r = t.handle(m) })
 	return r
 }
 
-// takeSettle returns the observer's work for the boundaries recorded since
-// the last call. The caller holds t.mu.
-func (t *Tracker) takeSettle() []func() {
-	s := t.settle
+// locked runs fn with t.mu held, then, with the lock released, what the
+// observer returned for the boundaries fn recorded, in their order.
+func (t *Tracker) locked(fn func()) {
+	t.mu.Lock()
+	fn()
+	settle := t.settle
 	t.settle = nil
-	return s
+	t.mu.Unlock()
+	for _, f := range settle {
+		f()
+	}
 }
 
 // observed records what the observer returned for a boundary. The caller
@@ -618,13 +618,8 @@ func Traceparent(sc trace.SpanContext) string {
 // still open when the job ended, sets the counters' totals on the job span,
 // and refuses further messages. It returns the names of the phases it ended.
 func (t *Tracker) Close(result string) []string {
-	t.mu.Lock()
-	names := t.close(result)
-	settle := t.takeSettle()
-	t.mu.Unlock()
-	for _, fn := range settle {
-		fn()
-	}
+	var names []string
+	t.locked(func() { names = t.close(result) })
 	return names
 }
 

@@ -50,24 +50,26 @@ func (m *Msg) AppendHead(b []byte) []byte {
 	b = strconv.AppendInt(b, int64(v), 10)
 	b = append(b, `,"type":`...)
 	b = AppendString(b, m.Type)
-	if m.Name != "" {
-		b = append(b, `,"name":`...)
-		b = AppendString(b, m.Name)
-	}
-	if m.Parent != "" {
-		b = append(b, `,"parent":`...)
-		b = AppendString(b, m.Parent)
-	}
-	if m.Result != "" {
-		b = append(b, `,"result":`...)
-		b = AppendString(b, m.Result)
-	}
+	b = appendField(b, "name", m.Name)
+	b = appendField(b, "parent", m.Parent)
+	b = appendField(b, "result", m.Result)
 	if !m.Time.IsZero() {
 		b = append(b, `,"ts":"`...)
 		b = m.Time.AppendFormat(b, time.RFC3339Nano)
 		b = append(b, '"')
 	}
 	return b
+}
+
+// appendField appends `,"key":"s"`, or nothing when s is empty.
+func appendField(b []byte, key, s string) []byte {
+	if s == "" {
+		return b
+	}
+	b = append(b, `,"`...)
+	b = append(b, key...)
+	b = append(b, `":`...)
+	return AppendString(b, s)
 }
 
 // AppendAttrKey appends the key of the attribute at index i (from 0) of a

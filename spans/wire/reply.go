@@ -11,14 +11,8 @@ type Reply struct {
 func (r Reply) AppendLine(b []byte) []byte {
 	b = append(b, `{"ok":`...)
 	b = AppendBool(b, r.OK)
-	if r.Error != "" {
-		b = append(b, `,"error":`...)
-		b = AppendString(b, r.Error)
-	}
-	if r.Traceparent != "" {
-		b = append(b, `,"traceparent":`...)
-		b = AppendString(b, r.Traceparent)
-	}
+	b = appendField(b, "error", r.Error)
+	b = appendField(b, "traceparent", r.Traceparent)
 	return append(b, "}\n"...)
 }
 
