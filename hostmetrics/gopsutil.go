@@ -121,7 +121,6 @@ func gopsutilMemory(vm *mem.VirtualMemoryStat, sw *mem.SwapMemoryStat) Memory {
 // the time the device was busy.
 func gopsutilDisks(m map[string]disk.IOCountersStat, busy bool, dst []Disk) ([]Disk, DiskIO) {
 	dst = dst[:0]
-	var t DiskIO
 	for name, c := range m {
 		io := DiskIO{
 			Reads: c.ReadCount, Writes: c.WriteCount,
@@ -131,24 +130,15 @@ func gopsutilDisks(m map[string]disk.IOCountersStat, busy bool, dst []Disk) ([]D
 			io.IOTime = time.Duration(c.IoTime) * time.Millisecond
 		}
 		dst = append(dst, Disk{Name: name, DiskIO: io, Whole: true})
-		t.add(&io)
 	}
 	slices.SortFunc(dst, func(a, b Disk) int { return strings.Compare(a.Name, b.Name) })
-	return dst, t
-}
-
-// isLoopback tells whether an interface is the loopback, whose traffic
-// never leaves the host: "lo" on Linux, "lo0" on darwin and the BSDs,
-// "Loopback Pseudo-Interface 1" on Windows.
-func isLoopback(name string) bool {
-	return name == "lo" || name == "lo0" || strings.HasPrefix(name, "Loopback Pseudo-Interface")
+	return dst, hostDiskIO(dst)
 }
 
 // gopsutilIfaces converts per-interface counters into dst (reused), in gopsutil's
 // order, and their sum over every interface but the loopback.
 func gopsutilIfaces(cs []net.IOCountersStat, dst []Iface) ([]Iface, NetIO) {
 	dst = dst[:0]
-	var t NetIO
 	for i := range cs {
 		c := &cs[i]
 		n := NetIO{
@@ -156,11 +146,8 @@ func gopsutilIfaces(cs []net.IOCountersStat, dst []Iface) ([]Iface, NetIO) {
 			TxBytes: c.BytesSent, TxPackets: c.PacketsSent, TxErrors: c.Errout, TxDrops: c.Dropout,
 		}
 		dst = append(dst, Iface{Name: c.Name, NetIO: n})
-		if !isLoopback(c.Name) {
-			t.add(&n)
-		}
 	}
-	return dst, t
+	return dst, hostNetIO(dst)
 }
 
 // gopsutilLoad converts the load average. gopsutil gives no task counts with it:

@@ -205,21 +205,16 @@ func illumosVirtualDisk(module string) bool {
 // service, its busy time, which iostat's %b is made of.
 func illumosDisks(disks []illumosDisk, dst []Disk) ([]Disk, DiskIO) {
 	dst = dst[:0]
-	var t DiskIO
 	for _, d := range disks {
 		io := DiskIO{
 			Reads: d.IO.Reads, Writes: d.IO.Writes,
 			ReadBytes: d.IO.NRead, WrittenBytes: d.IO.NWritten,
 			IOTime: time.Duration(max(d.IO.RTime, 0)),
 		}
-		virtual := illumosVirtualDisk(d.Module)
-		dst = append(dst, Disk{Name: d.Name, DiskIO: io, Whole: true, Virtual: virtual})
-		if !virtual {
-			t.add(&io)
-		}
+		dst = append(dst, Disk{Name: d.Name, DiskIO: io, Whole: true, Virtual: illumosVirtualDisk(d.Module)})
 	}
 	slices.SortFunc(dst, func(a, b Disk) int { return cmp.Compare(a.Name, b.Name) })
-	return dst, t
+	return dst, hostDiskIO(dst)
 }
 
 var linkNames = []string{"rbytes64", "ipackets64", "ierrors", "obytes64", "opackets64", "oerrors"}
@@ -233,7 +228,6 @@ var linkNames = []string{"rbytes64", "ipackets64", "ierrors", "obytes64", "opack
 // error names it.
 func illumosIfaces(links []illumosNamed, dst []Iface) ([]Iface, NetIO, error) {
 	dst = dst[:0]
-	var t NetIO
 	var bad error
 	var v [6]uint64
 	for _, l := range links {
@@ -248,9 +242,8 @@ func illumosIfaces(links []illumosNamed, dst []Iface) ([]Iface, NetIO, error) {
 			TxBytes: v[3], TxPackets: v[4], TxErrors: v[5],
 		}
 		dst = append(dst, Iface{Name: l.KStat.Name, NetIO: n})
-		t.add(&n)
 	}
-	return dst, t, bad
+	return dst, hostNetIO(dst), bad
 }
 
 // illumosFilesystem converts statvfs(2) figures of the file system holding

@@ -36,8 +36,7 @@ func linuxDisks(ds *procfs.Diskstats, dst []Disk) ([]Disk, DiskIO) {
 			Whole: d.Whole, Virtual: d.Virtual,
 		})
 	}
-	t := ds.Totals()
-	return dst, DiskIO{Reads: t.Reads, Writes: t.Writes, ReadBytes: t.ReadBytes, WrittenBytes: t.WrittenBytes, IOTime: t.IOTime}
+	return dst, hostDiskIO(dst)
 }
 
 // linuxIfaces converts /proc/net/dev into dst (reused), in file order,
@@ -48,8 +47,7 @@ func linuxIfaces(nd *procfs.NetDev, dst []Iface) ([]Iface, NetIO) {
 		n := &nd.Interfaces[i]
 		dst = append(dst, Iface{Name: n.Name, NetIO: linuxNetIO(n)})
 	}
-	t := nd.Totals()
-	return dst, linuxNetIO(&t)
+	return dst, hostNetIO(dst)
 }
 
 func linuxNetIO(n *procfs.NetDevStat) NetIO {

@@ -1,6 +1,7 @@
 package hostmetrics
 
 import (
+	"strings"
 	"time"
 )
 
@@ -159,6 +160,39 @@ func (n *NetIO) add(o *NetIO) {
 type Iface struct {
 	Name string
 	NetIO
+}
+
+// hostDiskIO is the host's disk IO: the sum over its whole disks that are
+// not virtual, so that IO to a partition, or to a loop device and the disk
+// under it, is not counted twice. Every source sums its disks by it.
+func hostDiskIO(disks []Disk) DiskIO {
+	var t DiskIO
+	for i := range disks {
+		if d := &disks[i]; d.Whole && !d.Virtual {
+			t.add(&d.DiskIO)
+		}
+	}
+	return t
+}
+
+// hostNetIO is the host's network traffic: the sum over every interface
+// but the loopback, whose traffic never leaves the host. Every source sums
+// its interfaces by it.
+func hostNetIO(ifaces []Iface) NetIO {
+	var t NetIO
+	for i := range ifaces {
+		if n := &ifaces[i]; !isLoopback(n.Name) {
+			t.add(&n.NetIO)
+		}
+	}
+	return t
+}
+
+// isLoopback tells whether an interface is the loopback: "lo" on Linux,
+// "lo0" on darwin and the BSDs, "Loopback Pseudo-Interface 1" on Windows.
+// (On illumos the loopback is no datalink, and no link kstat names it.)
+func isLoopback(name string) bool {
+	return name == "lo" || name == "lo0" || strings.HasPrefix(name, "Loopback Pseudo-Interface")
 }
 
 // Load is the load average and the task counts.

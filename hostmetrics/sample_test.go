@@ -87,3 +87,25 @@ func TestBusyShare(t *testing.T) {
 		t.Errorf("BusyShare = %v, %v; want 1", got, ok)
 	}
 }
+
+func TestHostTotals(t *testing.T) {
+	disks := []Disk{
+		{Name: "sda", DiskIO: DiskIO{Reads: 1, ReadBytes: 10, IOTime: time.Second}, Whole: true},
+		{Name: "sda1", DiskIO: DiskIO{Reads: 1, ReadBytes: 10}},
+		{Name: "loop0", DiskIO: DiskIO{Reads: 5, ReadBytes: 50}, Whole: true, Virtual: true},
+		{Name: "nvme0n1", DiskIO: DiskIO{Writes: 2, WrittenBytes: 20, IOTime: time.Second}, Whole: true},
+	}
+	if got, want := hostDiskIO(disks), (DiskIO{Reads: 1, Writes: 2, ReadBytes: 10, WrittenBytes: 20, IOTime: 2 * time.Second}); got != want {
+		t.Errorf("hostDiskIO = %+v, want %+v: whole, non-virtual disks alone", got, want)
+	}
+	ifaces := []Iface{
+		{Name: "lo", NetIO: NetIO{RxBytes: 100}},
+		{Name: "lo0", NetIO: NetIO{RxBytes: 100}},
+		{Name: "Loopback Pseudo-Interface 1", NetIO: NetIO{RxBytes: 100}},
+		{Name: "eth0", NetIO: NetIO{RxBytes: 1, TxDrops: 2}},
+		{Name: "vioif0", NetIO: NetIO{TxBytes: 3}},
+	}
+	if got, want := hostNetIO(ifaces), (NetIO{RxBytes: 1, TxBytes: 3, TxDrops: 2}); got != want {
+		t.Errorf("hostNetIO = %+v, want %+v: every interface but the loopback", got, want)
+	}
+}

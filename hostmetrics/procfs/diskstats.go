@@ -44,31 +44,6 @@ type Diskstats struct {
 	Devices []DiskStat // in file order, partitions and virtual devices included; reused between reads
 }
 
-// DiskTotals is the sum of the counters over whole, non-virtual disks.
-type DiskTotals struct {
-	Reads, Writes           uint64
-	ReadBytes, WrittenBytes uint64
-	IOTime                  time.Duration
-}
-
-// Totals sums the counters of whole disks that are not virtual, so that IO
-// to a partition is not counted twice (once for it, once for its disk).
-func (d *Diskstats) Totals() DiskTotals {
-	var t DiskTotals
-	for i := range d.Devices {
-		s := &d.Devices[i]
-		if !s.Whole || s.Virtual {
-			continue
-		}
-		t.Reads += s.Reads
-		t.Writes += s.Writes
-		t.ReadBytes += s.ReadBytes()
-		t.WrittenBytes += s.WrittenBytes()
-		t.IOTime += s.IOTime
-	}
-	return t
-}
-
 // Diskstats reads <proc>/diskstats into out, reusing out.Devices, and marks
 // whole disks.
 //

@@ -16,27 +16,6 @@ type NetDev struct {
 	Interfaces []NetDevStat // in file order; reused between reads
 }
 
-// Totals returns the sum over all interfaces except the loopback "lo",
-// whose traffic never leaves the host. Name is empty.
-func (n *NetDev) Totals() NetDevStat {
-	var t NetDevStat
-	for i := range n.Interfaces {
-		s := &n.Interfaces[i]
-		if s.Name == "lo" {
-			continue
-		}
-		t.RxBytes += s.RxBytes
-		t.RxPackets += s.RxPackets
-		t.RxErrors += s.RxErrors
-		t.RxDrops += s.RxDrops
-		t.TxBytes += s.TxBytes
-		t.TxPackets += s.TxPackets
-		t.TxErrors += s.TxErrors
-		t.TxDrops += s.TxDrops
-	}
-	return t
-}
-
 // NetDev reads <proc>/net/dev into out, reusing out.Interfaces.
 func (f FS) NetDev(out *NetDev) error {
 	data, err := f.r.readFile(f.paths.netDev, records)
