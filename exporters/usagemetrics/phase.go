@@ -7,6 +7,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+	"github.com/jobtrace/jobtrace/spans/protocol"
 )
 
 // MaxPhaseNames bounds the distinct phase names the per-phase metrics
@@ -84,11 +85,10 @@ func (r *Recorder) setsFor(name, result string) *phaseSets {
 			name = OtherPhase
 		}
 	}
-	switch result {
-	case "":
-		result = "success"
-	case "success", "failure", "error", "timeout", "cancellation", "skip":
-	default:
+	switch {
+	case result == "":
+		result = protocol.ResultSuccess
+	case !protocol.ValidResult(result):
 		result = OtherPhase
 	}
 	k := phaseKey{name, result}
