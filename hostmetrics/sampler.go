@@ -259,6 +259,17 @@ func (s *Sampler) loop() {
 			reason = ReasonBoundary
 		case <-s.stop:
 			reason = ReasonEnd
+			// Boundaries asked for before Stop get a sample of their
+			// own first, whichever of the wake-up and the stop the
+			// select took: the end sample stays the end.
+			s.mu.Lock()
+			waiting := len(s.pending) > 0
+			s.mu.Unlock()
+			if waiting {
+				s.readMu.Lock()
+				s.take(ReasonBoundary)
+				s.readMu.Unlock()
+			}
 		}
 		s.readMu.Lock()
 		s.take(reason)

@@ -67,7 +67,7 @@ func TestSamplerStartBoundaryStop(t *testing.T) {
 		t.Fatal("no boundary sample")
 	}
 	ended := false
-	s.Boundary(func(*Sample) {}) // may share the last sample
+	s.Boundary(func(*Sample) {}) // gets a sample before the last one
 	s.Stop()
 	s.Boundary(func(x *Sample) { ended = x.Reason == ReasonEnd })
 	if !ended {
@@ -271,6 +271,27 @@ func TestSamplerRequestNeverWaits(t *testing.T) {
 	for i, v := range order {
 		if v != i {
 			t.Fatalf("function %d called in place %d", v, i)
+		}
+	}
+}
+
+// A boundary asked for before Stop gets a sample of its own, taken before
+// the last one, however the sampling goroutine's wake-up and the stop race:
+// the phase it ends has its own row, and the end sample stays the end.
+func TestSamplerBoundaryBeforeStopIsNotTheEnd(t *testing.T) {
+	for i := range 200 {
+		rec := &reasons{}
+		s := NewSampler(&fakeSource{}, Options{Interval: -1, Sinks: []Sink{rec}})
+		s.Start() // a sample just taken: the next boundary wakes the goroutine
+		var got Reason
+		s.Request(func(x *Sample) { got = x.Reason })
+		s.Serve()
+		s.Stop()
+		if got != ReasonBoundary {
+			t.Fatalf("run %d: the boundary got a %v sample; samples %v", i, got, rec.list())
+		}
+		if r := rec.list(); r[len(r)-1] != ReasonEnd {
+			t.Fatalf("run %d: samples %v, want the end last", i, r)
 		}
 	}
 }
