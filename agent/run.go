@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/jobtrace/jobtrace/exporters/otlp"
 	"github.com/jobtrace/jobtrace/session"
 	"github.com/jobtrace/jobtrace/supervise"
 	"github.com/jobtrace/jobtrace/supervise/guard"
@@ -91,8 +92,9 @@ type output struct {
 	log            *supervise.Logger
 }
 
-// openOutput sets the memory limit and the handling of a broken stdout,
-// and makes the gates and the logger.
+// openOutput sets what `jobtrace run` sets for the whole process (the
+// memory limit, the handling of a broken stdout, where OpenTelemetry's
+// errors go) and makes the gates and the logger.
 func openOutput(o Options) *output {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(MemoryLimit)
@@ -108,6 +110,9 @@ func openOutput(o Options) *output {
 		logw = o.Log
 	}
 	out.log = supervise.NewLogger(logw)
+	// OpenTelemetry's and gRPC's errors are jobtrace's to say, never the
+	// job's output: set once here, for the whole process.
+	otlp.RouteErrors(out.log.Warn)
 	return out
 }
 

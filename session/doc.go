@@ -36,4 +36,8 @@
 //	err := compile()
 //	s.End("compile", resultOf(err))
 //	res, err := s.Shutdown(ctx, session.Outcome{Code: exitCode(err)})
+//
+// A session sets nothing for the whole process: where OpenTelemetry's own
+// errors go is the program's to choose (otlp.RouteErrors sends them to a
+// function, as `jobtrace run` does at its top).
 package session

@@ -111,7 +111,6 @@ var ErrDirBusy = errors.New("another jobtrace is writing to this directory")
 // directory of its own inside it, run-<pid>, since a spool and its .sent
 // offset have one writer.
 func New(dir string, res *sdkresource.Resource, exp ExportSettings, warn func(string), opts ...sdktrace.TracerProviderOption) (*Pipeline, error) {
-	otlp.RouteErrors(warn)
 	if err := safefile.OwnLink(dir); err != nil {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdkresource "go.opentelemetry.io/otel/sdk/resource"
 
@@ -46,5 +47,23 @@ func TestPipelineDegradesWhenAnExporterFails(t *testing.T) {
 	}
 	if len(warns) == 0 || !strings.Contains(warns[0], "OTLP metrics to http://") || !strings.Contains(warns[0], "boom") {
 		t.Errorf("warnings %q", warns)
+	}
+}
+
+// The telemetry of a session leaves the process's OpenTelemetry error
+// handler as it found it: a Go program embedding a session keeps its own
+// (jobtrace run routes OpenTelemetry's errors at its top, in agent.Run).
+func TestNewLeavesTheProcessErrorHandler(t *testing.T) {
+	var got []string
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { got = append(got, err.Error()) }))
+	t.Cleanup(func() { otlp.RouteErrors(nil) })
+	p, err := New(filepath.Join(t.TempDir(), "out"), sdkresource.Empty(), ExportSettings{}, func(string) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Shutdown(time.Second, true)
+	otel.Handle(errors.New("the embedding program's"))
+	if len(got) != 1 {
+		t.Errorf("the process's handler got %q after telemetry.New", got)
 	}
 }
