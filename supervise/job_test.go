@@ -289,14 +289,25 @@ func TestOutputHeldByLeftoverProcessesDoesNotHoldTheJob(t *testing.T) {
 	}
 }
 
-// slowTap is a scanner that takes its time.
+// slowTap is a scanner that takes its time: delay a write, 30 ms when
+// zero.
 type slowTap struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
+	delay time.Duration
+	mu    sync.Mutex
+	buf   bytes.Buffer
 }
 
+// lagging is a slowTap's delay that outlasts waitFor's polling, so that a
+// test seeing the job's marker file still finds the tap behind unless
+// SyncOutput waited for it.
+const lagging = 300 * time.Millisecond
+
 func (s *slowTap) Write(p []byte) (int, error) {
-	time.Sleep(30 * time.Millisecond)
+	d := s.delay
+	if d == 0 {
+		d = 30 * time.Millisecond
+	}
+	time.Sleep(d)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.buf.Write(p)
@@ -311,7 +322,7 @@ func (s *slowTap) String() string {
 func TestSyncOutputWaitsForWhatTheJobPrintedBefore(t *testing.T) {
 	out, errf := files(t)
 	marker := filepath.Join(t.TempDir(), "printed")
-	tap := &slowTap{}
+	tap := &slowTap{delay: lagging}
 	j, err := Start(Options{
 		Args:   []string{"sh", "-c", `echo one; echo two; touch "$1"; sleep 1`, "sh", marker},
 		Stdout: out, Stderr: errf, OutStdout: tap,

@@ -47,7 +47,7 @@ func syncOnATerminal(t *testing.T) string {
 	go io.Copy(io.Discard, ptm)
 	_, errf := files(t)
 	marker := filepath.Join(t.TempDir(), "printed")
-	tap := &slowTap{}
+	tap := &slowTap{delay: lagging}
 	j, err := Start(Options{
 		Args:   []string{"sh", "-c", `echo one; echo two; touch "$1"; sleep 1`, "sh", marker},
 		Stdout: pts, Stderr: errf, OutStdout: tap,
