@@ -3,6 +3,8 @@ package hostmetrics
 import (
 	"sync"
 	"time"
+
+	"github.com/jobtrace/jobtrace/internal/warnlimit"
 )
 
 // Source reads samples. A Source is used by one Sampler goroutine at a time
@@ -49,8 +51,9 @@ const DefaultInterval = time.Second
 // CPU use would stop being negligible next to a job's.
 const MinInterval = 10 * time.Millisecond
 
-// MaxWarnings bounds the distinct read problems a Sampler reports; a problem
-// met at every sample is said once.
+// MaxWarnings bounds the distinct read problems a Sampler reports in full;
+// a problem met at every sample is said once, and those past the bound are
+// counted (warnlimit), the count said when sampling stops.
 const MaxWarnings = 20
 
 // Options configure a Sampler.
@@ -94,7 +97,7 @@ type Sampler struct {
 	lastTake time.Time // guarded by mu
 	cur      Sample
 	spare    []func(*Sample)
-	warned   map[string]bool
+	warnings *warnlimit.Limiter
 }
 
 // MaxPendingBoundaries bounds the boundary functions waiting for the next
@@ -132,13 +135,13 @@ func NewSampler(src Source, opts Options) *Sampler {
 		opts.Now = time.Now
 	}
 	return &Sampler{
-		src:    src,
-		opts:   opts,
-		wake:   make(chan struct{}, 1),
-		stop:   make(chan struct{}),
-		done:   make(chan struct{}),
-		warned: map[string]bool{},
-		taken:  make(chan struct{}),
+		warnings: warnlimit.New("sampling: ", opts.Warn, MaxWarnings),
+		src:      src,
+		opts:     opts,
+		wake:     make(chan struct{}, 1),
+		stop:     make(chan struct{}),
+		done:     make(chan struct{}),
+		taken:    make(chan struct{}),
 	}
 }
 
@@ -240,6 +243,7 @@ func (s *Sampler) Stop() {
 		close(s.stop)
 		<-s.done
 	}
+	s.warnings.Flush()
 }
 
 func (s *Sampler) loop() {
@@ -326,13 +330,6 @@ func (s *Sampler) warn(err error) {
 	}
 	for _, e := range errs {
 		msg := e.Error()
-		if s.warned[msg] || len(s.warned) >= MaxWarnings {
-			continue
-		}
-		s.warned[msg] = true
-		if len(s.warned) == MaxWarnings {
-			msg += " (further sampling problems are not reported)"
-		}
-		s.opts.Warn("sampling: " + msg)
+		s.warnings.WarnKey(msg, msg)
 	}
 }

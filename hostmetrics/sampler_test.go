@@ -2,6 +2,7 @@ package hostmetrics
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -293,5 +294,28 @@ func TestSamplerBoundaryBeforeStopIsNotTheEnd(t *testing.T) {
 		if r := rec.list(); r[len(r)-1] != ReasonEnd {
 			t.Fatalf("run %d: samples %v, want the end last", i, r)
 		}
+	}
+}
+
+// Past MaxWarnings distinct problems, problems are counted, and the count
+// is said when sampling stops.
+func TestSamplerCountsProblemsPastTheLimit(t *testing.T) {
+	var errs []error
+	for i := range MaxWarnings + 5 {
+		errs = append(errs, fmt.Errorf("cannot read file %d", i))
+	}
+	var warnings []string
+	s := NewSampler(&fakeSource{}, Options{Warn: func(w string) { warnings = append(warnings, w) }})
+	s.warn(errors.Join(errs...))
+	s.warn(errors.Join(errs...))
+	s.Stop()
+	if len(warnings) != MaxWarnings+2 {
+		t.Fatalf("%d warnings, want MaxWarnings (%d), a note and a count: %q", len(warnings), MaxWarnings, warnings)
+	}
+	if w := warnings[MaxWarnings-1]; w != fmt.Sprintf("sampling: cannot read file %d", MaxWarnings-1) {
+		t.Errorf("last in full: %q", w)
+	}
+	if w := warnings[len(warnings)-1]; w != "sampling: 5 warnings suppressed in total" {
+		t.Errorf("last: %q", w)
 	}
 }

@@ -197,9 +197,7 @@ func printEnd(log *supervise.Logger, o Settings, res telemetry.ShutdownResult, p
 	if res.MetricsErr != nil {
 		log.Warn("metrics were not accepted (OTEL_METRICS_EXPORTER=none turns them off): " + firstLine(res.MetricsErr.Error()))
 	}
-	if n := log.Suppressed(); n > 0 {
-		log.Printf("%d more warnings not shown (limit %d)", n, supervise.MaxWarnings)
-	}
+	log.FlushWarnings()
 }
 
 func firstLine(s string) string {

@@ -5,15 +5,15 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 
 	"github.com/jobtrace/jobtrace/internal/cleantext"
 	"github.com/jobtrace/jobtrace/internal/redact"
+	"github.com/jobtrace/jobtrace/internal/warnlimit"
 )
 
-// MaxWarnings is how many warnings jobtrace prints in one run; beyond it
-// they are counted and the count is printed at the end, so a flood of bad
-// markers cannot flood the job's log.
+// MaxWarnings is how many warnings jobtrace prints in full in one run;
+// beyond it they are counted (warnlimit), so a flood of bad markers cannot
+// flood the job's log.
 const MaxWarnings = 50
 
 // Logger writes jobtrace's own messages, one line each with a "jobtrace:"
@@ -22,18 +22,18 @@ const MaxWarnings = 50
 // collector's URL or echoes a header prints no credential) and is always
 // one line, whatever it holds: see Line.
 type Logger struct {
-	mu         sync.Mutex
-	out        func([]byte)
-	warnings   int
-	suppressed int
+	out      func([]byte)
+	warnings *warnlimit.Limiter
 }
 
 // NewLogger returns a Logger that writes to w.
 func NewLogger(w io.Writer) *Logger {
+	l := &Logger{out: func(b []byte) { w.Write(b) }}
 	if g, ok := w.(*Gate); ok {
-		return &Logger{out: g.message}
+		l.out = g.message
 	}
-	return &Logger{out: func(b []byte) { w.Write(b) }}
+	l.warnings = warnlimit.New("", l.warning, MaxWarnings)
+	return l
 }
 
 // Printf writes one message.
@@ -68,22 +68,13 @@ func (l *Logger) Block(b []byte) {
 	l.out(out.Bytes())
 }
 
-// Warn writes one warning unless MaxWarnings were written already.
-func (l *Logger) Warn(msg string) {
-	l.mu.Lock()
-	l.warnings++
-	if l.warnings > MaxWarnings {
-		l.suppressed++
-		l.mu.Unlock()
-		return
-	}
-	l.mu.Unlock()
-	l.out([]byte("jobtrace: warning: " + Line(redact.String(msg)) + "\n"))
-}
+// Warn writes one warning, or counts it once MaxWarnings were written.
+func (l *Logger) Warn(msg string) { l.warnings.Warn(msg) }
 
-// Suppressed is the number of warnings not written.
-func (l *Logger) Suppressed() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.suppressed
+// FlushWarnings writes how many warnings were counted and not written
+// since the last count it wrote, if any.
+func (l *Logger) FlushWarnings() { l.warnings.Flush() }
+
+func (l *Logger) warning(msg string) {
+	l.out([]byte("jobtrace: warning: " + Line(redact.String(msg)) + "\n"))
 }

@@ -56,3 +56,27 @@ func TestLoggerBlockCleansEachLine(t *testing.T) {
 		t.Errorf("got %q", b.String())
 	}
 }
+
+// Past MaxWarnings, warnings are counted, and the count is written.
+func TestLoggerCountsWarningsPastTheLimit(t *testing.T) {
+	var b bytes.Buffer
+	log := NewLogger(&b)
+	for range MaxWarnings + 11 {
+		log.Warn("bad marker")
+	}
+	log.FlushWarnings()
+	out := b.String()
+	checkOwnLines(t, out)
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if n := strings.Count(out, "jobtrace: warning: bad marker\n"); n != MaxWarnings {
+		t.Errorf("%d warnings written in full, want MaxWarnings (%d)", n, MaxWarnings)
+	}
+	want := []string{
+		"jobtrace: warning: further warnings are counted, not shown",
+		"jobtrace: warning: 10 warnings suppressed so far",
+		"jobtrace: warning: 11 warnings suppressed in total",
+	}
+	if len(lines) != MaxWarnings+len(want) || strings.Join(lines[MaxWarnings:], "\n") != strings.Join(want, "\n") {
+		t.Errorf("after the warnings: %q, want %q", lines[min(MaxWarnings, len(lines)):], want)
+	}
+}

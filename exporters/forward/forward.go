@@ -41,6 +41,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"time"
 
@@ -50,6 +51,7 @@ import (
 
 	"github.com/jobtrace/jobtrace/exporters/otlp"
 	"github.com/jobtrace/jobtrace/exporters/spool"
+	"github.com/jobtrace/jobtrace/internal/warnlimit"
 )
 
 // Defaults for zero Options fields. A zero Timeout is the export's own
@@ -131,7 +133,7 @@ type Forwarder struct {
 	finished    bool
 	failing     bool
 	sent, lines int
-	warned      map[int64]bool // bad lines already reported, by offset
+	bad         *warnlimit.Limiter // unreadable lines, each said once, by offset
 	sentWarned  bool
 
 	rejected, rejectedLines int
@@ -166,7 +168,7 @@ func New(spoolPath string, client otlptrace.Client, opts Options) *Forwarder {
 		done:     make(chan struct{}),
 		abortCtx: ctx,
 		abort:    cancel,
-		warned:   map[int64]bool{},
+		bad:      warnlimit.New("export: ", opts.Warn, warnlimit.DefaultVerbatim),
 	}
 }
 
@@ -258,6 +260,7 @@ func (f *Forwarder) Finish(ctx context.Context) Result {
 		f.reportBad(bad, true)
 		f.noteResult(err)
 	}
+	f.bad.Flush()
 	f.abort()
 	f.saveOffset()
 	f.saveUncertain()
@@ -524,15 +527,16 @@ func (f *Forwarder) noteResult(err error) bool {
 	return true
 }
 
-// reportBad warns once about each unreadable line. A torn last line is only
-// reported at the end: while the job runs it may be a line being written.
+// reportBad warns once about each unreadable line (the first
+// warnlimit.DefaultVerbatim in full, then counted; the count is said at the
+// end). A torn last line is only reported at the end: while the job runs it
+// may be a line being written.
 func (f *Forwarder) reportBad(bad []*spool.LineError, final bool) {
 	for _, b := range bad {
-		if f.warned[b.Offset] || (!final && errors.Is(b, spool.ErrTorn)) {
+		if !final && errors.Is(b, spool.ErrTorn) {
 			continue
 		}
-		f.warned[b.Offset] = true
-		f.opts.Warn(fmt.Sprintf("export: skipped %v", b))
+		f.bad.WarnKey(strconv.FormatInt(b.Offset, 10), fmt.Sprintf("skipped %v", b))
 	}
 }
 

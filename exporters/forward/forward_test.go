@@ -22,6 +22,7 @@ import (
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/internal/otlptest"
 	"github.com/jobtrace/jobtrace/internal/timingtest"
+	"github.com/jobtrace/jobtrace/internal/warnlimit"
 )
 
 func TestMain(m *testing.M) {
@@ -403,16 +404,7 @@ func errorsUnwrapAll(err error) error {
 
 func TestReplaySkipsBadLines(t *testing.T) {
 	dir := t.TempDir()
-	path := filepath.Join(dir, spool.TracesFile)
-	j := newJob(t, dir, nil)
-	j.spans("s1")
-	j.end()
-	fh, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fh.WriteString("garbage\n")
-	fh.Close()
+	spoolWithBadLines(t, dir, 1)
 	j2 := newJob(t, dir, nil)
 	j2.spans("s2")
 	j2.end()
@@ -743,4 +735,47 @@ func TestRefusedUploadsAreNotRetried(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Unreadable lines are each said once: the first few in full, then
+// counted, and the count is said when the forwarder finishes.
+func TestForwardCountsBadLinesPastTheFirstFew(t *testing.T) {
+	dir := t.TempDir()
+	const bad = warnlimit.DefaultVerbatim + 3
+	path := spoolWithBadLines(t, dir, bad)
+
+	_, addr := start(t, otlp.ProtocolHTTPProtobuf, "")
+	var w warnings
+	f := New(path, client(t, otlp.ProtocolHTTPProtobuf, addr, 0), Options{Warn: w.warn})
+	ctx, cancel := context.WithTimeout(context.Background(), timingtest.Patience)
+	defer cancel()
+	if r := f.Finish(ctx); r.Sent != 1 {
+		t.Errorf("Result = %+v, want the span sent", r)
+	}
+	skipped := 0
+	for _, m := range w.msgs {
+		if strings.HasPrefix(m, "export: skipped ") {
+			skipped++
+		}
+	}
+	if skipped != warnlimit.DefaultVerbatim || !w.has("export: 3 warnings suppressed in total") {
+		t.Errorf("%d of %d bad lines said in full, want %d and a count: %q", skipped, bad, warnlimit.DefaultVerbatim, w.msgs)
+	}
+}
+
+// spoolWithBadLines writes in dir a spool of a job with one span, s1,
+// followed by n lines that are not OTLP/JSON, and returns its path.
+func spoolWithBadLines(t *testing.T, dir string, n int) string {
+	t.Helper()
+	path := filepath.Join(dir, spool.TracesFile)
+	j := newJob(t, dir, nil)
+	j.spans("s1")
+	j.end()
+	fh, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fh.WriteString(strings.Repeat("garbage\n", n))
+	fh.Close()
+	return path
 }

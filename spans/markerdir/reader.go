@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jobtrace/jobtrace/internal/warnlimit"
 	"github.com/jobtrace/jobtrace/spans/protocol"
 )
 
@@ -72,7 +73,7 @@ type Reader struct {
 	interval time.Duration
 	maxFiles int
 	maxMsg   int
-	warn     *protocol.Warner
+	warn     *warnlimit.Limiter
 
 	files   map[string]*file
 	ignored map[string]uint64 // name → poll generation that last listed it
@@ -92,7 +93,7 @@ func New(dir string, h func(m protocol.Msg), opts Options) *Reader {
 		interval: opts.Interval,
 		maxFiles: opts.MaxFiles,
 		maxMsg:   opts.MaxMessageBytes,
-		warn:     protocol.NewWarner("marker dir: ", opts.Warn, protocol.DefaultVerbatim),
+		warn:     warnlimit.New("marker dir: ", opts.Warn, warnlimit.DefaultVerbatim),
 		files:    make(map[string]*file),
 		ignored:  make(map[string]uint64),
 	}

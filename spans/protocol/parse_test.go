@@ -220,29 +220,7 @@ func TestAppendJSONOddValues(t *testing.T) {
 	}
 }
 
-func TestWarner(t *testing.T) {
-	var out []string
-	w := NewWarner("socket: ", func(s string) { out = append(out, s) }, 2)
-	for range 12 {
-		w.Warnf("bad %d", 1)
-	}
-	w.Flush()
-	w.Flush()
-	want := []string{
-		"socket: bad 1", "socket: bad 1", "socket: further warnings are counted, not shown",
-		"socket: 10 warnings suppressed so far",
-	}
-	if !reflect.DeepEqual(out, want) {
-		t.Fatalf("warnings = %q, want %q", out, want)
-	}
-	if w.Count() != 12 {
-		t.Errorf("Count = %d", w.Count())
-	}
-	w.Warnf("again")
-	w.Flush()
-	if last := out[len(out)-1]; last != "socket: 11 warnings suppressed in total" {
-		t.Errorf("last = %q", last)
-	}
+func TestExcerpt(t *testing.T) {
 	if got := Excerpt([]byte(strings.Repeat("a", 10)), 4); got != `"aaaa"… (10 bytes)` {
 		t.Errorf("Excerpt = %s", got)
 	}

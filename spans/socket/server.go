@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jobtrace/jobtrace/internal/warnlimit"
 	"github.com/jobtrace/jobtrace/spans/protocol"
 )
 
@@ -67,7 +68,7 @@ type Server struct {
 	h      Handler
 	max    int
 	maxMsg int
-	warn   *protocol.Warner
+	warn   *warnlimit.Limiter
 
 	mu      sync.Mutex
 	conns   map[*net.UnixConn]struct{}
@@ -101,7 +102,7 @@ func Listen(path string, h Handler, opts Options) (*Server, error) {
 		h:      h,
 		max:    opts.MaxConns,
 		maxMsg: opts.MaxMessageBytes,
-		warn:   protocol.NewWarner("socket: ", opts.Warn, protocol.DefaultVerbatim),
+		warn:   warnlimit.New("socket: ", opts.Warn, warnlimit.DefaultVerbatim),
 		conns:  make(map[*net.UnixConn]struct{}),
 	}
 	if s.max <= 0 {
