@@ -62,7 +62,7 @@ const (
 	// machine), so the bound allows that.
 	idleCPUTol = 15 * time.Millisecond
 
-	// durationSlack is how long after the workload's report a short
+	// durationSlack is how long after the workload's account a short
 	// phase may end: the Go runtime's exit, the shell's wake-up to reap it
 	// and print END_PHASE, and jobtrace reading the line. About 1 ms on a
 	// quiet machine; medians of 1 to 15 ms were measured with 6 to 7
@@ -148,33 +148,33 @@ echo "BEGIN_PHASE alloc"; "$W" alloc %[5]d %[6]v; echo "END_PHASE alloc"
 echo "BEGIN_PHASE write"; sleep %[8]s; "$W" write %[7]d "$2"; echo "END_PHASE write"
 `, burnFor, idleFor, shortRuns, shortFor, allocMiB, allocHold, writeBytes, writePause, firstFor, idlePause)
 
-// The workloads' reports of accuracyScript, in order.
+// The workloads' accounts of accuracyScript, in order.
 const (
-	repFirst = iota
-	repBurn
-	repIdle
-	repShort // shortRuns of them
-	repAlloc = repShort + shortRuns
-	repWrite = repAlloc + 1
+	acctFirst = iota
+	acctBurn
+	acctIdle
+	acctShort // shortRuns of them
+	acctAlloc = acctShort + shortRuns
+	acctWrite = acctAlloc + 1
 )
 
-// wlReport is one line of the workload's report.
-type wlReport struct {
+// wlAccount is one line of the workload's account.
+type wlAccount struct {
 	args                string
 	start               time.Time     // when its main began
-	wall, user, sys     time.Duration // wall: from start to the report
+	wall, user, sys     time.Duration // wall: from start to the account
 	maxRSS              uint64        // bytes
 	inBlocks, outBlocks uint64        // 512-byte blocks
 }
 
-func (r wlReport) cpu() time.Duration { return r.user + r.sys }
+func (r wlAccount) cpu() time.Duration { return r.user + r.sys }
 
-func (r wlReport) end() time.Time { return r.start.Add(r.wall) }
+func (r wlAccount) end() time.Time { return r.start.Add(r.wall) }
 
-// parseReports returns the workload reports found in out, in order.
-func parseReports(t *testing.T, out string) []wlReport {
+// parseAccounts returns the workload accounts found in out, in order.
+func parseAccounts(t *testing.T, out string) []wlAccount {
 	t.Helper()
-	var reps []wlReport
+	var accts []wlAccount
 	sc := bufio.NewScanner(strings.NewReader(out))
 	for sc.Scan() {
 		line, ok := strings.CutPrefix(sc.Text(), "workload ")
@@ -183,23 +183,23 @@ func parseReports(t *testing.T, out string) []wlReport {
 		}
 		args, fields, ok := strings.Cut(line, ": ")
 		if !ok {
-			t.Fatalf("bad workload report %q", sc.Text())
+			t.Fatalf("bad workload account %q", sc.Text())
 		}
 		kv := map[string]uint64{}
 		for _, f := range strings.Fields(fields) {
 			k, v, _ := strings.Cut(f, "=")
 			n, err := strconv.ParseUint(v, 10, 64)
 			if err != nil {
-				t.Fatalf("bad workload report %q: %v", sc.Text(), err)
+				t.Fatalf("bad workload account %q: %v", sc.Text(), err)
 			}
 			kv[k] = n
 		}
 		for _, k := range []string{"start_unix_us", "wall_us", "utime_us", "stime_us", "maxrss_kib", "inblock", "oublock"} {
 			if _, ok := kv[k]; !ok {
-				t.Fatalf("workload report %q has no %s", sc.Text(), k)
+				t.Fatalf("workload account %q has no %s", sc.Text(), k)
 			}
 		}
-		reps = append(reps, wlReport{
+		accts = append(accts, wlAccount{
 			args:      args,
 			start:     time.UnixMicro(int64(kv["start_unix_us"])),
 			wall:      time.Duration(kv["wall_us"]) * time.Microsecond,
@@ -210,7 +210,7 @@ func parseReports(t *testing.T, out string) []wlReport {
 			outBlocks: kv["oublock"],
 		})
 	}
-	return reps
+	return accts
 }
 
 // buildWorkload builds internal/workload into dir.
@@ -305,7 +305,7 @@ func TestAccuracyWithKnownWorkloads(t *testing.T) {
 	}
 	wl := buildWorkload(t, t.TempDir())
 
-	t.Run("reference", func(t *testing.T) { testWorkloadReportsWhatWait4Reports(t, wl) })
+	t.Run("reference", func(t *testing.T) { testWorkloadAccountMatchesWait4(t, wl) })
 	for _, mode := range []string{"auto", "off"} {
 		t.Run("cgroup="+mode, func(t *testing.T) {
 			testAccuracy(t, wl, mode)
@@ -314,10 +314,10 @@ func TestAccuracyWithKnownWorkloads(t *testing.T) {
 	}
 }
 
-// testWorkloadReportsWhatWait4Reports checks the reference itself: the
+// testWorkloadAccountMatchesWait4 checks the reference itself: the
 // figures the workload prints for itself are those its parent gets from
 // wait4, short of what its exit costs.
-func testWorkloadReportsWhatWait4Reports(t *testing.T, wl string) {
+func testWorkloadAccountMatchesWait4(t *testing.T, wl string) {
 	file := filepath.Join(t.TempDir(), "data")
 	for _, args := range [][]string{{"burn", "100ms"}, {"alloc", "32", "0s"}, {"write", "4194304", file}} {
 		cmd := exec.Command(wl, args...)
@@ -326,11 +326,11 @@ func testWorkloadReportsWhatWait4Reports(t *testing.T, wl string) {
 		if err := cmd.Run(); err != nil {
 			t.Fatalf("workload %v: %v: %s", args, err, se.String())
 		}
-		reps := parseReports(t, se.String())
-		if len(reps) != 1 {
+		accts := parseAccounts(t, se.String())
+		if len(accts) != 1 {
 			t.Fatalf("workload %v printed %q", args, se.String())
 		}
-		r := reps[0]
+		r := accts[0]
 		ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 		wUser, wSys := time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano())
 		wRSS := uint64(ru.Maxrss) << 10
@@ -380,7 +380,7 @@ func testAccuracy(t *testing.T, wl, mode string) {
 	}
 	t.Logf("CPU figures from %s", map[bool]string{true: "the job's own cgroup (cpu.stat)", false: "the process tree (/proc/<pid>/stat)"}[ownCgroup])
 
-	reps := parseReports(t, r.stderr)
+	accts := parseAccounts(t, r.stderr)
 	shellRSS := shellRSSOf(t, r.stdout)
 	wantArgs := []string{fmt.Sprint("sleep ", firstFor), fmt.Sprint("burn ", burnFor), fmt.Sprint("sleep ", idleFor)}
 	for range shortRuns {
@@ -388,11 +388,11 @@ func testAccuracy(t *testing.T, wl, mode string) {
 	}
 	wantArgs = append(wantArgs, fmt.Sprintf("alloc %d %v", allocMiB, allocHold), fmt.Sprintf("write %d %s", writeBytes, data))
 	var gotArgs []string
-	for _, rep := range reps {
-		gotArgs = append(gotArgs, rep.args)
+	for _, acct := range accts {
+		gotArgs = append(gotArgs, acct.args)
 	}
 	if !slices.Equal(gotArgs, wantArgs) {
-		t.Fatalf("workload reports %q, want %q; stderr:\n%s", gotArgs, wantArgs, r.stderr)
+		t.Fatalf("workload accounts %q, want %q; stderr:\n%s", gotArgs, wantArgs, r.stderr)
 	}
 	phase := func(t *testing.T, name string) spanUsage {
 		t.Helper()
@@ -415,9 +415,9 @@ func testAccuracy(t *testing.T, wl, mode string) {
 		// The job's first phase: the shell prints BEGIN_PHASE and
 		// forks the workload at once, while jobtrace is still
 		// finishing its start-up.
-		p, w := phase(t, "first"), reps[repFirst]
+		p, w := phase(t, "first"), accts[acctFirst]
 		begin := p.start.Sub(w.start)
-		t.Logf("first: phase began %v after the workload's main (at most %v); ended %v after its report", begin, firstLagTol, p.end.Sub(w.end()))
+		t.Logf("first: phase began %v after the workload's main (at most %v); ended %v after its account", begin, firstLagTol, p.end.Sub(w.end()))
 		if begin > firstLagTol {
 			t.Errorf("first: the job's first phase began %v after the workload it brackets had started, more than %v: "+
 				"jobtrace read the job's first BEGIN_PHASE line that late, and work done meanwhile is not in the phase", begin, firstLagTol)
@@ -426,7 +426,7 @@ func testAccuracy(t *testing.T, wl, mode string) {
 
 	t.Run("burn", func(t *testing.T) {
 		// One thread busy for 1 s: the phase's CPU is the workload's.
-		p, w := phase(t, "burn"), reps[repBurn]
+		p, w := phase(t, "burn"), accts[acctBurn]
 		tol := max(time.Duration(relTol*float64(w.cpu())), cgroupCPUTol) + truncation
 		t.Logf("burn %v: phase cpu %v, workload cpu %v (user %v, system %v), difference %v, tolerance %v",
 			burnFor, p.cpu(), w.cpu(), w.user, w.sys, p.cpu()-w.cpu(), tol)
@@ -439,7 +439,7 @@ func testAccuracy(t *testing.T, wl, mode string) {
 		// A sleep right after the burn: ~0 CPU, the sleeper's own (the
 		// Go runtime's start, a ms or two); none of the burn may spill
 		// over into it.
-		p, w := phase(t, "idle"), reps[repIdle]
+		p, w := phase(t, "idle"), accts[acctIdle]
 		t.Logf("idle (sleep %v): phase cpu %v, the sleeper's %v, tolerance +%v, %d samples", idleFor, p.cpu(), w.cpu(), idleTol, p.samples)
 		if p.cpu() > w.cpu()+idleTol {
 			t.Errorf("idle: phase cpu %v for a phase that only sleeps: %v more than the sleeper's own %v, tolerance %v",
@@ -457,11 +457,11 @@ func testAccuracy(t *testing.T, wl, mode string) {
 		var dCPU, begins, ends []time.Duration
 		shared := 0
 		for i := range shortRuns {
-			p, w := phase(t, fmt.Sprintf("short-%d", i+1)), reps[repShort+i]
+			p, w := phase(t, fmt.Sprintf("short-%d", i+1)), accts[acctShort+i]
 			dCPU = append(dCPU, p.cpu()-w.cpu())
 			// begin: how long after the workload's main began the phase
 			// began (the shell printed BEGIN_PHASE before it forked);
-			// end: how long after the workload's report the phase
+			// end: how long after the workload's account the phase
 			// ended (the shell printed END_PHASE after it reaped it).
 			begin, end := p.start.Sub(w.start), p.end.Sub(w.end())
 			begins, ends = append(begins, begin), append(ends, end)
@@ -477,7 +477,7 @@ func testAccuracy(t *testing.T, wl, mode string) {
 				t.Logf("short-%d: %d sample in a phase of %v: its markers were read together", i+1, p.samples, p.duration)
 			}
 			if end <= 0 {
-				t.Errorf("short-%d: the phase ended at %v, %v before the workload it brackets printed its report", i+1, p.end, -end)
+				t.Errorf("short-%d: the phase ended at %v, %v before the workload it brackets printed its account", i+1, p.end, -end)
 			}
 		}
 		if shared > shortRuns/2 {
@@ -493,14 +493,14 @@ func testAccuracy(t *testing.T, wl, mode string) {
 			t.Errorf("short: the phases began a median %v after their workload had started, more than %v (each: %v)", mb, durationEarly, begins)
 		}
 		if me > durationSlack {
-			t.Errorf("short: the phases ended a median %v after their workload's report, more than %v (each: %v)", me, durationSlack, ends)
+			t.Errorf("short: the phases ended a median %v after their workload's account, more than %v (each: %v)", me, durationSlack, ends)
 		}
 	})
 
 	t.Run("alloc", func(t *testing.T) {
 		// 200 MiB touched and held for 600 ms: the tree's peak RSS is
 		// the workload's peak plus the shell's RSS.
-		p, w := phase(t, "alloc"), reps[repAlloc]
+		p, w := phase(t, "alloc"), accts[acctAlloc]
 		want := w.maxRSS + shellRSS
 		t.Logf("alloc: phase cpu %v, workload cpu %v (user %v, system %v)", p.cpu(), w.cpu(), w.user, w.sys)
 		t.Logf("alloc %d MiB: phase memory.peak %.2f MiB; workload maxrss %.2f MiB + shell RSS %.2f MiB = %.2f MiB; difference %+.2f%%",
@@ -516,7 +516,7 @@ func testAccuracy(t *testing.T, wl, mode string) {
 	t.Run("write", func(t *testing.T) {
 		// 64 MiB written and fsynced: the phase's disk.write is the
 		// workload's ru_oublock.
-		p, w := phase(t, "write"), reps[repWrite]
+		p, w := phase(t, "write"), accts[acctWrite]
 		want := w.outBlocks * 512
 		t.Logf("write: phase cpu %v, workload cpu %v (user %v, system %v)", p.cpu(), w.cpu(), w.user, w.sys)
 		t.Logf("write %d bytes + fsync: phase disk.write %d; workload oublock %d x 512 = %d; difference %+.3f%%",
@@ -551,21 +551,21 @@ func testAccuracy(t *testing.T, wl, mode string) {
 		}
 		var cpu time.Duration
 		var written uint64
-		for _, rep := range reps {
-			cpu += rep.cpu()
-			written += rep.outBlocks * 512
+		for _, acct := range accts {
+			cpu += acct.cpu()
+			written += acct.outBlocks * 512
 		}
 		// The job's CPU is the workloads' plus the shell's: a fork, an exec
 		// and a wait per workload, a few ms each on a loaded machine. So it
 		// may be above the workloads' by that much more, never below.
 		tol := max(time.Duration(relTol*float64(cpu)), cpuTol)
-		shell := time.Duration(len(reps)) * 10 * time.Millisecond
+		shell := time.Duration(len(accts)) * 10 * time.Millisecond
 		t.Logf("job: cpu %v, the workloads' %v, difference %v (tolerance -%v/+%v); memory.peak %.2f MiB; disk.write %d, the workloads' %d",
 			j.cpu(), cpu, j.cpu()-cpu, tol, tol+shell, mib(j.memPeak), j.diskWrite, written)
 		if d := j.cpu() - cpu; d < -tol || d > tol+shell {
 			t.Errorf("job: cpu %v, the workloads' together %v: off by %v, outside -%v/+%v", j.cpu(), cpu, d, tol, tol+shell)
 		}
-		if w := reps[repAlloc].maxRSS; j.memPeak < w {
+		if w := accts[acctAlloc].maxRSS; j.memPeak < w {
 			t.Errorf("job: memory.peak %.2f MiB, below the alloc workload's maxrss %.2f MiB", mib(j.memPeak), mib(w))
 		}
 		if written >= writeBytes && !relWithin(j.diskWrite, written, relTol) {
@@ -648,9 +648,9 @@ func testSmallJobMemory(t *testing.T, wl, mode string) {
 	if r.code != 0 {
 		t.Fatalf("exit code %d; stderr:\n%s", r.code, r.stderr)
 	}
-	reps := parseReports(t, r.stderr)
-	if len(reps) != 1 {
-		t.Fatalf("workload reports %v; stderr:\n%s", reps, r.stderr)
+	accts := parseAccounts(t, r.stderr)
+	if len(accts) != 1 {
+		t.Fatalf("workload accounts %v; stderr:\n%s", accts, r.stderr)
 	}
 	shellRSS := shellRSSOf(t, r.stdout)
 	spans, _ := spansOf(t, r.out)
@@ -667,17 +667,17 @@ func testSmallJobMemory(t *testing.T, wl, mode string) {
 	// does not (page tables, kernel memory, page cache charged to the
 	// job): up to smallSlack more.
 	const smallSlack = 2 << 20
-	want := reps[0].maxRSS + shellRSS
+	want := accts[0].maxRSS + shellRSS
 	limit := uint64(float64(want)*(1+relTol)) + smallSlack
 	t.Logf("small job (alloc %d MiB): job memory.peak %.2f MiB; workload maxrss %.2f MiB + shell RSS %.2f MiB = %.2f MiB (at most %.2f MiB accepted)",
-		smallMiB, mib(j.memPeak), mib(reps[0].maxRSS), mib(shellRSS), mib(want), mib(limit))
-	if j.memPeak < reps[0].maxRSS {
-		t.Errorf("job memory.peak %.2f MiB, below the workload's maxrss %.2f MiB", mib(j.memPeak), mib(reps[0].maxRSS))
+		smallMiB, mib(j.memPeak), mib(accts[0].maxRSS), mib(shellRSS), mib(want), mib(limit))
+	if j.memPeak < accts[0].maxRSS {
+		t.Errorf("job memory.peak %.2f MiB, below the workload's maxrss %.2f MiB", mib(j.memPeak), mib(accts[0].maxRSS))
 	}
 	if j.memPeak > limit {
 		t.Errorf("job memory.peak %.2f MiB for a job whose processes peaked at %.2f MiB (workload %.2f + shell %.2f): "+
 			"more than %.2f MiB; jobtrace's own RSS is %.2f MiB (ru_maxrss of a process started with vfork+exec counts its parent's RSS)",
-			mib(j.memPeak), mib(want), mib(reps[0].maxRSS), mib(shellRSS), mib(limit), mib(agentRSS(t)))
+			mib(j.memPeak), mib(want), mib(accts[0].maxRSS), mib(shellRSS), mib(limit), mib(agentRSS(t)))
 	}
 }
 

@@ -200,7 +200,7 @@ func (f *Forwarder) Run(ctx context.Context) {
 				return
 			}
 			bad, err := f.pass(f.abortCtx, ctx)
-			f.reportBad(bad, false)
+			f.warnBad(bad, false)
 			failed <- f.noteResult(err)
 		}()
 		var retry bool
@@ -257,7 +257,7 @@ func (f *Forwarder) Finish(ctx context.Context) Result {
 	if err == nil {
 		var bad []*spool.LineError
 		bad, err = f.pass(ctx, ctx)
-		f.reportBad(bad, true)
+		f.warnBad(bad, true)
 		f.noteResult(err)
 	}
 	f.bad.Flush()
@@ -527,11 +527,11 @@ func (f *Forwarder) noteResult(err error) bool {
 	return true
 }
 
-// reportBad warns once about each unreadable line (the first
+// warnBad warns once about each unreadable line (the first
 // warnlimit.DefaultVerbatim in full, then counted; the count is said at the
 // end). A torn last line is only reported at the end: while the job runs it
 // may be a line being written.
-func (f *Forwarder) reportBad(bad []*spool.LineError, final bool) {
+func (f *Forwarder) warnBad(bad []*spool.LineError, final bool) {
 	for _, b := range bad {
 		if !final && errors.Is(b, spool.ErrTorn) {
 			continue

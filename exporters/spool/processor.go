@@ -62,7 +62,7 @@ func WithStallTimeout(d time.Duration) Option {
 }
 
 // WithWarn sets where the processor reports dropped spans and failed writes.
-// The default discards the reports; Stats still counts them.
+// The default discards the messages; Stats still counts what they say.
 func WithWarn(fn func(string)) Option {
 	return func(c *config) {
 		if fn != nil {

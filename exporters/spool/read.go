@@ -67,9 +67,9 @@ func (e *LineError) Unwrap() []error {
 // Lines that cannot be used are skipped and reported, never fatal: a malformed
 // line as a *LineError wrapping ErrParse, and a last line without its newline
 // as one wrapping ErrTorn (fn is not called for it, so a reader that keeps the
-// last end offset reads it again once it is complete). The reports are joined
-// into the returned error. If fn returns an error, reading stops and that
-// error is returned joined with the reports so far. A missing file is an
+// last end offset reads it again once it is complete). The line errors are
+// joined into the returned error. If fn returns an error, reading stops and
+// that error is returned joined with the line errors so far. A missing file is an
 // error wrapping fs.ErrNotExist.
 func ReadLines(path string, from int64, fn func(req *coltracepb.ExportTraceServiceRequest, spans int, end int64) error) error {
 	return readRaw(path, from, func(body []byte, n int, start, end int64) (error, error) {
@@ -83,10 +83,10 @@ func ReadLines(path string, from int64, fn func(req *coltracepb.ExportTraceServi
 
 // readRaw reads the spool at path from byte offset from and calls fn with
 // each complete, non-blank line (spaces trimmed), its number, and the
-// offsets of its start and just past it. fn returns a report (a line that
+// offsets of its start and just past it. fn returns a line error (a line that
 // could not be used) and an error that stops reading. A last line without
 // its newline is reported as torn.
-func readRaw(path string, from int64, fn func(body []byte, n int, start, end int64) (report, err error)) error {
+func readRaw(path string, from int64, fn func(body []byte, n int, start, end int64) (bad, err error)) error {
 	f, err := regularfile.Open(path)
 	if err != nil {
 		return fmt.Errorf("spool: %s: %w", path, err)
@@ -98,7 +98,7 @@ func readRaw(path string, from int64, fn func(body []byte, n int, start, end int
 		}
 	}
 
-	var reports []error
+	var lineErrs []error
 	r := bufio.NewReaderSize(f, 64<<10)
 	off := from
 	for n := 1; ; n++ {
@@ -106,32 +106,32 @@ func readRaw(path string, from int64, fn func(body []byte, n int, start, end int
 		start := off
 		off += int64(len(line)) + skipped
 		if rerr != nil && rerr != io.EOF {
-			return errors.Join(append(reports, fmt.Errorf("spool: read %s: %w", path, rerr))...)
+			return errors.Join(append(lineErrs, fmt.Errorf("spool: read %s: %w", path, rerr))...)
 		}
 		if skipped > 0 {
-			reports = append(reports, &LineError{Path: path, Line: n, Offset: start, Kind: ErrLineTooLong,
+			lineErrs = append(lineErrs, &LineError{Path: path, Line: n, Offset: start, Kind: ErrLineTooLong,
 				Err: fmt.Errorf("%d bytes, more than the %d read", int64(len(line))+skipped, MaxLineBytes)})
 			if rerr == io.EOF {
-				return errors.Join(reports...)
+				return errors.Join(lineErrs...)
 			}
 			continue
 		}
 		if rerr == io.EOF {
 			if len(line) > 0 {
-				reports = append(reports, &LineError{Path: path, Line: n, Offset: start, Kind: ErrTorn})
+				lineErrs = append(lineErrs, &LineError{Path: path, Line: n, Offset: start, Kind: ErrTorn})
 			}
-			return errors.Join(reports...)
+			return errors.Join(lineErrs...)
 		}
 		body := bytes.TrimSpace(line)
 		if len(body) == 0 {
 			continue
 		}
-		report, err := fn(body, n, start, off)
-		if report != nil {
-			reports = append(reports, report)
+		lineErr, err := fn(body, n, start, off)
+		if lineErr != nil {
+			lineErrs = append(lineErrs, lineErr)
 		}
 		if err != nil {
-			return errors.Join(append(reports, err)...)
+			return errors.Join(append(lineErrs, err)...)
 		}
 	}
 }

@@ -15,10 +15,10 @@
 //	workload burn 1s: start_unix_us=N wall_us=N utime_us=N stime_us=N maxrss_kib=N inblock=N oublock=N
 //
 // start_unix_us is when main began, in microseconds since the Unix epoch;
-// wall_us the time from then to the report. The others are the figures wait4 reports to its parent for it (ru_maxrss in
+// wall_us the time from then to the account. The others are the figures wait4 reports to its parent for it (ru_maxrss in
 // KiB, ru_inblock and ru_oublock in 512-byte blocks), short of what the exit
 // itself costs: it has released its memory and closed its file before.
-// Printing to stderr rather than to a file keeps the report out of the IO
+// Printing to stderr rather than to a file keeps the account out of the IO
 // being measured.
 package main
 
@@ -65,7 +65,7 @@ func main() {
 		os.Exit(2)
 	}
 	if err == nil {
-		err = report(strings.Join(args, " "), start)
+		err = account(strings.Join(args, " "), start)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "workload:", err)
@@ -99,7 +99,7 @@ func burn(d time.Duration) {
 // The memory is outside the Go heap, so the garbage collector can neither
 // free nor scavenge it while it is held; and it is unmapped before the
 // rusage is read, so that the kernel time spent freeing 200 MiB of pages is
-// in the report rather than in the exit that follows it.
+// in the account rather than in the exit that follows it.
 func alloc(mib int, hold time.Duration) error {
 	b, err := syscall.Mmap(-1, 0, mib<<20, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
 	if err != nil {
@@ -140,9 +140,9 @@ func write(n int64, path string) error {
 	return f.Close()
 }
 
-// report prints on stderr, after what, when main began and how long ago,
+// account prints on stderr, after what, when main began and how long ago,
 // and this process's rusage.
-func report(what string, start time.Time) error {
+func account(what string, start time.Time) error {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return err

@@ -122,8 +122,8 @@ func Build(run *runmodel.Run, job JobInfo) Summary {
 
 // MaxListed bounds the phases the tables list. A job with hundreds of
 // phases (or a flood of them) would otherwise print thousands of lines into
-// the build log, and GitHub refuses a step summary over 1 MiB. The report
-// and the spool keep them all.
+// the build log, and GitHub refuses a step summary over 1 MiB. report.html
+// lists more, and the spool keeps them all.
 const MaxListed = 100
 
 // limitRows keeps at most about max of rows (in tree order, as the model
