@@ -160,8 +160,8 @@ func (w *Window) End(s *hostmetrics.Sample) Usage {
 		if w.hasSysPeak && w.sysPeak > u.SystemCPUPeak {
 			u.SystemCPUPeak = w.sysPeak
 		}
-		u.SystemCPUIOWait = seconds(e.hostCPU.IOWait - b.hostCPU.IOWait)
-		u.SystemCPUSteal = seconds(e.hostCPU.Steal - b.hostCPU.Steal)
+		u.SystemCPUIOWait = secondsDuration(max(e.hostCPU.IOWait-b.hostCPU.IOWait, 0))
+		u.SystemCPUSteal = secondsDuration(max(e.hostCPU.Steal-b.hostCPU.Steal, 0))
 	}
 	u.HasSystemMemory, u.SystemMemoryPeak = w.hasSysMem, w.sysMemPeak
 	if b.hasDisk && e.hasDisk {
@@ -223,13 +223,6 @@ func sub(a, b uint64) uint64 {
 		return 0
 	}
 	return a - b
-}
-
-func seconds(s float64) time.Duration {
-	if s < 0 {
-		return 0
-	}
-	return time.Duration(s * float64(time.Second))
 }
 
 func clamp01(v float64) float64 { return min(max(v, 0), 1) }

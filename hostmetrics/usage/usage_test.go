@@ -169,3 +169,25 @@ func TestAttributesDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestHostCPUWaitExact checks that iowait and steal, which the host gives as
+// float seconds, come out as the nearest nanosecond, as FromAttributes reads
+// them back, rather than truncated below (0.3 s as 299.999999 ms).
+func TestHostCPUWaitExact(t *testing.T) {
+	b := sample(0, 0, 0, 0, 1, 1)
+	b.Host.CPU.IOWait, b.Host.CPU.Steal = 10, 20
+	e := sample(time.Second, 0, 0, 0, 2, 1.5)
+	e.Host.CPU.IOWait, e.Host.CPU.Steal = 10.3, 20.7
+	var w Window
+	w.Begin(b)
+	u := w.End(e)
+	if u.SystemCPUIOWait != 300*time.Millisecond || u.SystemCPUSteal != 700*time.Millisecond {
+		t.Errorf("iowait %v, steal %v; want 300ms and 700ms", u.SystemCPUIOWait, u.SystemCPUSteal)
+	}
+	// A counter that stepped back is no wait at all.
+	e.Host.CPU.IOWait = 9
+	w.Begin(b)
+	if u := w.End(e); u.SystemCPUIOWait != 0 {
+		t.Errorf("iowait that went back: %v, want 0", u.SystemCPUIOWait)
+	}
+}
