@@ -39,14 +39,19 @@ func FuzzRead(f *testing.F) {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
 			t.Fatal(err)
 		}
+		// A Reader keeps its files open between reads: closed here, or
+		// the fuzzer's iterations run out of file descriptors.
 		r := NewReader(dir)
+		defer r.Close()
 		var fresh Stats
 		err := r.Read(&fresh)
 		if err != nil && !errors.Is(err, ErrParse) && !errors.Is(err, fs.ErrNotExist) {
 			t.Fatalf("%s: error %v wraps neither ErrParse nor fs.ErrNotExist", name, err)
 		}
 		var reused Stats
-		if err := NewReader(fixtureJob).Read(&reused); err != nil {
+		fixture := NewReader(fixtureJob)
+		defer fixture.Close()
+		if err := fixture.Read(&reused); err != nil {
 			t.Fatalf("the fixture: %v", err)
 		}
 		err2 := r.Read(&reused)
