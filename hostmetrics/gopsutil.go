@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"io/fs"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -84,7 +85,10 @@ func isDenied(err error) bool {
 	return errors.Is(err, process.ErrorNotPermitted) || errors.Is(err, fs.ErrPermission)
 }
 
-func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+// seconds converts gopsutil's float seconds to the nearest nanosecond:
+// truncated, a process's 2.05 s of CPU (205 clock ticks) would be
+// 2.049999999 s.
+func seconds(s float64) time.Duration { return time.Duration(math.Round(s * float64(time.Second))) }
 
 // gopsutilCPUTimes converts the host's CPU times. gopsutil gives seconds, as
 // CPUTimes does. Guest time is left out, being already counted in

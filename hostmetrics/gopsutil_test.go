@@ -310,3 +310,14 @@ func TestTreeTally(t *testing.T) {
 		t.Errorf("no IO %+v", tr)
 	}
 }
+
+// TestGopsutilSeconds checks that gopsutil's float seconds (clock ticks
+// over 100: 201 ticks are 2.01) become the nearest nanosecond, not the one
+// below.
+func TestGopsutilSeconds(t *testing.T) {
+	for s, want := range map[float64]time.Duration{2.01: 2010 * time.Millisecond, 2.05: 2050 * time.Millisecond, 0.07: 70 * time.Millisecond, 0: 0} {
+		if got := seconds(s); got != want {
+			t.Errorf("seconds(%v) = %v, want %v", s, got, want)
+		}
+	}
+}
