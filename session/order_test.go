@@ -10,11 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/collector/pdata/ptrace"
 	sdkresource "go.opentelemetry.io/otel/sdk/resource"
-	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"github.com/jobtrace/jobtrace/exporters/spool"
+	"github.com/jobtrace/jobtrace/internal/otlptest"
 	"github.com/jobtrace/jobtrace/spans/protocol"
 	"github.com/jobtrace/jobtrace/spans/scan"
 	"github.com/jobtrace/jobtrace/spans/socket"
@@ -117,7 +118,8 @@ func checkMarkerThenSocketBegin(t *testing.T, hooks testHooks) {
 		t.Fatalf("exit code %d; stderr %s", code, logs)
 	}
 	got := map[string]*tracepb.Span{}
-	err = spool.ReadLines(filepath.Join(dir, "out", spool.TracesFile), 0, func(req *coltracepb.ExportTraceServiceRequest, _ int, _ int64) error {
+	err = spool.ReadLines(filepath.Join(dir, "out", spool.TracesFile), 0, func(td ptrace.Traces, _ int, _ int64) error {
+		req := otlptest.Proto(t, td)
 		for _, rs := range req.ResourceSpans {
 			for _, ss := range rs.ScopeSpans {
 				for _, s := range ss.Spans {

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/internal/otlptest"
@@ -268,7 +268,8 @@ func spanNames(t *testing.T, path string) []string {
 		path = filepath.Join(path, spool.TracesFile)
 	}
 	var names []string
-	err := spool.ReadLines(path, 0, func(req *coltracepb.ExportTraceServiceRequest, _ int, _ int64) error {
+	err := spool.ReadLines(path, 0, func(td ptrace.Traces, _ int, _ int64) error {
+		req := otlptest.Proto(t, td)
 		for _, rs := range req.ResourceSpans {
 			for _, ss := range rs.ScopeSpans {
 				for _, s := range ss.Spans {

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/internal/otlptest"
@@ -133,7 +133,8 @@ func TestDeepNestingIsCappedAndCostsLinearly(t *testing.T) {
 		t.Errorf("the refused begins are not counted:\n%s", lastLines(r.stderr, 10))
 	}
 	nested := 0
-	err := spool.ReadLines(filepath.Join(r.out, spool.TracesFile), 0, func(req *coltracepb.ExportTraceServiceRequest, _ int, _ int64) error {
+	err := spool.ReadLines(filepath.Join(r.out, spool.TracesFile), 0, func(td ptrace.Traces, _ int, _ int64) error {
+		req := otlptest.Proto(t, td)
 		for _, rs := range req.ResourceSpans {
 			for _, ss := range rs.ScopeSpans {
 				for _, s := range ss.Spans {
@@ -175,7 +176,8 @@ func TestSocketFloodLosesNoSpan(t *testing.T) {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	steps := 0
-	err := spool.ReadLines(filepath.Join(r.out, spool.TracesFile), 0, func(req *coltracepb.ExportTraceServiceRequest, _ int, _ int64) error {
+	err := spool.ReadLines(filepath.Join(r.out, spool.TracesFile), 0, func(td ptrace.Traces, _ int, _ int64) error {
+		req := otlptest.Proto(t, td)
 		for _, rs := range req.ResourceSpans {
 			for _, ss := range rs.ScopeSpans {
 				for _, s := range ss.Spans {

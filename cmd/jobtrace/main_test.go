@@ -15,10 +15,11 @@ import (
 	"testing"
 	"time"
 
-	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"github.com/jobtrace/jobtrace/exporters/spool"
+	"github.com/jobtrace/jobtrace/internal/otlptest"
 	"github.com/jobtrace/jobtrace/internal/timingtest"
 )
 
@@ -86,7 +87,8 @@ func spansOf(t *testing.T, dir string) (map[string]*tracepb.Span, []*tracepb.Res
 	t.Helper()
 	out := map[string]*tracepb.Span{}
 	var rss []*tracepb.ResourceSpans
-	err := spool.ReadLines(filepath.Join(dir, spool.TracesFile), 0, func(req *coltracepb.ExportTraceServiceRequest, _ int, _ int64) error {
+	err := spool.ReadLines(filepath.Join(dir, spool.TracesFile), 0, func(td ptrace.Traces, _ int, _ int64) error {
+		req := otlptest.Proto(t, td)
 		for _, rs := range req.ResourceSpans {
 			rss = append(rss, rs)
 			for _, ss := range rs.ScopeSpans {

@@ -45,8 +45,7 @@ import (
 	"sync"
 	"time"
 
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
-	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"github.com/jobtrace/jobtrace/exporters/otlp"
@@ -116,7 +115,7 @@ var errInterrupted = errors.New("forward: interrupted")
 // Forwarder uploads new spool lines as they are appended.
 type Forwarder struct {
 	path   string
-	client otlptrace.Client
+	client otlp.TraceClient
 	opts   Options
 	notify chan struct{}
 	done   chan struct{} // closed by Finish
@@ -146,7 +145,7 @@ type Forwarder struct {
 
 // New returns a forwarder for the spool at spoolPath. It takes ownership of
 // client: it starts it before the first upload and stops it in Finish.
-func New(spoolPath string, client otlptrace.Client, opts Options) *Forwarder {
+func New(spoolPath string, client otlp.TraceClient, opts Options) *Forwarder {
 	if opts.Timeout <= 0 {
 		opts.Timeout = otlp.DefaultTimeout
 	}
@@ -282,7 +281,7 @@ func (f *Forwarder) Finish(ctx context.Context) Result {
 // what was not delivered stays after the offset for the next replay.
 // Result.Err also reports lines that could not be read. Of opts, only
 // Timeout (per upload) and Warn are used.
-func Replay(ctx context.Context, dir string, client otlptrace.Client, all bool, opts Options) Result {
+func Replay(ctx context.Context, dir string, client otlp.TraceClient, all bool, opts Options) Result {
 	path := filepath.Join(dir, spool.TracesFile)
 	if _, err := os.Stat(path); err != nil {
 		return Result{Err: fmt.Errorf("replay: %w", err)}
@@ -361,11 +360,11 @@ func (f *Forwarder) pass(upCtx, live context.Context) ([]*spool.LineError, error
 	var size int64
 	prev := f.offset
 	var upErr error
-	rerr := spool.ReadLines(f.path, f.offset, func(req *coltracepb.ExportTraceServiceRequest, _ int, end int64) error {
+	rerr := spool.ReadLines(f.path, f.offset, func(td ptrace.Traces, _ int, end int64) error {
 		if err := live.Err(); err != nil {
 			return errInterrupted
 		}
-		rss, n := sampledOnly(req.ResourceSpans)
+		n := sampledOnly(td)
 		if len(b) > 0 && (spans+n > MaxUploadSpans || size+end-prev > MaxUploadBytes) {
 			if err := f.flush(upCtx, live, b); err != nil {
 				upErr = err
@@ -373,7 +372,7 @@ func (f *Forwarder) pass(upCtx, live context.Context) ([]*spool.LineError, error
 			}
 			b, spans, size = nil, 0, 0
 		}
-		b = append(b, line{rss: rss, spans: n, end: end})
+		b = append(b, line{td: td, spans: n, end: end})
 		spans += n
 		size += end - prev
 		prev = end
@@ -393,9 +392,10 @@ func (f *Forwarder) pass(upCtx, live context.Context) ([]*spool.LineError, error
 // line is a spool line read for an upload: its sampled spans and the
 // offset just past it.
 type line struct {
-	rss   []*tracepb.ResourceSpans
+	td    ptrace.Traces
 	spans int
 	end   int64
+	moved int // resources moved into a request of several lines (merge)
 }
 
 // flush uploads lines as one request. When the collector rejects it as
@@ -434,16 +434,21 @@ func (f *Forwarder) flush(upCtx, live context.Context, lines []line) error {
 // took them, moves the offset past the last line. A Rejected failure is
 // returned for the caller to deal with; any other failure leaves the offset.
 func (f *Forwarder) send(upCtx context.Context, lines []line) error {
-	var rss []*tracepb.ResourceSpans
+	td := lines[0].td
+	if len(lines) > 1 {
+		td = merge(lines)
+		// The lines get their spans back, to be sent one by one if the
+		// collector rejects the request.
+		defer split(td, lines)
+	}
 	n := 0
 	for _, l := range lines {
-		rss = append(rss, l.rss...)
 		n += l.spans
 	}
 	end := lines[len(lines)-1].end
 	if n > 0 {
 		ctx, cancel := context.WithTimeout(upCtx, f.opts.Timeout)
-		err := f.client.UploadTraces(ctx, rss)
+		err := f.client.Upload(ctx, td)
 		abandoned := err != nil && (ctx.Err() != nil || otlp.Abandoned(err))
 		cancel()
 		switch otlp.Classify(err) {
@@ -480,12 +485,36 @@ func (f *Forwarder) send(upCtx context.Context, lines []line) error {
 	return nil
 }
 
+// merge moves the spans of lines into one request, and leaves each line
+// the number of its resources in place of them (see split).
+func merge(lines []line) ptrace.Traces {
+	td := ptrace.NewTraces()
+	for i := range lines {
+		from := lines[i].td.ResourceSpans()
+		lines[i].moved = from.Len()
+		from.MoveAndAppendTo(td.ResourceSpans())
+	}
+	return td
+}
+
+// split moves the spans of td back to the lines merge took them from.
+func split(td ptrace.Traces, lines []line) {
+	rss, k := td.ResourceSpans(), 0
+	for i := range lines {
+		to := lines[i].td.ResourceSpans()
+		for range lines[i].moved {
+			rss.At(k).MoveTo(to.AppendEmpty())
+			k++
+		}
+	}
+}
+
 // reject sets aside a line the collector rejected as invalid: it is
 // appended to <spool>.rejected, counted, and the offset moves past it.
 func (f *Forwarder) reject(l line, why error) error {
 	kept := f.path + spool.RejectedSuffix
 	w := spool.NewTraceClient(kept)
-	err := w.UploadTraces(context.Background(), l.rss)
+	err := w.AppendTraces(l.td)
 	if cerr := w.Stop(context.Background()); err == nil {
 		err = cerr
 	}
@@ -591,8 +620,8 @@ func (f *Forwarder) stopClient(ctx context.Context) {
 func (f *Forwarder) result() Result {
 	r := Result{Sent: f.sent, Lines: f.lines, Rejected: f.rejected, RejectedLines: f.rejectedLines,
 		Discarded: f.discarded, Resent: f.resent}
-	_ = spool.ReadLines(f.path, f.offset, func(req *coltracepb.ExportTraceServiceRequest, _ int, end int64) error {
-		_, k := sampledOnly(req.ResourceSpans)
+	_ = spool.ReadLines(f.path, f.offset, func(td ptrace.Traces, _ int, end int64) error {
+		k := sampledOnly(td)
 		r.Pending += k
 		if end <= f.maybeEnd {
 			r.Uncertain += k
@@ -610,44 +639,37 @@ const (
 	flagsWritten = uint32(tracepb.SpanFlags_SPAN_FLAGS_CONTEXT_HAS_IS_REMOTE_MASK)
 )
 
-func sampled(s *tracepb.Span) bool {
-	return s.Flags&flagsWritten == 0 || s.Flags&flagSampled != 0
+func sampled(s ptrace.Span) bool {
+	return s.Flags()&flagsWritten == 0 || s.Flags()&flagSampled != 0
 }
 
-// sampledOnly returns rss without the spans that were not sampled, and how
-// many spans are left. The input is reused when nothing is removed.
-func sampledOnly(rss []*tracepb.ResourceSpans) ([]*tracepb.ResourceSpans, int) {
-	total, kept := 0, 0
-	for _, rs := range rss {
-		for _, ss := range rs.ScopeSpans {
-			for _, s := range ss.Spans {
-				total++
-				if sampled(s) {
+// sampledOnly removes from td the spans that were not sampled, and the
+// scopes and resources left empty, and returns how many spans are left.
+func sampledOnly(td ptrace.Traces) int {
+	kept, all := 0, true
+	rss := td.ResourceSpans()
+	for i := range rss.Len() {
+		sss := rss.At(i).ScopeSpans()
+		for j := range sss.Len() {
+			spans := sss.At(j).Spans()
+			for k := range spans.Len() {
+				if sampled(spans.At(k)) {
 					kept++
+				} else {
+					all = false
 				}
 			}
 		}
 	}
-	if kept == total {
-		return rss, total
+	if all {
+		return kept
 	}
-	var out []*tracepb.ResourceSpans
-	for _, rs := range rss {
-		var scopes []*tracepb.ScopeSpans
-		for _, ss := range rs.ScopeSpans {
-			var spans []*tracepb.Span
-			for _, s := range ss.Spans {
-				if sampled(s) {
-					spans = append(spans, s)
-				}
-			}
-			if len(spans) > 0 {
-				scopes = append(scopes, &tracepb.ScopeSpans{Scope: ss.Scope, SchemaUrl: ss.SchemaUrl, Spans: spans})
-			}
-		}
-		if len(scopes) > 0 {
-			out = append(out, &tracepb.ResourceSpans{Resource: rs.Resource, SchemaUrl: rs.SchemaUrl, ScopeSpans: scopes})
-		}
-	}
-	return out, kept
+	rss.RemoveIf(func(rs ptrace.ResourceSpans) bool {
+		rs.ScopeSpans().RemoveIf(func(ss ptrace.ScopeSpans) bool {
+			ss.Spans().RemoveIf(func(s ptrace.Span) bool { return !sampled(s) })
+			return ss.Spans().Len() == 0
+		})
+		return rs.ScopeSpans().Len() == 0
+	})
+	return kept
 }

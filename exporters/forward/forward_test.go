@@ -12,10 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/grpc/codes"
 
 	"github.com/jobtrace/jobtrace/exporters/otlp"
@@ -32,13 +31,13 @@ func TestMain(m *testing.M) {
 
 // job writes spans into a spool the way the agent does, one line per span.
 type job struct {
-	t    *testing.T
+	t    testing.TB
 	path string
 	tp   *sdktrace.TracerProvider
 	p    *spool.SpanProcessor
 }
 
-func newJob(t *testing.T, dir string, onAppend func()) *job {
+func newJob(t testing.TB, dir string, onAppend func()) *job {
 	c := spool.NewTraceClient(filepath.Join(dir, spool.TracesFile))
 	if onAppend != nil {
 		c.OnAppend(func(int64, int) { onAppend() })
@@ -86,7 +85,7 @@ type receiver interface {
 	SpanNames() []string
 }
 
-func client(t *testing.T, protocol, addr string, timeout time.Duration) otlptrace.Client {
+func client(t *testing.T, protocol, addr string, timeout time.Duration) otlp.TraceClient {
 	t.Helper()
 	s := otlp.DefaultSettings()
 	s.Endpoint, s.Protocol = "http://"+addr, protocol
@@ -493,7 +492,8 @@ func TestRejectedLineIsSetAsideAndTheRestDelivered(t *testing.T) {
 				t.Errorf(".sent = %d, size %d", off, size)
 			}
 			var kept []string
-			if err := spool.ReadLines(path+spool.RejectedSuffix, 0, func(req *coltracepb.ExportTraceServiceRequest, _ int, _ int64) error {
+			if err := spool.ReadLines(path+spool.RejectedSuffix, 0, func(td ptrace.Traces, _ int, _ int64) error {
+				req := otlptest.Proto(t, td)
 				for _, rs := range req.ResourceSpans {
 					for _, ss := range rs.ScopeSpans {
 						for _, s := range ss.Spans {

@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/resource"
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"github.com/jobtrace/jobtrace/internal/otlptest"
 	"github.com/jobtrace/jobtrace/internal/timingtest"
@@ -35,12 +35,13 @@ func TestMain(m *testing.M) {
 	timingtest.VerifyTestMain(m)
 }
 
-func oneSpan(name string) []*tracepb.ResourceSpans {
-	return []*tracepb.ResourceSpans{{ScopeSpans: []*tracepb.ScopeSpans{{Spans: []*tracepb.Span{{
-		Name:    name,
-		TraceId: []byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16},
-		SpanId:  []byte{1, 2, 3, 4, 5, 6, 7, 8},
-	}}}}}}
+func oneSpan(name string) ptrace.Traces {
+	td := ptrace.NewTraces()
+	s := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+	s.SetName(name)
+	s.SetTraceID(pcommon.TraceID{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})
+	s.SetSpanID(pcommon.SpanID{1, 2, 3, 4, 5, 6, 7, 8})
+	return td
 }
 
 // resolve resolves o with both signals on, its zero general settings
@@ -70,7 +71,7 @@ func resolve(t *testing.T, o Settings) Export {
 	return exp
 }
 
-func upload(t *testing.T, c otlptrace.Client, name string) error {
+func upload(t *testing.T, c TraceClient, name string) error {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -82,7 +83,7 @@ func upload(t *testing.T, c otlptrace.Client, name string) error {
 			t.Errorf("Stop: %v", err)
 		}
 	}()
-	return c.UploadTraces(ctx, oneSpan(name))
+	return c.Upload(ctx, oneSpan(name))
 }
 
 // The environment points elsewhere and asks for other headers and gzip; the

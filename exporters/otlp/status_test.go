@@ -27,7 +27,7 @@ func TestClassifyCollectorAnswers(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer c.Stop(ctx)
-		return c.UploadTraces(ctx, oneSpan("s"))
+		return c.Upload(ctx, oneSpan("s"))
 	}
 	for code, want := range map[int]Outcome{
 		http.StatusBadRequest: Rejected, http.StatusRequestEntityTooLarge: Rejected,

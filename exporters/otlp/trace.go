@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/credentials"
@@ -36,13 +36,22 @@ var (
 	errNotStarted     = errors.New("otlp: trace client not started")
 )
 
+// TraceClient sends spans to a collector. Start before the first upload,
+// Stop after the last.
+type TraceClient interface {
+	Start(ctx context.Context) error
+	Stop(ctx context.Context) error
+	// Upload sends td in one request, encoded once from pdata.
+	Upload(ctx context.Context, td ptrace.Traces) error
+}
+
 // NewTraceClient returns an OTLP trace client for e, not started. Nothing
 // touches the network until its first upload. It is built from e alone:
 // it reads no OTEL_* variable and no file. Its uploads are not retried (the
 // forwarder retries from the spool); their errors carry the collector's
 // HTTP status or gRPC code, for Classify, and a partial success is a
 // *PartialError.
-func NewTraceClient(e *Endpoint) (otlptrace.Client, error) {
+func NewTraceClient(e *Endpoint) (TraceClient, error) {
 	if e == nil {
 		return nil, ErrNoEndpoint
 	}
@@ -69,8 +78,8 @@ func (c *httpTraceClient) Stop(context.Context) error {
 	return nil
 }
 
-func (c *httpTraceClient) UploadTraces(ctx context.Context, rss []*tracepb.ResourceSpans) error {
-	body, err := proto.Marshal(&coltracepb.ExportTraceServiceRequest{ResourceSpans: rss})
+func (c *httpTraceClient) Upload(ctx context.Context, td ptrace.Traces) error {
+	body, err := ptraceotlp.NewExportRequestFromTraces(td).MarshalProto()
 	if err != nil {
 		return err
 	}
@@ -78,7 +87,8 @@ func (c *httpTraceClient) UploadTraces(ctx context.Context, rss []*tracepb.Resou
 	if err := post(ctx, c.e, c.hc, body, &resp); err != nil {
 		return err
 	}
-	return partialError(resp.GetPartialSuccess())
+	ps := resp.GetPartialSuccess()
+	return partialError(ps.GetRejectedSpans(), ps.GetErrorMessage())
 }
 
 // post sends body to e's URL as an OTLP/HTTP protobuf request, within e's
@@ -136,7 +146,7 @@ func post(ctx context.Context, e *Endpoint, hc *http.Client, body []byte, resp p
 type grpcTraceClient struct {
 	e    *Endpoint
 	conn *grpc.ClientConn
-	svc  coltracepb.TraceServiceClient
+	svc  ptraceotlp.GRPCClient
 }
 
 func (c *grpcTraceClient) Start(context.Context) error {
@@ -147,7 +157,7 @@ func (c *grpcTraceClient) Start(context.Context) error {
 	if err != nil {
 		return err
 	}
-	c.conn, c.svc = conn, coltracepb.NewTraceServiceClient(conn)
+	c.conn, c.svc = conn, ptraceotlp.NewGRPCClient(conn)
 	return nil
 }
 
@@ -159,17 +169,18 @@ func (c *grpcTraceClient) Stop(context.Context) error {
 	return c.conn.Close()
 }
 
-func (c *grpcTraceClient) UploadTraces(ctx context.Context, rss []*tracepb.ResourceSpans) error {
+func (c *grpcTraceClient) Upload(ctx context.Context, td ptrace.Traces) error {
 	if c.svc == nil {
 		return errNotStarted
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.e.Timeout)
 	defer cancel()
-	resp, err := c.svc.Export(grpcContext(ctx, c.e), &coltracepb.ExportTraceServiceRequest{ResourceSpans: rss})
+	resp, err := c.svc.Export(grpcContext(ctx, c.e), ptraceotlp.NewExportRequestFromTraces(td))
 	if err != nil {
 		return err
 	}
-	return partialError(resp.GetPartialSuccess())
+	ps := resp.PartialSuccess()
+	return partialError(ps.RejectedSpans(), ps.ErrorMessage())
 }
 
 // grpcContext carries e's headers as the request's metadata.
@@ -184,13 +195,13 @@ func grpcContext(ctx context.Context, e *Endpoint) context.Context {
 	return metadata.NewOutgoingContext(ctx, md)
 }
 
-// partialError is the OTLP partial success ps as a *PartialError, or nil
-// when everything was accepted.
-func partialError(ps *coltracepb.ExportTracePartialSuccess) error {
-	if ps == nil || (ps.GetRejectedSpans() == 0 && ps.GetErrorMessage() == "") {
+// partialError is an OTLP partial success as a *PartialError, or nil when
+// everything was accepted.
+func partialError(rejected int64, msg string) error {
+	if rejected == 0 && msg == "" {
 		return nil
 	}
-	return &PartialError{Rejected: ps.GetRejectedSpans(), Message: ps.GetErrorMessage()}
+	return &PartialError{Rejected: rejected, Message: msg}
 }
 
 // dialGRPC returns a connection to e's host and port. It does not dial

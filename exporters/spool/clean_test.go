@@ -5,11 +5,13 @@ import (
 	"path/filepath"
 	"testing"
 
+	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
-	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+
+	"github.com/jobtrace/jobtrace/internal/otlptest"
 )
 
 // A string that is not valid UTF-8 and reached the spool anyway (every
@@ -35,7 +37,8 @@ func TestInvalidUTF8ReachingTheSpoolIsCleaned(t *testing.T) {
 	}
 	names := map[string]bool{}
 	var resVal string
-	err := ReadLines(path, 0, func(req *coltracepb.ExportTraceServiceRequest, _ int, _ int64) error {
+	err := ReadLines(path, 0, func(td ptrace.Traces, _ int, _ int64) error {
+		req := otlptest.Proto(t, td)
 		for _, rs := range req.ResourceSpans {
 			for _, kv := range rs.Resource.Attributes {
 				if kv.Key == "a" {

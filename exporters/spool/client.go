@@ -8,6 +8,7 @@ import (
 	"os"
 	"sync"
 
+	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
@@ -230,19 +231,16 @@ func encodeLine(rss []*tracepb.ResourceSpans) ([]byte, error) {
 	return append(js, '\n'), nil
 }
 
-// decodeLine is the inverse of encodeLine; line has no newline.
-func decodeLine(line []byte) (*coltracepb.ExportTraceServiceRequest, int, error) {
-	req := ptraceotlp.NewExportRequest()
-	if err := req.UnmarshalJSON(line); err != nil {
-		return nil, 0, err
+// AppendTraces appends the spans of td to the file as one line, in pdata's
+// own JSON encoding (a line read from a spool, written again as it was read).
+func (c *TraceClient) AppendTraces(td ptrace.Traces) error {
+	n := td.SpanCount()
+	if n == 0 {
+		return nil
 	}
-	pb, err := req.MarshalProto()
+	js, err := ptraceotlp.NewExportRequestFromTraces(td).MarshalJSON()
 	if err != nil {
-		return nil, 0, err
+		return fmt.Errorf("spool: encode: %w", err)
 	}
-	out := &coltracepb.ExportTraceServiceRequest{}
-	if err := proto.Unmarshal(pb, out); err != nil {
-		return nil, 0, err
-	}
-	return out, countSpans(out.ResourceSpans), nil
+	return c.appendLine(append(js, '\n'), n)
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
@@ -18,6 +19,8 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/encoding/prototext"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/jobtrace/jobtrace/internal/otlptest"
 )
 
 // rssClient keeps what the SDK's transform to OTLP hands it.
@@ -103,11 +106,11 @@ func TestEncodeSpansMatchesTheSDKTransform(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wreq, wn, err := decodeLine(want[:len(want)-1])
+	wreq, wn, err := decodeLine(t, want[:len(want)-1])
 	if err != nil {
 		t.Fatal(err)
 	}
-	greq, gn, err := decodeLine(got[:len(got)-1])
+	greq, gn, err := decodeLine(t, got[:len(got)-1])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +129,7 @@ func TestEncodeSpansRepairsUTF8(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req, n, err := decodeLine(line[:len(line)-1])
+	req, n, err := decodeLine(t, line[:len(line)-1])
 	if err != nil || n != 1 {
 		t.Fatalf("read back: %d spans, %v", n, err)
 	}
@@ -159,4 +162,15 @@ func BenchmarkEncodeSpans(b *testing.B) {
 			encodeSpans(spans)
 		}
 	})
+}
+
+// decodeLine reads one line of the spool (without its newline) into the
+// proto structs a test compares field by field.
+func decodeLine(t testing.TB, line []byte) (*coltracepb.ExportTraceServiceRequest, int, error) {
+	var dec ptrace.JSONUnmarshaler
+	td, err := dec.UnmarshalTraces(line)
+	if err != nil {
+		return nil, 0, err
+	}
+	return otlptest.Proto(t, td), td.SpanCount(), nil
 }

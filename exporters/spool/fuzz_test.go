@@ -2,17 +2,16 @@ package spool
 
 import (
 	"errors"
-	"go.opentelemetry.io/collector/pdata/pcommon"
-	"go.opentelemetry.io/collector/pdata/ptrace"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 	"google.golang.org/protobuf/proto"
 
-	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
-
 	"github.com/jobtrace/jobtrace/internal/fuzzcheck"
+	"github.com/jobtrace/jobtrace/internal/otlptest"
 )
 
 // FuzzReadLines reads any bytes as a spool from any offset: ReadLines never
@@ -33,7 +32,8 @@ func FuzzReadLines(f *testing.F) {
 		}
 		start := int64(from) % int64(len(data)+1)
 		last, spans := start, 0
-		err := ReadLines(path, start, func(req *coltracepb.ExportTraceServiceRequest, n int, end int64) error {
+		err := ReadLines(path, start, func(td ptrace.Traces, n int, end int64) error {
+			req := otlptest.Proto(t, td)
 			if end <= last || end > int64(len(data)) || data[end-1] != '\n' {
 				t.Fatalf("a line ending at %d after one at %d, in %d bytes", end, last, len(data))
 			}
@@ -48,7 +48,7 @@ func FuzzReadLines(f *testing.F) {
 				// string) can be read, not written again.
 				return nil
 			}
-			again, _, err := decodeLine(line[:len(line)-1])
+			again, _, err := decodeLine(t, line[:len(line)-1])
 			if err != nil || !proto.Equal(again, req) {
 				t.Fatalf("a request written again as %s reads back as another (%v)", line, err)
 			}

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/jobtrace/jobtrace/internal/regularfile"
 	"github.com/jobtrace/jobtrace/internal/safefile"
@@ -61,8 +61,9 @@ func (e *LineError) Unwrap() []error {
 }
 
 // ReadLines reads the spool at path from byte offset from and calls fn with
-// each complete line decoded, the number of spans in it and the offset just
-// past it.
+// each complete line decoded once, from OTLP/JSON to pdata (the form the
+// OTLP client sends as it is), the number of spans in it and the offset
+// just past it.
 //
 // Lines that cannot be used are skipped and reported, never fatal: a malformed
 // line as a *LineError wrapping ErrParse, and a last line without its newline
@@ -71,13 +72,14 @@ func (e *LineError) Unwrap() []error {
 // joined into the returned error. If fn returns an error, reading stops and
 // that error is returned joined with the line errors so far. A missing file is an
 // error wrapping fs.ErrNotExist.
-func ReadLines(path string, from int64, fn func(req *coltracepb.ExportTraceServiceRequest, spans int, end int64) error) error {
+func ReadLines(path string, from int64, fn func(td ptrace.Traces, spans int, end int64) error) error {
+	var dec ptrace.JSONUnmarshaler
 	return readRaw(path, from, func(body []byte, n int, start, end int64) (error, error) {
-		req, spans, err := decodeLine(body)
+		td, err := dec.UnmarshalTraces(body)
 		if err != nil {
 			return &LineError{Path: path, Line: n, Offset: start, Kind: ErrParse, Err: err}, nil
 		}
-		return nil, fn(req, spans, end)
+		return nil, fn(td, td.SpanCount(), end)
 	})
 }
 

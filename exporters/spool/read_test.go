@@ -5,15 +5,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"go.opentelemetry.io/collector/pdata/pcommon"
-	"go.opentelemetry.io/collector/pdata/ptrace"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/jobtrace/jobtrace/internal/regularfile"
 )
@@ -69,7 +68,7 @@ func TestSpoolThatIsNotARegularFile(t *testing.T) {
 	if err := os.Symlink("/dev/zero", path); err != nil {
 		t.Skip(err)
 	}
-	err := ReadLines(path, 0, func(*coltracepb.ExportTraceServiceRequest, int, int64) error { return nil })
+	err := ReadLines(path, 0, func(ptrace.Traces, int, int64) error { return nil })
 	if !errors.Is(err, regularfile.ErrNotRegular) {
 		t.Errorf("link to /dev/zero: %v", err)
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
-	"go.opentelemetry.io/collector/pdata/pcommon"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,15 +12,16 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
-	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
+	"github.com/jobtrace/jobtrace/internal/otlptest"
 	"github.com/jobtrace/jobtrace/internal/timingtest"
 )
 
@@ -50,7 +50,8 @@ func readAll(t *testing.T, path string) ([]readSpan, []int64) {
 	t.Helper()
 	var spans []readSpan
 	var ends []int64
-	err := ReadLines(path, 0, func(req *coltracepb.ExportTraceServiceRequest, n int, end int64) error {
+	err := ReadLines(path, 0, func(td ptrace.Traces, n int, end int64) error {
+		req := otlptest.Proto(t, td)
 		got := 0
 		for _, rs := range req.ResourceSpans {
 			res := map[string]string{}
@@ -223,7 +224,8 @@ func writeSpans(t *testing.T, path string, names ...string) []byte {
 func names(t *testing.T, path string, from int64) ([]string, error) {
 	t.Helper()
 	var out []string
-	err := ReadLines(path, from, func(req *coltracepb.ExportTraceServiceRequest, _ int, _ int64) error {
+	err := ReadLines(path, from, func(td ptrace.Traces, _ int, _ int64) error {
+		req := otlptest.Proto(t, td)
 		for _, rs := range req.ResourceSpans {
 			for _, ss := range rs.ScopeSpans {
 				for _, s := range ss.Spans {
@@ -304,7 +306,7 @@ func TestReadLinesStopsOnCallbackError(t *testing.T) {
 	writeSpans(t, path, "a", "b")
 	stop := errors.New("stop")
 	calls := 0
-	err := ReadLines(path, 0, func(*coltracepb.ExportTraceServiceRequest, int, int64) error {
+	err := ReadLines(path, 0, func(ptrace.Traces, int, int64) error {
 		calls++
 		return stop
 	})

@@ -24,6 +24,8 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 	colmetricpb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/grpc"
@@ -576,4 +578,19 @@ func SelfSigned(t testing.TB) (tls.Certificate, []byte) {
 	}
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key},
 		pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+}
+
+// Proto returns td as the proto structs of an OTLP request, for a test
+// that looks at what a spool line holds field by field.
+func Proto(t testing.TB, td ptrace.Traces) *coltracepb.ExportTraceServiceRequest {
+	t.Helper()
+	pb, err := ptraceotlp.NewExportRequestFromTraces(td).MarshalProto()
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := &coltracepb.ExportTraceServiceRequest{}
+	if err := proto.Unmarshal(pb, req); err != nil {
+		t.Fatal(err)
+	}
+	return req
 }
