@@ -335,36 +335,24 @@ func (j *Job) OwnCgroup() (*Cgroup, bool) {
 // CPUFrom says where CPU reads the job's CPU time: its own cgroup's
 // cpu.stat when there is one (exact, exited processes included), otherwise
 // the process tree.
-func (j *Job) CPUFrom() From {
-	if cg, ok := j.OwnCgroup(); ok && cg.HasCPU {
-		return FromCgroup
-	}
-	if j.HasTree {
-		return FromTree
-	}
-	return FromNone
-}
+func (j *Job) CPUFrom() From { return j.from(j.Cgroup.HasCPU, j.HasTree) }
 
 // MemoryFrom says where Memory reads the job's memory: its own cgroup's
 // memory.current when the memory controller is on (page cache included,
 // as the kernel charges it), otherwise the summed RSS of the tree.
-func (j *Job) MemoryFrom() From {
-	if cg, ok := j.OwnCgroup(); ok && cg.HasMemory {
-		return FromCgroup
-	}
-	if j.HasTree {
-		return FromTree
-	}
-	return FromNone
-}
+func (j *Job) MemoryFrom() From { return j.from(j.Cgroup.HasMemory, j.HasTree) }
 
 // IOFrom says where IO reads the job's storage IO: its own cgroup's
 // io.stat when the io controller is on, otherwise the tree's.
-func (j *Job) IOFrom() From {
-	if cg, ok := j.OwnCgroup(); ok && cg.HasIO {
+func (j *Job) IOFrom() From { return j.from(j.Cgroup.HasIO, j.HasTree && j.Tree.HasIO) }
+
+// from is the job's own cgroup when it is and has the figure (inCgroup),
+// else the tree when it has it (inTree).
+func (j *Job) from(inCgroup, inTree bool) From {
+	if _, own := j.OwnCgroup(); own && inCgroup {
 		return FromCgroup
 	}
-	if j.HasTree && j.Tree.HasIO {
+	if inTree {
 		return FromTree
 	}
 	return FromNone
