@@ -271,7 +271,7 @@ func (c *cli) standaloneBegin(m protocol.Msg, parentTP string) error {
 	}
 	st.TraceID, st.SpanID = tid.String(), sid.String()
 	for _, kv := range m.Attrs {
-		st.Attrs[string(kv.Key)] = kv.Value.Emit()
+		st.Attrs[string(kv.Key)] = kv.Value.String()
 	}
 	data, _ := json.Marshal(st)
 	return safefile.WriteFile(stateFile(dir, parentTP, m.Name), data, 0o600)

@@ -57,7 +57,7 @@ func Attr(kv attribute.KeyValue) error {
 		return fmt.Errorf("attribute key %q", kv.Key)
 	}
 	switch kv.Value.Type() {
-	case attribute.INVALID:
+	case attribute.EMPTY:
 		return fmt.Errorf("attribute %q without a value", kv.Key)
 	case attribute.STRING:
 		if !utf8.ValidString(kv.Value.AsString()) {
