@@ -31,5 +31,11 @@
 // are tested everywhere, and the per-OS files hold only the reading. The
 // sources share the rules that are not about reading: one walkPacer spaces
 // out the walks of a costly tree, and one treeTotals turns a walk into Tree
-// figures that never go down (package monotonic).
+// figures that never go down (package monotonic), and hostDiskIO and
+// hostNetIO sum the disks and interfaces of every source by the same rule.
+//
+// The sinks read a Sample by its own rules rather than their own copies: a
+// Job says where each figure of the job is read from (CPUFrom, MemoryFrom,
+// IOFrom: its own cgroup, else its tree) and Sample.ReadAt when, and
+// BusyShare is the machine's CPU use between two samples.
 package hostmetrics
