@@ -21,6 +21,26 @@ type jobState struct {
 	known    bool      // SetJob was called
 	exited   ExitUsage // the job's, once JobExited was called
 	exitedCh chan struct{}
+	// outside is set when the job did not start in its cgroup (see
+	// JobOutsideCgroup).
+	outside bool
+}
+
+// JobOutsideCgroup records that the job was not started in its own cgroup
+// (it was moved there once running, or could not be): children it forked
+// before the move are outside the cgroup, whose members are then not the
+// whole job.
+func (j *jobState) JobOutsideCgroup() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.outside = true
+}
+
+// outsideCgroup reports whether JobOutsideCgroup was called.
+func (j *jobState) outsideCgroup() bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.outside
 }
 
 // SetJob records the job's pid.

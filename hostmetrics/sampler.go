@@ -16,6 +16,10 @@ type Source interface {
 	Read(s *Sample) error
 	// SetJob tells the source the pid of the job, once it has started.
 	SetJob(pid int)
+	// JobOutsideCgroup tells the source, before SetJob, that the job is
+	// not started in the cgroup of its own given in its Config: the
+	// cgroup's members are not all of the job's processes.
+	JobOutsideCgroup()
 	// JobExited gives the usage the kernel reported when the job was
 	// reaped, which completes the tree's figures.
 	JobExited(u ExitUsage)

@@ -26,6 +26,7 @@ func (f *fakeSource) Read(s *Sample) error {
 	return f.err
 }
 func (f *fakeSource) SetJob(int)          {}
+func (f *fakeSource) JobOutsideCgroup()   {}
 func (f *fakeSource) JobExited(ExitUsage) {}
 func (f *fakeSource) Unavailable() string { return "" }
 func (f *fakeSource) Close() error        { return nil }

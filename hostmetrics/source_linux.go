@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -240,7 +241,7 @@ func (s *linuxSource) readJob(out *Sample, errs *[]error) {
 		return
 	}
 	began := s.pacer.start()
-	u, err := s.tree.Sample(s.roots, out.Time)
+	u, err := s.sampleTree(j.HasCgroup, out.Time)
 	if err != nil {
 		*errs = append(*errs, err)
 	}
@@ -264,6 +265,21 @@ func (s *linuxSource) readJob(out *Sample, errs *[]error) {
 	s.mu.Unlock()
 	j.HasTree = true
 	j.Tree = s.totals.tree(&w, out.Time)
+}
+
+// sampleTree reads the job's processes: from the roots down through the
+// children files of every thread of every process, or, when the job was
+// started in a cgroup of its own that could be read, the roots and the
+// cgroup's members, each read once without its threads' children files.
+// A cgroup whose members cannot be listed is walked.
+func (s *linuxSource) sampleTree(cgroupRead bool, now time.Time) (proctree.Usage, error) {
+	if s.own && cgroupRead && !s.outsideCgroup() {
+		u, err := s.tree.SampleCgroup(s.roots, s.cg.Dir(), now)
+		if !errors.Is(err, proctree.ErrNoMembers) {
+			return u, err
+		}
+	}
+	return s.tree.Sample(s.roots, now)
 }
 
 // reapChildren reaps, without walking the tree, the agent's children that

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jobtrace/jobtrace/internal/sleeptree"
 	"github.com/jobtrace/jobtrace/internal/timingtest"
 )
 
@@ -193,5 +194,44 @@ func TestLinuxSourceReapsNothingBeforeSetJob(t *testing.T) {
 	err = cmd.Wait()
 	if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 7 {
 		t.Fatalf("the job's exit status was taken: Wait = %v, state %v", err, cmd.ProcessState)
+	}
+}
+
+// With a cgroup of the job's own that has no memory controller, the tree's
+// processes are the cgroup's members: a child forked by a thread other
+// than the main one is counted. A job that did not start in its cgroup
+// (JobOutsideCgroup) is walked, and its children outside the cgroup are
+// counted too.
+func TestLinuxSourceChildOfAnotherThread(t *testing.T) {
+	g, fd := sleeptree.Cgroup(t)
+	for _, outside := range []bool{false, true} {
+		startIn := fd
+		if outside {
+			startIn = 0
+		}
+		pid, _ := sleeptree.StartThreadForker(t, startIn)
+		src, err := NewSource(Config{CgroupDir: g.Dir, CgroupOwn: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if outside {
+			src.JobOutsideCgroup()
+		}
+		src.SetJob(pid)
+		var s Sample
+		s.Time, s.Reason = time.Now(), ReasonStart
+		if err := src.Read(&s); err != nil {
+			t.Error(err)
+		}
+		src.Close()
+		if !s.Job.HasCgroup {
+			t.Fatalf("cgroup %s not read", g.Dir)
+		}
+		if !s.Job.HasTree {
+			t.Skipf("cgroup %s has the memory controller: the tree is not read", g.Dir)
+		}
+		if s.Job.Tree.Processes != 2 {
+			t.Errorf("outside %v: %d processes, want the forker and its child", outside, s.Job.Tree.Processes)
+		}
 	}
 }

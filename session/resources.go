@@ -131,8 +131,12 @@ func (r *resources) start(interval time.Duration, rootCtx context.Context, sinks
 // started right into its cgroup it is moved there now; its first children
 // may then have been forked outside it.
 func (r *resources) jobStarted(j Job, log *supervise.Logger) {
+	err := j.CgroupErr()
+	if err != nil && r.jobCg != nil {
+		r.src.JobOutsideCgroup()
+	}
 	r.src.SetJob(j.Pid())
-	if err := j.CgroupErr(); err != nil && r.jobCg != nil {
+	if err != nil && r.jobCg != nil {
 		if err2 := r.jobCg.addProc(j.Pid()); err2 != nil {
 			log.Warn(fmt.Sprintf("the job could not be started in its cgroup (%v) nor moved there (%v): its cgroup figures are not the job's", err, err2))
 		} else {

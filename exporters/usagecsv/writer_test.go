@@ -474,6 +474,7 @@ func (fakeSource) Read(s *hostmetrics.Sample) error {
 	return nil
 }
 func (fakeSource) SetJob(int)                      {}
+func (fakeSource) JobOutsideCgroup()               {}
 func (fakeSource) JobExited(hostmetrics.ExitUsage) {}
 func (fakeSource) Unavailable() string             { return "" }
 func (fakeSource) Close() error                    { return nil }

@@ -12,6 +12,10 @@ import (
 // content could not be parsed.
 var ErrParse = errors.New("proctree: parse")
 
+// ErrNoMembers is wrapped in the error of [Reader.SampleCgroup] when the
+// members of the cgroup could not be listed.
+var ErrNoMembers = errors.New("proctree: cannot list the cgroup's processes")
+
 // ErrUnsupported is returned by [Reader.Sample] on systems without a Linux
 // /proc.
 var ErrUnsupported = errors.New("proctree: process tree sampling needs Linux /proc")
@@ -106,11 +110,12 @@ type Reader struct {
 	root     string
 	pageSize uint64
 
-	path  []byte // path being opened, NUL-terminated
-	buf   []byte // content of the file being read
-	queue []int  // pids to visit in this sample, breadth-first
-	tids  []int  // threads of the process being visited
-	procs []Proc // detail of this sample, reused
+	path  []byte   // path being opened, NUL-terminated
+	buf   []byte   // content of the file being read
+	queue []int    // pids to visit in this sample, breadth-first
+	tids  []int    // threads of the process being visited
+	dirs  []string // cgroups whose members SampleCgroup lists
+	procs []Proc   // detail of this sample, reused
 
 	known  map[int]seen // processes of the previous samples, by pid
 	gen    uint64       // sample number; seen.gen == gen when visited in this sample

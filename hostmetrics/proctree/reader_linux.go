@@ -33,9 +33,105 @@ func (r *Reader) Sample(roots []int, now time.Time) (Usage, error) {
 	r.queue = append(r.queue[:0], roots...)
 	for i := 0; i < len(r.queue); i++ {
 		if pid := r.queue[i]; pid > 0 {
-			r.visit(pid)
+			r.visit(pid, true)
 		}
 	}
+	return r.finish(now)
+}
+
+// SampleCgroup is Sample for a job that has a cgroup v2 of its own: the
+// job's processes are the roots and the members of cgroupDir and of the
+// cgroups below it, listed by their cgroup.procs files, and each is read
+// without reading the children files of its threads. The result is the
+// walk's, one read of cgroup.procs instead of one read of children per
+// thread of every process: a process is in its parent's cgroup from its
+// fork, whichever thread forked it, until it is moved out (which needs the
+// right to write to another cgroup's cgroup.procs).
+//
+// When a cgroup.procs file cannot be read (the cgroup was removed, or is
+// threaded), it returns an error wrapping [ErrNoMembers] and no usage, and
+// the caller walks instead.
+func (r *Reader) SampleCgroup(roots []int, cgroupDir string, now time.Time) (Usage, error) {
+	if strings.IndexByte(r.root, 0) >= 0 || strings.IndexByte(cgroupDir, 0) >= 0 {
+		return Usage{Time: now}, fmt.Errorf("proctree: path %q or %q holds a NUL byte", r.root, cgroupDir)
+	}
+	r.queue = append(r.queue[:0], roots...)
+	r.dirs = append(r.dirs[:0], strings.TrimRight(cgroupDir, "/"))
+	for i := 0; i < len(r.dirs); i++ {
+		if errno := r.listMembers(r.dirs[i]); errno != 0 {
+			return Usage{Time: now}, fmt.Errorf("%w: %s: %w", ErrNoMembers, r.pathString(), errno)
+		}
+	}
+	r.gen++
+	r.procs = r.procs[:0]
+	r.exited = Exited{}
+	clear(r.errs)
+	r.errs = r.errs[:0]
+	for _, pid := range r.queue {
+		if pid > 0 {
+			r.visit(pid, false)
+		}
+	}
+	return r.finish(now)
+}
+
+// listMembers appends to r.queue the pids in dir/cgroup.procs and to
+// r.dirs the cgroups below dir.
+func (r *Reader) listMembers(dir string) unix.Errno {
+	r.setDirPath(dir, "cgroup.procs")
+	fd, errno := r.open(0)
+	if errno != 0 {
+		return errno
+	}
+	n, errno := rawfile.Read(fd, &r.buf, false)
+	unix.Close(fd)
+	if errno != 0 {
+		return errno
+	}
+	var ok bool
+	if r.queue, ok = appendChildren(r.queue, r.buf[:n]); !ok {
+		return unix.EINVAL
+	}
+	r.setDirPath(dir, ".")
+	return r.readDir(func(buf []byte) bool {
+		r.dirs, ok = appendSubdirs(r.dirs, dir, buf)
+		return ok
+	})
+}
+
+// errBadDirent is what readDir returns for a record it cannot parse.
+const errBadDirent = unix.EBADMSG
+
+// readDir opens the directory r.path and hands each batch of its records
+// (a getdents64 result) to parse, which reports whether it could parse it.
+func (r *Reader) readDir(parse func(buf []byte) bool) unix.Errno {
+	fd, errno := r.open(unix.O_DIRECTORY)
+	if errno != 0 {
+		return errno
+	}
+	defer unix.Close(fd)
+	for {
+		n, err := unix.Getdents(fd, r.buf)
+		if err == unix.EINTR {
+			continue
+		}
+		if errno, ok := err.(unix.Errno); ok {
+			return errno
+		} else if err != nil {
+			return unix.EIO
+		}
+		if n == 0 {
+			return 0
+		}
+		if !parse(r.buf[:n]) {
+			return errBadDirent
+		}
+	}
+}
+
+// finish counts as exited the known processes this sample did not see and
+// sums the usage of those it saw.
+func (r *Reader) finish(now time.Time) (Usage, error) {
 	for pid, s := range r.known {
 		if s.gen != r.gen {
 			r.exited.add(&s.last)
@@ -62,8 +158,9 @@ func (r *Reader) Children(pid int, dst []int) ([]int, error) {
 	return dst, errors.Join(r.errs...)
 }
 
-// visit reads one process, records it and queues its children.
-func (r *Reader) visit(pid int) {
+// visit reads one process, records it and, when walk is set, queues its
+// children.
+func (r *Reader) visit(pid int, walk bool) {
 	s, had := r.known[pid]
 	if had && s.gen == r.gen {
 		return
@@ -102,7 +199,7 @@ func (r *Reader) visit(pid int) {
 	s.gen, s.startTime, s.last = r.gen, st.starttime, p
 	r.known[pid] = s
 	r.procs = append(r.procs, p)
-	if !gone {
+	if walk && !gone {
 		r.queueChildren(pid, st.threads)
 	}
 }
@@ -182,30 +279,20 @@ func (r *Reader) queueChildren(pid, threads int) {
 // listTasks fills r.tids with the threads of pid from /proc/<pid>/task.
 func (r *Reader) listTasks(pid int) bool {
 	r.setPath(pid, 0, "task")
-	fd, errno := r.open(unix.O_DIRECTORY)
-	if errno != 0 {
-		r.fail(errno)
-		return false
-	}
-	defer unix.Close(fd)
-	for {
-		n, err := unix.Getdents(fd, r.buf)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			r.fail(err)
-			return false
-		}
-		if n == 0 {
-			return true
-		}
+	errno := r.readDir(func(buf []byte) bool {
 		var ok bool
-		if r.tids, ok = appendDirentPIDs(r.tids, r.buf[:n]); !ok {
-			r.failParse()
-			return false
-		}
+		r.tids, ok = appendDirentPIDs(r.tids, buf)
+		return ok
+	})
+	switch errno {
+	case 0:
+		return true
+	case errBadDirent:
+		r.failParse()
+	default:
+		r.fail(errno)
 	}
+	return false
 }
 
 // fail records an error about r.path unless err says that the process or
@@ -232,6 +319,14 @@ func (r *Reader) setPath(pid, tid int, name string) {
 		p = append(p, "/task/"...)
 		p = kernfmt.AppendUint(p, uint64(tid))
 	}
+	p = append(p, '/')
+	p = append(p, name...)
+	r.path = append(p, 0)
+}
+
+// setDirPath sets r.path to dir/name, NUL-terminated.
+func (r *Reader) setDirPath(dir, name string) {
+	p := append(r.path[:0], dir...)
 	p = append(p, '/')
 	p = append(p, name...)
 	r.path = append(p, 0)

@@ -13,3 +13,8 @@ func (r *Reader) Sample(roots []int, now time.Time) (Usage, error) {
 func (r *Reader) Children(pid int, dst []int) ([]int, error) {
 	return dst, ErrUnsupported
 }
+
+// SampleCgroup returns ErrUnsupported: processes are read from Linux /proc.
+func (r *Reader) SampleCgroup(roots []int, cgroupDir string, now time.Time) (Usage, error) {
+	return Usage{Time: now}, ErrUnsupported
+}

@@ -1,8 +1,13 @@
 package proctree
 
 import (
+	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -44,5 +49,97 @@ func TestSampleRealProc(t *testing.T) {
 	r.Sample(roots, time.Now())
 	if n := testing.AllocsPerRun(50, func() { r.Sample(roots, time.Now()) }); n != 0 {
 		t.Errorf("Sample of a stable tree of 6 processes allocates %v times, want 0", n)
+	}
+}
+
+func TestMain(m *testing.M) {
+	sleeptree.RunThreadForker()
+	os.Exit(m.Run())
+}
+
+// pidsSeen reports which of pids the last Sample or SampleCgroup found.
+func pidsSeen(r *Reader, pids ...int) []bool {
+	seen := make([]bool, len(pids))
+	for _, p := range r.Procs() {
+		for i, pid := range pids {
+			if p.PID == pid {
+				seen[i] = true
+			}
+		}
+	}
+	return seen
+}
+
+// A child forked by a thread other than the main one is found by the walk,
+// through that thread's children file, and by SampleCgroup, through the
+// cgroup the child was born in, which reads no children file.
+func TestChildOfAnotherThread(t *testing.T) {
+	g, fd := sleeptree.Cgroup(t)
+	pid, child := sleeptree.StartThreadForker(t, fd)
+	r := NewReader("/proc")
+	u, err := r.Sample([]int{pid}, time.Now())
+	if err != nil || u.Processes != 2 || u.Threads < 3 {
+		t.Errorf("Sample = %+v, %v; want 2 processes", u, err)
+	}
+	if s := pidsSeen(r, pid, child); !s[0] || !s[1] {
+		t.Errorf("Sample found the forker %v and its child %v", s[0], s[1])
+	}
+
+	var opened []string
+	r.openHook = func(path string) syscall.Errno {
+		opened = append(opened, path)
+		return 0
+	}
+	u2, err := r.SampleCgroup(nil, g.Dir, time.Now())
+	if err != nil || u2.Processes != 2 || u2.Threads != u.Threads {
+		t.Errorf("SampleCgroup = %+v, %v; want %+v", u2, err, u)
+	}
+	if s := pidsSeen(r, pid, child); !s[0] || !s[1] {
+		t.Errorf("SampleCgroup found the forker %v and its child %v", s[0], s[1])
+	}
+	for _, p := range opened {
+		if strings.HasSuffix(p, "/children") || strings.HasSuffix(p, "/task") {
+			t.Errorf("SampleCgroup read %s", p)
+		}
+	}
+	if r.Exited().Processes != 0 {
+		t.Errorf("SampleCgroup after Sample: exited %+v", r.Exited())
+	}
+	r.openHook = nil
+	if n := testing.AllocsPerRun(50, func() { r.SampleCgroup(nil, g.Dir, time.Now()) }); n != 0 {
+		t.Errorf("SampleCgroup of a stable cgroup allocates %v times, want 0", n)
+	}
+}
+
+// The members of the cgroups below the job's are the job's too; a cgroup
+// whose members cannot be listed is an ErrNoMembers.
+func TestSampleCgroupNested(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "a", "b")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := NewReader("/proc")
+	if _, err := r.SampleCgroup(nil, dir, time.Now()); !errors.Is(err, ErrNoMembers) {
+		t.Errorf("SampleCgroup without a/cgroup.procs: %v, want ErrNoMembers", err)
+	}
+	cmd := spawnSleepers(t, 1)
+	for _, d := range []string{filepath.Join(dir, "a"), sub} {
+		if err := os.WriteFile(filepath.Join(d, "cgroup.procs"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(sub, "cgroup.procs"), []byte(strconv.Itoa(cmd.Process.Pid)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	u, err := r.SampleCgroup([]int{os.Getpid()}, dir+"/", time.Now())
+	if err != nil || u.Processes != 2 {
+		t.Errorf("SampleCgroup = %+v, %v; want this process and sh", u, err)
+	}
+	if s := pidsSeen(r, os.Getpid(), cmd.Process.Pid); !s[0] || !s[1] {
+		t.Errorf("SampleCgroup found this process %v and sh %v", s[0], s[1])
 	}
 }

@@ -25,20 +25,23 @@ func appendChildren(dst []int, data []byte) ([]int, bool) {
 	}
 }
 
-// appendDirentPIDs appends to dst the numeric names found in buf, the result
-// of a getdents64 system call on /proc/<pid>/task. Each record is a
-// struct linux_dirent64 (getdents(2)): d_ino (8 bytes), d_off (8),
-// d_reclen (2), d_type (1), then d_name, NUL-terminated. Names that are not
-// numbers ("." and "..") are skipped.
-func appendDirentPIDs(dst []int, buf []byte) ([]int, bool) {
+// dtDir is the d_type of a directory in a struct linux_dirent64.
+const dtDir = 4
+
+// eachDirent calls each with the name and type of every record in buf, the
+// result of a getdents64 system call. Each record is a struct
+// linux_dirent64 (getdents(2)): d_ino (8 bytes), d_off (8), d_reclen (2),
+// d_type (1), then d_name, NUL-terminated. It reports false for a
+// truncated or malformed record.
+func eachDirent(buf []byte, each func(name []byte, typ byte)) bool {
 	const nameOff = 19
 	for len(buf) > 0 {
 		if len(buf) < nameOff {
-			return dst, false
+			return false
 		}
 		reclen := int(binary.NativeEndian.Uint16(buf[16:18]))
 		if reclen <= nameOff || reclen > len(buf) {
-			return dst, false
+			return false
 		}
 		name := buf[nameOff:reclen]
 		for i, c := range name {
@@ -47,10 +50,31 @@ func appendDirentPIDs(dst []int, buf []byte) ([]int, bool) {
 				break
 			}
 		}
+		each(name, buf[18])
+		buf = buf[reclen:]
+	}
+	return true
+}
+
+// appendDirentPIDs appends to dst the numeric names found in buf, the result
+// of a getdents64 system call on /proc/<pid>/task (see eachDirent). Names
+// that are not numbers ("." and "..") are skipped.
+func appendDirentPIDs(dst []int, buf []byte) ([]int, bool) {
+	ok := eachDirent(buf, func(name []byte, _ byte) {
 		if v, ok := kernfmt.ParseUint(name); ok && v > 0 && v <= 1<<31 {
 			dst = append(dst, int(v))
 		}
-		buf = buf[reclen:]
-	}
-	return dst, true
+	})
+	return dst, ok
+}
+
+// appendSubdirs appends to dst dir/<name> for each directory other than
+// "." and ".." in buf, the result of a getdents64 system call on dir.
+func appendSubdirs(dst []string, dir string, buf []byte) ([]string, bool) {
+	ok := eachDirent(buf, func(name []byte, typ byte) {
+		if typ == dtDir && string(name) != "." && string(name) != ".." {
+			dst = append(dst, dir+"/"+string(name))
+		}
+	})
+	return dst, ok
 }
