@@ -5,7 +5,10 @@
 // orphans that re-parented to the agent as a child subreaper) and walks down
 // through /proc/<pid>/task/<tid>/children, breadth-first, reading for each
 // process /proc/<pid>/stat, /proc/<pid>/statm and, where permitted,
-// /proc/<pid>/io. In steady state (a tree that keeps its processes) a sample
+// /proc/<pid>/io. When the job was started in a cgroup of its own,
+// [Reader.SampleCgroup] reads the same files of the cgroup's members,
+// listed by cgroup.procs, instead of walking: one read in place of one per
+// thread of every process. In steady state (a tree that keeps its processes) a sample
 // allocates nothing: buffers, the pid map and the per-process detail are
 // reused from one sample to the next.
 //
