@@ -8,7 +8,8 @@
 // /proc/<pid>/io. When the job was started in a cgroup of its own,
 // [Reader.SampleCgroup] reads the same files of the cgroup's members,
 // listed by cgroup.procs, instead of walking: one read in place of one per
-// thread of every process. In steady state (a tree that keeps its processes) a sample
+// thread of every process. It leaves out the zombies the walk finds below
+// the roots (see there). In steady state (a tree that keeps its processes) a sample
 // allocates nothing: buffers, the pid map and the per-process detail are
 // reused from one sample to the next.
 //

@@ -48,6 +48,12 @@ func (r *Reader) Sample(roots []int, now time.Time) (Usage, error) {
 // fork, whichever thread forked it, until it is moved out (which needs the
 // right to write to another cgroup's cgroup.procs).
 //
+// Unlike the walk, it does not see a zombie that is not a root: the kernel
+// leaves a process whose threads have all exited out of cgroup.procs. Such
+// a process, exited but not yet waited for by its parent, is not counted,
+// and its CPU and IO, which the kernel adds to its parent's cutime, cstime
+// and io at the wait, are counted from then on.
+//
 // When a cgroup.procs file cannot be read (the cgroup was removed, or is
 // threaded), it returns an error wrapping [ErrNoMembers] and no usage, and
 // the caller walks instead.
