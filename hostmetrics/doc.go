@@ -6,7 +6,8 @@
 //   - procfs: host-wide figures from /proc (CPU time per mode, memory and
 //     swap, paging, disks, network, load, pressure stall information);
 //   - proctree: the job's process tree, found through
-//     /proc/<pid>/task/<tid>/children, with CPU, resident memory and IO per
+//     /proc/<pid>/task/<tid>/children (or, for a job in a cgroup of its
+//     own, the cgroup's cgroup.procs), with CPU, resident memory and IO per
 //     process;
 //   - cgroup: the job's cgroup v2 (CPU, memory, IO, pids, pressure in a
 //     handful of files whatever the tree's size), on pure cgroup v2 hosts and

@@ -83,7 +83,7 @@ var Columns = []Column{
 		cell:   gauge(func(s *hostmetrics.Sample) (uint64, bool) { return s.Job.Tree.RSS, treeFresh(s) })},
 	{Name: "job_processes_count", Unit: "count",
 		Help:   "Live processes in the job's tree.",
-		Source: "/proc/<pid>/task/<tid>/children",
+		Source: "/proc/<pid>/task/<tid>/children, or the job's own cgroup's cgroup.procs",
 		cell:   gauge(func(s *hostmetrics.Sample) (uint64, bool) { return uint64(s.Job.Tree.Processes), treeFresh(s) })},
 	{Name: "job_threads_count", Unit: "count",
 		Help:   "Threads of the live processes in the job's tree.",
