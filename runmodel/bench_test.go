@@ -34,9 +34,6 @@ func tenPhaseRun(b *testing.B, dir string) *runmodel.Recorder {
 	b.Helper()
 	rec := runmodel.NewRecorder()
 	client := spool.NewTraceClient(filepath.Join(dir, spool.TracesFile))
-	if err := client.Start(context.Background()); err != nil {
-		b.Fatal(err)
-	}
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spool.NewSpanProcessor(client)), sdktrace.WithSpanProcessor(rec))
 	tr := tp.Tracer("jobtrace")
 	u := usage.Usage{HasCPU: true, CPUUser: time.Second, CPUSystem: time.Second / 4, CPUAvg: 0.5, CPUPeak: 1,

@@ -36,9 +36,6 @@ func record(t *testing.T, dir string, csv []byte, body func(tr trace.Tracer)) *R
 	t.Helper()
 	rec := NewRecorder()
 	client := spool.NewTraceClient(filepath.Join(dir, spool.TracesFile))
-	if err := client.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
 	res := sdkresource.NewSchemaless(attribute.String("service.name", "svc"), attribute.String("host.name", "h\x1b[2J"))
 	tp := sdktrace.NewTracerProvider(sdktrace.WithResource(res),
 		sdktrace.WithSpanProcessor(spool.NewSpanProcessor(client)), sdktrace.WithSpanProcessor(rec))

@@ -134,9 +134,6 @@ func New(dir string, res *sdkresource.Resource, exp ExportSettings, warn func(st
 	reclaim(dir, artifactNames(), warn)
 	p := &Pipeline{dir: dir, unlock: unlock, spoolPath: filepath.Join(dir, spool.TracesFile), recorder: runmodel.NewRecorder()}
 	client := spool.NewTraceClient(p.spoolPath)
-	if err := client.Start(context.Background()); err != nil {
-		return nil, fmt.Errorf("spool: %w", err)
-	}
 	p.spoolProc = spool.NewSpanProcessor(client, spool.WithWarn(warn))
 	p.TracerProvider = sdktrace.NewTracerProvider(append([]sdktrace.TracerProviderOption{
 		sdktrace.WithResource(res),

@@ -47,7 +47,7 @@ func (o Outcome) String() string {
 	return "retry"
 }
 
-// Classify returns what an error from the UploadTraces of a client made by
+// Classify returns what an error from the Upload of a client made by
 // NewTraceClient means. Errors that carry no collector response (a refused
 // connection, a timeout, a TLS failure) are Retry.
 func Classify(err error) Outcome {

@@ -10,10 +10,6 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
-	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/jobtrace/jobtrace/internal/safefile"
 )
@@ -34,17 +30,15 @@ const (
 	UncertainSuffix = ".uncertain"
 )
 
-// ErrClosed is returned by UploadTraces after Stop.
+// ErrClosed is returned by a write after Stop.
 var ErrClosed = errors.New("spool: client stopped")
 
-var _ otlptrace.Client = (*TraceClient)(nil)
-
-// TraceClient is an otlptrace.Client that appends each upload as one line of
-// OTLP/JSON to a file instead of sending it over the network.
+// TraceClient appends each batch of spans (from the span processor, or
+// AppendTraces) as one line of OTLP/JSON to a file.
 //
 // The file is opened with O_APPEND|O_CREATE (mode 0644), never through a
-// symbolic link, on the first upload,
-// so a missing output directory is reported by that upload and tried again by
+// symbolic link, on the first write,
+// so a missing output directory is reported by that write and tried again by
 // the next one. Each line is written with a single write call and no fsync:
 // the page cache survives a crash of the agent, which is the failure this file
 // is for.
@@ -76,13 +70,7 @@ func (c *TraceClient) OnAppend(fn func(endOffset int64, spans int)) {
 	c.mu.Unlock()
 }
 
-// Start does nothing but check ctx: the file is opened by the first upload, so
-// that a client can be built before the output directory exists.
-func (c *TraceClient) Start(ctx context.Context) error {
-	return ctx.Err()
-}
-
-// Stop closes the file. Later uploads return ErrClosed.
+// Stop closes the file. Later writes return ErrClosed.
 func (c *TraceClient) Stop(context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -93,24 +81,6 @@ func (c *TraceClient) Stop(context.Context) error {
 	err := c.f.Close()
 	c.f = nil
 	return err
-}
-
-// UploadTraces appends the spans to the file as one line.
-func (c *TraceClient) UploadTraces(_ context.Context, rss []*tracepb.ResourceSpans) error {
-	n := countSpans(rss)
-	if n == 0 {
-		return nil
-	}
-	line, err := encodeLine(rss)
-	if err != nil {
-		// A string that is not valid UTF-8 fails the whole batch: clean
-		// every string and try once more.
-		cleanSpans(rss)
-		if line, err = encodeLine(rss); err != nil {
-			return err
-		}
-	}
-	return c.appendLine(line, n)
 }
 
 // appendLine appends one encoded line of n spans, newline included, with a
@@ -200,35 +170,6 @@ func endsTorn(f *os.File) (int64, error) {
 		return -size, nil
 	}
 	return size, nil
-}
-
-func countSpans(rss []*tracepb.ResourceSpans) int {
-	n := 0
-	for _, rs := range rss {
-		for _, ss := range rs.GetScopeSpans() {
-			n += len(ss.GetSpans())
-		}
-	}
-	return n
-}
-
-// encodeLine turns spans into one line of OTLP/JSON, newline included. The
-// proto form is handed to pdata, whose JSON encoder is the one the Collector
-// uses to read the same lines back.
-func encodeLine(rss []*tracepb.ResourceSpans) ([]byte, error) {
-	pb, err := proto.Marshal(&coltracepb.ExportTraceServiceRequest{ResourceSpans: rss})
-	if err != nil {
-		return nil, fmt.Errorf("spool: encode: %w", err)
-	}
-	req := ptraceotlp.NewExportRequest()
-	if err := req.UnmarshalProto(pb); err != nil {
-		return nil, fmt.Errorf("spool: encode: %w", err)
-	}
-	js, err := req.MarshalJSON()
-	if err != nil {
-		return nil, fmt.Errorf("spool: encode: %w", err)
-	}
-	return append(js, '\n'), nil
 }
 
 // AppendTraces appends the spans of td to the file as one line, in pdata's

@@ -7,10 +7,9 @@
 // span ids in hex, enums as numbers, camelCase field names. The JSON is
 // written by the Collector's pdata package, never by hand: the span processor
 // fills pdata straight from the SDK's spans (encodeSpans, field for field what
-// the SDK's own transform to OTLP makes), TraceClient.UploadTraces takes
-// the protobuf form, and TraceClient.AppendTraces pdata read from a spool.
-// ReadLines decodes each line once, into pdata, which the OTLP client sends
-// as it is.
+// the SDK's own transform to OTLP makes), and TraceClient.AppendTraces
+// writes pdata read from a spool. ReadLines decodes each line once, into
+// pdata, which the OTLP client sends as it is.
 //
 // The file is both a local artifact and the export queue: a forwarder (package
 // exporters/forward) reads it from the offset kept in <file>.sent and uploads

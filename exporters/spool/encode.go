@@ -20,10 +20,10 @@ import (
 
 // encodeSpans turns spans into one line of OTLP/JSON, newline included,
 // with the same content as the SDK's transform to OTLP (package
-// otlptrace's tracetransform) followed by encodeLine, but built straight
-// into pdata, whose JSON encoder writes the line: the proto form, its
-// encoding and its decoding into pdata are skipped, which makes a line
-// about five times cheaper. Spans are grouped by resource, then by scope,
+// otlptrace's tracetransform) handed to pdata for its JSON (the test's
+// encodeLine), but built straight into pdata, whose JSON encoder writes the
+// line: the proto form, its encoding and its decoding into pdata are
+// skipped, which makes a line about five times cheaper. Spans are grouped by resource, then by scope,
 // in the order they first appear. A string that is not valid UTF-8 is
 // cleaned (U+FFFD for each bad byte), so that the line can be read back.
 func encodeSpans(spans []sdktrace.ReadOnlySpan) ([]byte, error) {
@@ -212,8 +212,7 @@ func putValue(dst pcommon.Value, v attribute.Value) {
 }
 
 // valid returns s when it is valid UTF-8, else s cleaned as every door
-// cleans text (cleantext.String): the net under the doors, as cleanSpans is
-// for UploadTraces.
+// cleans text (cleantext.String): the net under the doors.
 func valid(s string) string {
 	if utf8.ValidString(s) {
 		return s

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
@@ -173,4 +174,22 @@ func decodeLine(t testing.TB, line []byte) (*coltracepb.ExportTraceServiceReques
 		return nil, 0, err
 	}
 	return otlptest.Proto(t, td), td.SpanCount(), nil
+}
+
+// encodeLine is the reference encodeSpans is checked against: the proto
+// form the SDK's transform makes, handed to pdata for its JSON.
+func encodeLine(rss []*tracepb.ResourceSpans) ([]byte, error) {
+	pb, err := proto.Marshal(&coltracepb.ExportTraceServiceRequest{ResourceSpans: rss})
+	if err != nil {
+		return nil, err
+	}
+	req := ptraceotlp.NewExportRequest()
+	if err := req.UnmarshalProto(pb); err != nil {
+		return nil, err
+	}
+	js, err := req.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	return append(js, '\n'), nil
 }

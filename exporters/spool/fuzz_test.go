@@ -8,6 +8,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/jobtrace/jobtrace/internal/fuzzcheck"
@@ -78,4 +79,15 @@ func FuzzReadLines(f *testing.F) {
 			}
 		}
 	})
+}
+
+// countSpans counts the spans of a request in its proto form.
+func countSpans(rss []*tracepb.ResourceSpans) int {
+	n := 0
+	for _, rs := range rss {
+		for _, ss := range rs.GetScopeSpans() {
+			n += len(ss.GetSpans())
+		}
+	}
+	return n
 }

@@ -479,13 +479,14 @@ func TestRepeatedWriteErrorsSaidOnce(t *testing.T) {
 	}
 }
 
-func TestUploadAfterStop(t *testing.T) {
+func TestAppendAfterStop(t *testing.T) {
 	c := NewTraceClient(filepath.Join(t.TempDir(), TracesFile))
 	if err := c.Stop(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	rs := []*tracepb.ResourceSpans{{ScopeSpans: []*tracepb.ScopeSpans{{Spans: []*tracepb.Span{{Name: "x"}}}}}}
-	if err := c.UploadTraces(context.Background(), rs); !errors.Is(err, ErrClosed) {
+	td := ptrace.NewTraces()
+	td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty().SetName("x")
+	if err := c.AppendTraces(td); !errors.Is(err, ErrClosed) {
 		t.Errorf("err = %v, want ErrClosed", err)
 	}
 }
