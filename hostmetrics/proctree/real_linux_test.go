@@ -90,9 +90,11 @@ func TestChildOfAnotherThread(t *testing.T) {
 		opened = append(opened, path)
 		return 0
 	}
+	// The forker is a Go program, whose runtime may start a thread between
+	// the two samples: the thread counts are each checked, not compared.
 	u2, err := r.SampleCgroup(nil, g.Dir, time.Now())
-	if err != nil || u2.Processes != 2 || u2.Threads != u.Threads {
-		t.Errorf("SampleCgroup = %+v, %v; want %+v", u2, err, u)
+	if err != nil || u2.Processes != 2 || u2.Threads < 3 {
+		t.Errorf("SampleCgroup = %+v, %v; want 2 processes and their threads, as Sample found %+v", u2, err, u)
 	}
 	if s := pidsSeen(r, pid, child); !s[0] || !s[1] {
 		t.Errorf("SampleCgroup found the forker %v and its child %v", s[0], s[1])
