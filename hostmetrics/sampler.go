@@ -232,24 +232,56 @@ func (s *Sampler) Serve() {
 	}
 }
 
-// Stop takes the last sample, runs the boundary functions still waiting,
-// and stops the sampling goroutine. It returns when all that is done.
-func (s *Sampler) Stop() {
+// Stop takes the last sample and stops the sampling goroutine: it is
+// Finish(nil).
+func (s *Sampler) Stop() { s.Finish(nil) }
+
+// Finish stops sampling: in the caller's goroutine, it gives the boundaries
+// still waiting a sample of their own (ReasonBoundary: each phase ended
+// before has its row), then takes the last sample (ReasonEnd), hands it to
+// the sinks and then to last (when not nil), and stops the sampling
+// goroutine. It returns when all that is done. A caller that needs the last
+// sample passes last rather than asking for a boundary just before: one
+// sample then serves both. Before Start, the waiting functions and last get
+// the last sample read (the zero Sample when none was); after a first
+// Finish, last gets that Finish's last sample.
+func (s *Sampler) Finish(last func(*Sample)) {
 	s.mu.Lock()
-	if s.stopped {
-		s.mu.Unlock()
-		return
-	}
-	running := s.running
+	already := s.stopped
+	running := s.running && !already
 	s.stopped = true
 	s.mu.Unlock()
-	if running {
-		close(s.stop)
-		<-s.done
+	if !running {
+		s.Serve()
+		if last != nil {
+			s.readMu.Lock()
+			last(&s.cur)
+			s.readMu.Unlock()
+		}
+		if !already {
+			s.warnings.Flush()
+		}
+		return
 	}
+	close(s.stop)
+	s.readMu.Lock()
+	s.mu.Lock()
+	waiting := len(s.pending) > 0
+	s.mu.Unlock()
+	if waiting {
+		s.take(ReasonBoundary)
+	}
+	s.take(ReasonEnd)
+	if last != nil {
+		last(&s.cur)
+	}
+	s.readMu.Unlock()
+	<-s.done
 	s.warnings.Flush()
 }
 
+// loop takes the interval samples and those queued by Serve until Finish,
+// which takes the last ones itself.
 func (s *Sampler) loop() {
 	defer close(s.done)
 	var tick <-chan time.Time
@@ -266,25 +298,19 @@ func (s *Sampler) loop() {
 		case <-s.wake:
 			reason = ReasonBoundary
 		case <-s.stop:
-			reason = ReasonEnd
-			// Boundaries asked for before Stop get a sample of their
-			// own first, whichever of the wake-up and the stop the
-			// select took: the end sample stays the end.
-			s.mu.Lock()
-			waiting := len(s.pending) > 0
-			s.mu.Unlock()
-			if waiting {
-				s.readMu.Lock()
-				s.take(ReasonBoundary)
-				s.readMu.Unlock()
-			}
-		}
-		s.readMu.Lock()
-		s.take(reason)
-		s.readMu.Unlock()
-		if reason == ReasonEnd {
 			return
 		}
+		s.readMu.Lock()
+		s.mu.Lock()
+		stopped := s.stopped
+		s.mu.Unlock()
+		if stopped {
+			// Finish takes the samples still due.
+			s.readMu.Unlock()
+			return
+		}
+		s.take(reason)
+		s.readMu.Unlock()
 	}
 }
 

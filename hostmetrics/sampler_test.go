@@ -320,3 +320,28 @@ func TestSamplerCountsProblemsPastTheLimit(t *testing.T) {
 		t.Errorf("last: %q", w)
 	}
 }
+
+// Finish's function gets the last sample, read for it and the sinks alike:
+// no sample of its own is read before it. Before Start, Finish still calls
+// the functions waiting and its own.
+func TestSamplerFinishServesTheLastSample(t *testing.T) {
+	rec := &reasons{}
+	s := NewSampler(&fakeSource{}, Options{Interval: -1, Sinks: []Sink{rec}})
+	s.Start()
+	got, served := ReasonStart, false
+	s.Finish(func(x *Sample) { got, served = x.Reason, true })
+	if !served || got != ReasonEnd {
+		t.Errorf("Finish's function got a %v sample (called: %v), want end", got, served)
+	}
+	if r := rec.list(); len(r) != 2 || r[0] != ReasonStart || r[1] != ReasonEnd {
+		t.Errorf("samples %v, want start and end only", r)
+	}
+
+	never := NewSampler(&fakeSource{}, Options{Interval: -1})
+	waiting, last := false, false
+	never.Request(func(*Sample) { waiting = true })
+	never.Finish(func(*Sample) { last = true })
+	if !waiting || !last {
+		t.Errorf("Finish before Start: the waiting function called %v, Finish's %v", waiting, last)
+	}
+}

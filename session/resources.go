@@ -152,12 +152,12 @@ func (r *resources) jobExited(ps *os.ProcessState) {
 
 // finish takes the job's last sample, sets the job's usage on its span,
 // stops sampling and removes the job's cgroup. Phases must have been ended
-// before: their spans end with the same last sample.
+// before: their spans end with a sample of their own, taken just before.
+// The job's usage is read from the last sample (Sampler.Finish): a sample
+// of its own would be read just before it, both after the job's exit.
 func (r *resources) finish(log *supervise.Logger) usage.Usage {
 	var u usage.Usage
-	done := make(chan struct{})
-	r.sampler.Boundary(func(s *hostmetrics.Sample) {
-		defer close(done)
+	r.sampler.Finish(func(s *hostmetrics.Sample) {
 		u = r.phases.rootWin.End(s)
 		// The job's peak memory is known exactly from its cgroup's
 		// memory.peak. (wait4's ru_maxrss is no floor: the job's first
@@ -170,8 +170,6 @@ func (r *resources) finish(log *supervise.Logger) usage.Usage {
 		}
 		r.phases.root.SetAttributes(u.Attributes()...)
 	})
-	r.sampler.Stop()
-	<-done
 	r.cleanup(log)
 	return u
 }
