@@ -2,9 +2,9 @@
 
 // Command interleave runs `BIN run --out DIR -- JOB` for two or more jobtrace
 // binaries alternately, N times each, and prints per binary the wall time of
-// jobtrace, the CPU (user + system) of jobtrace and of every process it
-// left behind (its guard), which this program reaps as a child subreaper,
-// and how many processes it left behind.
+// jobtrace (mean, median, min), the CPU (user + system; mean and median) of
+// jobtrace and of every process it left behind (its guard), which this
+// program reaps as a child subreaper, and how many processes it left behind.
 // Alternating the binaries spreads a busy machine's noise over all of them
 // alike, which one hyperfine benchmark after the other does not.
 //
@@ -20,7 +20,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -62,7 +62,7 @@ func main() {
 	}
 	defer os.RemoveAll(tmp)
 	walls := make([][]time.Duration, len(bins))
-	cpus := make([]time.Duration, len(bins))
+	cpus := make([][]time.Duration, len(bins))
 	left := make([]int, len(bins))
 	for i := 0; i < n; i++ {
 		for k := range bins {
@@ -100,18 +100,29 @@ func main() {
 				cpu += time.Duration(r2.Utime.Nano() + r2.Stime.Nano())
 				left[b]++
 			}
-			cpus[b] += cpu
+			cpus[b] = append(cpus[b], cpu)
 		}
 	}
 	for b, w := range walls {
-		sort.Slice(w, func(i, j int) bool { return w[i] < w[j] })
-		var sum time.Duration
-		for _, d := range w {
-			sum += d
-		}
-		fmt.Printf("%s: wall mean %.1f ms, median %.1f ms, min %.1f ms; CPU with what it left, mean %.1f ms; processes left behind: %d\n", bins[b],
-			ms(sum/time.Duration(len(w))), ms(w[len(w)/2]), ms(w[0]), ms(cpus[b]/time.Duration(n)), left[b])
+		c := cpus[b]
+		fmt.Printf("%s: wall mean %.1f ms, median %.1f ms, min %.1f ms; CPU with what it left, mean %.1f ms, median %.1f ms; processes left behind: %d\n", bins[b],
+			ms(mean(w)), ms(median(w)), ms(slices.Min(w)), ms(mean(c)), ms(median(c)), left[b])
 	}
+}
+
+func mean(d []time.Duration) time.Duration {
+	var sum time.Duration
+	for _, x := range d {
+		sum += x
+	}
+	return sum / time.Duration(len(d))
+}
+
+// median sorts d and returns its middle element: a few runs slowed by the
+// rest of a busy machine move the mean, not the median.
+func median(d []time.Duration) time.Duration {
+	slices.Sort(d)
+	return d[len(d)/2]
 }
 
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }
