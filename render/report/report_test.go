@@ -347,3 +347,18 @@ func TestControlCharactersFromAForeignSpool(t *testing.T) {
 		}
 	}
 }
+
+// A phase is shown failed by its span's status, the one rule the summary
+// and the profile follow too: a skipped or cancelled phase is not red.
+func TestFailedIsTheSpanStatus(t *testing.T) {
+	run := &runmodel.Run{Phases: []runmodel.Span{
+		{Name: "skipped", Attributes: []attribute.KeyValue{runmodel.AttrResult.String("skipped")}},
+		{Name: "cancelled", Attributes: []attribute.KeyValue{runmodel.AttrResult.String("cancelled")}},
+		{Name: "broke", Failed: true, Attributes: []attribute.KeyValue{runmodel.AttrResult.String("failure")}},
+	}}
+	for _, p := range dataOf(run).Phases {
+		if p.Failed != (p.Name == "broke") {
+			t.Errorf("phase %q (result %q): failed %v", p.Name, p.Result, p.Failed)
+		}
+	}
+}

@@ -101,7 +101,7 @@ func dataOf(run *runmodel.Run) *Data {
 		result := s.Text(runmodel.AttrResult)
 		d.Phases[i] = Phase{
 			Name: s.Name, Depth: s.Depth, Start: s.Start, End: s.End,
-			Result: result, Failed: s.Failed || result != "" && result != "success",
+			Result: result, Failed: s.Failed,
 			Usage: usageOf(&s.Usage),
 		}
 	}
