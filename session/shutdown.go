@@ -34,13 +34,19 @@ type Outcome struct {
 }
 
 // result is the run's cicd.pipeline.task.run.result.
-func (o Outcome) result() string {
+func (o Outcome) result() string { return ResultOf(o.Code, o.Err) }
+
+// ResultOf is the cicd.pipeline.task.run.result of a command that exited
+// with code, or could not be started (startErr): error, cancellation when
+// a signal killed it, failure for any other code but 0, success. A job and
+// a step run by `jobtrace exec` are judged by it alike.
+func ResultOf(code int, startErr error) string {
 	switch {
-	case o.Err != nil:
+	case startErr != nil:
 		return protocol.ResultError
-	case o.Code > supervise.ExitSignalBase && o.Code <= supervise.ExitSignalBase+64:
+	case code > supervise.ExitSignalBase && code <= supervise.ExitSignalBase+64:
 		return protocol.ResultCancellation
-	case o.Code != 0:
+	case code != 0:
 		return protocol.ResultFailure
 	}
 	return protocol.ResultSuccess

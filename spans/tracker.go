@@ -17,6 +17,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/jobtrace/jobtrace/spans/protocol"
+	"github.com/jobtrace/jobtrace/spans/wire"
 )
 
 // Attribute keys of jobtrace's own, where no semantic convention exists.
@@ -415,8 +416,7 @@ func (t *Tracker) finish(p *phase) *phase {
 	p.ending = nil
 	end := latest(e.ts, p.start, p.kidsEnd)
 	p.span.SetAttributes(semconv.CICDPipelineTaskRunResultKey.String(e.result))
-	switch e.result {
-	case "failure", "error", "timeout":
+	if wire.Failed(e.result) {
 		desc := e.desc
 		if desc == "" {
 			desc = "phase ended with result " + e.result

@@ -65,18 +65,6 @@ func (c *cli) cmdExec(args []string) error {
 	return c.execStandalone(name, argv, attrs, s, log)
 }
 
-func resultOf(code int, startErr error) string {
-	switch {
-	case startErr != nil:
-		return protocol.ResultError
-	case code > supervise.ExitSignalBase && code <= supervise.ExitSignalBase+64:
-		return protocol.ResultCancellation
-	case code != 0:
-		return protocol.ResultFailure
-	}
-	return protocol.ResultSuccess
-}
-
 // execInRun asks the enclosing 'jobtrace run' for the phase, so it nests
 // with the job's other phases, and runs CMD under it.
 func (c *cli) execInRun(path, name string, argv []string, attrs attrFlag, s settings, log *supervise.Logger) error {
@@ -100,7 +88,7 @@ func (c *cli) execInRun(path, name string, argv []string, attrs attrFlag, s sett
 	code = startCode(code, startErr, log)
 	if conn != nil && err == nil {
 		end := protocol.Msg{V: protocol.Version, Type: protocol.TypeEnd, Name: name, Syntax: "exec",
-			Result: resultOf(code, startErr), Attrs: []attribute.KeyValue{semconv.ProcessExitCode(code)}}
+			Result: session.ResultOf(code, startErr), Attrs: []attribute.KeyValue{semconv.ProcessExitCode(code)}}
 		if _, err := conn.Request(end); err != nil {
 			log.Warn(fmt.Sprintf("%s: %v", session.EnvSocket, err))
 		}
@@ -135,7 +123,7 @@ func (c *cli) execStandalone(name string, argv []string, attrs attrFlag, s setti
 	env := spans.MergeEnv(os.Environ(), spans.InjectEnv(ctx), spans.EnvKeys...)
 	code, startErr := supervise.Run(argv, env, s.cfg.GracePeriod, log)
 	code = startCode(code, startErr, log)
-	result := resultOf(code, startErr)
+	result := session.ResultOf(code, startErr)
 	sp.SetAttributes(semconv.ProcessExitCode(code), semconv.CICDPipelineTaskRunResultKey.String(result))
 	if result != protocol.ResultSuccess {
 		sp.SetStatus(codes.Error, fmt.Sprintf("%s exited with code %d", argv[0], code))

@@ -26,6 +26,7 @@ import (
 	"github.com/jobtrace/jobtrace/internal/safefile"
 	"github.com/jobtrace/jobtrace/spans"
 	"github.com/jobtrace/jobtrace/spans/protocol"
+	"github.com/jobtrace/jobtrace/spans/wire"
 	"github.com/jobtrace/jobtrace/supervise"
 	"github.com/jobtrace/jobtrace/telemetry"
 )
@@ -324,8 +325,7 @@ func (c *cli) standaloneEnd(s settings, log *supervise.Logger, m protocol.Msg, p
 		result = protocol.ResultSuccess
 	}
 	sp.SetAttributes(append(m.Attrs, semconv.CICDPipelineTaskRunResultKey.String(result))...)
-	switch result {
-	case protocol.ResultFailure, protocol.ResultError, protocol.ResultTimeout:
+	if wire.Failed(result) {
 		sp.SetStatus(codes.Error, "phase ended with result "+result)
 	}
 	sp.End(trace.WithTimestamp(m.Time))

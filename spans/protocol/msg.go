@@ -41,12 +41,12 @@ const (
 // Results of a phase, from the OpenTelemetry semantic conventions'
 // cicd.pipeline.task.run.result values. An empty Result means success.
 const (
-	ResultSuccess      = "success"
-	ResultFailure      = "failure"
-	ResultError        = "error"
-	ResultTimeout      = "timeout"
-	ResultCancellation = "cancellation"
-	ResultSkip         = "skip"
+	ResultSuccess      = wire.ResultSuccess
+	ResultFailure      = wire.ResultFailure
+	ResultError        = wire.ResultError
+	ResultTimeout      = wire.ResultTimeout
+	ResultCancellation = wire.ResultCancellation
+	ResultSkip         = wire.ResultSkip
 )
 
 // Syntax values: which source produced a message.
@@ -94,13 +94,7 @@ var ErrParse = errors.New("marker")
 type Reply = wire.Reply
 
 // ValidResult reports whether r is a result value an end message may carry.
-func ValidResult(r string) bool {
-	switch r {
-	case "", ResultSuccess, ResultFailure, ResultError, ResultTimeout, ResultCancellation, ResultSkip:
-		return true
-	}
-	return false
-}
+func ValidResult(r string) bool { return wire.ValidResult(r) }
 
 // validType reports whether t is one of the known types.
 func validType(t Type) bool {

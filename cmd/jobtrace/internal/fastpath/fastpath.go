@@ -104,7 +104,7 @@ func Parse(args []string) (Request, error) {
 			}
 			r.Attrs = append(r.Attrs, [2]string{k, v})
 		case flag == "result" && r.Type == "end":
-			if !validResult(val) {
+			if val == "" || !wire.ValidResult(val) {
 				return r, UsageError(what + ": --result " + strconv.Quote(val) + ": want success, failure, error, timeout, cancellation or skip")
 			}
 			r.Result = val
@@ -145,16 +145,6 @@ func cut(s string, sep byte) (before, after string, found bool) {
 		}
 	}
 	return s, "", false
-}
-
-// validResult reports whether --result takes s, as the protocol's
-// ValidResult does (a test checks that they agree).
-func validResult(s string) bool {
-	switch s {
-	case "success", "failure", "error", "timeout", "cancellation", "skip":
-		return true
-	}
-	return false
 }
 
 // AppendLine appends r as one protocol line asking for a reply, stamped

@@ -68,14 +68,6 @@ func TestParse(t *testing.T) {
 	}
 }
 
-func TestResultsAreTheProtocols(t *testing.T) {
-	for _, r := range []string{"", "success", "failure", "error", "timeout", "cancellation", "skip", "meh", "Success"} {
-		if got, want := validResult(r) || r == "", protocol.ValidResult(r); got != want {
-			t.Errorf("--result %q taken %v, the protocol says %v", r, got, want)
-		}
-	}
-}
-
 // TestLineIsWhatTheFullCommandSends: the line parses to the message that
 // cmd/jobtrace builds for the same arguments.
 func TestLineIsWhatTheFullCommandSends(t *testing.T) {
