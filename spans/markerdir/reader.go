@@ -302,7 +302,7 @@ func (r *Reader) read(name string, fh *os.File, f *file, final bool) {
 			// Counted now, said when its end is seen, with its real size.
 			r.tooLong.Add(1)
 			f.skipping = true
-			f.longHead = append([]byte(nil), rest[:min(len(rest), excerptBytes)]...)
+			f.longHead = append([]byte(nil), rest[:min(len(rest), protocol.ExcerptBytes)]...)
 			f.longSize = int64(len(rest))
 			pos = n
 			if err != nil && final {
@@ -323,16 +323,10 @@ func (r *Reader) read(name string, fh *os.File, f *file, final bool) {
 	}
 }
 
-// excerptBytes is how much of an over-long line its warning quotes.
-const excerptBytes = 80
-
 // warnLong says that line n of name, of size bytes and starting with head,
 // was longer than the bound and dropped.
 func (r *Reader) warnLong(name string, n int, head []byte, size int64) {
-	if len(head) > excerptBytes {
-		head = head[:excerptBytes]
-	}
-	r.warn.Warnf("%s line %d: longer than %d bytes, dropped: %q… (%d bytes)", name, n, r.maxMsg, head, size)
+	r.warn.Warnf("%s line %d: longer than %d bytes, dropped: %s", name, n, r.maxMsg, protocol.LongExcerpt(head, size))
 }
 
 func (r *Reader) message(name string, n int, line []byte) {

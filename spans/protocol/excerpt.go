@@ -10,3 +10,16 @@ func Excerpt(line []byte, n int) string {
 	}
 	return fmt.Sprintf("%q… (%d bytes)", line[:n], len(line))
 }
+
+// ExcerptBytes is how much of an over-long line or message a warning
+// quotes (LongExcerpt); the readers keep that much of its head.
+const ExcerptBytes = 80
+
+// LongExcerpt quotes a line of size bytes that was too long to keep, from
+// its head: at most ExcerptBytes of it, then the size.
+func LongExcerpt(head []byte, size int64) string {
+	if len(head) > ExcerptBytes {
+		head = head[:ExcerptBytes]
+	}
+	return fmt.Sprintf("%q… (%d bytes)", head, size)
+}

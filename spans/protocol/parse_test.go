@@ -226,6 +226,19 @@ func TestExcerpt(t *testing.T) {
 	}
 }
 
+// An over-long line is quoted from its head, at most ExcerptBytes of it,
+// with its whole size.
+func TestLongExcerpt(t *testing.T) {
+	head := []byte(strings.Repeat("b", ExcerptBytes+5))
+	want := `"` + strings.Repeat("b", ExcerptBytes) + `"… (5000 bytes)`
+	if got := LongExcerpt(head, 5000); got != want {
+		t.Errorf("LongExcerpt = %s, want %s", got, want)
+	}
+	if got := LongExcerpt([]byte("ab\n"), 3); got != `"ab\n"… (3 bytes)` {
+		t.Errorf("LongExcerpt of a short head = %s", got)
+	}
+}
+
 var (
 	benchLine = []byte(`{"v":1,"type":"begin","name":"compile","parent":"build","ts":"2025-03-01T12:00:00.123456Z","attrs":{"target":"linux/amd64","jobs":8}}`)
 	benchSink Msg

@@ -303,7 +303,7 @@ func (s *Server) serveConn(c *net.UnixConn) {
 			// Counted now, said when its end is seen, with its real size.
 			s.tooLong.Add(1)
 			skipping = true
-			long = longLine{head: append([]byte(nil), buf[start:min(end, start+excerptBytes)]...)}
+			long = longLine{head: append([]byte(nil), buf[start:min(end, start+protocol.ExcerptBytes)]...)}
 		}
 		if skipping {
 			long.scan(buf[start:end])
@@ -350,16 +350,10 @@ func isTimeout(err error) bool {
 	return errors.As(err, &ne) && ne.Timeout()
 }
 
-// excerptBytes is how much of an over-long message its warning quotes.
-const excerptBytes = 80
-
 // warnLong says that a message of size bytes, starting with head, was
 // longer than the bound and dropped.
 func (s *Server) warnLong(head []byte, size int) {
-	if len(head) > excerptBytes {
-		head = head[:excerptBytes]
-	}
-	s.warn.Warnf("message longer than %d bytes dropped: %q… (%d bytes)", s.maxMsg, head, size)
+	s.warn.Warnf("message longer than %d bytes dropped: %s", s.maxMsg, protocol.LongExcerpt(head, int64(size)))
 }
 
 // tooLongReply queues the error reply to an over-long line that asked for
@@ -372,7 +366,7 @@ func (s *Server) tooLongReply(out *bufio.Writer) {
 // piece, to know whether it asked for a reply: "ack":true may be in any
 // piece, or across two.
 type longLine struct {
-	head []byte // its first excerptBytes, for the warning
+	head []byte // its first protocol.ExcerptBytes, for the warning
 	size int    // bytes seen so far
 	ack  bool
 	tail [ackSpan]byte
