@@ -298,7 +298,7 @@ func (t *Tracker) begin(m protocol.Msg, ts time.Time) protocol.Reply {
 	if m.Syntax == "github" {
 		// GitHub Actions groups do not nest: a new group ends the last one.
 		if i := t.find("", "github"); i >= 0 {
-			t.endAt(i, ts, "success", "", false)
+			t.endAt(i, ts, wire.ResultSuccess, "", false)
 		}
 	}
 	if len(t.open) >= t.opts.MaxOpenPhases {
@@ -380,10 +380,7 @@ func (t *Tracker) end(m protocol.Msg, ts time.Time) protocol.Reply {
 		t.opts.Warn(fmt.Sprintf("end of phase %q, but no phase of that name is open: ignored", name))
 		return protocol.Reply{Error: "no open phase " + m.Name}
 	}
-	result := m.Result
-	if result == "" {
-		result = "success"
-	}
+	result := wire.NormalResult(m.Result)
 	if !protocol.ValidResult(result) {
 		t.opts.Warn(fmt.Sprintf("phase %q ended with unknown result %q: recorded as error", m.Name, result))
 		result = "error"
@@ -630,8 +627,8 @@ func (t *Tracker) close(result string) []string {
 	t.closed = true
 	now := t.opts.Now()
 	var names []string
-	if result == "" || result == "success" {
-		result = "error"
+	if wire.NormalResult(result) == wire.ResultSuccess {
+		result = wire.ResultError
 	}
 	for len(t.open) > 0 {
 		i := len(t.open) - 1

@@ -320,10 +320,7 @@ func (c *cli) standaloneEnd(s settings, log *supervise.Logger, m protocol.Msg, p
 	}
 	_, sp := sa.pipe.TracerProvider.Tracer("jobtrace").Start(ctx, m.Name,
 		trace.WithTimestamp(st.Start), trace.WithAttributes(attrs...))
-	result := m.Result
-	if result == "" {
-		result = protocol.ResultSuccess
-	}
+	result := wire.NormalResult(m.Result)
 	sp.SetAttributes(append(m.Attrs, semconv.CICDPipelineTaskRunResultKey.String(result))...)
 	if wire.Failed(result) {
 		sp.SetStatus(codes.Error, "phase ended with result "+result)

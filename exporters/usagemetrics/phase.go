@@ -7,7 +7,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
-	"github.com/jobtrace/jobtrace/spans/protocol"
+	"github.com/jobtrace/jobtrace/spans/wire"
 )
 
 // MaxPhaseNames bounds the distinct phase names the per-phase metrics
@@ -85,10 +85,8 @@ func (r *Recorder) setsFor(name, result string) *phaseSets {
 			name = OtherPhase
 		}
 	}
-	switch {
-	case result == "":
-		result = protocol.ResultSuccess
-	case !protocol.ValidResult(result):
+	result = wire.NormalResult(result)
+	if !wire.ValidResult(result) {
 		result = OtherPhase
 	}
 	k := phaseKey{name, result}

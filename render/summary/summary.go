@@ -7,6 +7,7 @@ import (
 
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
 	"github.com/jobtrace/jobtrace/runmodel"
+	"github.com/jobtrace/jobtrace/spans/wire"
 )
 
 // JobInfo is what the agent knows of the job as a whole.
@@ -14,8 +15,8 @@ type JobInfo struct {
 	Name     string
 	ExitCode int
 	// Result is the job's cicd.pipeline.task.run.result: success,
-	// failure, error, timeout, cancellation. When empty it is success for
-	// exit code 0 and failure for any other.
+	// failure, error, timeout, cancellation; empty is success
+	// (wire.NormalResult).
 	Result   string
 	Duration time.Duration
 	// NumCPU is the machine's CPU count, which utilisation is a share of;
@@ -85,12 +86,7 @@ func Build(run *runmodel.Run, job JobInfo) Summary {
 		Duration: job.Duration, NumCPU: job.NumCPU, Dropped: run.SkippedSpans, Stats: stats,
 		Notes: job.Notes,
 	}
-	if r.Result == "" {
-		r.Result = "success"
-		if job.ExitCode != 0 {
-			r.Result = "failure"
-		}
-	}
+	r.Result = wire.NormalResult(r.Result)
 
 	// The job's own span gives what JobInfo leaves out.
 	r.Total = Row{Name: job.Name, Duration: job.Duration}

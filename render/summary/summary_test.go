@@ -21,7 +21,7 @@ import (
 // samples of series_test.go.
 func job(t *testing.T) Summary {
 	f, _, _ := jobFixture(t)
-	return Build(f.sampled(t), JobInfo{Name: "build", ExitCode: 1, Duration: 92 * time.Second, NumCPU: 2})
+	return Build(f.sampled(t), JobInfo{Name: "build", ExitCode: 1, Result: "failure", Duration: 92 * time.Second, NumCPU: 2})
 }
 
 const wantText = `jobtrace: job "build" failed with exit code 1 after 1m32s; CPU % of 2 CPUs
@@ -225,7 +225,7 @@ func TestMarkdownEscapes(t *testing.T) {
 	ctx, root := f.tracer.Start(context.Background(), "job", jobSpan, trace.WithTimestamp(at(0)))
 	f.span(ctx, "a|b\nc *d* <e> `f`", 0, 1, nil, "broke | here\nand here")
 	root.End(trace.WithTimestamp(at(2)))
-	r := Build(f.run(t), JobInfo{Name: "job | 1\n#", ExitCode: 3})
+	r := Build(f.run(t), JobInfo{Name: "job | 1\n#", ExitCode: 3, Result: "failure"})
 	var b bytes.Buffer
 	WriteMarkdown(&b, r)
 	out := b.String()

@@ -13,6 +13,17 @@ const (
 	ResultSkip         = "skip"
 )
 
+// NormalResult is the result of a phase that ended with r: r, or
+// ResultSuccess when r is empty. Every place that records or shows a
+// result (a phase's span, a standalone run, the phase metrics, the
+// summary) takes it through here, so that "empty means success" is one rule.
+func NormalResult(r string) string {
+	if r == "" {
+		return ResultSuccess
+	}
+	return r
+}
+
 // ValidResult reports whether r is a result an end message may carry: one
 // of the Result* values, or empty for success.
 func ValidResult(r string) bool {

@@ -2,19 +2,20 @@ package wire
 
 import "testing"
 
-// The results an end message may carry, and which of them fail a phase:
-// the one list the fast path, the agent and a standalone run all use.
+// The results an end message may carry, which of them fail a phase, and
+// that an empty one is success: the one list the fast path, the agent and a standalone run all use.
 func TestResults(t *testing.T) {
 	for _, c := range []struct {
-		r             string
+		r, normal     string
 		valid, failed bool
 	}{
-		{"", true, false}, {"success", true, false}, {"skip", true, false}, {"cancellation", true, false},
-		{"failure", true, true}, {"error", true, true}, {"timeout", true, true},
-		{"Success", false, false}, {"meh", false, false}, {"failed", false, false},
+		{"", "success", true, false}, {"success", "success", true, false}, {"skip", "skip", true, false},
+		{"cancellation", "cancellation", true, false},
+		{"failure", "failure", true, true}, {"error", "error", true, true}, {"timeout", "timeout", true, true},
+		{"Success", "Success", false, false}, {"meh", "meh", false, false}, {"failed", "failed", false, false},
 	} {
-		if ValidResult(c.r) != c.valid || Failed(c.r) != c.failed {
-			t.Errorf("%q: valid %v failed %v, want %v %v", c.r, ValidResult(c.r), Failed(c.r), c.valid, c.failed)
+		if ValidResult(c.r) != c.valid || Failed(c.r) != c.failed || NormalResult(c.r) != c.normal {
+			t.Errorf("%q: valid %v failed %v normal %q, want %v %v %q", c.r, ValidResult(c.r), Failed(c.r), NormalResult(c.r), c.valid, c.failed, c.normal)
 		}
 	}
 }
