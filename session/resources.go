@@ -155,10 +155,9 @@ func (r *resources) jobExited(ps *os.ProcessState) {
 // before: their spans end with a sample of their own, taken just before.
 // The job's usage is read from the last sample (Sampler.Finish): a sample
 // of its own would be read just before it, both after the job's exit.
-func (r *resources) finish(log *supervise.Logger) usage.Usage {
-	var u usage.Usage
+func (r *resources) finish(log *supervise.Logger) {
 	r.sampler.Finish(func(s *hostmetrics.Sample) {
-		u = r.phases.rootWin.End(s)
+		u := r.phases.rootWin.End(s)
 		// The job's peak memory is known exactly from its cgroup's
 		// memory.peak. (wait4's ru_maxrss is no floor: the job's first
 		// process inherits jobtrace's own high-water mark, as the child of
@@ -171,7 +170,6 @@ func (r *resources) finish(log *supervise.Logger) usage.Usage {
 		r.phases.root.SetAttributes(u.Attributes()...)
 	})
 	r.cleanup(log)
-	return u
 }
 
 func (r *resources) cleanup(log *supervise.Logger) {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -166,6 +167,11 @@ func TestSessionDrivenFromGo(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
 			t.Errorf("artifact: %v", err)
 		}
+	}
+	// The job's usage reaches the summary from the model of the run, the
+	// job's span there: the total line has figures.
+	if m := regexp.MustCompile(`total +\S+ +(\S+)`).FindStringSubmatch(log.String()); m == nil || m[1] == "–" {
+		t.Errorf("the summary's total has no usage %q:\n%s", m, log.String())
 	}
 	if out := log.String(); !strings.Contains(out, "compile") || !strings.Contains(out, "spans written to") {
 		t.Errorf("no summary in the log:\n%s", out)

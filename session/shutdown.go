@@ -93,7 +93,7 @@ func (s *Session) Shutdown(ctx context.Context, o Outcome) (Result, error) {
 	end.notes = s.stopSources(end.result, o.LostOutput)
 	s.endJobSpan(o, end.result)
 	if s.res != nil {
-		end.usage, end.hasUsage = s.res.finish(s.log), true
+		s.res.finish(s.log)
 	}
 	// The job has ended and its cgroup and private directory are gone.
 	if s.set.Cleaned != nil {

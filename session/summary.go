@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/jobtrace/jobtrace/exporters/usagecsv"
-	"github.com/jobtrace/jobtrace/hostmetrics/usage"
 	"github.com/jobtrace/jobtrace/internal/safefile"
 	"github.com/jobtrace/jobtrace/render/summary"
 	"github.com/jobtrace/jobtrace/runmodel"
@@ -19,14 +18,13 @@ import (
 // the summary is appended to it as Markdown.
 const EnvStepSummary = "GITHUB_STEP_SUMMARY"
 
-// jobEnd is how the job ended and what it cost, for the summary.
+// jobEnd is how the job ended, for the summary; what it cost is in the
+// model of the run, on the job's span.
 type jobEnd struct {
-	code     int
-	result   string
-	took     time.Duration
-	usage    usage.Usage
-	hasUsage bool
-	notes    []string
+	code   int
+	result string
+	took   time.Duration
+	notes  []string
 	// run is the model of the run, which the summary renders.
 	run *runmodel.Run
 }
@@ -40,7 +38,7 @@ func writeSummary(log *supervise.Logger, o Settings, end jobEnd) {
 	}
 	sum := summary.Build(end.run, summary.JobInfo{
 		Name: o.Name, ExitCode: end.code, Result: end.result, Duration: end.took,
-		Usage: end.usage, HasUsage: end.hasUsage, Notes: end.notes,
+		Notes: end.notes,
 	})
 	var b bytes.Buffer
 	if o.Summary == "markdown" {

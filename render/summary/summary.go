@@ -5,7 +5,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/jobtrace/jobtrace/hostmetrics/usage"
 	"github.com/jobtrace/jobtrace/runmodel"
 	"github.com/jobtrace/jobtrace/spans/wire"
 )
@@ -20,12 +19,8 @@ type JobInfo struct {
 	Result   string
 	Duration time.Duration
 	// NumCPU is the machine's CPU count, which utilisation is a share of;
-	// when 0 it is taken from the usage or the samples.
+	// when 0 it is taken from the samples (runmodel.Run.Stats).
 	NumCPU int
-	// Usage is the job's own usage, set on its span; when HasUsage is
-	// false it is read back from the job's span in the model.
-	Usage    usage.Usage
-	HasUsage bool
 	// Notes are lines about what the figures leave out, such as output
 	// that was not scanned for markers; each is shown under the table.
 	Notes []string
@@ -88,12 +83,9 @@ func Build(run *runmodel.Run, job JobInfo) Summary {
 	}
 	r.Result = wire.NormalResult(r.Result)
 
-	// The job's own span gives what JobInfo leaves out.
+	// The job's own span gives its usage and what JobInfo leaves out.
 	r.Total = Row{Name: job.Name, Duration: job.Duration}
-	switch {
-	case job.HasUsage:
-		r.Total.Figures = FiguresOf(&job.Usage)
-	case run.HasJob:
+	if run.HasJob {
 		r.Total.Figures = FiguresOf(&run.Job.Usage)
 	}
 	if r.Total.Duration <= 0 && run.HasJob {
@@ -101,7 +93,7 @@ func Build(run *runmodel.Run, job JobInfo) Summary {
 		r.Duration = r.Total.Duration
 	}
 	if r.NumCPU <= 0 {
-		r.NumCPU = max(job.Usage.NumCPU, stats.NumCPU)
+		r.NumCPU = stats.NumCPU
 	}
 
 	rows := make([]Row, len(run.Phases))
