@@ -57,9 +57,10 @@ func Run(o Options) int {
 	if err := s.Start(o.parent()); err != nil {
 		// jobtrace cannot record, but the job still runs and its result stands.
 		out.log.Printf("%v: running the job without telemetry", err)
-		return runBare(o, out, grd)
+		end := runChild(o, out, nil, grd)
+		grd.Release()
+		return end.Code
 	}
-	guardSession(grd, s)
 	end := runChild(o, out, s, grd)
 	s.Shutdown(context.Background(), end)
 	return end.Code
@@ -122,50 +123,41 @@ func (out *output) finish() {
 	out.stdout.Finish()
 }
 
-// runChild starts the job with the session's environment, taps and cgroup,
-// and supervises it to its end.
+// runChild starts the job and supervises it to its end: with the session's
+// environment, taps and cgroup, or, when s is nil (the session could not
+// start), with passthrough and signals only.
 func runChild(o Options, out *output, s *session.Session, grd *guard.Guard) session.Outcome {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, supervise.ForwardedSignals()...)
 	defer signal.Stop(sigs)
-	stdout, stderr := s.Output()
-	job, err := supervise.Start(supervise.Options{
-		Args: o.Args, Env: s.JobEnv(o.Session.Env),
+	opts := supervise.Options{
+		Args: o.Args, Env: o.Session.Env,
 		Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr,
 		WriteStdout: out.stdout, WriteStderr: out.stderr,
-		OutStdout: stdout, OutStderr: stderr,
 		GracePeriod: o.GracePeriod, Warn: out.log.Warn,
-		CgroupFD: s.CgroupFD(), OnExit: s.JobExited,
-	})
+	}
+	if s != nil {
+		guardSession(grd, s)
+		opts.Env = s.JobEnv(opts.Env)
+		opts.OutStdout, opts.OutStderr = s.Output()
+		opts.CgroupFD, opts.OnExit = s.CgroupFD(), s.JobExited
+	}
+	job, err := supervise.Start(opts)
 	if err != nil {
-		s.JobNotStarted()
+		if s != nil {
+			s.JobNotStarted()
+		}
 		out.log.Printf("%v", err)
 		return session.Outcome{Code: startCode(err), Err: err, Ended: time.Now()}
 	}
-	s.JobStarted(job)
+	if s != nil {
+		s.JobStarted(job)
+	}
 	grd.Job(job.Pid())
 	grd.Arm(guard.Delay)
 	code := job.Supervise(sigs, o.GracePeriod, out.log)
 	grd.Disarm()
 	return session.Outcome{Code: code, LostOutput: job.OutputLost(), Ended: time.Now()}
-}
-
-// runBare runs the job with passthrough and signals only: what jobtrace
-// does when it cannot set up its telemetry.
-func runBare(o Options, out *output, grd *guard.Guard) int {
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, supervise.ForwardedSignals()...)
-	defer signal.Stop(sigs)
-	defer grd.Release()
-	job, err := supervise.Start(supervise.Options{Args: o.Args, Env: o.Session.Env, Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr,
-		WriteStdout: out.stdout, WriteStderr: out.stderr, GracePeriod: o.GracePeriod, Warn: out.log.Warn})
-	if err != nil {
-		out.log.Printf("%v", err)
-		return startCode(err)
-	}
-	grd.Job(job.Pid())
-	grd.Arm(guard.Delay)
-	return job.Supervise(sigs, o.GracePeriod, out.log)
 }
 
 // startCode is the exit code of a job that could not be started.

@@ -24,6 +24,15 @@ func TestMain(m *testing.M) { timingtest.VerifyTestMain(m) }
 // returns the exit code, the artifacts directory and jobtrace's stderr.
 func run(t *testing.T, args ...string) (code int, out, stderr string) {
 	t.Helper()
+	out = filepath.Join(t.TempDir(), "out")
+	code, _, stderr = runIn(t, out, args...)
+	return code, out, stderr
+}
+
+// runIn runs args as run does, with the artifacts in out, and returns the
+// exit code, the job's stdout and jobtrace's stderr.
+func runIn(t *testing.T, out string, args ...string) (code int, jobOut, stderr string) {
+	t.Helper()
 	dir := t.TempDir()
 	stdout, err := os.Create(filepath.Join(dir, "stdout"))
 	if err != nil {
@@ -35,7 +44,6 @@ func run(t *testing.T, args ...string) (code int, out, stderr string) {
 		t.Fatal(err)
 	}
 	defer errf.Close()
-	out = filepath.Join(dir, "out")
 	code = Run(Options{
 		Session: session.Settings{
 			Name: "job", Out: out, ExportTimeout: time.Second,
@@ -50,7 +58,11 @@ func run(t *testing.T, args ...string) (code int, out, stderr string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return code, out, string(logs)
+	printed, err := os.ReadFile(stdout.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return code, string(printed), string(logs)
 }
 
 // The job's exit code is jobtrace's, and its phases and the artifacts are
@@ -75,5 +87,24 @@ func TestRunGivesTheJobsExitCode(t *testing.T) {
 		if c.code == 3 && !strings.Contains(string(spans), `"Build"`) {
 			t.Errorf("%q: no phase Build in the spool", c.args)
 		}
+	}
+}
+
+// A session that cannot start (its artifacts directory would be below a
+// file) costs the telemetry, not the job: the job runs with its own
+// environment, its output passes, and its exit code is jobtrace's, whether
+// it ran or could not be started.
+func TestRunWithoutASession(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(file, "out")
+	code, printed, logs := runIn(t, out, "sh", "-c", `echo "socket=$`+session.EnvSocket+`"; exit 4`)
+	if code != 4 || printed != "socket=\n" || !strings.Contains(logs, "running the job without telemetry") {
+		t.Errorf("exit code %d, want 4; stdout %q; stderr:\n%s", code, printed, logs)
+	}
+	if code, _, logs := runIn(t, out, "/nonexistent/program"); code != 127 || !strings.Contains(logs, "no such file or directory") {
+		t.Errorf("a job that cannot start: exit code %d, want 127; stderr:\n%s", code, logs)
 	}
 }
