@@ -46,7 +46,6 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"github.com/jobtrace/jobtrace/exporters/otlp"
 	"github.com/jobtrace/jobtrace/exporters/spool"
@@ -631,16 +630,12 @@ func (f *Forwarder) result() Result {
 	return r
 }
 
-// Span flag bits from the OTLP proto: the low byte holds the W3C trace
-// flags, and the SDK always sets the "has is_remote" bit, which tells a span
-// whose flags were filled in from one that carries none.
-const (
-	flagSampled  = 0x01
-	flagsWritten = uint32(tracepb.SpanFlags_SPAN_FLAGS_CONTEXT_HAS_IS_REMOTE_MASK)
-)
+// flagSampled is the W3C sampled flag, in the low byte of a span's flags;
+// a span whose flags lack spool.FlagHasIsRemote carries none at all.
+const flagSampled = 0x01
 
 func sampled(s ptrace.Span) bool {
-	return s.Flags()&flagsWritten == 0 || s.Flags()&flagSampled != 0
+	return s.Flags()&spool.FlagHasIsRemote == 0 || s.Flags()&flagSampled != 0
 }
 
 // sampledOnly removes from td the spans that were not sampled, and the

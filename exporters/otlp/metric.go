@@ -6,11 +6,10 @@ import (
 	"fmt"
 	"sync"
 
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/pdata/pmetric/pmetricotlp"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
-	colmetricpb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
-	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
-	"google.golang.org/protobuf/proto"
 )
 
 var errShutdown = errors.New("otlp: metric exporter shut down")
@@ -29,23 +28,26 @@ func NewMetricExporter(_ context.Context, e *Endpoint) (sdkmetric.Exporter, erro
 		if err != nil {
 			return nil, err
 		}
-		svc := colmetricpb.NewMetricsServiceClient(conn)
-		x.send = func(ctx context.Context, req *colmetricpb.ExportMetricsServiceRequest) (*colmetricpb.ExportMetricsServiceResponse, error) {
+		svc := pmetricotlp.NewGRPCClient(conn)
+		x.send = func(ctx context.Context, md pmetric.Metrics) (int64, string, error) {
 			ctx, cancel := context.WithTimeout(ctx, e.Timeout)
 			defer cancel()
-			return svc.Export(grpcContext(ctx, e), req)
+			resp, err := svc.Export(grpcContext(ctx, e), pmetricotlp.NewExportRequestFromMetrics(md))
+			if err != nil {
+				return 0, "", err
+			}
+			return resp.PartialSuccess().RejectedDataPoints(), resp.PartialSuccess().ErrorMessage(), nil
 		}
 		x.close = conn.Close
 		return x, nil
 	}
 	hc, tr := newHTTPClient(e)
-	x.send = func(ctx context.Context, req *colmetricpb.ExportMetricsServiceRequest) (*colmetricpb.ExportMetricsServiceResponse, error) {
-		body, err := proto.Marshal(req)
+	x.send = func(ctx context.Context, md pmetric.Metrics) (int64, string, error) {
+		body, err := (&pmetric.ProtoMarshaler{}).MarshalMetrics(md)
 		if err != nil {
-			return nil, err
+			return 0, "", err
 		}
-		var resp colmetricpb.ExportMetricsServiceResponse
-		return &resp, post(ctx, e, hc, body, &resp)
+		return post(ctx, e, hc, body)
 	}
 	x.close = func() error { tr.CloseIdleConnections(); return nil }
 	return x, nil
@@ -56,7 +58,7 @@ type metricExporter struct {
 	e           *Endpoint
 	temporality sdkmetric.TemporalitySelector
 	aggregation sdkmetric.AggregationSelector
-	send        func(context.Context, *colmetricpb.ExportMetricsServiceRequest) (*colmetricpb.ExportMetricsServiceResponse, error)
+	send        func(context.Context, pmetric.Metrics) (rejected int64, msg string, err error)
 	close       func() error
 
 	mu       sync.Mutex
@@ -82,13 +84,13 @@ func (x *metricExporter) Export(ctx context.Context, rm *metricdata.ResourceMetr
 	if done {
 		return errShutdown
 	}
-	pm, convErr := resourceMetrics(rm)
-	resp, err := x.send(ctx, &colmetricpb.ExportMetricsServiceRequest{ResourceMetrics: []*metricpb.ResourceMetrics{pm}})
+	md, convErr := resourceMetrics(rm)
+	rejected, msg, err := x.send(ctx, md)
 	if err != nil {
 		return errors.Join(err, convErr)
 	}
-	if ps := resp.GetPartialSuccess(); ps != nil && (ps.GetRejectedDataPoints() != 0 || ps.GetErrorMessage() != "") {
-		err = fmt.Errorf("the collector accepted the metrics but rejected %d data points: %s", ps.GetRejectedDataPoints(), ps.GetErrorMessage())
+	if rejected != 0 || msg != "" {
+		err = fmt.Errorf("the collector accepted the metrics but rejected %d data points: %s", rejected, msg)
 	}
 	return errors.Join(err, convErr)
 }

@@ -2,17 +2,16 @@ package otlp
 
 import (
 	"context"
-	"strconv"
 	"strings"
 	"testing"
 
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/resource"
-	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
-	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
 )
 
 // Every kind of metric the SDK makes, recorded by real instruments and
@@ -46,76 +45,68 @@ func TestResourceMetricsOfEveryKind(t *testing.T) {
 		Data: metricdata.Summary{DataPoints: []metricdata.SummaryDataPoint{{Count: 2, Sum: 3,
 			QuantileValues: []metricdata.QuantileValue{{Quantile: 0.5, Value: 1}}}}}})
 
-	pm, err := resourceMetrics(&rm)
+	md, err := resourceMetrics(&rm)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := pm.Resource.Attributes; len(got) != 1 || got[0].Key != "service.name" || got[0].Value.GetStringValue() != "svc" {
+	pm := md.ResourceMetrics().At(0)
+	if got := attrString(pm.Resource().Attributes()); got != "service.name=svc" {
 		t.Errorf("resource %v", got)
 	}
-	sm := pm.ScopeMetrics[0]
-	if sm.Scope.Name != "scope" || sm.Scope.Version != "1.2" {
-		t.Errorf("scope %v", sm.Scope)
+	sm := pm.ScopeMetrics().At(0)
+	if sm.Scope().Name() != "scope" || sm.Scope().Version() != "1.2" {
+		t.Errorf("scope %v %v", sm.Scope().Name(), sm.Scope().Version())
 	}
-	byName := map[string]*metricpb.Metric{}
-	for _, m := range sm.Metrics {
-		byName[m.Name] = m
+	byName := map[string]pmetric.Metric{}
+	for _, m := range sm.Metrics().All() {
+		byName[m.Name()] = m
 	}
-	cumulative := metricpb.AggregationTemporality_AGGREGATION_TEMPORALITY_CUMULATIVE
-	if s := byName["counter"].GetSum(); !s.GetIsMonotonic() || s.GetAggregationTemporality() != cumulative || s.DataPoints[0].GetAsInt() != 3 ||
-		attrString(s.DataPoints[0].Attributes) != "b=true f=0.5 i=7 s=x ss=[a b]" {
+	cumulative := pmetric.AggregationTemporalityCumulative
+	if s := byName["counter"].Sum(); !s.IsMonotonic() || s.AggregationTemporality() != cumulative || s.DataPoints().At(0).IntValue() != 3 ||
+		attrString(s.DataPoints().At(0).Attributes()) != "b=true f=0.5 i=7 s=x ss=[a b]" {
 		t.Errorf("counter %v", byName["counter"])
 	}
-	if s := byName["updown"].GetSum(); s.GetIsMonotonic() || s.DataPoints[0].GetAsDouble() != -1.5 {
+	if s := byName["updown"].Sum(); s.IsMonotonic() || s.DataPoints().At(0).DoubleValue() != -1.5 {
 		t.Errorf("up-down counter %v", byName["updown"])
 	}
-	if g := byName["gauge"].GetGauge(); g.DataPoints[0].GetAsDouble() != 2.5 || g.DataPoints[0].TimeUnixNano == 0 {
+	if g := byName["gauge"].Gauge(); g.DataPoints().At(0).DoubleValue() != 2.5 || g.DataPoints().At(0).Timestamp() == 0 {
 		t.Errorf("gauge %v", byName["gauge"])
 	}
-	if h := byName["explicit"].GetHistogram(); h.DataPoints[0].Count != 1 || h.DataPoints[0].GetSum() != 5 ||
-		h.DataPoints[0].GetMin() != 5 || h.DataPoints[0].GetMax() != 5 || len(h.DataPoints[0].ExplicitBounds) != 2 ||
-		h.DataPoints[0].BucketCounts[1] != 1 {
+	if h := byName["explicit"].Histogram().DataPoints().At(0); h.Count() != 1 || h.Sum() != 5 ||
+		h.Min() != 5 || h.Max() != 5 || h.ExplicitBounds().Len() != 2 || h.BucketCounts().At(1) != 1 {
 		t.Errorf("histogram %v", byName["explicit"])
 	}
-	if x := byName["exponential"].GetExponentialHistogram(); x.DataPoints[0].Count != 1 || x.DataPoints[0].GetSum() != 4 ||
-		len(x.DataPoints[0].Positive.BucketCounts) == 0 {
+	if x := byName["exponential"].ExponentialHistogram().DataPoints().At(0); x.Count() != 1 || x.Sum() != 4 ||
+		x.Positive().BucketCounts().Len() == 0 {
 		t.Errorf("exponential histogram %v", byName["exponential"])
 	}
-	if s := byName["summary"].GetSummary(); s.DataPoints[0].Count != 2 || s.DataPoints[0].QuantileValues[0].Quantile != 0.5 {
+	if s := byName["summary"].Summary().DataPoints().At(0); s.Count() != 2 || s.QuantileValues().At(0).Quantile() != 0.5 {
 		t.Errorf("summary %v", byName["summary"])
 	}
 
 	rm.ScopeMetrics[0].Metrics = append(rm.ScopeMetrics[0].Metrics, metricdata.Metrics{Name: "no data"})
-	if pm, err := resourceMetrics(&rm); err == nil || !strings.Contains(err.Error(), "no data") || len(pm.ScopeMetrics[0].Metrics) != 6 {
+	if md, err := resourceMetrics(&rm); err == nil || !strings.Contains(err.Error(), "no data") ||
+		md.ResourceMetrics().At(0).ScopeMetrics().At(0).Metrics().Len() != 6 {
 		t.Errorf("a metric without data: %v", err)
 	}
 }
 
 // attrString prints attributes as "key=value" in their order.
-func attrString(kvs []*commonpb.KeyValue) string {
+func attrString(m pcommon.Map) string {
 	var parts []string
-	for _, kv := range kvs {
-		parts = append(parts, kv.Key+"="+valueString(kv.Value))
+	for k, v := range m.All() {
+		parts = append(parts, k+"="+valueString(v))
 	}
 	return strings.Join(parts, " ")
 }
 
-func valueString(v *commonpb.AnyValue) string {
-	switch x := v.Value.(type) {
-	case *commonpb.AnyValue_StringValue:
-		return x.StringValue
-	case *commonpb.AnyValue_IntValue:
-		return strconv.FormatInt(x.IntValue, 10)
-	case *commonpb.AnyValue_BoolValue:
-		return strconv.FormatBool(x.BoolValue)
-	case *commonpb.AnyValue_DoubleValue:
-		return strconv.FormatFloat(x.DoubleValue, 'g', -1, 64)
-	case *commonpb.AnyValue_ArrayValue:
-		var elems []string
-		for _, e := range x.ArrayValue.Values {
-			elems = append(elems, valueString(e))
-		}
-		return "[" + strings.Join(elems, " ") + "]"
+func valueString(v pcommon.Value) string {
+	if v.Type() != pcommon.ValueTypeSlice {
+		return v.AsString()
 	}
-	return "?"
+	var elems []string
+	for _, e := range v.Slice().All() {
+		elems = append(elems, valueString(e))
+	}
+	return "[" + strings.Join(elems, " ") + "]"
 }

@@ -14,7 +14,6 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
-	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/credentials"
@@ -22,7 +21,6 @@ import (
 	"google.golang.org/grpc/encoding"
 	_ "google.golang.org/grpc/encoding/gzip" // registers the gzip compressor
 	"google.golang.org/grpc/metadata"
-	"google.golang.org/protobuf/proto"
 )
 
 // MaxResponseBytes bounds what is read of a collector's answer. An OTLP
@@ -79,38 +77,38 @@ func (c *httpTraceClient) Stop(context.Context) error {
 }
 
 func (c *httpTraceClient) Upload(ctx context.Context, td ptrace.Traces) error {
-	body, err := ptraceotlp.NewExportRequestFromTraces(td).MarshalProto()
+	body, err := (&ptrace.ProtoMarshaler{}).MarshalTraces(td)
 	if err != nil {
 		return err
 	}
-	var resp coltracepb.ExportTraceServiceResponse
-	if err := post(ctx, c.e, c.hc, body, &resp); err != nil {
+	rejected, msg, err := post(ctx, c.e, c.hc, body)
+	if err != nil {
 		return err
 	}
-	ps := resp.GetPartialSuccess()
-	return partialError(ps.GetRejectedSpans(), ps.GetErrorMessage())
+	return partialError(rejected, msg)
 }
 
-// post sends body to e's URL as an OTLP/HTTP protobuf request, within e's
-// timeout, and decodes a successful answer into resp. A failed answer is a
-// *statusError with the collector's status and the start of its body.
-func post(ctx context.Context, e *Endpoint, hc *http.Client, body []byte, resp proto.Message) error {
+// post sends body, the protobuf of an OTLP export request, to e's URL as
+// an OTLP/HTTP request, within e's timeout, and returns the partial
+// success of a successful answer. A failed answer is a *statusError with
+// the collector's status and the start of its body.
+func post(ctx context.Context, e *Endpoint, hc *http.Client, body []byte) (rejected int64, msg string, err error) {
 	ctx, cancel := context.WithTimeout(ctx, e.Timeout)
 	defer cancel()
 	if e.Gzip {
 		var b bytes.Buffer
 		zw := gzip.NewWriter(&b)
 		if _, err := zw.Write(body); err != nil {
-			return err
+			return 0, "", err
 		}
 		if err := zw.Close(); err != nil {
-			return err
+			return 0, "", err
 		}
 		body = b.Bytes()
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.URL.String(), bytes.NewReader(body))
 	if err != nil {
-		return err
+		return 0, "", err
 	}
 	for k, v := range e.Headers {
 		req.Header.Set(k, v)
@@ -121,24 +119,24 @@ func post(ctx context.Context, e *Endpoint, hc *http.Client, body []byte, resp p
 	}
 	r, err := hc.Do(req)
 	if err != nil {
-		return err
+		return 0, "", err
 	}
 	defer r.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(r.Body, MaxResponseBytes))
 	if err != nil {
-		return err
+		return 0, "", err
 	}
 	if r.StatusCode/100 != 2 {
 		msg := strings.TrimSpace(string(data))
 		if msg == "" {
 			msg = "(empty)"
 		}
-		return &statusError{code: r.StatusCode, err: fmt.Errorf("%s answered %s: %s", e, r.Status, msg)}
+		return 0, "", &statusError{code: r.StatusCode, err: fmt.Errorf("%s answered %s: %s", e, r.Status, msg)}
 	}
-	if len(data) == 0 || !strings.HasPrefix(r.Header.Get("Content-Type"), "application/x-protobuf") {
-		return nil
+	if !strings.HasPrefix(r.Header.Get("Content-Type"), "application/x-protobuf") {
+		return 0, "", nil
 	}
-	return proto.Unmarshal(data, resp)
+	return partialSuccess(data)
 }
 
 // grpcTraceClient exports over OTLP/gRPC. Its connection is made by Start

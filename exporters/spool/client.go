@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
-	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 
 	"github.com/jobtrace/jobtrace/internal/safefile"
 )
@@ -179,9 +178,9 @@ func (c *TraceClient) AppendTraces(td ptrace.Traces) error {
 	if n == 0 {
 		return nil
 	}
-	js, err := ptraceotlp.NewExportRequestFromTraces(td).MarshalJSON()
+	line, err := marshalLine(td)
 	if err != nil {
-		return fmt.Errorf("spool: encode: %w", err)
+		return err
 	}
-	return c.appendLine(append(js, '\n'), n)
+	return c.appendLine(line, n)
 }

@@ -3,19 +3,16 @@ package spool
 import (
 	"fmt"
 	"math"
-	"unicode/utf8"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
-	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/sdk/instrumentation"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
-	"github.com/jobtrace/jobtrace/internal/cleantext"
+	"github.com/jobtrace/jobtrace/internal/pdataattr"
 )
 
 // encodeSpans turns spans into one line of OTLP/JSON, newline included,
@@ -47,20 +44,27 @@ func encodeSpans(spans []sdktrace.ReadOnlySpan) ([]byte, error) {
 			if !ok {
 				rs = td.ResourceSpans().AppendEmpty()
 				rs.SetSchemaUrl(res.SchemaURL())
-				putIter(rs.Resource().Attributes(), res.Iter())
+				pdataattr.PutIter(rs.Resource().Attributes(), res.Iter())
 				resources[rk] = rs
 			}
 			ss := rs.ScopeSpans().AppendEmpty()
 			ss.SetSchemaUrl(sk.scope.SchemaURL)
-			ss.Scope().SetName(valid(sk.scope.Name))
-			ss.Scope().SetVersion(valid(sk.scope.Version))
-			putIter(ss.Scope().Attributes(), sk.scope.Attributes.Iter())
+			ss.Scope().SetName(pdataattr.Valid(sk.scope.Name))
+			ss.Scope().SetVersion(pdataattr.Valid(sk.scope.Version))
+			pdataattr.PutIter(ss.Scope().Attributes(), sk.scope.Attributes.Iter())
 			out = ss.Spans()
 			scopes[sk] = out
 		}
 		putSpan(out.AppendEmpty(), sd)
 	}
-	js, err := ptraceotlp.NewExportRequestFromTraces(td).MarshalJSON()
+	return marshalLine(td)
+}
+
+// marshalLine is td as one line of OTLP/JSON, newline included: pdata's
+// JSON of TracesData, which is also the JSON of an ExportTraceServiceRequest
+// (both are one field, resourceSpans).
+func marshalLine(td ptrace.Traces) ([]byte, error) {
+	js, err := (&ptrace.JSONMarshaler{}).MarshalTraces(td)
 	if err != nil {
 		return nil, fmt.Errorf("spool: encode: %w", err)
 	}
@@ -77,20 +81,20 @@ func putSpan(s ptrace.Span, sd sdktrace.ReadOnlySpan) {
 		s.SetParentSpanID(pcommon.SpanID(id))
 	}
 	s.SetFlags(spanFlags(sc.TraceFlags(), parent))
-	s.SetName(valid(sd.Name()))
+	s.SetName(pdataattr.Valid(sd.Name()))
 	s.SetKind(spanKind(sd.SpanKind()))
 	s.SetStartTimestamp(timestamp(sd.StartTime().UnixNano()))
 	s.SetEndTimestamp(timestamp(sd.EndTime().UnixNano()))
-	putAttrs(s.Attributes(), sd.Attributes())
+	pdataattr.Put(s.Attributes(), sd.Attributes())
 	s.SetDroppedAttributesCount(clampUint32(sd.DroppedAttributes()))
 	if evs := sd.Events(); len(evs) > 0 {
 		out := s.Events()
 		out.EnsureCapacity(len(evs))
 		for _, e := range evs {
 			oe := out.AppendEmpty()
-			oe.SetName(valid(e.Name))
+			oe.SetName(pdataattr.Valid(e.Name))
 			oe.SetTimestamp(timestamp(e.Time.UnixNano()))
-			putAttrs(oe.Attributes(), e.Attributes)
+			pdataattr.Put(oe.Attributes(), e.Attributes)
 			oe.SetDroppedAttributesCount(clampUint32(e.DroppedAttributeCount))
 		}
 	}
@@ -103,7 +107,7 @@ func putSpan(s ptrace.Span, sd sdktrace.ReadOnlySpan) {
 			ol.SetTraceID(pcommon.TraceID(l.SpanContext.TraceID()))
 			ol.SetSpanID(pcommon.SpanID(l.SpanContext.SpanID()))
 			ol.TraceState().FromRaw(l.SpanContext.TraceState().String())
-			putAttrs(ol.Attributes(), l.Attributes)
+			pdataattr.Put(ol.Attributes(), l.Attributes)
 			ol.SetDroppedAttributesCount(clampUint32(l.DroppedAttributeCount))
 			ol.SetFlags(spanFlags(l.SpanContext.TraceFlags(), l.SpanContext))
 		}
@@ -116,16 +120,25 @@ func putSpan(s ptrace.Span, sd sdktrace.ReadOnlySpan) {
 	case codes.Error:
 		s.Status().SetCode(ptrace.StatusCodeError)
 	}
-	s.Status().SetMessage(valid(st.Description))
+	s.Status().SetMessage(pdataattr.Valid(st.Description))
 }
+
+// The span flag bits of OTLP's trace.proto (SpanFlags) above the W3C
+// trace flags, which are the low byte: whether the flags say if the parent
+// is remote, and whether it is. The SDK always sets FlagHasIsRemote, which
+// tells a span whose flags were filled in from one that carries none.
+const (
+	FlagHasIsRemote uint32 = 0x100
+	FlagIsRemote    uint32 = 0x200
+)
 
 // spanFlags are the W3C trace flags in the low byte, and whether the parent
 // is remote, as tracetransform sets them: the forwarder reads the sampled
 // flag there.
 func spanFlags(tf trace.TraceFlags, parent trace.SpanContext) uint32 {
-	f := uint32(tf) | uint32(tracepb.SpanFlags_SPAN_FLAGS_CONTEXT_HAS_IS_REMOTE_MASK)
+	f := uint32(tf) | FlagHasIsRemote
 	if parent.IsRemote() {
-		f |= uint32(tracepb.SpanFlags_SPAN_FLAGS_CONTEXT_IS_REMOTE_MASK)
+		f |= FlagIsRemote
 	}
 	return f
 }
@@ -149,73 +162,3 @@ func spanKind(k trace.SpanKind) ptrace.SpanKind {
 func timestamp(ns int64) pcommon.Timestamp { return pcommon.Timestamp(uint64(max(0, ns))) }
 
 func clampUint32(v int) uint32 { return uint32(min(max(v, 0), math.MaxUint32)) }
-
-func putIter(m pcommon.Map, it attribute.Iterator) {
-	m.EnsureCapacity(it.Len())
-	for it.Next() {
-		kv := it.Attribute()
-		putValue(m.PutEmpty(valid(string(kv.Key))), kv.Value)
-	}
-}
-
-func putAttrs(m pcommon.Map, kvs []attribute.KeyValue) {
-	m.EnsureCapacity(len(kvs))
-	for _, kv := range kvs {
-		putValue(m.PutEmpty(valid(string(kv.Key))), kv.Value)
-	}
-}
-
-// putValue sets v into dst as tracetransform's Value does.
-func putValue(dst pcommon.Value, v attribute.Value) {
-	switch v.Type() {
-	case attribute.BOOL:
-		dst.SetBool(v.AsBool())
-	case attribute.INT64:
-		dst.SetInt(v.AsInt64())
-	case attribute.FLOAT64:
-		dst.SetDouble(v.AsFloat64())
-	case attribute.STRING:
-		dst.SetStr(valid(v.AsString()))
-	case attribute.BOOLSLICE:
-		s := dst.SetEmptySlice()
-		for _, b := range v.AsBoolSlice() {
-			s.AppendEmpty().SetBool(b)
-		}
-	case attribute.INT64SLICE:
-		s := dst.SetEmptySlice()
-		for _, n := range v.AsInt64Slice() {
-			s.AppendEmpty().SetInt(n)
-		}
-	case attribute.FLOAT64SLICE:
-		s := dst.SetEmptySlice()
-		for _, f := range v.AsFloat64Slice() {
-			s.AppendEmpty().SetDouble(f)
-		}
-	case attribute.STRINGSLICE:
-		s := dst.SetEmptySlice()
-		for _, x := range v.AsStringSlice() {
-			s.AppendEmpty().SetStr(valid(x))
-		}
-	case attribute.BYTESLICE:
-		dst.SetEmptyBytes().FromRaw(v.AsByteSlice())
-	case attribute.SLICE:
-		s := dst.SetEmptySlice()
-		for _, e := range v.AsSlice() {
-			putValue(s.AppendEmpty(), e)
-		}
-	case attribute.MAP:
-		putAttrs(dst.SetEmptyMap(), v.AsMap())
-	case attribute.EMPTY:
-	default:
-		dst.SetStr("INVALID")
-	}
-}
-
-// valid returns s when it is valid UTF-8, else s cleaned as every door
-// cleans text (cleantext.String): the net under the doors.
-func valid(s string) string {
-	if utf8.ValidString(s) {
-		return s
-	}
-	return cleantext.String(s)
-}

@@ -120,6 +120,19 @@ func TestEncodeSpansMatchesTheSDKTransform(t *testing.T) {
 	if gn != wn || gn != len(spans) || !proto.Equal(greq, wreq) {
 		t.Errorf("%d and %d spans; the lines differ:\ngot  %s\nwant %s", gn, wn, got, want)
 	}
+
+	// The line is the JSON of an ExportTraceServiceRequest, byte for byte.
+	td, err := (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := ptraceotlp.NewExportRequestFromTraces(td).MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(req)+"\n" {
+		t.Errorf("the line is not the JSON of an export request:\ngot  %s\nwant %s", got, req)
+	}
 }
 
 // A string that is not valid UTF-8 does not cost the line: it is written
