@@ -46,9 +46,9 @@ type resources struct {
 	closers []func() error
 }
 
-// newResources makes the job's cgroup (where permitted) and the source. It
-// returns nil when sampling is off.
-func newResources(o SamplingOptions, log *supervise.Logger) *resources {
+// newResources makes the job's cgroup (where permitted, for a session with
+// a child) and the source. It returns nil when sampling is off.
+func newResources(o SamplingOptions, child bool, log *supervise.Logger) *resources {
 	if o.Interval <= 0 {
 		return nil
 	}
@@ -63,7 +63,7 @@ func newResources(o SamplingOptions, log *supervise.Logger) *resources {
 		cfg.Subreaper = subreaperSupported
 	}
 	if o.Cgroup {
-		cg, own, note := setupCgroup(o.ProcRoot, log)
+		cg, own, note := setupCgroup(o.ProcRoot, log, child)
 		if note != "" {
 			r.notes = append(r.notes, note)
 		}

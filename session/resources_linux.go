@@ -30,10 +30,11 @@ type jobCgroup struct {
 	fd int
 }
 
-// setupCgroup makes a cgroup for the job below the one jobtrace is in. It
-// returns the directory to read (the new cgroup, else jobtrace's own, else
-// ""), the new cgroup if there is one, and a note on what it found.
-func setupCgroup(procRoot string, log *supervise.Logger) (dir string, own *jobCgroup, note string) {
+// setupCgroup makes a cgroup for the job below the one jobtrace is in,
+// when makeOwn says the session has a child to put there. It returns the
+// directory to read (the new cgroup, else jobtrace's own, else ""), the new
+// cgroup if there is one, and a note on what it found.
+func setupCgroup(procRoot string, log *supervise.Logger, makeOwn bool) (dir string, own *jobCgroup, note string) {
 	m, err := cgroup.FindMount(procRoot)
 	if err != nil {
 		return "", nil, "no cgroup v2: " + err.Error()
@@ -45,6 +46,9 @@ func setupCgroup(procRoot string, log *supervise.Logger) (dir string, own *jobCg
 	selfDir, err := m.Dir(self)
 	if err != nil {
 		return "", nil, "no cgroup v2: " + err.Error()
+	}
+	if !makeOwn {
+		return selfDir, nil, "reading jobtrace's own cgroup " + selfDir + ": the job's steps are not jobtrace's children"
 	}
 	parent := strings.TrimPrefix(selfDir, m.Point)
 	for _, msg := range sweepCgroups(selfDir) {

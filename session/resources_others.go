@@ -12,7 +12,7 @@ const subreaperSupported = false
 // jobCgroup stands for the job's cgroup, which only Linux has.
 type jobCgroup struct{}
 
-func setupCgroup(string, *supervise.Logger) (string, *jobCgroup, string) { return "", nil, "" }
+func setupCgroup(string, *supervise.Logger, bool) (string, *jobCgroup, string) { return "", nil, "" }
 
 func (c *jobCgroup) cgroupFD() int     { return 0 }
 func (c *jobCgroup) dir() string       { return "" }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -92,6 +93,11 @@ type Settings struct {
 	// Cleaned, when set, is called by Shutdown once the job's cgroup and
 	// the private directory of the socket and the marker dir are removed.
 	Cleaned func()
+	// Stop, when set, is given the stop messages (`jobtrace stop`) that
+	// reach the socket or the marker dir, and returns the reply: the
+	// session's owner then shuts it down. A session without Stop (inside
+	// `jobtrace run`, which its job's end ends) refuses them.
+	Stop func(protocol.Msg) protocol.Reply
 
 	hooks testHooks
 }
@@ -189,7 +195,7 @@ func (s *Session) Start(ctx context.Context) error {
 		trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(s.rootAttrs()...))
 	_, s.startup = s.tracer.Start(s.rootCtx, "jobtrace startup", trace.WithTimestamp(s.set.Start))
 
-	s.res = newResources(s.set.Sampling, s.log)
+	s.res = newResources(s.set.Sampling, s.set.Child, s.log)
 	var observer spans.PhaseObserver
 	if s.res != nil {
 		observer = s.res.phases
@@ -264,6 +270,33 @@ func (s *Session) JobEnv(base []string) []string {
 		}
 	}
 	return spans.MergeEnv(env, map[string]string{"PATH": appendPath(path, s.srcs.bin)})
+}
+
+// StepEnv are the entries of JobEnv that a step started apart from the
+// session needs to join it (what `jobtrace start` prints): the trace
+// context, the socket and the marker dir.
+func (s *Session) StepEnv() []string {
+	var out []string
+	for _, k := range slices.Concat(spans.EnvKeys, []string{EnvSocket, EnvMarkerDir}) {
+		if v := s.env[k]; v != "" {
+			out = append(out, k+"="+v)
+		}
+	}
+	return out
+}
+
+// Messages counts the messages the socket and the marker dir have taken,
+// and the socket's connections: it grows while steps talk to the session.
+func (s *Session) Messages() uint64 {
+	var n uint64
+	if s.srcs.server != nil {
+		st := s.srcs.server.Stats()
+		n += st.Conns + st.Messages
+	}
+	if s.srcs.reader != nil {
+		n += s.srcs.reader.Stats().Messages
+	}
+	return n
 }
 
 // GuardEnv are the entries of JobEnv that only the job has: its trace
@@ -350,6 +383,12 @@ func (s *Session) jobDone(j Job) {
 // client that waits for the reply is a step of the job: what the job
 // printed before it is scanned first.
 func (s *Session) handleSocket(m protocol.Msg) protocol.Reply {
+	if m.Type == protocol.TypeStop {
+		if s.set.Stop == nil {
+			return protocol.Reply{Error: "stop: this job ends when its command exits (jobtrace run); stop is for jobtrace start"}
+		}
+		return s.set.Stop(m)
+	}
 	if m.Ack {
 		if s.set.hooks.sync != nil {
 			s.set.hooks.sync()

@@ -31,10 +31,22 @@ type Outcome struct {
 	LostOutput uint64
 	// Ended is when the job ended; the time Shutdown is called when zero.
 	Ended time.Time
+	// Result, when set, is the job's result (one of the protocol.Result*
+	// values), told rather than judged from an exit code: a job without a
+	// command of its own ended by `jobtrace stop --result`. Its span then
+	// carries no process.exit.code unless Code is set.
+	Result string
+	// Attrs are set on the job's span as it ends.
+	Attrs []attribute.KeyValue
 }
 
 // result is the run's cicd.pipeline.task.run.result.
-func (o Outcome) result() string { return ResultOf(o.Code, o.Err) }
+func (o Outcome) result() string {
+	if o.Result != "" {
+		return o.Result
+	}
+	return ResultOf(o.Code, o.Err)
+}
 
 // ResultOf is the cicd.pipeline.task.run.result of a command that exited
 // with code, or could not be started (startErr): error, cancellation when
@@ -89,7 +101,7 @@ func (s *Session) Shutdown(ctx context.Context, o Outcome) (Result, error) {
 		o.Ended = time.Now()
 	}
 	_, shutdown := s.tracer.Start(s.rootCtx, "jobtrace shutdown")
-	end := jobEnd{code: o.Code, result: o.result(), took: o.Ended.Sub(s.set.Start)}
+	end := jobEnd{code: o.Code, result: o.result(), told: o.Result != "", took: o.Ended.Sub(s.set.Start)}
 	end.notes = s.stopSources(end.result, o.LostOutput)
 	s.endJobSpan(o, end.result)
 	if s.res != nil {
@@ -128,14 +140,18 @@ func (s *Session) stopSources(result string, lostOutput uint64) (notes []string)
 
 // endJobSpan sets how the job ended on its span.
 func (s *Session) endJobSpan(o Outcome, result string) {
-	s.root.SetAttributes(
-		semconv.CICDPipelineTaskRunResultKey.String(result),
-		semconv.ProcessExitCode(o.Code),
-	)
+	s.root.SetAttributes(semconv.CICDPipelineTaskRunResultKey.String(result))
+	if o.Result == "" || o.Code != 0 {
+		s.root.SetAttributes(semconv.ProcessExitCode(o.Code))
+	}
+	s.root.SetAttributes(o.Attrs...)
 	if result != protocol.ResultSuccess {
 		desc := fmt.Sprintf("job exited with code %d", o.Code)
-		if o.Err != nil {
+		switch {
+		case o.Err != nil:
 			desc = o.Err.Error()
+		case o.Result != "":
+			desc = "job ended with result " + result
 		}
 		s.root.SetStatus(codes.Error, cleantext.String(desc))
 	}
@@ -175,7 +191,11 @@ func printEnd(log *supervise.Logger, o Settings, res telemetry.ShutdownResult, p
 		end.run = model(pipe, pipe.Dir(), log)
 	}
 	writeSummary(log, o, end)
-	log.Printf("job %q exited with code %d after %s; trace %s", o.Name, end.code, fmtDuration(end.took), root.TraceID())
+	if end.told {
+		log.Printf("job %q ended with result %s after %s; trace %s", o.Name, end.result, fmtDuration(end.took), root.TraceID())
+	} else {
+		log.Printf("job %q exited with code %d after %s; trace %s", o.Name, end.code, fmtDuration(end.took), root.TraceID())
+	}
 	if res.Lost > 0 {
 		log.Printf("%d spans written to %s, %d lost: the spool could not be written", res.Spans, pipe.SpoolPath(), res.Lost)
 	} else {

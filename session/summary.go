@@ -23,6 +23,7 @@ const EnvStepSummary = "GITHUB_STEP_SUMMARY"
 type jobEnd struct {
 	code   int
 	result string
+	told   bool // the result was told (Outcome.Result), not judged from code
 	took   time.Duration
 	notes  []string
 	// run is the model of the run, which the summary renders.

@@ -19,7 +19,7 @@ import (
 // Msg returns what is wrong with m, a message a source passed on, or nil.
 func Msg(m protocol.Msg) error {
 	switch m.Type {
-	case protocol.TypeBegin, protocol.TypeEnd, protocol.TypeEvent, protocol.TypeCounter, protocol.TypeAttr:
+	case protocol.TypeBegin, protocol.TypeEnd, protocol.TypeEvent, protocol.TypeCounter, protocol.TypeAttr, protocol.TypeStop:
 	default:
 		return fmt.Errorf("type %q", m.Type)
 	}

@@ -36,6 +36,7 @@ const (
 	TypeEvent   Type = wire.TypeEvent   // a point-in-time event in the current phase
 	TypeCounter Type = wire.TypeCounter // add Value to a named counter
 	TypeAttr    Type = wire.TypeAttr    // set attributes on a phase (or the job)
+	TypeStop    Type = wire.TypeStop    // end the job of a background agent (`jobtrace stop`) with Result
 )
 
 // Results of a phase, from the OpenTelemetry semantic conventions'
@@ -66,7 +67,7 @@ type Msg struct {
 	Type   Type
 	Name   string               // phase, event or counter name; optional for attr and for a GitHub endgroup
 	Parent string               // begin only: name of the open phase to nest under
-	Result string               // end only: one of the Result* constants; "" means success
+	Result string               // end and stop: one of the Result* constants; "" means success
 	Time   time.Time            // zero means "now" (the receiver stamps it)
 	Attrs  []attribute.KeyValue // attributes of the phase, event or counter
 	Value  float64              // counter increment; Parse sets 1 when absent
@@ -99,7 +100,7 @@ func ValidResult(r string) bool { return wire.ValidResult(r) }
 // validType reports whether t is one of the known types.
 func validType(t Type) bool {
 	switch t {
-	case TypeBegin, TypeEnd, TypeEvent, TypeCounter, TypeAttr:
+	case TypeBegin, TypeEnd, TypeEvent, TypeCounter, TypeAttr, TypeStop:
 		return true
 	}
 	return false

@@ -48,7 +48,7 @@ func validate(m *Msg) error {
 		}
 		return perr("unknown type %q", excerpt(string(m.Type)))
 	}
-	if m.Name == "" && m.Type != TypeAttr {
+	if m.Name == "" && m.Type != TypeAttr && m.Type != TypeStop {
 		return perr("%s without name", m.Type)
 	}
 	if err := checkName("name", m.Name); err != nil {
@@ -187,6 +187,8 @@ func internType(b []byte) Type {
 		return TypeCounter
 	case "attr":
 		return TypeAttr
+	case "stop":
+		return TypeStop
 	}
 	return Type(b)
 }

@@ -50,6 +50,8 @@ func TestParse(t *testing.T) {
 			Msg{V: 1, Type: TypeEvent, Name: "x\ufffdy"}},
 		{"attr without name", `{"type":"attr","attrs":{"k":"v"}}`,
 			Msg{V: 1, Type: TypeAttr, Attrs: []attribute.KeyValue{attribute.String("k", "v")}}},
+		{"stop with a result", `{"v":1,"type":"stop","result":"cancellation","ack":true}`,
+			Msg{V: 1, Type: TypeStop, Result: ResultCancellation, Ack: true}},
 		{"attrs of every kind", `{"type":"begin","name":"p","attrs":{"s":"x","b":true,"i":42,"neg":-7,"f":1.5,"fi":3.0,"big":1e300,"ss":["a","b"],"bs":[true],"is":[1,2],"fs":[1,2.5],"empty":[],"skip":null}}`,
 			Msg{V: 1, Type: TypeBegin, Name: "p", Attrs: []attribute.KeyValue{
 				attribute.String("s", "x"), attribute.Bool("b", true), attribute.Int64("i", 42),
@@ -128,6 +130,7 @@ func TestParseErrors(t *testing.T) {
 		{`{"type":"begin","name":"` + long + `"}`, "name longer than 256"},
 		{`{"type":"begin","name":"x","parent":"` + long + `"}`, "parent longer"},
 		{`{"type":"attr","attrs":{}}`, "attr without attrs"},
+		{`{"type":"stop","result":"cancelled"}`, "unknown result"},
 		{`{"type":"event","name":"e","attrs":{"":1}}`, "bad attribute key"},
 		{`{"type":"event","name":"e","attrs":{"` + long + `":1}}`, "bad attribute key"},
 		{`{"type":"event","name":"e","attrs":{` + many.String() + `}}`, "more than 64 attributes"},

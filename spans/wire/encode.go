@@ -17,6 +17,7 @@ const (
 	TypeEvent   = "event"
 	TypeCounter = "counter"
 	TypeAttr    = "attr"
+	TypeStop    = "stop"
 )
 
 // Msg holds the fields of a message line other than its attributes. A line
