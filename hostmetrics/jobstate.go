@@ -13,13 +13,15 @@ import (
 const ExitWait = 200 * time.Millisecond
 
 // jobState is what every Source knows of the job: its pid once started,
-// and the usage wait4 reported once it has been reaped. Its methods are
-// safe for concurrent use; a Source embeds it for SetJob and JobExited.
+// and the usage wait4 reported once it has been reaped. A job may be a
+// sequence of commands, each set by SetJob and reaped in turn (a program
+// that runs the job's commands itself): their usage adds up. Its methods
+// are safe for concurrent use; a Source embeds it for SetJob and JobExited.
 type jobState struct {
 	mu       sync.Mutex
 	pid      int       // 0 before SetJob and after JobExited
 	known    bool      // SetJob was called
-	exited   ExitUsage // the job's, once JobExited was called
+	exited   ExitUsage // the job's, once JobExited was called: every command's
 	exitedCh chan struct{}
 	// outside is set when the job did not start in its cgroup (see
 	// JobOutsideCgroup).
@@ -51,15 +53,27 @@ func (j *jobState) SetJob(pid int) {
 	j.exitedCh = make(chan struct{})
 }
 
-// JobExited records the job's usage at its reap.
+// JobExited records the job's usage at its reap, added to that of the
+// commands reaped before it.
 func (j *jobState) JobExited(u ExitUsage) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.pid == 0 {
 		return
 	}
-	j.exited, j.pid = u, 0
+	j.exited.add(u)
+	j.pid = 0
 	close(j.exitedCh)
+}
+
+// add adds the usage of a process reaped after those of u: their times
+// and IO add up, the peak is the larger.
+func (u *ExitUsage) add(v ExitUsage) {
+	u.User += v.User
+	u.System += v.System
+	u.MaxRSS = max(u.MaxRSS, v.MaxRSS)
+	u.ReadBytes += v.ReadBytes
+	u.WriteBytes += v.WriteBytes
 }
 
 // current returns the job's pid (0 before it started and once its usage is

@@ -34,3 +34,20 @@ func TestJobStateTakesExitUsage(t *testing.T) {
 		t.Errorf("without JobExited: pid %d, want 44", pid)
 	}
 }
+
+// A job run as commands one after the other, each given by SetJob and
+// reaped in turn, is the sum of their usage, and the larger of their peaks.
+func TestJobStateAddsCommands(t *testing.T) {
+	var j jobState
+	j.SetJob(42)
+	j.JobExited(ExitUsage{User: time.Second, System: 2 * time.Second, MaxRSS: 300, ReadBytes: 4, WriteBytes: 5})
+	j.SetJob(43)
+	j.JobExited(ExitUsage{User: time.Second, System: time.Second, MaxRSS: 100, ReadBytes: 1, WriteBytes: 1})
+	// A second report of a command already reaped is not counted again.
+	j.JobExited(ExitUsage{User: time.Hour})
+	_, _, got := j.current(nil)
+	want := ExitUsage{User: 2 * time.Second, System: 3 * time.Second, MaxRSS: 300, ReadBytes: 5, WriteBytes: 6}
+	if got != want {
+		t.Errorf("usage %+v, want %+v", got, want)
+	}
+}

@@ -14,14 +14,17 @@ type Source interface {
 	// the caller) and returns the problems met, joined. A figure that
 	// could not be read is left absent; the error never stops sampling.
 	Read(s *Sample) error
-	// SetJob tells the source the pid of the job, once it has started.
+	// SetJob tells the source the pid of the job, once it has started,
+	// or of the job's next command, when its commands are run one after
+	// the other by the program that samples (see JobExited).
 	SetJob(pid int)
 	// JobOutsideCgroup tells the source, before SetJob, that the job is
 	// not started in the cgroup of its own given in its Config: the
 	// cgroup's members are not all of the job's processes.
 	JobOutsideCgroup()
 	// JobExited gives the usage the kernel reported when the job was
-	// reaped, which completes the tree's figures.
+	// reaped, which completes the tree's figures. For a job whose commands
+	// were each given by SetJob, the usages of those reaped add up.
 	JobExited(u ExitUsage)
 	// Unavailable names, in one sentence, the figures this system cannot
 	// give; "" when it gives them all.

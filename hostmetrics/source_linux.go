@@ -327,14 +327,6 @@ func (s *linuxSource) tellOrphans(job int) {
 	}
 }
 
-func (u *ExitUsage) add(v ExitUsage) {
-	u.User += v.User
-	u.System += v.System
-	u.MaxRSS = max(u.MaxRSS, v.MaxRSS)
-	u.ReadBytes += v.ReadBytes
-	u.WriteBytes += v.WriteBytes
-}
-
 // SetSubreaper makes the calling process a child subreaper
 // (PR_SET_CHILD_SUBREAPER): the orphans of its descendants re-parent to it
 // instead of init, so they stay in the job's tree.
