@@ -37,6 +37,11 @@
 //	s.End("compile", resultOf(err))
 //	res, err := s.Shutdown(ctx, session.Outcome{Code: exitCode(err)})
 //
+// A program that runs the job's commands itself (a CI worker) tells the
+// session of each (CommandStarted, CommandExited) so that the phases around
+// it get its usage, gives the job's result itself (Outcome.Result), and
+// keeps its process as it is (SamplingOptions.NoSubreaper).
+//
 // A session sets nothing for the whole process: where OpenTelemetry's own
 // errors go is the program's to choose (otlp.RouteErrors sends them to a
 // function, as `jobtrace run` does at its top).

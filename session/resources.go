@@ -31,6 +31,11 @@ type SamplingOptions struct {
 	NotJob func(pid int) bool
 	// Orphan is told about the job's orphans re-parented to jobtrace.
 	Orphan func(pid int, start uint64)
+	// NoSubreaper leaves the process as it is rather than making it a
+	// child subreaper (Linux), which lasts as long as the process: a
+	// program that embeds a session and has children of its own. The
+	// job's orphans then leave its tree.
+	NoSubreaper bool
 }
 
 // resources samples the host and the job while the job runs and measures
@@ -57,7 +62,9 @@ func newResources(o SamplingOptions, child bool, log *supervise.Logger) *resourc
 	if wd, err := os.Getwd(); err == nil {
 		cfg.WorkDir = wd
 	}
-	if err := hostmetrics.SetSubreaper(); err != nil {
+	if o.NoSubreaper {
+		r.notes = append(r.notes, "not a child subreaper: not asked to be")
+	} else if err := hostmetrics.SetSubreaper(); err != nil {
 		r.notes = append(r.notes, "not a child subreaper: "+err.Error())
 	} else {
 		cfg.Subreaper = subreaperSupported

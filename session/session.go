@@ -137,6 +137,9 @@ type Session struct {
 	once    sync.Once
 	late    atomic.Uint64 // socket messages handled before the output before them
 	shut    atomic.Bool
+
+	cmdMu  sync.Mutex
+	cmdPid int // the command followed (CommandStarted), 0 for none
 }
 
 // startStep is a step of start-up, an event of the start-up span.
@@ -351,6 +354,43 @@ func (s *Session) JobExited(ps *os.ProcessState) {
 	if s.res != nil {
 		s.res.jobExited(ps)
 	}
+}
+
+// CommandStarted tells a session without a child (Settings.Child unset)
+// that its program has started a command of the job, pid: the command and
+// its descendants are measured as the job's processes until CommandExited,
+// so the phases around it get its usage. The job's commands are followed
+// one at a time, and their usage adds up in the job's. While one is
+// followed, another is refused: it runs all the same, unmeasured. Without
+// sampling there is nothing to measure and nothing is refused.
+func (s *Session) CommandStarted(pid int) error {
+	s.cmdMu.Lock()
+	defer s.cmdMu.Unlock()
+	switch {
+	case s.set.Child:
+		return fmt.Errorf("%w: command %d: the session's job is its child", ErrRefused, pid)
+	case s.shut.Load():
+		return fmt.Errorf("%w: command %d: the session is shut down", ErrRefused, pid)
+	case s.cmdPid != 0:
+		return fmt.Errorf("%w: command %d: command %d is still followed", ErrRefused, pid, s.cmdPid)
+	case s.res == nil || pid <= 0:
+		return nil
+	}
+	s.cmdPid = pid
+	s.res.src.SetJob(pid)
+	return nil
+}
+
+// CommandExited gives the session the usage of the command CommandStarted
+// was told of, as it was reaped (ps), which ends following it.
+func (s *Session) CommandExited(ps *os.ProcessState) {
+	s.cmdMu.Lock()
+	defer s.cmdMu.Unlock()
+	if ps == nil || s.cmdPid == 0 || ps.Pid() != s.cmdPid {
+		return
+	}
+	s.cmdPid = 0
+	s.res.jobExited(ps)
 }
 
 // jobDone ends start-up: the job has started (j), or failed to, or there

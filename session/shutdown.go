@@ -93,6 +93,9 @@ func (s *Session) Shutdown(ctx context.Context, o Outcome) (Result, error) {
 	if s.pipe == nil {
 		return Result{}, ErrNotStarted
 	}
+	if !protocol.ValidResult(o.Result) {
+		return Result{}, fmt.Errorf("%w: result %q", ErrRefused, o.Result)
+	}
 	if s.shut.Swap(true) {
 		return Result{}, errors.New("session: shut down twice")
 	}
