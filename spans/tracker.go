@@ -95,7 +95,8 @@ type TrackerOptions struct {
 // return, which the Tracker calls once its lock is released, in the
 // goroutine that handed it the message, before Handle or Close returns.
 // So one source's sample never holds up another source's messages, and
-// the reply to a sender that waits (b.Wait) still comes after its sample.
+// the reply to a sender that waits (b.Wait) can come after its sample
+// (jobtrace's observer does so for a begin, not for an end).
 // Settle functions of different goroutines may run in any order: what
 // must keep the order of boundaries is recorded under the lock.
 type PhaseObserver interface {
@@ -116,7 +117,7 @@ type Boundary struct {
 	// Wait is set when the sender waits for the reply (a socket client
 	// such as `jobtrace phase`): the observer's settle function may finish
 	// its work before returning, so that it happens before the sender
-	// goes on.
+	// goes on (what a begin's sample must).
 	Wait bool
 }
 
