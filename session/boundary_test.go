@@ -95,17 +95,25 @@ func (f *boundaryFixture) boundary(name string) spans.Boundary {
 	return spans.Boundary{Ctx: ctx, Span: sp, Name: name, Time: time.Now(), Wait: true}
 }
 
+// settleWhileReading calls settle in a goroutine and returns, once the
+// sample settle asked for is being read, a channel closed when settle has
+// returned.
+func (f *boundaryFixture) settleWhileReading(settle func()) <-chan struct{} {
+	settled := make(chan struct{})
+	go func() {
+		settle()
+		close(settled)
+	}()
+	<-f.src.reading
+	return settled
+}
+
 // The reply to `jobtrace phase end` does not wait for the end's sample: the
 // settle function returns while that sample is still being read, and the
 // phase's span ends with the sample, once it is read.
 func TestEndReplyDoesNotWaitForItsSample(t *testing.T) {
 	f := newBoundaryFixture(t)
-	settled := make(chan struct{})
-	go func() {
-		f.usage.PhaseEnded(f.boundary("compile"))()
-		close(settled)
-	}()
-	<-f.src.reading
+	settled := f.settleWhileReading(f.usage.PhaseEnded(f.boundary("compile")))
 	select {
 	case <-settled:
 	case <-time.After(time.Minute):
@@ -125,12 +133,7 @@ func TestEndReplyDoesNotWaitForItsSample(t *testing.T) {
 // that the phase's usage covers the work its sender starts on the reply.
 func TestBeginReplyWaitsForItsSample(t *testing.T) {
 	f := newBoundaryFixture(t)
-	settled := make(chan struct{})
-	go func() {
-		f.usage.PhaseBegan(f.boundary("compile"))()
-		close(settled)
-	}()
-	<-f.src.reading
+	settled := f.settleWhileReading(f.usage.PhaseBegan(f.boundary("compile")))
 	select {
 	case <-settled:
 		t.Fatal("the begin's reply did not wait for its sample")
