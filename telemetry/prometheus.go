@@ -6,14 +6,17 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strconv"
+	"sync"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.opentelemetry.io/otel/attribute"
-	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+
+	"github.com/jobtrace/jobtrace/exporters/promtext"
+	"github.com/jobtrace/jobtrace/internal/warnlimit"
 )
 
 // PrometheusPath is the one path the Prometheus endpoint serves.
@@ -52,42 +55,71 @@ const (
 	promShutdownTimeout = 500 * time.Millisecond
 )
 
-// promServer is the Prometheus endpoint: an HTTP server that serves the
-// metrics of the meter provider's Prometheus reader at /metrics.
+// promServer is the Prometheus endpoint: an HTTP server that serves what
+// its reader collects at /metrics.
 type promServer struct {
 	srv  *http.Server
 	addr string // where it listens, with the port resolved
 	done chan struct{}
 }
 
+// promReader is the meter provider's reader for the Prometheus endpoint: a
+// ManualReader (which reads no OTEL_* variable) that keeps its last
+// collection, taken as the meter provider shuts down, for the scrapes that
+// come after that and before the endpoint closes.
+type promReader struct {
+	*sdkmetric.ManualReader
+
+	mu   sync.Mutex
+	last *metricdata.ResourceMetrics // set by Shutdown
+}
+
+// Shutdown collects once more, then shuts the reader down.
+func (r *promReader) Shutdown(ctx context.Context) error {
+	var rm metricdata.ResourceMetrics
+	if err := r.ManualReader.Collect(ctx, &rm); err == nil {
+		r.mu.Lock()
+		r.last = &rm
+		r.mu.Unlock()
+	}
+	return r.ManualReader.Shutdown(ctx)
+}
+
+// collect is what a scrape sees: the metrics now, or their last values
+// once the reader is shut down.
+func (r *promReader) collect(ctx context.Context) (*metricdata.ResourceMetrics, error) {
+	var rm metricdata.ResourceMetrics
+	err := r.ManualReader.Collect(ctx, &rm)
+	if errors.Is(err, sdkmetric.ErrReaderShutdown) {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.last != nil {
+			return r.last, nil
+		}
+	}
+	return &rm, err
+}
+
 // newPromReader makes a Prometheus reader and starts serving it on addr.
 // The reader still has to be added to the meter provider.
 func newPromReader(addr string, warn func(string)) (sdkmetric.Reader, *promServer, error) {
-	reg := prometheus.NewRegistry()
 	keep := map[attribute.Key]bool{}
 	for _, k := range PrometheusLabels() {
 		keep[k] = true
 	}
-	exp, err := otelprom.New(
-		otelprom.WithRegisterer(reg),
-		otelprom.WithResourceAsConstantLabels(func(kv attribute.KeyValue) bool { return keep[kv.Key] }),
-	)
-	if err != nil {
-		return nil, nil, err
-	}
+	r := &promReader{ManualReader: sdkmetric.NewManualReader()}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, nil, err
 	}
-	metrics := promhttp.HandlerFor(reg, promhttp.HandlerOpts{
-		ErrorLog:      promLogger(warn),
-		ErrorHandling: promhttp.ContinueOnError,
-	})
+	// A problem with a metric is said once, however many scrapes meet it.
+	problems := warnlimit.New("prometheus endpoint: ", warn, warnlimit.DefaultVerbatim)
+	opt := promtext.Options{ResourceLabels: func(kv attribute.KeyValue) bool { return keep[kv.Key] }}
 	s := &promServer{
 		addr: ln.Addr().String(),
 		done: make(chan struct{}),
 		srv: &http.Server{
-			Handler:           promHandler(metrics),
+			Handler:           promHandler(r, opt, problems),
 			ReadHeaderTimeout: promReadHeaderTimeout,
 			ReadTimeout:       promReadTimeout,
 			WriteTimeout:      promWriteTimeout,
@@ -101,22 +133,40 @@ func newPromReader(addr string, warn func(string)) (sdkmetric.Reader, *promServe
 			warn(fmt.Sprintf("prometheus endpoint: %v", err))
 		}
 	}()
-	return exp, s, nil
+	return r, s, nil
 }
 
-// promHandler serves metrics at GET (and HEAD) /metrics and nothing else.
-func promHandler(metrics http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != PrometheusPath {
-			http.NotFound(w, r)
+// promHandler serves the metrics in the text format at GET (and HEAD)
+// /metrics and nothing else.
+func promHandler(r *promReader, opt promtext.Options, problems *warnlimit.Limiter) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.URL.Path != PrometheusPath {
+			http.NotFound(w, req)
 			return
 		}
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		if req.Method != http.MethodGet && req.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
 			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 			return
 		}
-		metrics.ServeHTTP(w, r)
+		rm, err := r.collect(req.Context())
+		if err != nil {
+			problems.WarnKey(err.Error(), err.Error())
+			http.Error(w, "metrics not collected: "+err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		body, err := promtext.Append(nil, rm, opt)
+		if joined, ok := err.(interface{ Unwrap() []error }); ok {
+			for _, e := range joined.Unwrap() {
+				problems.WarnKey(e.Error(), e.Error())
+			}
+		}
+		w.Header().Set("Content-Type", promtext.ContentType)
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		if req.Method == http.MethodGet {
+			// A scraper that went away is its own business.
+			_, _ = w.Write(body)
+		}
 	})
 }
 
@@ -129,8 +179,3 @@ func (s *promServer) stop() {
 	}
 	<-s.done
 }
-
-// promLogger routes promhttp's errors to warn.
-type promLogger func(string)
-
-func (l promLogger) Println(v ...any) { l("prometheus endpoint: " + fmt.Sprint(v...)) }

@@ -35,6 +35,7 @@ func TestPromReader(t *testing.T) {
 	c.Add(context.Background(), 1.5, metricAttrs(attribute.String("cpu.mode", "user")))
 
 	base := "http://" + srv.addr
+	var contentType string
 	get := func(method, path string) (int, string) {
 		t.Helper()
 		req, _ := http.NewRequest(method, base+path, nil)
@@ -43,12 +44,16 @@ func TestPromReader(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer resp.Body.Close()
+		contentType = resp.Header.Get("Content-Type")
 		b, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, string(b)
 	}
 	code, body := get("GET", "/metrics")
 	if code != 200 {
 		t.Fatalf("GET /metrics: %d", code)
+	}
+	if ct := contentType; ct != "text/plain; version=0.0.4; charset=utf-8" {
+		t.Errorf("Content-Type %q", ct)
 	}
 	want := `system_cpu_time_seconds_total{cicd_worker_name="runner-1",cpu_mode="user",host_name="m1",otel_scope_name="jobtrace",otel_scope_schema_url="",otel_scope_version="",service_name="proj"} 1.5`
 	if !strings.Contains(body, want) {
@@ -66,8 +71,15 @@ func TestPromReader(t *testing.T) {
 	if srv.srv.ReadHeaderTimeout <= 0 {
 		t.Error("no ReadHeaderTimeout")
 	}
+	c.Add(context.Background(), 2, metricAttrs(attribute.String("cpu.mode", "user")))
 	if err := mp.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
+	}
+	// Between the meter provider's shutdown (its last export) and the
+	// endpoint's, a scrape sees the last values.
+	code, body = get("GET", "/metrics")
+	if last := strings.Replace(want, "} 1.5", "} 3.5", 1); code != 200 || !strings.Contains(body, last) {
+		t.Errorf("GET /metrics after the meter provider's shutdown: %d, no %s in\n%s", code, last, body)
 	}
 	srv.stop()
 	if _, err := http.Get(base + "/metrics"); err == nil {

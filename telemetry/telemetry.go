@@ -171,7 +171,12 @@ func New(dir string, res *sdkresource.Resource, exp ExportSettings, warn func(st
 		if err != nil {
 			warn(fmt.Sprintf("OTLP metrics to %s: %v: metrics are not exported", exp.Metrics, err))
 		} else {
-			readers = append(readers, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(me, sdkmetric.WithInterval(MetricExportInterval))))
+			// Interval and timeout given, so that the SDK's reader takes
+			// neither from OTEL_METRIC_EXPORT_INTERVAL or _TIMEOUT: the
+			// resolved endpoint's timeout bounds an export, as it bounds a
+			// request of the spans.
+			readers = append(readers, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(me,
+				sdkmetric.WithInterval(MetricExportInterval), sdkmetric.WithTimeout(exp.Metrics.Timeout))))
 		}
 	}
 	if exp.PrometheusListen != "" {

@@ -11,6 +11,7 @@ import (
 
 	"go.opentelemetry.io/otel"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdkresource "go.opentelemetry.io/otel/sdk/resource"
 
 	"github.com/jobtrace/jobtrace/exporters/otlp"
@@ -65,5 +66,72 @@ func TestNewLeavesTheProcessErrorHandler(t *testing.T) {
 	otel.Handle(errors.New("the embedding program's"))
 	if len(got) != 1 {
 		t.Errorf("the process's handler got %q after telemetry.New", got)
+	}
+}
+
+// deadlineExporter is a metric exporter that keeps how far off the
+// deadline of each export was.
+type deadlineExporter struct {
+	sdkmetric.Exporter // nil: only the methods below are called
+	left               chan time.Duration
+}
+
+func (e *deadlineExporter) Temporality(k sdkmetric.InstrumentKind) metricdata.Temporality {
+	return sdkmetric.DefaultTemporalitySelector(k)
+}
+
+func (e *deadlineExporter) Aggregation(k sdkmetric.InstrumentKind) sdkmetric.Aggregation {
+	return sdkmetric.DefaultAggregationSelector(k)
+}
+
+func (e *deadlineExporter) Export(ctx context.Context, _ *metricdata.ResourceMetrics) error {
+	d, ok := ctx.Deadline()
+	if !ok {
+		d = time.Now().Add(time.Hour)
+	}
+	select {
+	case e.left <- time.Until(d):
+	default:
+	}
+	return nil
+}
+
+func (e *deadlineExporter) ForceFlush(context.Context) error { return nil }
+func (e *deadlineExporter) Shutdown(context.Context) error   { return nil }
+
+// TestMetricExportTimeout: an export of the metrics is bounded by the
+// resolved endpoint's timeout; OTEL_METRIC_EXPORT_TIMEOUT, which the SDK's
+// periodic reader reads when it is given no timeout, is not read.
+// (Shutdown's export is bounded by the deadline Pipeline.Shutdown gives.)
+func TestMetricExportTimeout(t *testing.T) {
+	t.Setenv("OTEL_METRIC_EXPORT_TIMEOUT", "1") // 1 ms, if it were read
+	s := otlp.DefaultSettings()
+	s.Endpoint = "http://" + otlptest.Refused(t)
+	s.Timeout = time.Hour
+	exp, err := otlp.Resolve(s, otlp.Signals{Metrics: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &deadlineExporter{left: make(chan time.Duration, 1)}
+	p, err := New(filepath.Join(t.TempDir(), "out"), sdkresource.Empty(), ExportSettings{
+		Metrics:        exp.Metrics,
+		MetricExporter: func(*otlp.Endpoint) (sdkmetric.Exporter, error) { return e, nil },
+	}, func(s string) { t.Error(s) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A flush without a deadline of its own is bounded by the reader's
+	// timeout, as the export every MetricExportInterval is.
+	if err := p.mp.ForceFlush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	p.Shutdown(time.Minute, true)
+	select {
+	case left := <-e.left:
+		if left < 30*time.Minute {
+			t.Errorf("an export had %v left before its deadline: the endpoint's timeout is an hour", left)
+		}
+	default:
+		t.Fatal("no export at shutdown")
 	}
 }

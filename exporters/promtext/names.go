@@ -1,0 +1,151 @@
+package promtext
+
+import (
+	"slices"
+	"strings"
+)
+
+// units are the OpenTelemetry (UCUM) units that have a Prometheus word;
+// "1" has none (a gauge of unit 1 gets "_ratio" instead). Any other unit
+// is kept as it is, its invalid characters made "_".
+var units = map[string]string{
+	"d": "days", "h": "hours", "min": "minutes", "s": "seconds",
+	"ms": "milliseconds", "us": "microseconds", "ns": "nanoseconds",
+	"By": "bytes", "KiBy": "kibibytes", "MiBy": "mebibytes", "GiBy": "gibibytes", "TiBy": "tibibytes",
+	"KBy": "kilobytes", "MBy": "megabytes", "GBy": "gigabytes", "TBy": "terabytes",
+	"m": "meters", "V": "volts", "A": "amperes", "J": "joules", "W": "watts", "g": "grams",
+	"Cel": "celsius", "Hz": "hertz", "1": "", "%": "percent",
+}
+
+// perUnits are the units after "/" that have a Prometheus word.
+var perUnits = map[string]string{
+	"s": "second", "m": "minute", "h": "hour", "d": "day", "w": "week", "mo": "month", "y": "year",
+}
+
+// kind is what a metric becomes, for its name and its TYPE line.
+type kind int
+
+const (
+	kindGauge     kind = iota // a gauge
+	kindSumGauge              // a non-monotonic sum: a gauge, but no "_ratio"
+	kindCounter               // a monotonic sum
+	kindHistogram             // an explicit-bucket histogram
+)
+
+// typeName is the TYPE of a kind.
+func (k kind) typeName() string {
+	switch k {
+	case kindCounter:
+		return "counter"
+	case kindHistogram:
+		return "histogram"
+	default:
+		return "gauge"
+	}
+}
+
+// metricChar says whether r may be in a metric name as it is.
+func metricChar(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == ':'
+}
+
+// labelChar says whether r may be in a label name as it is ("_" is
+// handled apart: runs of it become one).
+func labelChar(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
+}
+
+// metricName is the Prometheus name of a metric: its name's tokens
+// (separated by any character a name may not hold, "_" included), the
+// unit's words unless a token is already that word, "total" for a counter
+// and "ratio" for a gauge of unit 1 (each moved to the end if the name
+// holds it), joined by "_", with "_" in front when that starts with a
+// digit. "" when nothing is left.
+func metricName(name, unit string, k kind) string {
+	tokens := strings.FieldsFunc(name, func(r rune) bool { return !metricChar(r) })
+	main, per := unitWords(unit)
+	if main != "" && !slices.Contains(tokens, main) {
+		tokens = append(tokens, main)
+	}
+	if per != "" && !slices.Contains(tokens, per) {
+		tokens = append(tokens, per)
+	}
+	if k == kindCounter {
+		tokens = append(slices.DeleteFunc(tokens, func(t string) bool { return t == "total" }), "total")
+	}
+	if unit == "1" && k == kindGauge {
+		tokens = append(slices.DeleteFunc(tokens, func(t string) bool { return t == "ratio" }), "ratio")
+	}
+	n := strings.Join(tokens, "_")
+	if n != "" && n[0] >= '0' && n[0] <= '9' {
+		n = "_" + n
+	}
+	return n
+}
+
+// unitWords splits a unit at "/" into the words of the name's unit suffix:
+// "By/s" is "bytes", "per_second". A part in braces ({packet}) or blank
+// has none.
+func unitWords(unit string) (main, per string) {
+	m, p, hasPer := strings.Cut(unit, "/")
+	if m = strings.TrimSpace(m); m != "" && !strings.ContainsAny(m, "{}") {
+		if w, ok := units[m]; ok {
+			m = w
+		}
+		main = cleanUnit(m)
+	}
+	if p = strings.TrimSpace(p); hasPer && p != "" && !strings.ContainsAny(p, "{}") {
+		if w, ok := perUnits[p]; ok {
+			p = w
+		}
+		if p = cleanUnit(p); p != "" {
+			per = "per_" + p
+		}
+	}
+	return main, per
+}
+
+// cleanUnit makes a unit's word a valid part of a name: invalid characters
+// become "_", runs of "_" one, and "_" at either end goes.
+func cleanUnit(u string) string {
+	var b strings.Builder
+	under := false
+	for _, r := range u {
+		if !metricChar(r) {
+			r = '_'
+		}
+		if r == '_' && under {
+			continue
+		}
+		under = r == '_'
+		b.WriteRune(r)
+	}
+	return strings.Trim(b.String(), "_")
+}
+
+// labelName is the label name of an attribute key: characters outside
+// [a-zA-Z0-9] become "_", runs of "_" one, and "key_" goes in front of a
+// leading digit. "" when only "_" would be left.
+func labelName(key string) string {
+	var b strings.Builder
+	under, any := false, false
+	for _, r := range key {
+		if !labelChar(r) {
+			if !under {
+				b.WriteByte('_')
+			}
+			under = true
+			continue
+		}
+		under, any = false, true
+		b.WriteRune(r)
+	}
+	if !any {
+		return ""
+	}
+	n := b.String()
+	if n[0] >= '0' && n[0] <= '9' {
+		n = "key_" + n
+	}
+	return n
+}
