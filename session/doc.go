@@ -13,7 +13,7 @@
 //     (Output, the marker scanners of package scan), the socket and the
 //     marker dir in a private directory (JobEnv names them to the job, and
 //     `jobtrace phase|event|exec` talk to the socket), and Go calls
-//     (Begin, End, Event, Handle);
+//     (Begin, BeginContext, End, Event, Handle);
 //   - resource sampling (package hostmetrics), with the job's cgroup where
 //     one can be made, which measures what each phase cost.
 //

@@ -461,43 +461,67 @@ var ErrRefused = errors.New("session")
 // attrs, as `jobtrace phase begin` does: the phase's first sample is taken
 // before Begin returns.
 func (s *Session) Begin(name string, attrs ...attribute.KeyValue) error {
-	return s.call(protocol.Msg{Type: protocol.TypeBegin, Name: name, Attrs: attrs})
+	_, err := s.call(protocol.Msg{Type: protocol.TypeBegin, Name: name, Attrs: attrs})
+	return err
+}
+
+// BeginContext is Begin that also returns ctx with the phase's span
+// context, so that what the program traces itself during the phase
+// (OpenTelemetry instrumentation, the TRACEPARENT of a command it runs)
+// nests under the phase.
+func (s *Session) BeginContext(ctx context.Context, name string, attrs ...attribute.KeyValue) (context.Context, error) {
+	r, err := s.call(protocol.Msg{Type: protocol.TypeBegin, Name: name, Attrs: attrs})
+	if err != nil {
+		return ctx, err
+	}
+	return spans.ExtractEnv(ctx, func(k string) string {
+		switch k {
+		case "TRACEPARENT":
+			return r.Traceparent
+		case "TRACESTATE":
+			return s.env["TRACESTATE"]
+		}
+		return ""
+	}), nil
 }
 
 // End ends the innermost open phase named name with result (one of the
 // protocol.Result* values; "" is success), as `jobtrace phase end` does.
 func (s *Session) End(name, result string, attrs ...attribute.KeyValue) error {
-	return s.call(protocol.Msg{Type: protocol.TypeEnd, Name: name, Result: result, Attrs: attrs})
+	_, err := s.call(protocol.Msg{Type: protocol.TypeEnd, Name: name, Result: result, Attrs: attrs})
+	return err
 }
 
 // Event records an event named name in the innermost open phase.
 func (s *Session) Event(name string, attrs ...attribute.KeyValue) error {
-	return s.call(protocol.Msg{Type: protocol.TypeEvent, Name: name, Attrs: attrs})
+	_, err := s.call(protocol.Msg{Type: protocol.TypeEvent, Name: name, Attrs: attrs})
+	return err
 }
 
 // call applies a message of a Go call, with the bounds a socket message
 // has (protocol.MaxNameBytes, protocol.MaxAttrs).
-func (s *Session) call(m protocol.Msg) error {
+func (s *Session) call(m protocol.Msg) (protocol.Reply, error) {
 	if s.shut.Load() {
-		return fmt.Errorf("%w: %s %q: the session is shut down", ErrRefused, m.Type, m.Name)
+		return protocol.Reply{}, fmt.Errorf("%w: %s %q: the session is shut down", ErrRefused, m.Type, m.Name)
 	}
 	switch {
 	case m.Name == "":
-		return fmt.Errorf("%w: %s: no name", ErrRefused, m.Type)
+		return protocol.Reply{}, fmt.Errorf("%w: %s: no name", ErrRefused, m.Type)
 	case len(m.Name) > protocol.MaxNameBytes:
-		return fmt.Errorf("%w: %s: name longer than %d bytes", ErrRefused, m.Type, protocol.MaxNameBytes)
+		return protocol.Reply{}, fmt.Errorf("%w: %s: name longer than %d bytes", ErrRefused, m.Type, protocol.MaxNameBytes)
 	case len(m.Attrs) > protocol.MaxAttrs:
-		return fmt.Errorf("%w: %s %q: more than %d attributes", ErrRefused, m.Type, m.Name, protocol.MaxAttrs)
+		return protocol.Reply{}, fmt.Errorf("%w: %s %q: more than %d attributes", ErrRefused, m.Type, m.Name, protocol.MaxAttrs)
 	case !protocol.ValidResult(m.Result):
-		return fmt.Errorf("%w: %s %q: result %q", ErrRefused, m.Type, m.Name, m.Result)
+		return protocol.Reply{}, fmt.Errorf("%w: %s %q: result %q", ErrRefused, m.Type, m.Name, m.Result)
 	}
 	m.V, m.Syntax, m.Ack = protocol.Version, protocol.SyntaxGo, true
 	m.Attrs = append([]attribute.KeyValue(nil), m.Attrs...)
 	m.Clean()
-	if r := s.tracker.Handle(m); !r.OK {
-		return fmt.Errorf("%w: %s %q: %s", ErrRefused, m.Type, m.Name, r.Error)
+	r := s.tracker.Handle(m)
+	if !r.OK {
+		return r, fmt.Errorf("%w: %s %q: %s", ErrRefused, m.Type, m.Name, r.Error)
 	}
-	return nil
+	return r, nil
 }
 
 // testHooks let a test hold a session at a point of its choosing.

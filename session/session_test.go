@@ -17,6 +17,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/attribute"
 	sdkresource "go.opentelemetry.io/otel/sdk/resource"
+	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/goleak"
 
 	"github.com/jobtrace/jobtrace/exporters/spool"
@@ -246,5 +247,45 @@ func TestJobUsageFromTheLastSample(t *testing.T) {
 	// The job's usage covers every sample written, the last one included.
 	if n := readSpool(t, dir)["build"].attrs[string(usage.AttrSamples)]; fmt.Sprint(n) != fmt.Sprint(len(reasons)) {
 		t.Errorf("the job's usage is from %v samples, want the %d written", n, len(reasons))
+	}
+}
+
+// BeginContext hands the program the phase's span context, so that what
+// it traces itself during the phase nests under it.
+func TestBeginContext(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	var log syncBuffer
+	s := New(Settings{
+		Name: "task", Out: dir, ExportTimeout: time.Second,
+		Resource: sdkresource.Empty(), Summary: "off", Log: supervise.NewLogger(&log),
+	})
+	if err := s.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, err := s.BeginContext(context.Background(), "pull")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.End("pull", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.BeginContext(context.Background(), ""); !errors.Is(err, ErrRefused) {
+		t.Errorf("BeginContext without a name: %v", err)
+	}
+	if _, err := s.Shutdown(context.Background(), Outcome{}); err != nil {
+		t.Fatal(err)
+	}
+	sc := trace.SpanContextFromContext(ctx)
+	var got pcommon.SpanID
+	_, err = spool.ReadSpans(filepath.Join(dir, spool.TracesFile), spool.MaxReadSpans, func(_ pcommon.Resource, sp ptrace.Span) {
+		if sp.Name() == "pull" {
+			got = sp.SpanID()
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sc.IsValid() || pcommon.SpanID(sc.SpanID()) != got {
+		t.Errorf("the context's span %v, the phase's %v", sc.SpanID(), got)
 	}
 }
