@@ -633,7 +633,7 @@ func (j *Job) Wait() int {
 	}
 	j.plat.close()
 	close(j.done)
-	return exitCode(j.cmd.ProcessState, err)
+	return ExitCode(j.cmd.ProcessState, err)
 }
 
 // waitTaps waits until the taps have scanned what they were behind with,
@@ -656,7 +656,10 @@ func (j *Job) waitTaps() {
 	<-done
 }
 
-func exitCode(ps *os.ProcessState, err error) int {
+// ExitCode is the exit code of a process as a shell reports it: 128+N for
+// one killed by signal N; 1 when it was not waited for (ps is nil) because
+// of err.
+func ExitCode(ps *os.ProcessState, err error) int {
 	if ps == nil {
 		if err != nil {
 			return 1

@@ -23,6 +23,7 @@ const MaxWarnings = 50
 // one line, whatever it holds: see Line.
 type Logger struct {
 	out      func([]byte)
+	warn     func(string) // where warnings go instead, when set
 	warnings *warnlimit.Limiter
 }
 
@@ -33,6 +34,16 @@ func NewLogger(w io.Writer) *Logger {
 		l.out = g.message
 	}
 	l.warnings = warnlimit.New("", l.warning, MaxWarnings)
+	return l
+}
+
+// NewWarnLogger returns a Logger that writes its messages to w and hands
+// its warnings to warn instead, each masked and one line as a message is,
+// and limited as Warn says: a program that embeds jobtrace and decides
+// where problems go.
+func NewWarnLogger(w io.Writer, warn func(msg string)) *Logger {
+	l := NewLogger(w)
+	l.warn = warn
 	return l
 }
 
@@ -76,5 +87,9 @@ func (l *Logger) Warn(msg string) { l.warnings.Warn(msg) }
 func (l *Logger) FlushWarnings() { l.warnings.Flush() }
 
 func (l *Logger) warning(msg string) {
+	if l.warn != nil {
+		l.warn(Line(redact.String(msg)))
+		return
+	}
 	l.out([]byte("jobtrace: warning: " + Line(redact.String(msg)) + "\n"))
 }

@@ -80,3 +80,19 @@ func TestLoggerCountsWarningsPastTheLimit(t *testing.T) {
 		t.Errorf("after the warnings: %q, want %q", lines[min(MaxWarnings, len(lines)):], want)
 	}
 }
+
+// A Logger made by NewWarnLogger hands its warnings, masked and one line,
+// to its function, and writes its messages.
+func TestWarnLoggerHandsWarnings(t *testing.T) {
+	var b bytes.Buffer
+	var got []string
+	log := NewWarnLogger(&b, func(msg string) { got = append(got, msg) })
+	log.Warn("no export to https://user:secret@collector.example/\nretrying")
+	log.Printf("spans written")
+	if len(got) != 1 || strings.Contains(got[0], "secret") || strings.Contains(got[0], "\n") {
+		t.Errorf("warnings handed %q", got)
+	}
+	if b.String() != "jobtrace: spans written\n" {
+		t.Errorf("messages written %q", b.String())
+	}
+}
