@@ -16,6 +16,11 @@
 // "OTEL_EXPORTER_OTLP_TIMEOUT: \"abc\" is not a number of milliseconds" or
 // "--export-timeout: ...". The CLI prints it and exits with status 2.
 //
+// A program that embeds jobtrace (package jobtrace at the module's root)
+// starts from Default, or from LoadEnv, which applies the OTEL_* variables
+// only, sets the rest itself, and calls Resolve, which checks and resolves
+// the result as Load does.
+//
 // Lower packages do not take a Config; the CLI hands them the few values they
 // need.
 //

@@ -64,6 +64,28 @@ func Load(getenv func(string) string, fl *Flags) (Config, error) {
 			return Config{}, err
 		}
 	}
+	return c.Resolve()
+}
+
+// LoadEnv is the configuration of a program that embeds jobtrace and sets
+// everything else itself: Default with the OTEL_* variables seen through
+// getenv applied (nil means os.Getenv), without a file or the JOBTRACE_*
+// variables, validated and resolved as Load does.
+func LoadEnv(getenv func(string) string) (Config, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	c := Default()
+	if err := applyOTELEnv(getenv, &c); err != nil {
+		return Config{}, err
+	}
+	return c.Resolve()
+}
+
+// Resolve cleans and validates c and resolves its OTLP export (see
+// Export), as Load does once its layers are applied: what a program that
+// sets a Config itself calls before using it. The error wraps ErrConfig.
+func (c Config) Resolve() (Config, error) {
 	for i := range c.Markers.Patterns {
 		if p := &c.Markers.Patterns[i]; p.Event == "" {
 			p.Event = p.Regex

@@ -516,3 +516,37 @@ func TestControlCharactersInSettings(t *testing.T) {
 		}
 	}
 }
+
+// LoadEnv applies the OTEL_* variables only: no file, even one in the
+// working directory, and no JOBTRACE_* variable; and Resolve refuses what
+// Load refuses.
+func TestLoadEnvReadsOnlyOTEL(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if err := os.WriteFile(filepath.Join(dir, DefaultFile), []byte("out: from-file\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{
+		"OTEL_SERVICE_NAME":           "worker",
+		"OTEL_EXPORTER_OTLP_ENDPOINT": "http://localhost:4318",
+		"JOBTRACE_OUT":                "from-env",
+		"JOBTRACE_CONFIG":             DefaultFile,
+	}
+	c, err := LoadEnv(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ServiceName != "worker" || c.Out != Default().Out {
+		t.Errorf("service %q, out %q", c.ServiceName, c.Out)
+	}
+	if tr := c.Export().Traces; tr == nil || tr.URL.String() != "http://localhost:4318/v1/traces" {
+		t.Errorf("traces endpoint %v", tr)
+	}
+	if _, err := LoadEnv(func(k string) string { return map[string]string{"OTEL_EXPORTER_OTLP_TIMEOUT": "soon"}[k] }); !errors.Is(err, ErrConfig) {
+		t.Errorf("a bad OTEL_* value: %v", err)
+	}
+	c.Sampling.Interval = time.Millisecond
+	if _, err := c.Resolve(); !errors.Is(err, ErrConfig) {
+		t.Errorf("Resolve of an interval below MinInterval: %v", err)
+	}
+}
