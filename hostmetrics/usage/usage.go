@@ -21,25 +21,24 @@ import (
 // says nothing. Spans shorter than this are joined to the next one.
 const MinPeakSpan = 200 * time.Millisecond
 
-// point is what a window keeps of a sample: only counters and the time.
+// point is what a window keeps of a sample: the counters, the gauges whose
+// peaks it takes, and the time; about 350 bytes, which a History holds
+// MaxHeldSamples of.
 type point struct {
-	t           time.Time
-	hasCPU      bool
-	user, sys   time.Duration
-	hasIO       bool
-	read, write uint64
-	hasPSI      bool
-	psi         hostmetrics.PressureSet
-	oomKill     uint64
-	hasOOM      bool
-	hasHostCPU  bool
-	hostCPU     hostmetrics.CPUTimes
-	hasDisk     bool
-	disk        hostmetrics.DiskIO
-	hasNet      bool
-	net         hostmetrics.NetIO
-	hostPSI     hostmetrics.PressureSet
-	numCPU      int
+	t                     time.Time
+	user, sys             time.Duration
+	read, write           uint64
+	psi                   hostmetrics.PressureSet
+	oomKill               uint64
+	hostCPU               hostmetrics.CPUTimes
+	diskRead, diskWritten uint64
+	netRx, netTx          uint64
+	hostPSI               hostmetrics.PressureSet
+	numCPU                int
+	mem                   uint64 // the job's memory in use
+	sysMem                uint64 // the machine's memory in use
+
+	hasCPU, hasIO, hasPSI, hasOOM, hasHostCPU, hasDisk, hasNet, hasMem, hasSysMem bool
 }
 
 func pointOf(s *hostmetrics.Sample) point {
@@ -51,9 +50,11 @@ func pointOf(s *hostmetrics.Sample) point {
 		p.oomKill, p.hasOOM = cg.OOMKills, cg.HasOOMKills
 	}
 	p.hasHostCPU, p.hostCPU = s.Host.HasCPU, s.Host.CPU
-	p.hasDisk, p.disk = s.Host.HasDisk, s.Host.Disk
-	p.hasNet, p.net = s.Host.HasNet, s.Host.Net
+	p.hasDisk, p.diskRead, p.diskWritten = s.Host.HasDisk, s.Host.Disk.ReadBytes, s.Host.Disk.WrittenBytes
+	p.hasNet, p.netRx, p.netTx = s.Host.HasNet, s.Host.Net.RxBytes, s.Host.Net.TxBytes
 	p.hostPSI = s.Host.Pressure
+	p.mem, p.hasMem = s.Job.Memory()
+	p.hasSysMem, p.sysMem = s.Host.HasMemory, s.Host.Memory.Used
 	return p
 }
 
@@ -77,10 +78,12 @@ type Window struct {
 }
 
 // Begin starts the window at sample s.
-func (w *Window) Begin(s *hostmetrics.Sample) {
-	*w = Window{begin: pointOf(s), started: true}
+func (w *Window) Begin(s *hostmetrics.Sample) { w.beginAt(pointOf(s)) }
+
+func (w *Window) beginAt(p point) {
+	*w = Window{begin: p, started: true}
 	w.last = w.begin
-	w.gauges(s)
+	w.gauges(p)
 }
 
 // Started reports whether Begin was called.
@@ -88,11 +91,16 @@ func (w *Window) Started() bool { return w.started }
 
 // Add takes a sample taken inside the window into its peaks.
 func (w *Window) Add(s *hostmetrics.Sample) {
+	if w.started {
+		w.addAt(pointOf(s))
+	}
+}
+
+func (w *Window) addAt(p point) {
 	if !w.started {
 		return
 	}
-	w.gauges(s)
-	p := pointOf(s)
+	w.gauges(p)
 	if p.t.Sub(w.last.t) < MinPeakSpan {
 		return
 	}
@@ -105,18 +113,18 @@ func (w *Window) Add(s *hostmetrics.Sample) {
 	w.last = p
 }
 
-func (w *Window) gauges(s *hostmetrics.Sample) {
-	if s.Time.Equal(w.seen) && w.samples > 0 {
+func (w *Window) gauges(p point) {
+	if p.t.Equal(w.seen) && w.samples > 0 {
 		return // the same sample, given to Add and then to End
 	}
-	w.seen = s.Time
+	w.seen = p.t
 	w.samples++
-	if m, ok := s.Job.Memory(); ok {
-		w.memPeak = max(w.memPeak, m)
+	if p.hasMem {
+		w.memPeak = max(w.memPeak, p.mem)
 		w.hasMem = true
 	}
-	if s.Host.HasMemory {
-		w.sysMemPeak = max(w.sysMemPeak, s.Host.Memory.Used)
+	if p.hasSysMem {
+		w.sysMemPeak = max(w.sysMemPeak, p.sysMem)
 		w.hasSysMem = true
 	}
 }
@@ -126,8 +134,11 @@ func (w *Window) End(s *hostmetrics.Sample) Usage {
 	if !w.started {
 		return Usage{}
 	}
-	w.Add(s)
-	e := pointOf(s)
+	return w.endAt(pointOf(s))
+}
+
+func (w *Window) endAt(e point) Usage {
+	w.addAt(e)
 	b := w.begin
 	u := Usage{Duration: e.t.Sub(b.t), Samples: w.samples, NumCPU: e.numCPU}
 	if b.hasCPU && e.hasCPU {
@@ -166,13 +177,13 @@ func (w *Window) End(s *hostmetrics.Sample) Usage {
 	u.HasSystemMemory, u.SystemMemoryPeak = w.hasSysMem, w.sysMemPeak
 	if b.hasDisk && e.hasDisk {
 		u.HasSystemDisk = true
-		u.SystemReadBytes = sub(e.disk.ReadBytes, b.disk.ReadBytes)
-		u.SystemWriteBytes = sub(e.disk.WrittenBytes, b.disk.WrittenBytes)
+		u.SystemReadBytes = sub(e.diskRead, b.diskRead)
+		u.SystemWriteBytes = sub(e.diskWritten, b.diskWritten)
 	}
 	if b.hasNet && e.hasNet {
 		u.HasNetwork = true
-		u.NetworkReceive = sub(e.net.RxBytes, b.net.RxBytes)
-		u.NetworkTransmit = sub(e.net.TxBytes, b.net.TxBytes)
+		u.NetworkReceive = sub(e.netRx, b.netRx)
+		u.NetworkTransmit = sub(e.netTx, b.netTx)
 	}
 	u.SystemPressure = stalls(b.hostPSI, e.hostPSI)
 	u.HasSystemPressure = u.SystemPressure.Has()
