@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/jobtrace/jobtrace/exporters/usagecsv"
@@ -52,12 +53,17 @@ type resources struct {
 }
 
 // newResources makes the job's cgroup (where permitted, for a session with
-// a child) and the source. It returns nil when sampling is off.
-func newResources(o SamplingOptions, child bool, log *supervise.Logger) *resources {
+// a child) and the source, or takes src when it is not nil. It returns nil
+// when sampling is off.
+func newResources(o SamplingOptions, child bool, src hostmetrics.Source, log *supervise.Logger) *resources {
 	if o.Interval <= 0 {
 		return nil
 	}
 	r := &resources{phases: newPhaseUsage()}
+	if src != nil {
+		r.src = src
+		return r
+	}
 	cfg := hostmetrics.Config{ProcRoot: o.ProcRoot, SysRoot: o.SysRoot, NotJob: o.NotJob, Orphan: o.Orphan}
 	if wd, err := os.Getwd(); err == nil {
 		cfg.WorkDir = wd
@@ -204,6 +210,9 @@ type phaseUsage struct {
 	root    trace.Span
 	rootWin usage.Window
 	windows map[trace.Span]*usage.Window
+	// held are the samples so far, for the phases added after they
+	// ended (PhaseAdded).
+	held usage.History
 	// onEnd, when set, is called with each phase's usage as it ends.
 	onEnd func(ctx context.Context, name, result string, u *usage.Usage)
 }
@@ -214,6 +223,7 @@ func newPhaseUsage() *phaseUsage {
 
 // Sample implements hostmetrics.Sink.
 func (p *phaseUsage) Sample(s *hostmetrics.Sample) {
+	p.held.Add(s)
 	if !p.rootWin.Started() {
 		p.rootWin.Begin(s)
 		return
@@ -264,6 +274,37 @@ func (p *phaseUsage) PhaseEnded(b spans.Boundary) func() {
 		return p.sampler.ServeLater
 	}
 	return p.boundary(false, fn)
+}
+
+// Attribute keys of a phase added after it ended (docs/attributes.md).
+const (
+	// AttrUsageFrom and AttrUsageTo are the times of the samples its
+	// usage was computed between (usage.History.Over).
+	AttrUsageFrom = attribute.Key("jobtrace.usage.window.start")
+	AttrUsageTo   = attribute.Key("jobtrace.usage.window.end")
+	// AttrNoUsage says why it has no usage.
+	AttrNoUsage = attribute.Key("jobtrace.usage.none")
+)
+
+// PhaseAdded implements spans.PhaseObserver: the phase's usage is computed
+// from the samples held (usage.History.Over), once a sample is taken after
+// the message, so that a phase that ended a moment ago has a sample after
+// its end.
+func (p *phaseUsage) PhaseAdded(b spans.Boundary) func() {
+	return p.boundary(b.Wait, func(*hostmetrics.Sample) {
+		u, covered, ok := p.held.Over(b.Start, b.Time)
+		if ok {
+			b.Span.SetAttributes(u.Attributes()...)
+			b.Span.SetAttributes(AttrUsageFrom.String(covered.From.UTC().Format(time.RFC3339Nano)),
+				AttrUsageTo.String(covered.To.UTC().Format(time.RFC3339Nano)))
+			if p.onEnd != nil {
+				p.onEnd(b.Ctx, b.Name, b.Result, &u)
+			}
+		} else {
+			b.Span.SetAttributes(AttrNoUsage.String("no sample at or before its end: it ended before sampling began"))
+		}
+		b.Span.End(trace.WithTimestamp(b.Time))
+	})
 }
 
 // boundary requests a boundary sample for fn and returns what has it taken:

@@ -18,6 +18,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/jobtrace/jobtrace/hostmetrics"
 	"github.com/jobtrace/jobtrace/internal/cleantext"
 	"github.com/jobtrace/jobtrace/internal/redact"
 	"github.com/jobtrace/jobtrace/spans"
@@ -198,7 +199,7 @@ func (s *Session) Start(ctx context.Context) error {
 		trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(s.rootAttrs()...))
 	_, s.startup = s.tracer.Start(s.rootCtx, "jobtrace startup", trace.WithTimestamp(s.set.Start))
 
-	s.res = newResources(s.set.Sampling, s.set.Child, s.log)
+	s.res = newResources(s.set.Sampling, s.set.Child, s.set.hooks.source, s.log)
 	var observer spans.PhaseObserver
 	if s.res != nil {
 		observer = s.res.phases
@@ -498,6 +499,19 @@ func (s *Session) Event(name string, attrs ...attribute.KeyValue) error {
 	return err
 }
 
+// AddPhase adds a phase that has ended already, as `jobtrace phase add`
+// does: a child of the job's span that began at start and ended at end,
+// with result (one of the protocol.Result* values; "" is success) and
+// attrs. Its usage is computed from the samples the session holds around
+// that time (docs/sampling.md); it is set before AddPhase returns, unless
+// the sample it waits for takes longer than AckSampleWait.
+func (s *Session) AddPhase(name string, start, end time.Time, result string, attrs ...attribute.KeyValue) error {
+	if start.IsZero() || end.IsZero() || end.Before(start) {
+		return fmt.Errorf("%w: add %q: from %v to %v", ErrRefused, name, start, end)
+	}
+	return s.call(protocol.Msg{Type: protocol.TypeAdd, Name: name, Result: result, Start: start, End: end, Attrs: attrs})
+}
+
 // call applies a message of a Go call, with the bounds a socket message
 // has (protocol.MaxNameBytes, protocol.MaxAttrs).
 func (s *Session) call(m protocol.Msg) (protocol.Reply, error) {
@@ -535,6 +549,8 @@ type testHooks struct {
 	// tap is called before each chunk of output is given to a scanner: it
 	// can hold the scanner back.
 	tap func()
+	// source, when set, is read for samples rather than the system.
+	source hostmetrics.Source
 }
 
 // heldTap is a scanner that calls hold before it takes each chunk.

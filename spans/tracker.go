@@ -62,6 +62,13 @@ const MaxDepth = 64
 // a negative number), which would put a phase decades away from its job.
 const MaxTimeSkew = time.Minute
 
+// AddTolerance is how long before its parent began an added phase may end
+// and still be added (its times moved to its parent's start): times cut to
+// the second, as GitHub's REST API gives a step's, put the end of a phase
+// that ended in the second its parent began up to a second before it. One
+// that ended earlier is refused, and the reply says so.
+const AddTolerance = time.Second
+
 // TrackerOptions configure a Tracker.
 type TrackerOptions struct {
 	// Meter makes the counters; nil means counters are only summed for
@@ -105,6 +112,11 @@ type PhaseObserver interface {
 	// PhaseEnded is called when a phase ends, with its result; the
 	// observer must end the span, at b.Time, once it is done with it.
 	PhaseEnded(b Boundary) (settle func())
+	// PhaseAdded is called when a phase that had ended already is added
+	// (an add message): it began at b.Start and ended at b.Time, with
+	// b.Result. The observer must end the span, at b.Time, once it is
+	// done with it.
+	PhaseAdded(b Boundary) (settle func())
 }
 
 // Boundary is a phase's begin or end, as told to a PhaseObserver.
@@ -113,7 +125,10 @@ type Boundary struct {
 	Span   trace.Span
 	Name   string
 	Result string // at the end
-	Time   time.Time
+	// Start is when an added phase began (PhaseAdded); Time is when it
+	// ended.
+	Start time.Time
+	Time  time.Time
 	// Wait is set when the sender waits for the reply (a socket client
 	// such as `jobtrace phase`): the observer's settle function may finish
 	// its work before returning, so that it happens before the sender
@@ -276,6 +291,8 @@ func (t *Tracker) handle(m protocol.Msg) protocol.Reply {
 		return protocol.Reply{OK: true}
 	case protocol.TypeCounter:
 		return t.count(m)
+	case protocol.TypeAdd:
+		return t.add(m)
 	case protocol.TypeAttr:
 		var sp trace.Span
 		if m.Name == "" {
@@ -413,14 +430,7 @@ func (t *Tracker) finish(p *phase) *phase {
 	e := p.ending
 	p.ending = nil
 	end := latest(e.ts, p.start, p.kidsEnd)
-	p.span.SetAttributes(semconv.CICDPipelineTaskRunResultKey.String(e.result))
-	if wire.Failed(e.result) {
-		desc := e.desc
-		if desc == "" {
-			desc = "phase ended with result " + e.result
-		}
-		p.span.SetStatus(codes.Error, desc)
-	}
+	setResult(p.span, e.result, e.desc)
 	if t.opts.Observer != nil {
 		t.observed(t.opts.Observer.PhaseEnded(Boundary{Ctx: p.ctx, Span: p.span, Name: p.name, Result: e.result, Time: end, Wait: e.wait}))
 	} else {
@@ -431,6 +441,76 @@ func (t *Tracker) finish(p *phase) *phase {
 		q.kidsEnd = latest(q.kidsEnd, end)
 	}
 	return p.parent
+}
+
+// setResult sets a phase's result on its span, and the status Error when
+// it failed, described by desc (a sentence made of the result when empty).
+func setResult(sp trace.Span, result, desc string) {
+	sp.SetAttributes(semconv.CICDPipelineTaskRunResultKey.String(result))
+	if wire.Failed(result) {
+		if desc == "" {
+			desc = "phase ended with result " + result
+		}
+		sp.SetStatus(codes.Error, desc)
+	}
+}
+
+// add makes the span of a phase that has ended already, from its start
+// and end (an add message), under the job or under the open phase that
+// m.Parent names. It is kept in the phase tree as a phase of its own: it
+// begins no earlier than its parent and ends no later than now, and its
+// parent ends no earlier than it. One that ended before its parent began
+// (by more than AddTolerance) is refused.
+func (t *Tracker) add(m protocol.Msg) protocol.Reply {
+	var parent *phase
+	if m.Parent != "" {
+		if parent = t.openPhase(m.Parent); parent == nil {
+			t.opts.Warn(fmt.Sprintf("parent phase %q of added phase %q is not open: added under the job", m.Parent, m.Name))
+		}
+	}
+	depth := 1
+	if parent != nil {
+		depth = parent.depth + 1
+	}
+	if depth > MaxDepth {
+		t.stats.Refused++
+		t.stats.TooDeep++
+		if t.stats.TooDeep == 1 {
+			t.opts.Warn(fmt.Sprintf("phase %q not added: it would be nested %d deep (limit %d); further ones are counted", m.Name, depth, MaxDepth))
+		}
+		return protocol.Reply{Error: fmt.Sprintf("phases nest %d deep at most", MaxDepth)}
+	}
+	floor := t.rootStart
+	if parent != nil {
+		floor = parent.start
+	}
+	if m.End.Before(floor.Add(-AddTolerance)) {
+		return protocol.Reply{Error: fmt.Sprintf("phase %s ended at %s, before its parent began (%s): not added",
+			m.Name, m.End.UTC().Format(time.RFC3339Nano), floor.UTC().Format(time.RFC3339Nano))}
+	}
+	start := t.beginTime(m.Start, parent)
+	end := latest(m.End, start)
+	if now := t.opts.Now(); end.After(now) {
+		end = now
+	}
+	result := wire.NormalResult(m.Result)
+	attrs := make([]attribute.KeyValue, 0, len(m.Attrs)+1)
+	attrs = append(attrs, AttrPhaseSource.String(m.Syntax))
+	attrs = append(attrs, m.Attrs...)
+	parentCtx := t.root
+	if parent != nil {
+		parentCtx = parent.ctx
+		parent.kidsEnd = latest(parent.kidsEnd, end)
+	}
+	ctx, sp := t.tracer.Start(parentCtx, m.Name, trace.WithTimestamp(start), trace.WithAttributes(attrs...), trace.WithSpanKind(trace.SpanKindInternal))
+	setResult(sp, result, "")
+	t.stats.Phases++
+	if t.opts.Observer != nil {
+		t.observed(t.opts.Observer.PhaseAdded(Boundary{Ctx: ctx, Span: sp, Name: m.Name, Result: result, Start: start, Time: end, Wait: m.Ack}))
+	} else {
+		sp.End(trace.WithTimestamp(end))
+	}
+	return protocol.Reply{OK: true, Traceparent: Traceparent(sp.SpanContext())}
 }
 
 // The phase tree is kept in one place, here: every phase lies inside its
@@ -552,6 +632,24 @@ func (t *Tracker) innermostCtx() context.Context {
 	return t.root
 }
 
+// openPhase returns the open phase that ref names: a W3C traceparent or a
+// 16-hex-digit span id of it, or its name (the innermost of that name);
+// nil when none is open.
+func (t *Tracker) openPhase(ref string) *phase {
+	if id, ok := parseSpanRef(ref); ok {
+		for i := len(t.open) - 1; i >= 0; i-- {
+			if t.open[i].span.SpanContext().SpanID() == id {
+				return t.open[i]
+			}
+		}
+		return nil
+	}
+	if i := t.find(ref, ""); i >= 0 {
+		return t.open[i]
+	}
+	return nil
+}
+
 // parentOf resolves a begin's parent: a W3C traceparent or a 16-hex-digit
 // span id of an open phase, or the name of an open phase. Anything else,
 // including the job span itself, means the innermost open phase; nil is
@@ -566,18 +664,12 @@ func (t *Tracker) parentOf(parent string) *phase {
 	if parent == "" {
 		return innermost()
 	}
-	if id, ok := parseSpanRef(parent); ok {
-		for i := len(t.open) - 1; i >= 0; i-- {
-			if t.open[i].span.SpanContext().SpanID() == id {
-				return t.open[i]
-			}
-		}
-		return innermost()
+	if p := t.openPhase(parent); p != nil {
+		return p
 	}
-	if i := t.find(parent, ""); i >= 0 {
-		return t.open[i]
+	if _, ok := parseSpanRef(parent); !ok {
+		t.opts.Warn(fmt.Sprintf("parent phase %q is not open: nesting under the innermost open phase", parent))
 	}
-	t.opts.Warn(fmt.Sprintf("parent phase %q is not open: nesting under the innermost open phase", parent))
 	return innermost()
 }
 

@@ -336,6 +336,14 @@ func (o *observer) PhaseEnded(b Boundary) func() {
 	}
 }
 
+func (o *observer) PhaseAdded(b Boundary) func() {
+	o.log = append(o.log, fmt.Sprintf("add %s %s %v from %s to %s", b.Name, b.Result, b.Wait, b.Start.Format(time.TimeOnly), b.Time.Format(time.TimeOnly)))
+	return func() {
+		b.Span.SetAttributes(attribute.String("observed", b.Name))
+		b.Span.End(trace.WithTimestamp(b.Time))
+	}
+}
+
 // slowObserver records boundaries in order, as a sampler queues its
 // requests, and blocks in the settle function of a phase named "slow", as a
 // sample that takes long (a large process tree, a stalled /proc) does.
@@ -367,6 +375,7 @@ func (o *slowObserver) record(what string, b Boundary) func() {
 
 func (o *slowObserver) PhaseBegan(b Boundary) func() { return o.record("begin", b) }
 func (o *slowObserver) PhaseEnded(b Boundary) func() { return o.record("end", b) }
+func (o *slowObserver) PhaseAdded(b Boundary) func() { return o.record("end", b) }
 
 // TestSlowSampleHoldsOnlyItsOwnSource: a boundary whose sample blocks holds
 // up the sender of that boundary (its reply comes after the sample), but no
@@ -554,5 +563,87 @@ func TestDepthIsCapped(t *testing.T) {
 	}
 	if n := len(f.finish(t)); n != MaxDepth+1 {
 		t.Errorf("%d spans, want the job and %d phases", n, MaxDepth)
+	}
+}
+
+// An added phase is a finished span under the job, or under the open phase
+// its parent names, with the times and result given, kept in the phase
+// tree: it begins no earlier than its parent, ends no later than now, and
+// one that ended before its parent began is refused.
+func TestAddedPhases(t *testing.T) {
+	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	now := start.Add(time.Hour)
+	obs := &observer{}
+	f := newFixture(t, TrackerOptions{Start: start, Now: func() time.Time { return now }, Observer: obs})
+	add := func(name, parent string, from, to time.Duration, result string) protocol.Reply {
+		return f.tracker.Handle(protocol.Msg{V: 1, Type: protocol.TypeAdd, Name: name, Parent: parent, Result: result,
+			Start: start.Add(from), End: start.Add(to), Syntax: protocol.SyntaxSocket, Ack: true,
+			Attrs: []attribute.KeyValue{attribute.Int("step", 1)}})
+	}
+	if r := add("checkout", "", 10*time.Second, 20*time.Second, ""); !r.OK || r.Traceparent == "" {
+		t.Errorf("add checkout: %+v", r)
+	}
+	if r := add("tests", "", 30*time.Second, 40*time.Second, protocol.ResultFailure); !r.OK {
+		t.Errorf("add tests: %+v", r)
+	}
+	if r := add("set up", "", -10*time.Second, -AddTolerance-time.Nanosecond, ""); r.OK || !strings.Contains(r.Error, "before its parent began") {
+		t.Errorf("a phase that ended before the job began: %+v, want it refused", r)
+	}
+	if r := add("cut", "", -2*time.Second, -AddTolerance, ""); !r.OK {
+		t.Errorf("a phase that ended in the second the job began: %+v", r)
+	}
+	if r := add("early", "", -10*time.Second, 5*time.Second, ""); !r.OK {
+		t.Errorf("add early: %+v", r)
+	}
+	if r := add("late", "", 50*time.Minute, 2*time.Hour, ""); !r.OK {
+		t.Errorf("add late: %+v", r)
+	}
+	f.tracker.Handle(protocol.Msg{V: 1, Type: protocol.TypeBegin, Name: "post", Syntax: protocol.SyntaxSocket, Time: start.Add(time.Minute)})
+	if r := add("upload", "post", 61*time.Second, 70*time.Minute, ""); !r.OK {
+		t.Errorf("add upload: %+v", r)
+	}
+	f.tracker.Handle(protocol.Msg{V: 1, Type: protocol.TypeEnd, Name: "post", Syntax: protocol.SyntaxSocket, Time: start.Add(62 * time.Second)})
+	spans := f.finish(t)
+	for _, c := range []struct {
+		name, parent string
+		from, to     time.Duration
+		failed       bool
+	}{
+		{"checkout", "job", 10 * time.Second, 20 * time.Second, false},
+		{"tests", "job", 30 * time.Second, 40 * time.Second, true},
+		{"early", "job", 0, 5 * time.Second, false},
+		{"cut", "job", 0, 0, false},
+		{"late", "job", 50 * time.Minute, time.Hour, false},
+		{"upload", "post", 61 * time.Second, time.Hour, false},
+	} {
+		s, ok := spans[c.name]
+		if !ok {
+			t.Errorf("no span %s", c.name)
+			continue
+		}
+		if s.Parent.SpanID() != spans[c.parent].SpanContext.SpanID() {
+			t.Errorf("%s: not a child of %s", c.name, c.parent)
+		}
+		if !s.StartTime.Equal(start.Add(c.from)) || !s.EndTime.Equal(start.Add(c.to)) {
+			t.Errorf("%s: from %v to %v, want %v to %v", c.name, s.StartTime.Sub(start), s.EndTime.Sub(start), c.from, c.to)
+		}
+		if failed := s.Status.Code == codes.Error; failed != c.failed {
+			t.Errorf("%s: status %v", c.name, s.Status)
+		}
+		if v, _ := attr(s, "observed"); v.AsString() != c.name {
+			t.Errorf("%s: not ended by the observer", c.name)
+		}
+		if v, _ := attr(s, "step"); v.AsInt64() != 1 {
+			t.Errorf("%s: attributes %v", c.name, s.Attributes)
+		}
+	}
+	if s := spans["post"]; !s.EndTime.Equal(now) {
+		t.Errorf("post ended at %v, want no earlier than its added child (%v)", s.EndTime.Sub(start), now.Sub(start))
+	}
+	if v, _ := attr(spans["tests"], "cicd.pipeline.task.run.result"); v.AsString() != "failure" {
+		t.Errorf("tests: result %v", v)
+	}
+	if want := "add checkout success true from 12:00:10 to 12:00:20"; obs.log[0] != want {
+		t.Errorf("observer saw %q first, want %q", obs.log[0], want)
 	}
 }

@@ -38,12 +38,16 @@ const attrHelp = `  --attr key=value
 
 const phaseUsage = `Usage:
   jobtrace phase begin|end NAME [flags]
+  jobtrace phase add NAME --start TIME --end TIME [flags]
 
 Flags:
 ` + attrHelp + `  --parent NAME
-        begin: the open phase to nest under (default: the innermost)
+        begin: the open phase to nest under (default: the innermost);
+        add: the open phase (name or span id) to add it under (default: the job)
   --result RESULT
-        end: the phase's result: success, failure, error, timeout, cancellation or skip
+        end, add: the phase's result: success, failure, error, timeout, cancellation or skip
+  --start TIME, --end TIME
+        add: when the phase began and ended, RFC 3339 (2006-01-02T15:04:05.999Z)
 
 Examples:
   jobtrace phase begin compile
@@ -53,6 +57,11 @@ Examples:
   jobtrace phase begin deploy --attr env=staging
   ./deploy.sh || { jobtrace phase end deploy --result failure; exit 1; }
   jobtrace phase end deploy
+
+  jobtrace phase add checkout --start 2026-11-29T12:00:01Z --end 2026-11-29T12:00:04Z
+
+'phase add' adds a phase that has ended already, with its times, under the
+job: its resource usage is computed from the samples taken around it.
 
 Inside 'jobtrace run' the phase becomes a child span of the innermost open
 phase. Outside it, the phase is a span of the trace in TRACEPARENT (or of a
@@ -106,7 +115,7 @@ func (c *cli) marker(cmd, usage, of string, args []string) error {
 		return usagef("%v", err)
 	}
 	m := protocol.Msg{V: protocol.Version, Type: protocol.Type(r.Type), Name: r.Name, Parent: r.Parent,
-		Result: r.Result, Value: r.Value, Syntax: protocol.SyntaxSocket}
+		Result: r.Result, Value: r.Value, Start: r.Start, End: r.End, Syntax: protocol.SyntaxSocket}
 	for _, kv := range r.Attrs {
 		m.Attrs = append(m.Attrs, attribute.String(kv[0], kv[1]))
 	}

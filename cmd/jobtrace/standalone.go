@@ -227,6 +227,16 @@ func (c *cli) standalone(m protocol.Msg) error {
 		return c.standaloneBegin(m, tp)
 	case protocol.TypeEnd:
 		return c.standaloneEnd(s, log, m, tp)
+	case protocol.TypeAdd:
+		sa, err := openStandalone(s, log)
+		if err != nil {
+			return err
+		}
+		_, sp := sa.pipe.TracerProvider.Tracer("jobtrace").Start(parent, m.Name,
+			trace.WithTimestamp(m.Start), trace.WithAttributes(spans.AttrPhaseSource.String("standalone")))
+		endStandalone(sp, m, m.End)
+		sa.close(sp.SpanContext().IsSampled())
+		return nil
 	case protocol.TypeEvent:
 		sa, err := openStandalone(s, log)
 		if err != nil {
@@ -320,14 +330,20 @@ func (c *cli) standaloneEnd(s settings, log *supervise.Logger, m protocol.Msg, p
 	}
 	_, sp := sa.pipe.TracerProvider.Tracer("jobtrace").Start(ctx, m.Name,
 		trace.WithTimestamp(st.Start), trace.WithAttributes(attrs...))
+	endStandalone(sp, m, m.Time)
+	sa.close(sp.SpanContext().IsSampled())
+	return nil
+}
+
+// endStandalone ends a standalone phase's span at end with the attributes
+// and the result of m.
+func endStandalone(sp trace.Span, m protocol.Msg, end time.Time) {
 	result := wire.NormalResult(m.Result)
 	sp.SetAttributes(append(m.Attrs, semconv.CICDPipelineTaskRunResultKey.String(result))...)
 	if wire.Failed(result) {
 		sp.SetStatus(codes.Error, "phase ended with result "+result)
 	}
-	sp.End(trace.WithTimestamp(m.Time))
-	sa.close(sp.SpanContext().IsSampled())
-	return nil
+	sp.End(trace.WithTimestamp(end))
 }
 
 func parseTraceparent(tp string) (trace.SpanContext, bool) {

@@ -109,3 +109,43 @@ func TestOutputPatternsBecomeEventsAndCounters(t *testing.T) {
 		t.Errorf("event lacks the line: %v", events)
 	}
 }
+
+// `jobtrace phase add` outside a run makes a span with the times given;
+// inside one, a child of the job's span with its usage.
+func TestPhaseAdd(t *testing.T) {
+	out := t.TempDir()
+	r := jt(t, []string{"JOBTRACE_OUT=" + out}, "phase", "add", "checkout",
+		"--start", "2026-11-29T12:00:01Z", "--end", "2026-11-29T12:00:04.5Z", "--result", "skip", "--attr", "k=v")
+	if r.code != 0 {
+		t.Fatalf("phase add: %d %q", r.code, r.stderr)
+	}
+	spans, _ := spansOf(t, out)
+	s := spans["checkout"]
+	if s == nil || s.StartTimeUnixNano != 1795953601e9 || s.EndTimeUnixNano != 1795953604.5e9 ||
+		attrOf(s, "cicd.pipeline.task.run.result") != "skip" || attrOf(s, "k") != "v" {
+		t.Errorf("standalone phase add: %v", s)
+	}
+
+	// Times cut to the second, as GitHub gives them: the step ends at
+	// least a second after it began, so after the job began.
+	r = jt(t, nil, "run", "--name", "job", "--", "sh", "-c", `a=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+jobtrace phase begin x; sleep 1.1; jobtrace phase end x
+b=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+jobtrace phase add step --start "$a" --end "$b" --result failure --attr k=v
+jobtrace phase add late --start "$b" --end 2000-01-01T00:00:00Z; echo "code $?"`)
+	if r.code != 0 || !strings.Contains(r.stdout, "code 2") || !strings.Contains(r.stderr, "--end is before --start") {
+		t.Fatalf("run: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	spans, _ = spansOf(t, r.out)
+	s, job := spans["step"], spans["job"]
+	if s == nil || job == nil || string(s.ParentSpanId) != string(job.SpanId) {
+		t.Fatalf("step is not a child of the job: %v", spans)
+	}
+	if attrOf(s, "cicd.pipeline.task.run.result") != "failure" || attrOf(s, "k") != "v" ||
+		attrOf(s, "jobtrace.usage.window.start") == "" || attrOf(s, "jobtrace.usage.samples") == "" {
+		t.Errorf("step: %v", s.Attributes)
+	}
+	if s.StartTimeUnixNano < job.StartTimeUnixNano || s.EndTimeUnixNano > job.EndTimeUnixNano {
+		t.Errorf("step from %d to %d, outside the job (%d to %d)", s.StartTimeUnixNano, s.EndTimeUnixNano, job.StartTimeUnixNano, job.EndTimeUnixNano)
+	}
+}

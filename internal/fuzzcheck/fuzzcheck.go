@@ -19,14 +19,17 @@ import (
 // Msg returns what is wrong with m, a message a source passed on, or nil.
 func Msg(m protocol.Msg) error {
 	switch m.Type {
-	case protocol.TypeBegin, protocol.TypeEnd, protocol.TypeEvent, protocol.TypeCounter, protocol.TypeAttr, protocol.TypeStop:
+	case protocol.TypeBegin, protocol.TypeEnd, protocol.TypeEvent, protocol.TypeCounter, protocol.TypeAttr, protocol.TypeStop, protocol.TypeAdd:
 	default:
 		return fmt.Errorf("type %q", m.Type)
+	}
+	if m.Type == protocol.TypeAdd && (m.Start.IsZero() || m.End.IsZero() || m.End.Before(m.Start)) {
+		return fmt.Errorf("add from %v to %v", m.Start, m.End)
 	}
 	if m.Name != "" && !protocol.ValidName(m.Name) {
 		return fmt.Errorf("name %q", m.Name)
 	}
-	if m.Name == "" && (m.Type == protocol.TypeBegin || m.Type == protocol.TypeEvent || m.Type == protocol.TypeCounter) {
+	if m.Name == "" && (m.Type == protocol.TypeBegin || m.Type == protocol.TypeEvent || m.Type == protocol.TypeCounter || m.Type == protocol.TypeAdd) {
 		return fmt.Errorf("%s without a name", m.Type)
 	}
 	if m.Parent != "" && !protocol.ValidName(m.Parent) {

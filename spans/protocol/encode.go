@@ -16,7 +16,7 @@ import (
 // floats as null, which the receiver skips.
 func (m Msg) AppendJSON(b []byte) []byte {
 	w := wire.Msg{V: m.V, Type: string(m.Type), Name: m.Name, Parent: m.Parent, Result: m.Result,
-		Time: m.Time, Value: m.Value, Ack: m.Ack}
+		Time: m.Time, Start: m.Start, End: m.End, Value: m.Value, Ack: m.Ack}
 	b = w.AppendHead(b)
 	for i, kv := range m.Attrs {
 		b = wire.AppendAttrKey(b, i, string(kv.Key))

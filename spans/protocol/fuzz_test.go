@@ -19,6 +19,7 @@ func FuzzParse(f *testing.F) {
 		`{"type":"attr","attrs":{"a":[1,2.5],"b":["x"],"c":[true]}}`,
 		`{"type":"end","name":"\u00e9\ud83d\ude00","result":"skip","ts":1700000000.123456789}`,
 		`{"type":"event","name":"e","x":{"y":[null,{"z":"\""}]}}`,
+		`{"type":"add","name":"Run tests","parent":"00f067aa0ba902b7","start":"2025-03-01T12:00:00+01:00","end":1740830401,"result":"failure","ack":true}`,
 		"{\"type\":\"event\",\"name\":\"e\",\"attrs\":{\"k\":\"\xff\xfe\",\"l\":[\"\\ud800\"]},\"ack\":true}",
 		`{"type":"counter","name":"c","value":-1e308}`,
 		`{"v":2}`, `[`, `{"a":`, "\xff",
@@ -39,10 +40,11 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			t.Fatalf("re-parsing %s (from %q): %v", b, line, err)
 		}
-		if !m2.Time.Equal(m.Time) {
-			t.Fatalf("time changed: %v -> %v", m.Time, m2.Time)
+		if !m2.Time.Equal(m.Time) || !m2.Start.Equal(m.Start) || !m2.End.Equal(m.End) {
+			t.Fatalf("times changed: %v %v %v -> %v %v %v", m.Time, m.Start, m.End, m2.Time, m2.Start, m2.End)
 		}
 		m.Time, m2.Time = time.Time{}, time.Time{}
+		m.Start, m2.Start, m.End, m2.End = time.Time{}, time.Time{}, time.Time{}, time.Time{}
 		if m.Type == protocol.TypeCounter && m.Value == 0 {
 			m.Value = 1 // a zero increment is written as the default
 		}

@@ -37,6 +37,7 @@ const (
 	TypeCounter Type = wire.TypeCounter // add Value to a named counter
 	TypeAttr    Type = wire.TypeAttr    // set attributes on a phase (or the job)
 	TypeStop    Type = wire.TypeStop    // end the job of a background agent (`jobtrace stop`) with Result
+	TypeAdd     Type = wire.TypeAdd     // a phase that has ended, with its start and end
 )
 
 // Results of a phase, from the OpenTelemetry semantic conventions'
@@ -66,9 +67,11 @@ type Msg struct {
 	V      int
 	Type   Type
 	Name   string               // phase, event or counter name; optional for attr and for a GitHub endgroup
-	Parent string               // begin only: name of the open phase to nest under
-	Result string               // end and stop: one of the Result* constants; "" means success
+	Parent string               // begin and add: the open phase to nest under (name or span id)
+	Result string               // end, add and stop: one of the Result* constants; "" means success
 	Time   time.Time            // zero means "now" (the receiver stamps it)
+	Start  time.Time            // add only: when the phase began
+	End    time.Time            // add only: when it ended
 	Attrs  []attribute.KeyValue // attributes of the phase, event or counter
 	Value  float64              // counter increment; Parse sets 1 when absent
 	Ack    bool                 // socket only: the sender waits for a Reply line
@@ -100,7 +103,7 @@ func ValidResult(r string) bool { return wire.ValidResult(r) }
 // validType reports whether t is one of the known types.
 func validType(t Type) bool {
 	switch t {
-	case TypeBegin, TypeEnd, TypeEvent, TypeCounter, TypeAttr, TypeStop:
+	case TypeBegin, TypeEnd, TypeEvent, TypeCounter, TypeAttr, TypeStop, TypeAdd:
 		return true
 	}
 	return false

@@ -60,6 +60,14 @@ func validate(m *Msg) error {
 	if !ValidResult(m.Result) {
 		return perr("unknown result %q", excerpt(m.Result))
 	}
+	if m.Type == TypeAdd {
+		switch {
+		case m.Start.IsZero() || m.End.IsZero():
+			return perr("add without start and end")
+		case m.End.Before(m.Start):
+			return perr("add: end before start")
+		}
+	}
 	if m.Type == TypeAttr && len(m.Attrs) == 0 {
 		return perr("attr without attrs")
 	}
@@ -138,12 +146,19 @@ func object(d *wire.Decoder, m *Msg) error {
 			m.Parent = cleantext.String(d.String())
 		case "result":
 			m.Result = internResult(d.StringBytes())
-		case "ts":
-			t, err := timeValue(d)
+		case "ts", "start", "end":
+			t, err := timeValue(d, key)
 			if err != nil {
 				setSem(err)
 			}
-			m.Time = t
+			switch string(key) {
+			case "ts":
+				m.Time = t
+			case "start":
+				m.Start = t
+			default:
+				m.End = t
+			}
 		case "attrs":
 			attrs, err := attrs(d)
 			if err != nil {
@@ -189,6 +204,8 @@ func internType(b []byte) Type {
 		return TypeAttr
 	case "stop":
 		return TypeStop
+	case "add":
+		return TypeAdd
 	}
 	return Type(b)
 }
@@ -213,8 +230,9 @@ func internResult(b []byte) string {
 	return string(b)
 }
 
-// time decodes "ts": an RFC 3339 string or a number of unix seconds.
-func timeValue(d *wire.Decoder) (time.Time, error) {
+// timeValue decodes a time ("ts", "start", "end", named by key): an RFC
+// 3339 string or a number of unix seconds.
+func timeValue(d *wire.Decoder, key []byte) (time.Time, error) {
 	if d.Next() == '"' {
 		s := d.StringBytes()
 		if d.Err() != nil {
@@ -222,7 +240,7 @@ func timeValue(d *wire.Decoder) (time.Time, error) {
 		}
 		t, err := time.Parse(time.RFC3339Nano, string(s))
 		if err != nil {
-			return time.Time{}, perr("ts %q is not RFC 3339", excerpt(string(s)))
+			return time.Time{}, perr("%s %q is not RFC 3339", key, excerpt(string(s)))
 		}
 		return t, nil
 	}
@@ -232,7 +250,7 @@ func timeValue(d *wire.Decoder) (time.Time, error) {
 	}
 	t, ok := unixSeconds(lit, isInt)
 	if !ok {
-		return time.Time{}, perr("ts %s out of range", lit)
+		return time.Time{}, perr("%s %s out of range", key, lit)
 	}
 	return t, nil
 }

@@ -60,6 +60,9 @@ func TestParse(t *testing.T) {
 				attribute.BoolSlice("bs", []bool{true}), attribute.Int64Slice("is", []int64{1, 2}),
 				attribute.Float64Slice("fs", []float64{1, 2.5}), attribute.StringSlice("empty", nil),
 			}}},
+		{"add", `{"type":"add","name":"Run tests","parent":"00f067aa0ba902b7","start":"2025-03-01T12:00:00Z","end":1740830400.5,"result":"failure"}`,
+			Msg{V: 1, Type: TypeAdd, Name: "Run tests", Parent: "00f067aa0ba902b7", Result: ResultFailure,
+				Start: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC), End: ts}},
 		{"invalid utf-8 in attr value", "{\"type\":\"event\",\"name\":\"e\",\"attrs\":{\"k\":\"a\xffb\"}}",
 			Msg{V: 1, Type: TypeEvent, Name: "e", Attrs: []attribute.KeyValue{attribute.String("k", "a\ufffdb")}}},
 	}
@@ -69,15 +72,25 @@ func TestParse(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Parse(%s): %v", tt.in, err)
 			}
-			if !got.Time.Equal(tt.want.Time) {
-				t.Errorf("time = %v, want %v", got.Time, tt.want.Time)
+			if !sameTimes(got, tt.want) {
+				t.Errorf("times = %v %v %v, want %v %v %v", got.Time, got.Start, got.End, tt.want.Time, tt.want.Start, tt.want.End)
 			}
-			got.Time, tt.want.Time = time.Time{}, time.Time{}
-			if !reflect.DeepEqual(got, tt.want) {
+			if !reflect.DeepEqual(withoutTimes(got), withoutTimes(tt.want)) {
 				t.Errorf("Parse(%s)\n got %#v\nwant %#v", tt.in, got, tt.want)
 			}
 		})
 	}
+}
+
+// sameTimes reports whether a and b have the same instants (their
+// locations aside).
+func sameTimes(a, b Msg) bool {
+	return a.Time.Equal(b.Time) && a.Start.Equal(b.Start) && a.End.Equal(b.End)
+}
+
+func withoutTimes(m Msg) Msg {
+	m.Time, m.Start, m.End = time.Time{}, time.Time{}, time.Time{}
+	return m
 }
 
 func TestParseUnixTS(t *testing.T) {
@@ -140,6 +153,12 @@ func TestParseErrors(t *testing.T) {
 		{`{"type":"event","name":"e","attrs":[1]}`, "not an object"},
 		{`{"type":"event","name":"e","ts":"yesterday"}`, "not RFC 3339"},
 		{`{"type":"event","name":"e","ts":1e30}`, "out of range"},
+		{`{"type":"add","name":"x","start":"2025-03-01T12:00:00Z"}`, "add without start and end"},
+		{`{"type":"add","name":"x","end":"2025-03-01T12:00:00Z"}`, "add without start and end"},
+		{`{"type":"add","start":1,"end":2}`, "add without name"},
+		{`{"type":"add","name":"x","start":"2025-03-01T12:00:01Z","end":"2025-03-01T12:00:00Z"}`, "end before start"},
+		{`{"type":"add","name":"x","start":"today","end":"2025-03-01T12:00:00Z"}`, `start "today" is not RFC 3339`},
+		{`{"type":"add","name":"x","start":1,"end":1e30}`, "end 1e30 out of range"},
 		{`{"type":"counter","name":"c","value":"1"}`, "want a number"},
 		{`{"type":"counter","name":"c","value":1e999}`, "bad value"},
 		{`{"type":"event","name":"e","ack":1}`, "true or false"},
@@ -187,6 +206,9 @@ func TestAppendJSONRoundTrip(t *testing.T) {
 			attribute.Float64Slice("fs", []float64{0.5, 1.5}),
 		}},
 		{V: 1, Type: TypeAttr, Attrs: []attribute.KeyValue{attribute.String("vcs.ref.head.name", "main")}},
+		{V: 1, Type: TypeAdd, Name: "Run tests", Parent: "00f067aa0ba902b7", Result: ResultCancellation, Ack: true,
+			Start: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC), End: time.Date(2025, 1, 2, 4, 4, 9, 0, time.FixedZone("", 3600)),
+			Attrs: []attribute.KeyValue{attribute.Int64("github.step.number", 3)}},
 	}
 	for _, m := range msgs {
 		b := m.AppendJSON(nil)
@@ -197,12 +219,11 @@ func TestAppendJSONRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Parse(%s): %v", b, err)
 		}
-		if !got.Time.Equal(m.Time) {
-			t.Errorf("time %v != %v", got.Time, m.Time)
+		if !sameTimes(got, m) {
+			t.Errorf("times %v %v %v != %v %v %v", got.Time, got.Start, got.End, m.Time, m.Start, m.End)
 		}
-		got.Time, m.Time = time.Time{}, time.Time{}
 		m.Clean() // what Parse gives for text with control characters
-		if !reflect.DeepEqual(got, m) {
+		if !reflect.DeepEqual(withoutTimes(got), withoutTimes(m)) {
 			t.Errorf("round trip of %s\n got %#v\nwant %#v", b, got, m)
 		}
 	}

@@ -18,6 +18,7 @@ const (
 	TypeCounter = "counter"
 	TypeAttr    = "attr"
 	TypeStop    = "stop"
+	TypeAdd     = "add"
 )
 
 // Msg holds the fields of a message line other than its attributes. A line
@@ -31,6 +32,9 @@ type Msg struct {
 	Parent string
 	Result string
 	Time   time.Time // left out when zero
+	// Start and End are the times of a phase added after it ended
+	// (TypeAdd); left out when zero.
+	Start, End time.Time
 	// Value is a counter's increment: written for a counter whatever it
 	// is (a receiver reads a missing value as 1), and for another type
 	// when it is not 0.
@@ -54,12 +58,22 @@ func (m *Msg) AppendHead(b []byte) []byte {
 	b = appendField(b, "name", m.Name)
 	b = appendField(b, "parent", m.Parent)
 	b = appendField(b, "result", m.Result)
-	if !m.Time.IsZero() {
-		b = append(b, `,"ts":"`...)
-		b = m.Time.AppendFormat(b, time.RFC3339Nano)
-		b = append(b, '"')
+	b = appendTime(b, "ts", m.Time)
+	b = appendTime(b, "start", m.Start)
+	return appendTime(b, "end", m.End)
+}
+
+// appendTime appends `,"key":"t"` in RFC 3339 with nanoseconds, or nothing
+// when t is zero.
+func appendTime(b []byte, key string, t time.Time) []byte {
+	if t.IsZero() {
+		return b
 	}
-	return b
+	b = append(b, `,"`...)
+	b = append(b, key...)
+	b = append(b, `":"`...)
+	b = t.AppendFormat(b, time.RFC3339Nano)
+	return append(b, '"')
 }
 
 // appendField appends `,"key":"s"`, or nothing when s is empty.

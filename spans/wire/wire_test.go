@@ -97,3 +97,23 @@ func TestReply(t *testing.T) {
 		}
 	}
 }
+
+// An added phase carries its start and end, read back by encoding/json as
+// written.
+func TestAddLine(t *testing.T) {
+	start := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	end := start.Add(1500 * time.Millisecond)
+	m := Msg{Type: TypeAdd, Name: "Run tests", Result: ResultFailure, Start: start, End: end}
+	b := m.AppendTail(m.AppendHead(nil), 0)
+	var got struct {
+		Type       string
+		Start, End time.Time
+		TS         *time.Time
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+	if got.Type != TypeAdd || !got.Start.Equal(start) || !got.End.Equal(end) || got.TS != nil {
+		t.Errorf("%s read back as %+v", b, got)
+	}
+}

@@ -9,14 +9,16 @@ import (
 	"github.com/jobtrace/jobtrace/spans/wire"
 )
 
-// Request is one marker command: `phase begin|end`, `event` or `counter`.
+// Request is one marker command: `phase begin|end|add`, `event` or
+// `counter`.
 type Request struct {
-	Type   string // begin, end, event, counter
-	Name   string
-	Parent string
-	Result string
-	Value  float64
-	Attrs  [][2]string
+	Type       string // begin, end, add, event, counter
+	Name       string
+	Parent     string
+	Result     string
+	Value      float64
+	Start, End time.Time // add
+	Attrs      [][2]string
 }
 
 // ErrHelp is returned by Parse for -h, -help or --help.
@@ -48,14 +50,14 @@ func Parse(args []string) (Request, error) {
 	switch what {
 	case "phase":
 		if len(args) < 2 {
-			return r, UsageError("phase: want 'begin' or 'end' (usage: jobtrace phase begin|end NAME)")
+			return r, UsageError("phase: want 'begin', 'end' or 'add' (usage: jobtrace phase begin|end|add NAME)")
 		}
 		switch args[1] {
-		case "begin", "end":
+		case "begin", "end", "add":
 		case "-h", "-help", "--help", "help":
 			return r, ErrHelp
 		default:
-			return r, UsageError("phase: unknown action " + strconv.Quote(args[1]) + ": want begin or end")
+			return r, UsageError("phase: unknown action " + strconv.Quote(args[1]) + ": want begin, end or add")
 		}
 		r.Type, rest, what = args[1], args[2:], "phase "+args[1]
 	case "event", "counter":
@@ -103,13 +105,23 @@ func Parse(args []string) (Request, error) {
 				return r, UsageError(what + ": --attr " + strconv.Quote(val) + " is not key=value")
 			}
 			r.Attrs = append(r.Attrs, [2]string{k, v})
-		case flag == "result" && r.Type == "end":
+		case flag == "result" && (r.Type == "end" || r.Type == "add"):
 			if val == "" || !wire.ValidResult(val) {
 				return r, UsageError(what + ": --result " + strconv.Quote(val) + ": want success, failure, error, timeout, cancellation or skip")
 			}
 			r.Result = val
-		case flag == "parent" && r.Type == "begin":
+		case flag == "parent" && (r.Type == "begin" || r.Type == "add"):
 			r.Parent = val
+		case (flag == "start" || flag == "end") && r.Type == "add":
+			t, err := time.Parse(time.RFC3339Nano, val)
+			if err != nil {
+				return r, UsageError(what + ": --" + flag + " " + strconv.Quote(val) + " is not an RFC 3339 time (2006-01-02T15:04:05Z)")
+			}
+			if flag == "start" {
+				r.Start = t
+			} else {
+				r.End = t
+			}
 		case flag == "value" && r.Type == "counter":
 			v, err := strconv.ParseFloat(val, 64)
 			if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
@@ -125,6 +137,14 @@ func Parse(args []string) (Request, error) {
 	}
 	if r.Type == "counter" && !valueSet {
 		r.Value = 1
+	}
+	if r.Type == "add" {
+		switch {
+		case r.Start.IsZero() || r.End.IsZero():
+			return r, UsageError(what + ": --start and --end are required")
+		case r.End.Before(r.Start):
+			return r, UsageError(what + ": --end is before --start")
+		}
 	}
 	return r, nil
 }
@@ -150,7 +170,8 @@ func cut(s string, sep byte) (before, after string, found bool) {
 // AppendLine appends r as one protocol line asking for a reply, stamped
 // now; ts is left out for counters, which have no time.
 func (r *Request) AppendLine(b []byte, now time.Time) []byte {
-	m := wire.Msg{Type: r.Type, Name: r.Name, Parent: r.Parent, Result: r.Result, Value: r.Value, Ack: true}
+	m := wire.Msg{Type: r.Type, Name: r.Name, Parent: r.Parent, Result: r.Result, Value: r.Value,
+		Start: r.Start, End: r.End, Ack: true}
 	if r.Type != wire.TypeCounter {
 		m.Time = now
 	}

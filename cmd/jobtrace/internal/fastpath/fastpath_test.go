@@ -27,15 +27,26 @@ func TestParse(t *testing.T) {
 		"counter tests.failed --value 3":               {Type: "counter", Name: "tests.failed", Value: 3},
 		"counter tests.failed --value 0":               {Type: "counter", Name: "tests.failed", Value: 0},
 		"counter hits":                                 {Type: "counter", Name: "hits", Value: 1},
+		"phase add tests --start 2026-11-29T12:00:00Z --end 2026-11-29T13:00:07.5+01:00 --result failure --parent 00f067aa0ba902b7": {
+			Type: "add", Name: "tests", Result: "failure", Parent: "00f067aa0ba902b7",
+			Start: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC), End: time.Date(2026, 11, 29, 13, 0, 7, 5e8, time.FixedZone("", 3600))},
 	}
 	for args, want := range good {
 		got, err := Parse(strings.Fields(args))
+		if err == nil && got.Start.Equal(want.Start) && got.End.Equal(want.End) {
+			got.Start, got.End, want.Start, want.End = time.Time{}, time.Time{}, time.Time{}, time.Time{}
+		}
 		if err != nil || !reflect.DeepEqual(got, want) {
 			t.Errorf("%q: got %+v %v, want %+v", args, got, err, want)
 		}
 	}
 	bad := map[string]string{
-		"phase":                          "want 'begin' or 'end'",
+		"phase": "want 'begin', 'end' or 'add'",
+		"phase add x --start 2026-11-29T12:00:00Z":                                     "--start and --end are required",
+		"phase add x --end 2026-11-29T12:00:00Z":                                       "--start and --end are required",
+		"phase add x --start 2026-11-29T12:00:01Z --end 2026-11-29T12:00:00Z":          "--end is before --start",
+		"phase add x --start yesterday --end 2026-11-29T12:00:00Z":                     `--start "yesterday" is not an RFC 3339 time`,
+		"phase add x --start 2026-11-29T12:00:00Z --end 2026-11-29T12:00:00Z -value 1": "not defined: -value",
 		"phase begin":                    "phase begin: NAME is missing",
 		"phase start x":                  `unknown action "start"`,
 		"phase begin x y":                `unexpected argument "y"`,
@@ -81,6 +92,9 @@ func TestLineIsWhatTheFullCommandSends(t *testing.T) {
 				Attrs: []attribute.KeyValue{attribute.String("env", "stag\ufffding"), attribute.String("ü", "\ufffd")}}},
 		{Request{Type: "end", Name: "x", Result: "failure"},
 			protocol.Msg{V: 1, Type: protocol.TypeEnd, Name: "x", Result: "failure", Time: now, Ack: true}},
+		{Request{Type: "add", Name: "tests", Result: "failure", Parent: "00f067aa0ba902b7", Start: now.Add(-time.Minute), End: now},
+			protocol.Msg{V: 1, Type: protocol.TypeAdd, Name: "tests", Result: "failure", Parent: "00f067aa0ba902b7",
+				Start: now.Add(-time.Minute), End: now, Time: now, Ack: true}},
 		{Request{Type: "counter", Name: "n", Value: 2.5},
 			protocol.Msg{V: 1, Type: protocol.TypeCounter, Name: "n", Value: 2.5, Ack: true}},
 		{Request{Type: "counter", Name: "zero", Value: 0},
@@ -96,10 +110,11 @@ func TestLineIsWhatTheFullCommandSends(t *testing.T) {
 			t.Fatalf("%s: %v", line, err)
 		}
 		got.Syntax = ""
-		if !got.Time.Equal(c.want.Time) {
-			t.Errorf("time %v, want %v", got.Time, c.want.Time)
+		if !got.Time.Equal(c.want.Time) || !got.Start.Equal(c.want.Start) || !got.End.Equal(c.want.End) {
+			t.Errorf("times %v %v %v, want %v %v %v", got.Time, got.Start, got.End, c.want.Time, c.want.Start, c.want.End)
 		}
 		got.Time, c.want.Time = time.Time{}, time.Time{}
+		got.Start, c.want.Start, got.End, c.want.End = time.Time{}, time.Time{}, time.Time{}, time.Time{}
 		if len(got.Attrs) == 0 {
 			got.Attrs = nil
 		}
