@@ -509,7 +509,8 @@ func (s *Session) AddPhase(name string, start, end time.Time, result string, att
 	if start.IsZero() || end.IsZero() || end.Before(start) {
 		return fmt.Errorf("%w: add %q: from %v to %v", ErrRefused, name, start, end)
 	}
-	return s.call(protocol.Msg{Type: protocol.TypeAdd, Name: name, Result: result, Start: start, End: end, Attrs: attrs})
+	_, err := s.call(protocol.Msg{Type: protocol.TypeAdd, Name: name, Result: result, Start: start, End: end, Attrs: attrs})
+	return err
 }
 
 // call applies a message of a Go call, with the bounds a socket message
