@@ -15,7 +15,6 @@ import (
 	"github.com/jobtrace/jobtrace/hostmetrics"
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
 	"github.com/jobtrace/jobtrace/spans"
-	"github.com/jobtrace/jobtrace/supervise"
 	"github.com/jobtrace/jobtrace/telemetry"
 )
 
@@ -55,7 +54,7 @@ type resources struct {
 // newResources makes the job's cgroup (where permitted, for a session with
 // a child) and the source, or takes src when it is not nil. It returns nil
 // when sampling is off.
-func newResources(o SamplingOptions, child bool, src hostmetrics.Source, log *supervise.Logger) *resources {
+func newResources(o SamplingOptions, child bool, src hostmetrics.Source, log Logger) *resources {
 	if o.Interval <= 0 {
 		return nil
 	}
@@ -103,7 +102,7 @@ func newResources(o SamplingOptions, child bool, src hostmetrics.Source, log *su
 // run (runmodel.Recorder.Samples), the OTel
 // metrics (whose data points carry exemplars of the innermost phase) and the
 // CSV file in the out directory.
-func (r *resources) sinks(pipe *telemetry.Pipeline, tracker *spans.Tracker, log *supervise.Logger) []hostmetrics.Sink {
+func (r *resources) sinks(pipe *telemetry.Pipeline, tracker *spans.Tracker, log Logger) []hostmetrics.Sink {
 	out := []hostmetrics.Sink{pipe.Recorder().Samples()}
 	if pipe.Meter != nil {
 		rec, err := usagemetrics.New(pipe.Meter, usagemetrics.Options{Active: tracker.Innermost, Warn: log.Warn})
@@ -132,7 +131,7 @@ func (r *resources) sinks(pipe *telemetry.Pipeline, tracker *spans.Tracker, log 
 
 // start starts sampling, handing every sample to sinks and to the phase
 // usage windows; the job's window begins with the first sample.
-func (r *resources) start(interval time.Duration, rootCtx context.Context, sinks []hostmetrics.Sink, log *supervise.Logger) {
+func (r *resources) start(interval time.Duration, rootCtx context.Context, sinks []hostmetrics.Sink, log Logger) {
 	all := append([]hostmetrics.Sink{r.phases}, sinks...)
 	r.sampler = hostmetrics.NewSampler(r.src, hostmetrics.Options{Interval: interval, Sinks: all, Warn: log.Warn})
 	r.phases.sampler = r.sampler
@@ -143,7 +142,7 @@ func (r *resources) start(interval time.Duration, rootCtx context.Context, sinks
 // jobStarted tells the source the job's pid. When the job could not be
 // started right into its cgroup it is moved there now; its first children
 // may then have been forked outside it.
-func (r *resources) jobStarted(j Job, log *supervise.Logger) {
+func (r *resources) jobStarted(j Job, log Logger) {
 	err := j.CgroupErr()
 	if err != nil && r.jobCg != nil {
 		r.src.JobOutsideCgroup()
@@ -168,7 +167,7 @@ func (r *resources) jobExited(ps *os.ProcessState) {
 // before: their spans end with a sample of their own, taken just before.
 // The job's usage is read from the last sample (Sampler.Finish): a sample
 // of its own would be read just before it, both after the job's exit.
-func (r *resources) finish(log *supervise.Logger) {
+func (r *resources) finish(log Logger) {
 	r.sampler.Finish(func(s *hostmetrics.Sample) {
 		u := r.phases.rootWin.End(s)
 		// The job's peak memory is known exactly from its cgroup's
@@ -185,7 +184,7 @@ func (r *resources) finish(log *supervise.Logger) {
 	r.cleanup(log)
 }
 
-func (r *resources) cleanup(log *supervise.Logger) {
+func (r *resources) cleanup(log Logger) {
 	if r.src != nil {
 		r.src.Close()
 	}

@@ -12,7 +12,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/jobtrace/jobtrace/hostmetrics/cgroup"
-	"github.com/jobtrace/jobtrace/supervise"
 )
 
 // subreaperSupported: Linux has PR_SET_CHILD_SUBREAPER.
@@ -34,7 +33,7 @@ type jobCgroup struct {
 // when makeOwn says the session has a child to put there. It returns the
 // directory to read (the new cgroup, else jobtrace's own, else ""), the new
 // cgroup if there is one, and a note on what it found.
-func setupCgroup(procRoot string, log *supervise.Logger, makeOwn bool) (dir string, own *jobCgroup, note string) {
+func setupCgroup(procRoot string, log Logger, makeOwn bool) (dir string, own *jobCgroup, note string) {
 	m, err := cgroup.FindMount(procRoot)
 	if err != nil {
 		return "", nil, "no cgroup v2: " + err.Error()

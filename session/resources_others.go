@@ -2,17 +2,13 @@
 
 package session
 
-import (
-	"github.com/jobtrace/jobtrace/supervise"
-)
-
 // subreaperSupported: only Linux has child subreapers.
 const subreaperSupported = false
 
 // jobCgroup stands for the job's cgroup, which only Linux has.
 type jobCgroup struct{}
 
-func setupCgroup(string, *supervise.Logger, bool) (string, *jobCgroup, string) { return "", nil, "" }
+func setupCgroup(string, Logger, bool) (string, *jobCgroup, string) { return "", nil, "" }
 
 func (c *jobCgroup) cgroupFD() int     { return 0 }
 func (c *jobCgroup) dir() string       { return "" }

@@ -80,8 +80,9 @@ type Settings struct {
 	// Env is the environment the session runs in (os.Environ()): the base
 	// of JobEnv, and where $GITHUB_STEP_SUMMARY is looked up.
 	Env []string
-	// Log receives the session's messages; stderr when nil.
-	Log *supervise.Logger
+	// Log receives the session's messages; when nil, a supervise.Logger
+	// on stderr.
+	Log Logger
 	// Start is when jobtrace started, for the job's span and its start-up
 	// span; time.Now() at New when zero.
 	Start time.Time
@@ -103,6 +104,25 @@ type Settings struct {
 	hooks testHooks
 }
 
+// Logger is where a session's messages go. supervise.Logger is one: each
+// message one line with a "jobtrace:" prefix, credentials masked, warnings
+// past supervise.MaxWarnings counted rather than printed. A Go program may
+// give its own, such as one that writes to its structured log.
+type Logger interface {
+	// Printf writes one message: what the session did (where the
+	// artifacts are, what was exported).
+	Printf(format string, args ...any)
+	// Warn writes one warning: something did not go as it should, and the
+	// session went on without it.
+	Warn(msg string)
+	// Block writes lines the session laid out itself: the summary, as text
+	// or Markdown.
+	Block(b []byte)
+	// FlushWarnings is called at the end of Shutdown, after the last
+	// warning: a Logger that holds warnings back says what it held.
+	FlushWarnings()
+}
+
 // Job is the process a session follows, as supervise.Job is.
 type Job interface {
 	Pid() int
@@ -119,7 +139,7 @@ type Job interface {
 // shut down with the job's outcome, after which every artifact is written.
 type Session struct {
 	set Settings
-	log *supervise.Logger
+	log Logger
 
 	pipe    *telemetry.Pipeline
 	tracer  trace.Tracer

@@ -289,3 +289,64 @@ func TestBeginContext(t *testing.T) {
 		t.Errorf("the context's span %v, the phase's %v", sc.SpanID(), got)
 	}
 }
+
+// lines is a Logger of a Go program's own, not supervise's: it keeps what
+// it is given.
+type lines struct {
+	mu                      sync.Mutex
+	printed, warned, blocks []string
+	flushed                 int
+}
+
+func (l *lines) Printf(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.printed = append(l.printed, fmt.Sprintf(format, args...))
+}
+
+func (l *lines) Warn(msg string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.warned = append(l.warned, msg)
+}
+
+func (l *lines) Block(b []byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.blocks = append(l.blocks, string(b))
+}
+
+func (l *lines) FlushWarnings() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.flushed++
+}
+
+// A Go program gives a session a Logger of its own: the session's
+// messages, its warnings and the summary reach it, and its warnings are
+// flushed once, at the end.
+func TestSessionLogsToTheProgramsLogger(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	var log lines
+	s := New(Settings{
+		Name: "build", Out: filepath.Join(t.TempDir(), "out"), ExportTimeout: time.Second,
+		Resource: sdkresource.Empty(), Summary: "markdown", Log: &log,
+	})
+	if err := s.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.End("never begun", ""); !errors.Is(err, ErrRefused) {
+		t.Errorf("End of a phase not open: %v", err)
+	}
+	if _, err := s.Shutdown(context.Background(), Outcome{}); err != nil {
+		t.Fatal(err)
+	}
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	all := strings.Join(log.printed, "\n")
+	if len(log.warned) != 1 || !strings.Contains(log.warned[0], "never begun") ||
+		len(log.blocks) != 1 || !strings.Contains(log.blocks[0], "**build**") ||
+		!strings.Contains(all, "spans written to") || log.flushed != 1 {
+		t.Errorf("warned %q, blocks %q, flushed %d, printed:\n%s", log.warned, log.blocks, log.flushed, all)
+	}
+}

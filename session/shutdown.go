@@ -183,7 +183,7 @@ func (s *Session) export(ctx context.Context, end *jobEnd) telemetry.ShutdownRes
 
 // printEnd prints the end-of-job lines: the phases, where the artifacts are,
 // and what happened to the export.
-func printEnd(log *supervise.Logger, o Settings, res telemetry.ShutdownResult, pipe *telemetry.Pipeline, root trace.SpanContext, end jobEnd, sampled bool) {
+func printEnd(log Logger, o Settings, res telemetry.ShutdownResult, pipe *telemetry.Pipeline, root trace.SpanContext, end jobEnd, sampled bool) {
 	if res.Dropped > 0 {
 		end.notes = append(end.notes, fmt.Sprintf("not turned into spans: %d spans not written to the spool (disk stalled)", res.Dropped))
 	}

@@ -20,7 +20,6 @@ import (
 	"github.com/jobtrace/jobtrace/spans/protocol"
 	"github.com/jobtrace/jobtrace/spans/scan"
 	"github.com/jobtrace/jobtrace/spans/socket"
-	"github.com/jobtrace/jobtrace/supervise"
 )
 
 // sources are the socket and the marker dir.
@@ -38,7 +37,7 @@ type sources struct {
 
 // startSources makes a private directory for the socket and the marker
 // dir, starts reading them, and adds their paths to env.
-func startSources(o Settings, h func(protocol.Msg) protocol.Reply, log *supervise.Logger, env map[string]string) (*sources, error) {
+func startSources(o Settings, h func(protocol.Msg) protocol.Reply, log Logger, env map[string]string) (*sources, error) {
 	s := &sources{}
 	if !o.Socket && !o.MarkerDir {
 		return s, nil
@@ -175,7 +174,7 @@ func (s *sources) stop() {
 // statsAttrs reports on the job span what the sources dropped at a bound,
 // warns about it, adds what was not turned into spans to the
 // jobtrace.dropped metric, and returns the phrases for the summary.
-func (s *sources) statsAttrs(out, errs *scan.Scanner, t *spans.Tracker, lostOutput uint64, log *supervise.Logger, meter metric.Meter) ([]attribute.KeyValue, []string) {
+func (s *sources) statsAttrs(out, errs *scan.Scanner, t *spans.Tracker, lostOutput uint64, log Logger, meter metric.Meter) ([]attribute.KeyValue, []string) {
 	long := out.Stats().LongLines + errs.Stats().LongLines
 	attrs := []attribute.KeyValue{}
 	var lost []string

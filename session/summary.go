@@ -10,7 +10,6 @@ import (
 	"github.com/jobtrace/jobtrace/internal/safefile"
 	"github.com/jobtrace/jobtrace/render/summary"
 	"github.com/jobtrace/jobtrace/runmodel"
-	"github.com/jobtrace/jobtrace/supervise"
 	"github.com/jobtrace/jobtrace/telemetry"
 )
 
@@ -33,7 +32,7 @@ type jobEnd struct {
 // writeSummary prints the end-of-job summary on jobtrace's log, as text or
 // Markdown, and appends it as Markdown to $GITHUB_STEP_SUMMARY when the job
 // runs in GitHub Actions.
-func writeSummary(log *supervise.Logger, o Settings, end jobEnd) {
+func writeSummary(log Logger, o Settings, end jobEnd) {
 	if o.Summary == "off" {
 		return
 	}
@@ -81,7 +80,7 @@ func fmtDuration(d time.Duration) string { return summary.Duration(d) }
 
 // model builds the model of the run from what it holds: the spans as they
 // ended and the CSV's rows as written (runmodel.Recorder).
-func model(pipe *telemetry.Pipeline, dir string, log *supervise.Logger) *runmodel.Run {
+func model(pipe *telemetry.Pipeline, dir string, log Logger) *runmodel.Run {
 	rec := pipe.Recorder()
 	if rec.RowsPastBound() {
 		log.Printf("more than %d rows of resource usage, more than are held in memory: read back from %s", runmodel.MaxHeldRows, usagecsv.FileName)
