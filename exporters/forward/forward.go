@@ -127,7 +127,6 @@ type Forwarder struct {
 	offset      int64      // end of the last line delivered or skipped
 	written     int64      // offset last written to the .sent file
 	floor       int64      // the .sent file never goes below this
-	started     bool       // client started
 	finished    bool
 	failing     bool
 	sent, lines int
@@ -347,13 +346,6 @@ func (f *Forwarder) pass(upCtx, live context.Context) ([]*spool.LineError, error
 	if st.Size() == f.offset {
 		return nil, nil
 	}
-	if !f.started {
-		if err := f.client.Start(upCtx); err != nil {
-			return nil, fmt.Errorf("export: start client: %w", err)
-		}
-		f.started = true
-	}
-
 	var b []line
 	var spans int
 	var size int64
@@ -605,10 +597,6 @@ func (f *Forwarder) saveUncertain() {
 }
 
 func (f *Forwarder) stopClient(ctx context.Context) {
-	if !f.started {
-		return
-	}
-	f.started = false
 	// Nothing is in flight (f.mu is held), so stopping is quick; a done ctx
 	// still closes the connections.
 	_ = f.client.Stop(ctx)

@@ -75,9 +75,6 @@ func upload(t *testing.T, c TraceClient, name string) error {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
 	defer func() {
 		if err := c.Stop(ctx); err != nil {
 			t.Errorf("Stop: %v", err)

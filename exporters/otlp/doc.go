@@ -16,7 +16,9 @@
 // read the OTEL_EXPORTER_OTLP_* variables, and the certificate files those
 // name, whatever options they are given). An OTLP/HTTP protobuf request goes to
 // the endpoint's URL exactly, query included, and follows no redirect; an
-// OTLP/gRPC one goes to its host and port. Neither retries: the forwarder
+// OTLP/gRPC one is a unary gRPC call to its host and port, made with
+// net/http's HTTP/2 client (grpc.go). Requests are pdata's protobuf; of an
+// answer only the partial success is read (response.go). Neither retries: the forwarder
 // (package exporters/forward) retries from the spool, so a dead collector
 // never holds an upload in a retry loop; metrics are not spooled.
 package otlp

@@ -2,20 +2,15 @@ package otlp
 
 import (
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/go-logr/logr"
 	"go.opentelemetry.io/otel"
-	"google.golang.org/grpc/grpclog"
 )
 
 // RouteErrors sends the OpenTelemetry SDK's errors and its internal log's
-// errors to warn, and silences gRPC's logger, so that neither ever writes to
-// the job's stdout or stderr. The job's output belongs to the job.
-//
-// Call it once at startup, before any client is built: gRPC allows its
-// logger to be replaced only before it is first used.
+// errors to warn, so that they never write to the job's stdout or stderr.
+// The job's output belongs to the job. Call it once at startup.
 func RouteErrors(warn func(string)) {
 	if warn == nil {
 		warn = func(string) {}
@@ -24,7 +19,6 @@ func RouteErrors(warn func(string)) {
 		warn("opentelemetry: " + err.Error())
 	}))
 	otel.SetLogger(logr.New(warnSink{warn: warn}))
-	grpclog.SetLoggerV2(grpclog.NewLoggerV2(io.Discard, io.Discard, io.Discard))
 }
 
 // warnSink is a logr sink that drops info messages and passes errors on.

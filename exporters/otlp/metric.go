@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"go.opentelemetry.io/collector/pdata/pmetric"
-	"go.opentelemetry.io/collector/pdata/pmetric/pmetricotlp"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 )
@@ -22,35 +21,8 @@ func NewMetricExporter(_ context.Context, e *Endpoint) (sdkmetric.Exporter, erro
 	if e == nil {
 		return nil, ErrNoEndpoint
 	}
-	x := &metricExporter{e: e, temporality: temporality(e.Temporality), aggregation: aggregation(e.Histogram)}
-	if e.Protocol == ProtocolGRPC {
-		conn, err := dialGRPC(e)
-		if err != nil {
-			return nil, err
-		}
-		svc := pmetricotlp.NewGRPCClient(conn)
-		x.send = func(ctx context.Context, md pmetric.Metrics) (int64, string, error) {
-			ctx, cancel := context.WithTimeout(ctx, e.Timeout)
-			defer cancel()
-			resp, err := svc.Export(grpcContext(ctx, e), pmetricotlp.NewExportRequestFromMetrics(md))
-			if err != nil {
-				return 0, "", err
-			}
-			return resp.PartialSuccess().RejectedDataPoints(), resp.PartialSuccess().ErrorMessage(), nil
-		}
-		x.close = conn.Close
-		return x, nil
-	}
-	hc, tr := newHTTPClient(e)
-	x.send = func(ctx context.Context, md pmetric.Metrics) (int64, string, error) {
-		body, err := (&pmetric.ProtoMarshaler{}).MarshalMetrics(md)
-		if err != nil {
-			return 0, "", err
-		}
-		return post(ctx, e, hc, body)
-	}
-	x.close = func() error { tr.CloseIdleConnections(); return nil }
-	return x, nil
+	return &metricExporter{e: e, s: newSender(e, grpcMetricsExport),
+		temporality: temporality(e.Temporality), aggregation: aggregation(e.Histogram)}, nil
 }
 
 // metricExporter sends metrics over OTLP/HTTP or OTLP/gRPC.
@@ -58,8 +30,7 @@ type metricExporter struct {
 	e           *Endpoint
 	temporality sdkmetric.TemporalitySelector
 	aggregation sdkmetric.AggregationSelector
-	send        func(context.Context, pmetric.Metrics) (rejected int64, msg string, err error)
-	close       func() error
+	s           sender
 
 	mu       sync.Mutex
 	shutdown bool
@@ -85,7 +56,11 @@ func (x *metricExporter) Export(ctx context.Context, rm *metricdata.ResourceMetr
 		return errShutdown
 	}
 	md, convErr := resourceMetrics(rm)
-	rejected, msg, err := x.send(ctx, md)
+	body, err := (&pmetric.ProtoMarshaler{}).MarshalMetrics(md)
+	if err != nil {
+		return errors.Join(err, convErr)
+	}
+	rejected, msg, err := x.s.send(ctx, body)
 	if err != nil {
 		return errors.Join(err, convErr)
 	}
@@ -106,7 +81,8 @@ func (x *metricExporter) Shutdown(context.Context) error {
 		return nil
 	}
 	x.shutdown = true
-	return x.close()
+	x.s.close()
+	return nil
 }
 
 // temporality is the selector of a temporality preference, as the

@@ -5,9 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
-
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 )
 
 // Outcome says what a failed upload means for the data in it, following
@@ -71,15 +68,15 @@ func Classify(err error) Outcome {
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return Retry
 	}
-	st, ok := status.FromError(err)
-	if !ok {
+	var re *rpcError
+	if !errors.As(err, &re) {
 		return Retry
 	}
-	switch st.Code() {
-	case codes.InvalidArgument:
+	switch re.code {
+	case codeInvalidArgument:
 		return Rejected
-	case codes.Unknown, codes.NotFound, codes.AlreadyExists, codes.PermissionDenied,
-		codes.FailedPrecondition, codes.Unimplemented, codes.Internal, codes.Unauthenticated:
+	case codeUnknown, codeNotFound, codeAlreadyExists, codePermissionDenied,
+		codeFailedPrecondition, codeUnimplemented, codeInternal, codeUnauthenticated:
 		return Refused
 	}
 	return Retry
@@ -92,10 +89,8 @@ func Abandoned(err error) bool {
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return true
 	}
-	if st, ok := status.FromError(err); ok {
-		return st.Code() == codes.DeadlineExceeded || st.Code() == codes.Canceled
-	}
-	return false
+	var re *rpcError
+	return errors.As(err, &re) && (re.code == codeDeadlineExceeded || re.code == codeCanceled)
 }
 
 // statusError is a failed OTLP/HTTP upload with the collector's status
@@ -119,3 +114,50 @@ type PartialError struct {
 func (e *PartialError) Error() string {
 	return "the collector accepted the upload but rejected " + strconv.FormatInt(e.Rejected, 10) + " spans: " + e.Message
 }
+
+// rpcCode is a gRPC status code
+// (https://github.com/grpc/grpc/blob/master/doc/statuscodes.md).
+type rpcCode uint32
+
+const (
+	codeOK rpcCode = iota
+	codeCanceled
+	codeUnknown
+	codeInvalidArgument
+	codeDeadlineExceeded
+	codeNotFound
+	codeAlreadyExists
+	codePermissionDenied
+	codeResourceExhausted
+	codeFailedPrecondition
+	codeAborted
+	codeOutOfRange
+	codeUnimplemented
+	codeInternal
+	codeUnavailable
+	codeDataLoss
+	codeUnauthenticated
+)
+
+var rpcCodeNames = [...]string{"OK", "Canceled", "Unknown", "InvalidArgument", "DeadlineExceeded", "NotFound",
+	"AlreadyExists", "PermissionDenied", "ResourceExhausted", "FailedPrecondition", "Aborted", "OutOfRange",
+	"Unimplemented", "Internal", "Unavailable", "DataLoss", "Unauthenticated"}
+
+func (c rpcCode) String() string {
+	if int(c) < len(rpcCodeNames) {
+		return rpcCodeNames[c]
+	}
+	return "Code(" + strconv.FormatUint(uint64(c), 10) + ")"
+}
+
+// rpcError is a failed OTLP/gRPC call: the collector's status code and
+// message, or the code of a call that got no answer and its cause.
+type rpcError struct {
+	code  rpcCode
+	msg   string
+	cause error
+}
+
+// Error is written as grpc-go writes a status.
+func (e *rpcError) Error() string { return "rpc error: code = " + e.code.String() + " desc = " + e.msg }
+func (e *rpcError) Unwrap() error { return e.cause }

@@ -23,9 +23,6 @@ func TestClassifyCollectorAnswers(t *testing.T) {
 			t.Fatal(err)
 		}
 		ctx := context.Background()
-		if err := c.Start(ctx); err != nil {
-			t.Fatal(err)
-		}
 		defer c.Stop(ctx)
 		return c.Upload(ctx, oneSpan("s"))
 	}

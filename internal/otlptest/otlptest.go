@@ -30,6 +30,7 @@ import (
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
 	_ "google.golang.org/grpc/encoding/gzip" // accept gzip requests
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/stats"
@@ -357,6 +358,17 @@ func (c *Collector) Sum(name string, attrs ...string) (int64, bool) {
 // c (nil makes a new one). The server is stopped at the end of the test.
 func StartGRPC(t testing.TB, addr string, c *Collector) *GRPC {
 	t.Helper()
+	return startGRPC(t, addr, c)
+}
+
+// StartGRPCS serves over TLS with cfg, on a free loopback port.
+func StartGRPCS(t testing.TB, c *Collector, cfg *tls.Config) *GRPC {
+	t.Helper()
+	return startGRPC(t, "", c, grpc.Creds(credentials.NewTLS(cfg)))
+}
+
+func startGRPC(t testing.TB, addr string, c *Collector, opts ...grpc.ServerOption) *GRPC {
+	t.Helper()
 	if addr == "" {
 		addr = "127.0.0.1:0"
 	}
@@ -367,7 +379,7 @@ func StartGRPC(t testing.TB, addr string, c *Collector) *GRPC {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := &GRPC{Collector: c, Addr: lis.Addr().String(), srv: grpc.NewServer(grpc.StatsHandler(encodingStats{})), done: make(chan struct{})}
+	g := &GRPC{Collector: c, Addr: lis.Addr().String(), srv: grpc.NewServer(append(opts, grpc.StatsHandler(encodingStats{}))...), done: make(chan struct{})}
 	coltracepb.RegisterTraceServiceServer(g.srv, traceService{c: c})
 	colmetricpb.RegisterMetricsServiceServer(g.srv, metricService{c: c})
 	go func() {
