@@ -11,16 +11,22 @@ import (
 
 // renderArtifacts renders the files made from the model of the run once the job
 // has ended: the Firefox Profiler profile, the HTML report and its SVG
-// charts. A problem is a warning: the artifacts the model is read from are
-// there, and `jobtrace profile DIR` and `jobtrace report DIR` make them again.
+// charts. The profile is rendered in a goroutine of its own, beside the
+// report (both only read the model), and renderArtifacts returns once both
+// are written. A problem is a warning: the artifacts the model is read from
+// are there, and `jobtrace profile DIR` and `jobtrace report DIR` make them
+// again.
 func renderArtifacts(dir string, run *runmodel.Run, warn func(string)) {
 	if run.SkippedSpans > 0 {
 		warn(fmt.Sprintf("%d spans past the first %d are not in the profile or the report", run.SkippedSpans, spool.MaxReadSpans))
 	}
-	if err := profile.Write(dir, run); err != nil {
+	profiled := make(chan error, 1)
+	go func() { profiled <- profile.Write(dir, run) }()
+	reportErr := htmlreport.Write(dir, run)
+	if err := <-profiled; err != nil {
 		warn(fmt.Sprintf("no %s: %v", profile.FileName, err))
 	}
-	if err := htmlreport.Write(dir, run); err != nil {
-		warn(fmt.Sprintf("no report: %v", err))
+	if reportErr != nil {
+		warn(fmt.Sprintf("no report: %v", reportErr))
 	}
 }
