@@ -53,13 +53,12 @@ func Run(o Options) int {
 	out := openOutput(o)
 	defer out.finish()
 	grd := startGuard(o, out.log)
+	defer grd.Close()
 	s := session.New(o.settings(out.log, grd))
 	if err := s.Start(o.parent()); err != nil {
 		// jobtrace cannot record, but the job still runs and its result stands.
 		out.log.Printf("%v: running the job without telemetry", err)
-		end := runChild(o, out, nil, grd)
-		grd.Release()
-		return end.Code
+		return runChild(o, out, nil, grd).Code
 	}
 	end := runChild(o, out, s, grd)
 	s.Shutdown(context.Background(), end)

@@ -30,7 +30,8 @@
 // its private directory, and entries of the environment only the job has. The guard
 // reads them and then blocks in read(2), costing nothing. When jobtrace is
 // done with its job (the job ended, its cgroup is removed), it writes
-// "release" and the guard exits without doing anything. When jobtrace dies
+// "release" and the guard exits without doing anything; Guard.Close, at the
+// end of the run, reaps it. When jobtrace dies
 // first, however it dies, the kernel closes the write end and the guard
 // reads end-of-file with no release: it kills the job and cleans up. A pipe
 // is used rather than PR_SET_PDEATHSIG, which fires when the thread that

@@ -30,9 +30,13 @@ type Options struct {
 
 // Guard is jobtrace's side of the guard process. Its methods tell the
 // guard about the job; a nil *Guard does nothing, so callers need not
-// check whether there is one.
+// check whether there is one. Close ends what it started.
 type Guard struct {
 	opts Options
+
+	// arming counts the start of the guard process that Arm's timer will
+	// run or is running; Close waits for it.
+	arming sync.WaitGroup
 
 	mu sync.Mutex
 	// pending holds the messages told before the guard process is
@@ -115,7 +119,19 @@ func (g *Guard) Arm(delay time.Duration) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if !g.started && g.timer == nil && !g.released {
-		g.timer = time.AfterFunc(delay, g.spawn)
+		g.arming.Add(1)
+		g.timer = time.AfterFunc(delay, func() {
+			defer g.arming.Done()
+			g.spawn()
+		})
+	}
+}
+
+// stopTimer stops Arm's timer if it has not fired yet. Called with g.mu
+// held.
+func (g *Guard) stopTimer() {
+	if g.timer != nil && g.timer.Stop() {
+		g.arming.Done()
 	}
 }
 
@@ -127,9 +143,7 @@ func (g *Guard) Disarm() {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.timer != nil {
-		g.timer.Stop()
-	}
+	g.stopTimer()
 }
 
 // Job tells the guard the job's pid, which is also its process group and
@@ -169,32 +183,43 @@ func (g *Guard) send(kind, value string) {
 
 // Release tells the guard that jobtrace is done with the job: a guard
 // process that runs exits without doing anything, and none is started.
+// It does not wait: Close does.
 func (g *Guard) Release() {
 	if g == nil {
 		return
 	}
 	g.mu.Lock()
+	defer g.mu.Unlock()
 	g.released = true
-	if g.timer != nil {
-		g.timer.Stop()
-	}
+	g.stopTimer()
 	g.pending = nil
 	if g.w != nil {
 		_, _ = g.w.Write(appendMsg(nil, msgRelease, ""))
 		g.w.Close()
 		g.w = nil
 	}
-	g.mu.Unlock()
-	go func() {
-		g.spawning.RLock()
-		p := g.proc
-		g.spawning.RUnlock()
-		if p != nil {
-			// Reap it, so it does not linger as a zombie of a
-			// long-lived caller.
-			_, _ = p.Wait()
-		}
-	}()
+}
+
+// Close releases the guard (Release) and waits for what it started: a
+// start of the guard process under way, and the guard process itself,
+// which exits once released and is reaped here, so that it does not
+// linger as a zombie of a long-lived caller. Nothing the Guard started
+// runs when Close returns. Released early (when the job's cgroup and
+// private directory are gone), the guard process has mostly exited by the
+// time Close is called at the end of the run.
+func (g *Guard) Close() {
+	if g == nil {
+		return
+	}
+	g.Release()
+	g.arming.Wait()
+	g.spawning.Lock()
+	p := g.proc
+	g.proc = nil
+	g.spawning.Unlock()
+	if p != nil {
+		_, _ = p.Wait()
+	}
 }
 
 // openPipe makes the pipe to the guard process being started, with the

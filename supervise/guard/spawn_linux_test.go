@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/jobtrace/jobtrace/internal/timingtest"
 )
 
@@ -22,6 +24,7 @@ func TestMain(m *testing.M) {
 // A job that ends before Delay gets no guard process.
 func TestReleasedBeforeTheDelayStartsNothing(t *testing.T) {
 	g := Start(Options{Warn: func(s string) { t.Error(s) }})
+	defer g.Close()
 	g.Job(os.Getpid())
 	g.Arm(time.Hour)
 	g.Release()
@@ -55,7 +58,7 @@ func TestNothingIsOpenedBeforeTheGuardStarts(t *testing.T) {
 	for g.pid.Load() == 0 && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
 	}
-	g.Release()
+	g.Close()
 	if g.pid.Load() == 0 {
 		t.Fatal("no guard process was started")
 	}
@@ -70,8 +73,9 @@ func openFDs(t *testing.T) int {
 	return len(fds)
 }
 
-// Once started and released, the guard process exits by itself and is
-// reaped.
+// Once started and released, the guard process exits by itself, and Close
+// reaps it: when Close returns, neither the process nor a goroutine of
+// the Guard is left.
 func TestReleasedGuardExits(t *testing.T) {
 	g := Start(Options{Warn: func(s string) { t.Error(s) }})
 	g.Arm(0)
@@ -87,14 +91,26 @@ func TestReleasedGuardExits(t *testing.T) {
 		t.Error("IsGuard")
 	}
 	g.Release()
-	for {
-		if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); os.IsNotExist(err) {
-			return
+	g.Close()
+	if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); !os.IsNotExist(err) {
+		t.Errorf("the closed guard %d still exists: %v", pid, err)
+	}
+	goleak.VerifyNone(t)
+}
+
+// Close while the guard process is being started waits for the start and
+// reaps what it started: nothing is left, whatever the timing.
+func TestCloseWhileStarting(t *testing.T) {
+	for range 5 {
+		g := Start(Options{Warn: func(s string) { t.Error(s) }})
+		g.Arm(0)
+		g.Close()
+		if pid := g.pid.Load(); pid != 0 {
+			if _, err := os.Stat("/proc/" + strconv.Itoa(int(pid))); !os.IsNotExist(err) {
+				t.Errorf("the closed guard %d still exists: %v", pid, err)
+			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the released guard %d still exists", pid)
-		}
-		time.Sleep(5 * time.Millisecond)
+		goleak.VerifyNone(t)
 	}
 }
 
@@ -103,7 +119,7 @@ func TestReleasedGuardExits(t *testing.T) {
 func TestOrphansAreBounded(t *testing.T) {
 	var warns []string
 	g := Start(Options{Warn: func(s string) { warns = append(warns, s) }})
-	defer g.Release()
+	defer g.Close()
 	for i := 0; i < MaxOrphans; i++ {
 		g.Orphan(1000+i, 5)
 		g.Orphan(1000+i, 5) // told once
@@ -131,6 +147,6 @@ func BenchmarkShortJob(b *testing.B) {
 		g.Job(os.Getpid())
 		g.Arm(Delay)
 		g.Disarm()
-		g.Release()
+		g.Close()
 	}
 }
