@@ -138,6 +138,9 @@ func New(dir string, res *sdkresource.Resource, exp ExportSettings, warn func(st
 	p.TracerProvider = sdktrace.NewTracerProvider(append([]sdktrace.TracerProviderOption{
 		sdktrace.WithResource(res),
 		sdktrace.WithSampler(spans.NewSampler()),
+		// Every limit, so that the OTEL_SPAN_*_LIMIT variables of the
+		// job's environment do not apply to jobtrace's spans.
+		sdktrace.WithRawSpanLimits(spans.SpanLimits()),
 		sdktrace.WithSpanProcessor(p.spoolProc),
 		sdktrace.WithSpanProcessor(p.recorder),
 	}, opts...)...)

@@ -3,6 +3,7 @@ package telemetry
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,13 +11,18 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdkresource "go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/jobtrace/jobtrace/exporters/otlp"
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/internal/otlptest"
+	"github.com/jobtrace/jobtrace/spans"
 )
 
 // An exporter that cannot be built costs its signal, with one warning; the
@@ -133,5 +139,51 @@ func TestMetricExportTimeout(t *testing.T) {
 		}
 	default:
 		t.Fatal("no export at shutdown")
+	}
+}
+
+// The limits of jobtrace's spans are its own: the OTEL_*_LIMIT variables
+// the SDK would read, set in the job's environment for the job's tools,
+// drop nothing; past spans.MaxSpanAttributes a span says how many it
+// dropped.
+func TestSpanLimitsIgnoreTheEnvironment(t *testing.T) {
+	for _, k := range []string{
+		"OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT", "OTEL_ATTRIBUTE_COUNT_LIMIT",
+		"OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT", "OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT",
+		"OTEL_SPAN_EVENT_COUNT_LIMIT", "OTEL_EVENT_ATTRIBUTE_COUNT_LIMIT",
+	} {
+		t.Setenv(k, "1")
+	}
+	rec := tracetest.NewSpanRecorder()
+	p, err := New(filepath.Join(t.TempDir(), "out"), sdkresource.Empty(), ExportSettings{}, func(string) {}, sdktrace.WithSpanProcessor(rec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Shutdown(time.Second, false)
+	attrs := func(n int) []attribute.KeyValue {
+		a := make([]attribute.KeyValue, n)
+		for i := range a {
+			a[i] = attribute.String(fmt.Sprintf("k%d", i), "a long value")
+		}
+		return a
+	}
+	tr := p.TracerProvider.Tracer("t")
+	_, kept := tr.Start(context.Background(), "kept", trace.WithAttributes(attrs(10)...))
+	kept.AddEvent("e1", trace.WithAttributes(attrs(3)...))
+	kept.AddEvent("e2")
+	kept.End()
+	_, over := tr.Start(context.Background(), "over", trace.WithAttributes(attrs(spans.MaxSpanAttributes+5)...))
+	over.End()
+	got := map[string]sdktrace.ReadOnlySpan{}
+	for _, s := range rec.Ended() {
+		got[s.Name()] = s
+	}
+	k := got["kept"]
+	if k == nil || len(k.Attributes()) != 10 || k.DroppedAttributes() != 0 || len(k.Events()) != 2 ||
+		len(k.Events()[0].Attributes) != 3 || k.Attributes()[0].Value.AsString() != "a long value" {
+		t.Errorf("a span under the OTEL_*_LIMIT variables: %+v", k)
+	}
+	if o := got["over"]; o == nil || len(o.Attributes()) != spans.MaxSpanAttributes || o.DroppedAttributes() != 5 {
+		t.Errorf("a span of %d attributes: %+v", spans.MaxSpanAttributes+5, o)
 	}
 }
