@@ -307,3 +307,6 @@ func (s *gopsutilSource) gotProc(ctx context.Context, f figure, pid int32, err e
 
 // SetSubreaper does nothing: only Linux has child subreapers.
 func SetSubreaper() error { return nil }
+
+// IsSubreaper is false: only Linux has child subreapers.
+func IsSubreaper() (bool, error) { return false, nil }

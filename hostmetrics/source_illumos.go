@@ -313,3 +313,6 @@ func (s *illumosSource) readJob(out *Sample, errs *[]error) {
 
 // SetSubreaper does nothing: only Linux has child subreapers.
 func SetSubreaper() error { return nil }
+
+// IsSubreaper is false: only Linux has child subreapers.
+func IsSubreaper() (bool, error) { return false, nil }

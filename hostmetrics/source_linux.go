@@ -9,6 +9,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -335,4 +336,13 @@ func SetSubreaper() error {
 		return fmt.Errorf("prctl(PR_SET_CHILD_SUBREAPER): %w", err)
 	}
 	return nil
+}
+
+// IsSubreaper reports whether the calling process is a child subreaper.
+func IsSubreaper() (bool, error) {
+	var v int32
+	if err := unix.Prctl(unix.PR_GET_CHILD_SUBREAPER, uintptr(unsafe.Pointer(&v)), 0, 0, 0); err != nil {
+		return false, fmt.Errorf("prctl(PR_GET_CHILD_SUBREAPER): %w", err)
+	}
+	return v != 0, nil
 }

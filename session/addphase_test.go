@@ -125,10 +125,10 @@ func TestAddPhaseUsageFromHeldSamples(t *testing.T) {
 	}
 	got := readSpool(t, dir)
 	sp := got["tests"]
-	if sp.parent != "build" {
-		t.Errorf("tests: parent %q, want the job's span", sp.parent)
+	if sp.Parent != "build" {
+		t.Errorf("tests: parent %q, want the job's span", sp.Parent)
 	}
-	a := sp.attrs
+	a := sp.Attrs
 	if a[string(AttrUsageFrom)] != begin.UTC().Format(time.RFC3339Nano) || a[string(AttrUsageTo)] != end.UTC().Format(time.RFC3339Nano) {
 		t.Errorf("usage window %v to %v, want %v to %v", a[string(AttrUsageFrom)], a[string(AttrUsageTo)],
 			begin.UTC().Format(time.RFC3339Nano), end.UTC().Format(time.RFC3339Nano))
@@ -149,7 +149,7 @@ func TestAddPhaseUsageFromHeldSamples(t *testing.T) {
 	if a["cicd.pipeline.task.run.result"] != "failure" || fmt.Sprint(a["github.step.number"]) != "4" {
 		t.Errorf("attributes %v", a)
 	}
-	if a := got["set up"].attrs; a[string(AttrNoUsage)] == nil || a[string(usage.AttrCPUUser)] != nil {
+	if a := got["set up"].Attrs; a[string(AttrNoUsage)] == nil || a[string(usage.AttrCPUUser)] != nil {
 		t.Errorf("a phase before the first sample: attributes %v", a)
 	}
 }

@@ -8,11 +8,11 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
-	"unsafe"
 
 	sdkresource "go.opentelemetry.io/otel/sdk/resource"
 	"golang.org/x/sys/unix"
 
+	"github.com/jobtrace/jobtrace/hostmetrics"
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
 	"github.com/jobtrace/jobtrace/spans/protocol"
 	"github.com/jobtrace/jobtrace/supervise"
@@ -37,9 +37,8 @@ func TestCommandsOfAGoProgram(t *testing.T) {
 	if err := s.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	var sub int32
-	if err := unix.Prctl(unix.PR_GET_CHILD_SUBREAPER, uintptr(unsafe.Pointer(&sub)), 0, 0, 0); err != nil || sub != 0 {
-		t.Errorf("the process is a child subreaper (%d, %v)", sub, err)
+	if sub, err := hostmetrics.IsSubreaper(); err != nil || sub {
+		t.Errorf("the process is a child subreaper (%v, %v)", sub, err)
 	}
 	cpu := map[string]float64{}
 	// The first command costs more than the second: the second's usage
@@ -79,7 +78,7 @@ func TestCommandsOfAGoProgram(t *testing.T) {
 	}
 	got := readSpool(t, dir)
 	phaseCPU := func(name string) float64 {
-		a := got[name].attrs
+		a := got[name].Attrs
 		u, _ := a[string(usage.AttrCPUUser)].(float64)
 		sy, _ := a[string(usage.AttrCPUSystem)].(float64)
 		return u + sy
@@ -94,7 +93,7 @@ func TestCommandsOfAGoProgram(t *testing.T) {
 	if g, want := phaseCPU("task"), cpu["first"]+cpu["second"]; fmt.Sprintf("%.3f", g) != fmt.Sprintf("%.3f", want) {
 		t.Errorf("the job's CPU %.4f s, want the commands' %.4f s", g, want)
 	}
-	root := got["task"].attrs
+	root := got["task"].Attrs
 	if root["cicd.pipeline.task.run.result"] != protocol.ResultCancellation {
 		t.Errorf("the job's result %v", root["cicd.pipeline.task.run.result"])
 	}

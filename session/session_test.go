@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
-	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/attribute"
 	sdkresource "go.opentelemetry.io/otel/sdk/resource"
 	"go.opentelemetry.io/otel/trace"
@@ -23,6 +22,7 @@ import (
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/exporters/usagecsv"
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+	"github.com/jobtrace/jobtrace/internal/spooltest"
 	"github.com/jobtrace/jobtrace/render/profile"
 	htmlreport "github.com/jobtrace/jobtrace/render/report"
 	"github.com/jobtrace/jobtrace/spans"
@@ -49,30 +49,9 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// span is what the test reads back of a span in the spool.
-type span struct {
-	name, parent string
-	attrs        map[string]any
-}
-
-// readSpool returns the spans of the spool in dir by name, with their
-// parent's name.
-func readSpool(t *testing.T, dir string) map[string]span {
-	t.Helper()
-	names := map[pcommon.SpanID]string{}
-	var all []ptrace.Span
-	_, err := spool.ReadSpans(filepath.Join(dir, spool.TracesFile), spool.MaxReadSpans, func(_ pcommon.Resource, s ptrace.Span) {
-		names[s.SpanID()] = s.Name()
-		all = append(all, s)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]span{}
-	for _, s := range all {
-		out[s.Name()] = span{name: s.Name(), parent: names[s.ParentSpanID()], attrs: s.Attributes().AsRaw()}
-	}
-	return out
+// readSpool returns the spans of the spool in dir by name.
+func readSpool(t *testing.T, dir string) map[string]spooltest.Span {
+	return spooltest.Read(t, filepath.Join(dir, spool.TracesFile))
 }
 
 // A Go program drives a session without a child: phases begun and ended by
@@ -151,18 +130,18 @@ func TestSessionDrivenFromGo(t *testing.T) {
 
 	got := readSpool(t, dir)
 	for name, want := range map[string]string{"compile": "build", "link": "compile", "test": "build", "jobtrace startup": "build"} {
-		if got[name].parent != want {
-			t.Errorf("%s: parent %q, want %q (spans %v)", name, got[name].parent, want, got)
+		if got[name].Parent != want {
+			t.Errorf("%s: parent %q, want %q (spans %v)", name, got[name].Parent, want, got)
 		}
 	}
-	if src := got["compile"].attrs[string(spans.AttrPhaseSource)]; src != protocol.SyntaxGo {
+	if src := got["compile"].Attrs[string(spans.AttrPhaseSource)]; src != protocol.SyntaxGo {
 		t.Errorf("compile's source %v, want %q", src, protocol.SyntaxGo)
 	}
-	if n := got["build"].attrs[spans.CounterPrefix+"tests.passed"]; fmt.Sprint(n) != "3" {
+	if n := got["build"].Attrs[spans.CounterPrefix+"tests.passed"]; fmt.Sprint(n) != "3" {
 		t.Errorf("the job's counter tests.passed is %v, want 3", n)
 	}
-	if got["compile"].attrs["lang"] != "go" {
-		t.Errorf("compile's attributes %v", got["compile"].attrs)
+	if got["compile"].Attrs["lang"] != "go" {
+		t.Errorf("compile's attributes %v", got["compile"].Attrs)
 	}
 	for _, name := range []string{usagecsv.FileName, htmlreport.HTMLName, htmlreport.SVGName, profile.FileName} {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
@@ -245,7 +224,7 @@ func TestJobUsageFromTheLastSample(t *testing.T) {
 		t.Errorf("samples %s, want start,end", got)
 	}
 	// The job's usage covers every sample written, the last one included.
-	if n := readSpool(t, dir)["build"].attrs[string(usage.AttrSamples)]; fmt.Sprint(n) != fmt.Sprint(len(reasons)) {
+	if n := readSpool(t, dir)["build"].Attrs[string(usage.AttrSamples)]; fmt.Sprint(n) != fmt.Sprint(len(reasons)) {
 		t.Errorf("the job's usage is from %v samples, want the %d written", n, len(reasons))
 	}
 }
@@ -276,16 +255,7 @@ func TestBeginContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	sc := trace.SpanContextFromContext(ctx)
-	var got pcommon.SpanID
-	_, err = spool.ReadSpans(filepath.Join(dir, spool.TracesFile), spool.MaxReadSpans, func(_ pcommon.Resource, sp ptrace.Span) {
-		if sp.Name() == "pull" {
-			got = sp.SpanID()
-		}
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !sc.IsValid() || pcommon.SpanID(sc.SpanID()) != got {
+	if got := readSpool(t, dir)["pull"].SpanID; !sc.IsValid() || pcommon.SpanID(sc.SpanID()) != got {
 		t.Errorf("the context's span %v, the phase's %v", sc.SpanID(), got)
 	}
 }

@@ -69,7 +69,7 @@ func TestStopMessageAndToldResult(t *testing.T) {
 	if res.Result != protocol.ResultCancellation {
 		t.Errorf("result %q", res.Result)
 	}
-	job := readSpool(t, dir)["steps"].attrs
+	job := readSpool(t, dir)["steps"].Attrs
 	if _, ok := job[string(semconv.ProcessExitCodeKey)]; ok || job["jobtrace.job.stopped"] != true ||
 		job[string(semconv.CICDPipelineTaskRunResultKey)] != protocol.ResultCancellation {
 		t.Errorf("job span attributes %v", job)
