@@ -29,43 +29,52 @@ const userHZ = 100
 
 const tick = time.Second / userHZ
 
-// Usage sums the processes of the tree at one sample.
+// Usage sums the processes of the tree at one sample: Counts holds the
+// sums of their figures.
 type Usage struct {
 	// Time is the time given to Sample.
 	Time time.Time
-	// Processes counts the processes found, zombies included; Threads sums
-	// their num_threads.
-	Processes, Threads int
-	// CPUUser and CPUSystem sum the CPU time of the processes alive (or
-	// zombie) at the sample. See the package doc and [Reader.Exited] for the
-	// CPU of the processes that are gone.
+	// Processes counts the processes found, zombies included.
+	Processes int
+	Counts
+}
+
+// Counts are the figures of one process, or their sums over a tree
+// (Usage).
+//
+// A tree's CPUUser and CPUSystem sum the CPU time of the processes alive
+// (or zombie) at the sample; see the package doc and [Reader.Exited] for
+// the CPU of the processes that are gone. Its ChildUser and ChildSystem,
+// added to them and to the CPU of the roots' own waited-for processes
+// reported by wait4, give the tree's CPU since it started with nothing
+// lost to exits, whatever the sample interval: an exiting process's CPU
+// moves into its reaper's cutime and cstime at the moment it leaves /proc.
+//
+// Unlike CPU, a process's io file already includes the IO of the children
+// it waited for (the kernel adds it at the reap), so a tree's IO sums cover
+// the exited descendants reaped inside the tree. A tree's IOAbsent is set
+// when the io file of at least one process could not be read (another
+// user's process, or a kernel without IO accounting): the IO sums are then
+// a lower bound.
+type Counts struct {
+	// Threads is num_threads of stat.
+	Threads int
+	// CPUUser and CPUSystem are utime and stime of stat.
 	CPUUser, CPUSystem time.Duration
-	// ChildUser and ChildSystem sum cutime and cstime of the same
-	// processes: the CPU of the descendants they waited for. Added to
-	// CPUUser and CPUSystem, and to the CPU of the roots' own waited-for
-	// processes reported by wait4, they give the tree's CPU since it started
-	// with nothing lost to exits, whatever the sample interval: an exiting
-	// process's CPU moves into its reaper's cutime and cstime at the moment
-	// it leaves /proc.
+	// ChildUser and ChildSystem are the CPU of the children the process
+	// has waited for (cutime and cstime), the place where the CPU of
+	// exited descendants reaped inside the tree ends up.
 	ChildUser, ChildSystem time.Duration
-	// RSS sums the resident set size of the processes, in bytes, from
-	// /proc/<pid>/statm. Pages shared between processes are counted once per
-	// process, so RSS can exceed the memory the tree really holds.
+	// RSS is the resident set size in bytes, from statm. Pages shared
+	// between processes are counted once per process, so a tree's RSS can
+	// exceed the memory it really holds.
 	RSS uint64
-	// ReadBytes and WriteBytes sum read_bytes and write_bytes of
-	// /proc/<pid>/io (storage traffic), RChar and WChar sum rchar and wchar
-	// (bytes through read and write calls, cache and pipes included), over
-	// the processes whose io file could be read.
+	// ReadBytes and WriteBytes are read_bytes and write_bytes of io
+	// (storage traffic), RChar and WChar are rchar and wchar (bytes
+	// through read and write calls, cache and pipes included).
 	ReadBytes, WriteBytes uint64
 	RChar, WChar          uint64
-	//
-	// Unlike CPU, a process's io file already includes the IO of the
-	// children it waited for (the kernel adds it at the reap), so these sums
-	// cover the exited descendants reaped inside the tree.
-	//
-	// IOAbsent is set when the io file of at least one process could not be
-	// read (another user's process, or a kernel without IO accounting): the
-	// IO sums are then a lower bound.
+	// IOAbsent is set when the io file could not be read.
 	IOAbsent bool
 }
 
@@ -79,19 +88,8 @@ type Proc struct {
 	State byte
 	// StartTime is the start time after boot in clock ticks; together with
 	// the pid it names a process across pid reuse.
-	StartTime          uint64
-	Threads            int
-	CPUUser, CPUSystem time.Duration
-	// ChildUser and ChildSystem are the CPU of the children this process
-	// has waited for (cutime and cstime), the place where the CPU of exited
-	// descendants reaped inside the tree ends up.
-	ChildUser, ChildSystem time.Duration
-	// RSS is in bytes.
-	RSS                   uint64
-	ReadBytes, WriteBytes uint64
-	RChar, WChar          uint64
-	// IOAbsent is set when /proc/<pid>/io could not be read.
-	IOAbsent bool
+	StartTime uint64
+	Counts
 }
 
 // Exited sums the last-seen usage of the processes that disappeared since the
@@ -159,19 +157,18 @@ func (r *Reader) Exited() Exited { return r.exited }
 
 func (u *Usage) add(p *Proc) {
 	u.Processes++
-	u.Threads += p.Threads
-	u.CPUUser += p.CPUUser
-	u.CPUSystem += p.CPUSystem
-	u.ChildUser += p.ChildUser
-	u.ChildSystem += p.ChildSystem
-	u.RSS += p.RSS
-	u.ReadBytes += p.ReadBytes
-	u.WriteBytes += p.WriteBytes
-	u.RChar += p.RChar
-	u.WChar += p.WChar
-	if p.IOAbsent {
-		u.IOAbsent = true
-	}
+	c := &u.Counts
+	c.Threads += p.Threads
+	c.CPUUser += p.CPUUser
+	c.CPUSystem += p.CPUSystem
+	c.ChildUser += p.ChildUser
+	c.ChildSystem += p.ChildSystem
+	c.RSS += p.RSS
+	c.ReadBytes += p.ReadBytes
+	c.WriteBytes += p.WriteBytes
+	c.RChar += p.RChar
+	c.WChar += p.WChar
+	c.IOAbsent = c.IOAbsent || p.IOAbsent
 }
 
 func (e *Exited) add(p *Proc) {

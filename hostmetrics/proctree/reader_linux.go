@@ -190,16 +190,18 @@ func (r *Reader) visit(pid int, walk bool) {
 		s.comm = string(st.comm)
 	}
 	p := Proc{
-		PID:         pid,
-		PPID:        st.ppid,
-		Comm:        s.comm,
-		State:       st.state,
-		StartTime:   st.starttime,
-		Threads:     st.threads,
-		CPUUser:     time.Duration(st.utime) * tick,
-		CPUSystem:   time.Duration(st.stime) * tick,
-		ChildUser:   time.Duration(st.cutime) * tick,
-		ChildSystem: time.Duration(st.cstime) * tick,
+		PID:       pid,
+		PPID:      st.ppid,
+		Comm:      s.comm,
+		State:     st.state,
+		StartTime: st.starttime,
+		Counts: Counts{
+			Threads:     st.threads,
+			CPUUser:     time.Duration(st.utime) * tick,
+			CPUSystem:   time.Duration(st.stime) * tick,
+			ChildUser:   time.Duration(st.cutime) * tick,
+			ChildSystem: time.Duration(st.cstime) * tick,
+		},
 	}
 	gone := r.readMemory(&p) || r.readIO(&p)
 	s.gen, s.startTime, s.last = r.gen, st.starttime, p

@@ -38,17 +38,19 @@ func TestSampleFixture(t *testing.T) {
 	// zombie 201, 202 (io not permitted) and the grandchild 300; 999 is not
 	// in the tree.
 	want := Usage{
-		Time:       now,
-		Processes:  5,
-		Threads:    6,
-		CPUUser:    8140 * time.Millisecond,
-		CPUSystem:  1010 * time.Millisecond,
-		RSS:        3160 * 4096,
-		ReadBytes:  4096 + 40960,
-		WriteBytes: 8192 + 12288 + 81920,
-		RChar:      1000 + 10 + 5 + 11,
-		WChar:      2000 + 20 + 6 + 12,
-		IOAbsent:   true,
+		Time:      now,
+		Processes: 5,
+		Counts: Counts{
+			Threads:    6,
+			CPUUser:    8140 * time.Millisecond,
+			CPUSystem:  1010 * time.Millisecond,
+			RSS:        3160 * 4096,
+			ReadBytes:  4096 + 40960,
+			WriteBytes: 8192 + 12288 + 81920,
+			RChar:      1000 + 10 + 5 + 11,
+			WChar:      2000 + 20 + 6 + 12,
+			IOAbsent:   true,
+		},
 	}
 	if u != want {
 		t.Errorf("Sample =\n%+v\nwant\n%+v", u, want)
