@@ -1,46 +1,19 @@
 package usagecsv
 
 import (
-	"os/exec"
 	"runtime"
 	"testing"
-	"time"
 
 	"github.com/jobtrace/jobtrace/hostmetrics"
+	"github.com/jobtrace/jobtrace/internal/realsource"
 )
 
 // TestRealSource writes rows from this system's own source, with a child
 // process as the job, and reads them back. On Linux the host's figures must
 // be there.
 func TestRealSource(t *testing.T) {
-	src, err := hostmetrics.NewSource(hostmetrics.Config{WorkDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	if runtime.GOOS != "windows" {
-		if path, err := exec.LookPath("sleep"); err == nil {
-			cmd := exec.Command(path, "300")
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			defer func() { cmd.Process.Kill(); cmd.Wait() }()
-			src.SetJob(cmd.Process.Pid)
-		}
-	}
-
 	w, path := create(t, Options{Phase: func() Phase { return Phase{Name: "real"} }})
-	var s hostmetrics.Sample
-	for i, reason := range []hostmetrics.Reason{hostmetrics.ReasonStart, hostmetrics.ReasonInterval} {
-		if i > 0 {
-			time.Sleep(50 * time.Millisecond)
-		}
-		s.Time, s.Reason = time.Now(), reason
-		if err := src.Read(&s); err != nil {
-			t.Logf("read: %v", err) // a missing figure is not a failure
-		}
-		w.Sample(&s)
-	}
+	realsource.Read(t, []hostmetrics.Reason{hostmetrics.ReasonStart, hostmetrics.ReasonInterval}, w.Sample)
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -1,46 +1,19 @@
 package usagemetrics
 
 import (
-	"os/exec"
 	"runtime"
 	"testing"
-	"time"
 
 	"github.com/jobtrace/jobtrace/hostmetrics"
+	"github.com/jobtrace/jobtrace/internal/realsource"
 )
 
 // TestRealSource records samples from this system's own source, with a
 // child process as the job. Whatever the system gives must match Table; on
 // Linux the host's and the tree's figures must be there.
 func TestRealSource(t *testing.T) {
-	src, err := hostmetrics.NewSource(hostmetrics.Config{WorkDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	if runtime.GOOS != "windows" {
-		if path, err := exec.LookPath("sleep"); err == nil {
-			cmd := exec.Command(path, "300")
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-			src.SetJob(cmd.Process.Pid)
-		}
-	}
-
 	r := newRig(t)
-	var s hostmetrics.Sample
-	for i, reason := range []hostmetrics.Reason{hostmetrics.ReasonStart, hostmetrics.ReasonInterval, hostmetrics.ReasonEnd} {
-		if i > 0 {
-			time.Sleep(50 * time.Millisecond)
-		}
-		s.Time, s.Reason = time.Now(), reason
-		if err := src.Read(&s); err != nil {
-			t.Logf("read: %v", err) // a missing figure is not a failure
-		}
-		r.rec.Sample(&s)
-	}
+	realsource.Read(t, []hostmetrics.Reason{hostmetrics.ReasonStart, hostmetrics.ReasonInterval, hostmetrics.ReasonEnd}, r.rec.Sample)
 	ms := r.collect()
 	t.Logf("recorded: %v", names(ms))
 	for name, got := range ms {
