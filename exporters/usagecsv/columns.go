@@ -166,30 +166,19 @@ var Columns = []Column{
 		Help:   "Page faults that had to wait for IO since the previous row.",
 		Source: "/proc/vmstat pgmajfault",
 		cell:   deltaUint(func(s *hostmetrics.Sample) (uint64, bool) { return s.Host.Paging.Major, s.Host.HasPaging }, nil)},
-	{Name: "host_disk_read_bytes", Unit: "bytes", Delta: true,
-		Help:   "Bytes read from the machine's disks since the previous row: whole disks, not partitions, loop, ram or zram devices.",
-		Source: "/proc/diskstats",
-		cell:   deltaUint(hostDisk(func(d *hostmetrics.DiskIO) uint64 { return d.ReadBytes }), nil)},
-	{Name: "host_disk_write_bytes", Unit: "bytes", Delta: true,
-		Help:   "Bytes written to the same disks since the previous row.",
-		Source: "/proc/diskstats",
-		cell:   deltaUint(hostDisk(func(d *hostmetrics.DiskIO) uint64 { return d.WrittenBytes }), nil)},
-	{Name: "host_disk_reads_count", Unit: "count", Delta: true,
-		Help:   "Reads the same disks completed since the previous row.",
-		Source: "/proc/diskstats",
-		cell:   deltaUint(hostDisk(func(d *hostmetrics.DiskIO) uint64 { return d.Reads }), nil)},
-	{Name: "host_disk_writes_count", Unit: "count", Delta: true,
-		Help:   "Writes the same disks completed since the previous row.",
-		Source: "/proc/diskstats",
-		cell:   deltaUint(hostDisk(func(d *hostmetrics.DiskIO) uint64 { return d.Writes }), nil)},
-	{Name: "host_net_rx_bytes", Unit: "bytes", Delta: true,
-		Help:   "Bytes received on every network interface but loopback since the previous row.",
-		Source: "/proc/net/dev",
-		cell:   deltaUint(hostNet(func(n *hostmetrics.NetIO) uint64 { return n.RxBytes }), nil)},
-	{Name: "host_net_tx_bytes", Unit: "bytes", Delta: true,
-		Help:   "Bytes sent on every network interface but loopback since the previous row.",
-		Source: "/proc/net/dev",
-		cell:   deltaUint(hostNet(func(n *hostmetrics.NetIO) uint64 { return n.TxBytes }), nil)},
+	hostDiskColumn("host_disk_read_bytes", "bytes",
+		"Bytes read from the machine's disks since the previous row: whole disks, not partitions, loop, ram or zram devices.",
+		func(d *hostmetrics.DiskIO) uint64 { return d.ReadBytes }),
+	hostDiskColumn("host_disk_write_bytes", "bytes", "Bytes written to the same disks since the previous row.",
+		func(d *hostmetrics.DiskIO) uint64 { return d.WrittenBytes }),
+	hostDiskColumn("host_disk_reads_count", "count", "Reads the same disks completed since the previous row.",
+		func(d *hostmetrics.DiskIO) uint64 { return d.Reads }),
+	hostDiskColumn("host_disk_writes_count", "count", "Writes the same disks completed since the previous row.",
+		func(d *hostmetrics.DiskIO) uint64 { return d.Writes }),
+	hostNetColumn("host_net_rx_bytes", "Bytes received on every network interface but loopback since the previous row.",
+		func(n *hostmetrics.NetIO) uint64 { return n.RxBytes }),
+	hostNetColumn("host_net_tx_bytes", "Bytes sent on every network interface but loopback since the previous row.",
+		func(n *hostmetrics.NetIO) uint64 { return n.TxBytes }),
 	{Name: "host_load1", Unit: "tasks",
 		Help:   "Load average over one minute: runnable and uninterruptible tasks, averaged.",
 		Source: "/proc/loadavg",
@@ -430,12 +419,18 @@ func hostMemory(get func(*hostmetrics.Memory) uint64) func(*hostmetrics.Sample) 
 	return func(s *hostmetrics.Sample) (uint64, bool) { return get(&s.Host.Memory), s.Host.HasMemory }
 }
 
-func hostDisk(get func(*hostmetrics.DiskIO) uint64) func(*hostmetrics.Sample) (uint64, bool) {
-	return func(s *hostmetrics.Sample) (uint64, bool) { return get(&s.Host.Disk), s.Host.HasDisk }
+// hostDiskColumn is a column of a counter of the machine's disks
+// (/proc/diskstats), as its change since the previous row.
+func hostDiskColumn(name, unit, help string, get func(*hostmetrics.DiskIO) uint64) Column {
+	return Column{Name: name, Unit: unit, Delta: true, Help: help, Source: "/proc/diskstats",
+		cell: deltaUint(func(s *hostmetrics.Sample) (uint64, bool) { return get(&s.Host.Disk), s.Host.HasDisk }, nil)}
 }
 
-func hostNet(get func(*hostmetrics.NetIO) uint64) func(*hostmetrics.Sample) (uint64, bool) {
-	return func(s *hostmetrics.Sample) (uint64, bool) { return get(&s.Host.Net), s.Host.HasNet }
+// hostNetColumn is a column of a byte counter of the machine's network
+// interfaces (/proc/net/dev), as its change since the previous row.
+func hostNetColumn(name, help string, get func(*hostmetrics.NetIO) uint64) Column {
+	return Column{Name: name, Unit: "bytes", Delta: true, Help: help, Source: "/proc/net/dev",
+		cell: deltaUint(func(s *hostmetrics.Sample) (uint64, bool) { return get(&s.Host.Net), s.Host.HasNet }, nil)}
 }
 
 // jobCPUPct is the job's CPU time between the two rows over the CPU time the
