@@ -14,8 +14,12 @@ import (
 // LockDir takes the lock of the artifacts directory dir: one jobtrace at a
 // time writes and sends a spool. ErrDirBusy means another live jobtrace
 // holds it. The lock goes with the process, so a crash leaves none behind.
-func LockDir(dir string) (unlock func(), err error) {
-	f, err := safefile.Open(filepath.Join(dir, LockFile), os.O_RDWR|os.O_CREATE, 0o644)
+func LockDir(dir string) (unlock func(), err error) { return Lock(filepath.Join(dir, LockFile)) }
+
+// Lock takes the lock of the file at path, made if it is not there, as
+// LockDir does: ErrDirBusy when another process holds it.
+func Lock(path string) (unlock func(), err error) {
+	f, err := safefile.Open(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jobtrace/jobtrace/agent/background"
 	"github.com/jobtrace/jobtrace/internal/redact"
 	"github.com/jobtrace/jobtrace/supervise"
 
@@ -65,6 +66,8 @@ type cli struct {
 func (c *cli) commands() []command {
 	return []command{
 		{"run", "wrap a job: its phases become spans; artifacts in --out", c.cmdRun},
+		{"start", "start tracing a job whose steps run apart (GitHub Actions, GitLab, Buildkite)", c.cmdStart},
+		{"stop", "end the job that start began: artifacts, export, summary", c.cmdStop},
 		{"phase", "open or close a phase from inside a job (phase begin|end NAME)", c.cmdPhase},
 		{"event", "record an event on the current phase", c.cmdEvent},
 		{"counter", "add to a named counter", c.cmdCounter},
@@ -115,6 +118,8 @@ func (c *cli) dispatch(args []string) int {
 	}
 	name := args[0]
 	switch name {
+	case background.Arg:
+		return exitCode(c.cmdAgent(args[1:]))
 	case "-h", "--help", "-help", "help":
 		if len(args) > 1 {
 			return c.dispatch([]string{args[1], "--help"})

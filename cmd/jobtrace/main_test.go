@@ -69,6 +69,12 @@ func jtBin(t *testing.T, binary string, env []string, args ...string) result {
 	cmd := exec.Command(binary, args...)
 	cmd.Dir = wd
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + wd, "TMPDIR=" + os.TempDir(), "JOBTRACE_STATE_DIR=" + filepath.Join(wd, "state")}, env...)
+	return runCmd(t, cmd)
+}
+
+// runCmd runs cmd to its end, with its output collected.
+func runCmd(t *testing.T, cmd *exec.Cmd) result {
+	t.Helper()
 	var so, se bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &so, &se
 	err := cmd.Run()
@@ -79,7 +85,7 @@ func jtBin(t *testing.T, binary string, env []string, args ...string) result {
 	} else if err != nil {
 		t.Fatal(err)
 	}
-	return result{code: code, stdout: so.String(), stderr: se.String(), out: filepath.Join(wd, "jobtrace-out")}
+	return result{code: code, stdout: so.String(), stderr: se.String(), out: filepath.Join(cmd.Dir, "jobtrace-out")}
 }
 
 // spansOf reads the spool in dir: spans by name.

@@ -43,31 +43,7 @@ func (c *cli) cmdRun(args []string) error {
 		defer logw.Close()
 	}
 	o := agent.Options{
-		Session: session.Settings{
-			Name:            s.taskName(argv),
-			Out:             s.cfg.Out,
-			ExportTimeout:   s.cfg.ExportTimeout,
-			RecordArgs:      s.cfg.RecordArgs,
-			Version:         jobtraceVersion(),
-			Scan:            s.scanOptions(),
-			Socket:          s.cfg.Markers.Socket,
-			MarkerDir:       s.cfg.Markers.MarkerDir,
-			MaxMessageBytes: s.cfg.Limits.MaxMessageBytes,
-			MaxMarkerFiles:  s.cfg.Limits.MaxMarkerFiles,
-			MaxSocketConns:  s.cfg.Limits.MaxSocketConns,
-			MaxOpenPhases:   s.cfg.Limits.MaxOpenPhases,
-			Resource:        s.resource(),
-			Export:          s.exportSettings(),
-			Env:             os.Environ(),
-			Start:           c.start,
-			Sampling: session.SamplingOptions{
-				Interval: s.cfg.Sampling.Interval,
-				Cgroup:   s.cfg.Sampling.Cgroup == config.CgroupAuto,
-				ProcRoot: s.cfg.Sampling.ProcRoot,
-				SysRoot:  s.cfg.Sampling.SysRoot,
-			},
-			Summary: s.cfg.Summary,
-		},
+		Session:     c.sessionSettings(s, s.taskName(argv)),
 		Args:        argv,
 		GracePeriod: s.cfg.GracePeriod,
 		Parent:      s.parent(),
@@ -76,13 +52,44 @@ func (c *cli) cmdRun(args []string) error {
 		Stderr:      os.Stderr,
 		Guard:       true,
 	}
-	if !s.cfg.SDKDisabled {
-		o.Session.PrometheusListen = s.cfg.PrometheusListen
-	}
 	if logw != nil {
 		o.Log = logw
 	}
 	return exitWith(agent.Run(o))
+}
+
+// sessionSettings are the settings of the session of `jobtrace run` and
+// of the agent of `jobtrace start`, for a job named name.
+func (c *cli) sessionSettings(s settings, name string) session.Settings {
+	set := session.Settings{
+		Name:            name,
+		Out:             s.cfg.Out,
+		ExportTimeout:   s.cfg.ExportTimeout,
+		RecordArgs:      s.cfg.RecordArgs,
+		Version:         jobtraceVersion(),
+		Scan:            s.scanOptions(),
+		Socket:          s.cfg.Markers.Socket,
+		MarkerDir:       s.cfg.Markers.MarkerDir,
+		MaxMessageBytes: s.cfg.Limits.MaxMessageBytes,
+		MaxMarkerFiles:  s.cfg.Limits.MaxMarkerFiles,
+		MaxSocketConns:  s.cfg.Limits.MaxSocketConns,
+		MaxOpenPhases:   s.cfg.Limits.MaxOpenPhases,
+		Resource:        s.resource(),
+		Export:          s.exportSettings(),
+		Env:             os.Environ(),
+		Start:           c.start,
+		Sampling: session.SamplingOptions{
+			Interval: s.cfg.Sampling.Interval,
+			Cgroup:   s.cfg.Sampling.Cgroup == config.CgroupAuto,
+			ProcRoot: s.cfg.Sampling.ProcRoot,
+			SysRoot:  s.cfg.Sampling.SysRoot,
+		},
+		Summary: s.cfg.Summary,
+	}
+	if !s.cfg.SDKDisabled {
+		set.PrometheusListen = s.cfg.PrometheusListen
+	}
+	return set
 }
 
 func exitWith(code int) error {

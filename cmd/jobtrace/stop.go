@@ -1,0 +1,193 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+
+	"github.com/jobtrace/jobtrace/agent/background"
+	"github.com/jobtrace/jobtrace/exporters/spool"
+	"github.com/jobtrace/jobtrace/exporters/usagecsv"
+	"github.com/jobtrace/jobtrace/internal/regularfile"
+	"github.com/jobtrace/jobtrace/session"
+	"github.com/jobtrace/jobtrace/spans/protocol"
+	"github.com/jobtrace/jobtrace/supervise"
+)
+
+const stopExamples = `  jobtrace stop
+  jobtrace stop --result "${{ job.status }}"        # GitHub Actions, in a step with if: always()
+  jobtrace stop --result "$CI_JOB_STATUS"           # GitLab after_script
+  jobtrace stop --result "$BUILDKITE_COMMAND_EXIT_STATUS"
+
+Ends the job that 'jobtrace start' began: the agent ends the job's span with
+RESULT, takes the last sample, writes every artifact, exports within the
+export timeout and writes the summary, which stop prints (and appends to
+$GITHUB_STEP_SUMMARY when that is set); stop returns when the agent is done.
+The agent is found by $JOBTRACE_SOCKET, else by the state file in the out
+directory (--out, else the configuration's, jobtrace-out by default).
+
+Exit status: 0 when the agent wrote every artifact and delivered what it
+had to; 3 when spans could not be delivered to the collector (they are in
+the spool: 'jobtrace replay DIR'); 1 when no agent runs for the directory,
+or it was gone (killed): stop then renders what the agent had written.
+See docs/steps.md.
+`
+
+// resultWords are the results `jobtrace stop --result` takes: the
+// OpenTelemetry values and the words of the CI systems' job status.
+var resultWords = map[string]string{
+	"success": protocol.ResultSuccess, "passed": protocol.ResultSuccess,
+	"failure": protocol.ResultFailure, "failed": protocol.ResultFailure,
+	"error":   protocol.ResultError,
+	"timeout": protocol.ResultTimeout, "timedout": protocol.ResultTimeout,
+	"cancellation": protocol.ResultCancellation, "cancelled": protocol.ResultCancellation, "canceled": protocol.ResultCancellation,
+	"skip": protocol.ResultSkip, "skipped": protocol.ResultSkip,
+}
+
+// stopResult turns --result into the job's result and the attributes
+// that go with it: a number is an exit code, judged as a job's is.
+func stopResult(s string) (string, []attribute.KeyValue, error) {
+	if r, ok := resultWords[s]; ok {
+		return r, nil, nil
+	}
+	if code, err := strconv.Atoi(s); err == nil && code >= 0 && code <= 255 {
+		return session.ResultOf(code, nil), []attribute.KeyValue{semconv.ProcessExitCode(code)}, nil
+	}
+	return "", nil, usagef("stop: --result %q: want success, failure, error, timeout, cancelled, skipped (or GitLab's failed, canceled), or an exit code", s)
+}
+
+func (c *cli) cmdStop(args []string) error {
+	fs := newFlagSet("stop", "jobtrace stop [flags]", stopExamples)
+	outFlag := fs.String("out", "", "the out `dir` of the agent (default: the one of $JOBTRACE_SOCKET, else the configuration's)")
+	result := fs.String("result", "success", "the job's `result`: success, failure, error, timeout, cancelled, skipped, or an exit code")
+	var attrs attrFlag
+	fs.Var(&attrs, "attr", "attribute `key=value` of the job (repeatable)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("stop: unexpected argument %q", fs.Arg(0))
+	}
+	res, resAttrs, err := stopResult(*result)
+	if err != nil {
+		return err
+	}
+	out := *outFlag
+	if out == "" {
+		out = background.OutOfSocket(c.getenv(session.EnvSocket))
+	}
+	if out == "" {
+		s, err := c.loadLocalSettings(nil)
+		if err != nil {
+			return err
+		}
+		out = s.cfg.Out
+	}
+	st, err := background.ReadState(out)
+	if err != nil {
+		return err
+	}
+	if st.End != nil {
+		return fmt.Errorf("stop: no agent runs for %s: the last one (pid %d) ended at %s (%s, result %s); its artifacts are in %s",
+			st.Out, st.Pid, st.End.At.Format(time.RFC3339), st.End.Reason, st.End.Result, st.End.Dir)
+	}
+	offset := fileSize(st.Log)
+	if !background.Alive(st.Out) {
+		return c.agentGone(st)
+	}
+	if err := background.SendStop(st, res, append(resAttrs, attrs...)); err != nil {
+		if !background.Alive(st.Out) {
+			return c.agentGone(st)
+		}
+		return fmt.Errorf("stop: %s: %v", st, err)
+	}
+	wait := time.Duration(st.ExportTimeout) + background.StopMargin
+	if !background.Wait(st.Out, wait) {
+		return fmt.Errorf("stop: the %s has not ended %s after it was asked to; its log is %s", st, wait, st.Log)
+	}
+	copyFrom(os.Stderr, st.Log, offset)
+	end, err := background.ReadState(st.Out)
+	if err != nil || end.End == nil {
+		return c.agentGone(st)
+	}
+	if path := c.getenv(session.EnvStepSummary); path != "" {
+		if err := appendFrom(path, filepath.Join(st.Out, background.SummaryFile)); err != nil {
+			supervise.NewLogger(os.Stderr).Warn(fmt.Sprintf("summary not written to %s: %v", session.EnvStepSummary, err))
+		}
+	}
+	return exitWith(end.End.Code)
+}
+
+// agentGone says that the agent of st ended without recording how (it was
+// killed), renders what it had written, and returns the exit status.
+func (c *cli) agentGone(st background.State) error {
+	log := supervise.NewLogger(os.Stderr)
+	seen := lastSeen(st)
+	log.Printf("the %s is gone: killed or crashed, it was last seen at %s (its last write). %s holds the spans it wrote so far, %s its samples (the job's own span is not there: the agent never ended it); rendering them as `jobtrace report %s` does",
+		st, seen.Format(time.RFC3339), filepath.Join(st.Out, spool.TracesFile), filepath.Join(st.Out, usagecsv.FileName), st.Out)
+	if err := c.cmdReport([]string{st.Out}); err != nil {
+		log.Warn(err.Error())
+	}
+	if err := c.cmdProfile([]string{st.Out}); err != nil {
+		log.Warn(err.Error())
+	}
+	if err := background.Gone(st, seen); err != nil {
+		log.Warn(err.Error())
+	}
+	return exitWith(1)
+}
+
+// lastSeen is the last time the agent of st wrote to its artifacts (a
+// sample, a span), its state file or its log.
+func lastSeen(st background.State) time.Time {
+	seen := st.Started
+	for _, p := range []string{filepath.Join(st.Out, usagecsv.FileName), filepath.Join(st.Out, spool.TracesFile), st.Log} {
+		if fi, err := os.Stat(p); err == nil && fi.ModTime().After(seen) {
+			seen = fi.ModTime()
+		}
+	}
+	return seen
+}
+
+func fileSize(path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+// copyFrom copies the file at path, from offset on, to w.
+func copyFrom(w io.Writer, path string, offset int64) {
+	f, err := regularfile.Open(path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	if _, err := f.Seek(offset, io.SeekStart); err == nil {
+		_, _ = io.Copy(w, f)
+	}
+}
+
+// maxSummaryBytes bounds the summary read back: a few kilobytes for a
+// job of a hundred phases.
+const maxSummaryBytes = 1 << 20
+
+// appendFrom appends the file at from to the file at path.
+func appendFrom(path, from string) error {
+	data, err := regularfile.Read(from, maxSummaryBytes)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return appendFile(path, string(data))
+}
