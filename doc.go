@@ -42,7 +42,7 @@
 // with its descendants, from its start until it is waited for, and its
 // usage is on the phase around it and added to the task's. What the worker
 // does in its own process is not the task's: a phase around Go code carries
-// the machine's figures only. One command is followed at a time; a command
+// the machine's figures, and none of the task's (its CPU time is zero). One command is followed at a time; a command
 // Run starts while another is followed runs all the same, unmeasured, and
 // the error handler is told.
 //
