@@ -93,9 +93,10 @@ type Sampler struct {
 	running bool
 	stopped bool
 
-	wake chan struct{}
-	stop chan struct{}
-	done chan struct{}
+	wake  chan struct{}
+	stop  chan struct{}
+	done  chan struct{}
+	first chan struct{} // closed once the first sample is taken
 
 	// readMu is held while a sample is read and handed out: by the
 	// sampling goroutine, or by a caller of Boundary that samples in its
@@ -149,23 +150,64 @@ func NewSampler(src Source, opts Options) *Sampler {
 		stop:     make(chan struct{}),
 		done:     make(chan struct{}),
 		taken:    make(chan struct{}),
+		first:    make(chan struct{}),
 	}
 }
 
 // Start takes the first sample, in the caller's goroutine, and starts
 // the sampling goroutine.
 func (s *Sampler) Start() {
-	s.mu.Lock()
-	if s.running || s.stopped {
-		s.mu.Unlock()
+	if !s.begin() {
 		return
 	}
-	s.running = true
+	s.takeFirst()
+	go s.loop(false)
+}
+
+// StartAside starts the sampling goroutine, which takes the first sample
+// before anything else, and returns at once: the caller goes on with its
+// own work while the sample is read, and FirstTaken waits for it. No sample
+// is taken before that one: a boundary served meanwhile gets the sampling
+// goroutine's next sample, and Finish waits for the first one.
+func (s *Sampler) StartAside() {
+	if s.begin() {
+		go s.loop(true)
+	}
+}
+
+// FirstTaken waits until the first sample has been handed to the sinks; it
+// returns at once when the Sampler was never started.
+func (s *Sampler) FirstTaken() {
+	s.mu.Lock()
+	running := s.running
 	s.mu.Unlock()
+	if running {
+		<-s.first
+	}
+}
+
+// begin marks the Sampler running and takes readMu for the first sample,
+// which takeFirst releases; it is false when the Sampler was started or
+// stopped already.
+func (s *Sampler) begin() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.running || s.stopped {
+		return false
+	}
+	s.running = true
+	// Held from here, in the caller's goroutine, to the end of the first
+	// sample, which the sampling goroutine may take: nothing is read
+	// before it.
 	s.readMu.Lock()
+	return true
+}
+
+// takeFirst takes the first sample, with readMu held by begin.
+func (s *Sampler) takeFirst() {
 	s.take(ReasonStart)
 	s.readMu.Unlock()
-	go s.loop()
+	close(s.first)
 }
 
 // Boundary asks for a sample now and calls fn with it after the sinks have
@@ -295,10 +337,14 @@ func (s *Sampler) Finish(last func(*Sample)) {
 	s.warnings.Flush()
 }
 
-// loop takes the interval samples and those queued by Serve until Finish,
-// which takes the last ones itself.
-func (s *Sampler) loop() {
+// loop takes the first sample when first is set (StartAside), then the
+// interval samples and those queued by Serve until Finish, which takes the
+// last ones itself.
+func (s *Sampler) loop(first bool) {
 	defer close(s.done)
+	if first {
+		s.takeFirst()
+	}
 	var tick <-chan time.Time
 	if s.opts.Interval > 0 {
 		t := time.NewTicker(s.opts.Interval)

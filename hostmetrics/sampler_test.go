@@ -345,3 +345,44 @@ func TestSamplerFinishServesTheLastSample(t *testing.T) {
 		t.Errorf("Finish before Start: the waiting function called %v, Finish's %v", waiting, last)
 	}
 }
+
+// firstHeldSource holds its first read until released.
+type firstHeldSource struct {
+	fakeSource
+	release chan struct{}
+}
+
+func (f *firstHeldSource) Read(s *Sample) error {
+	if f.fakeSource.reads.Load() == 0 {
+		<-f.release
+	}
+	return f.fakeSource.Read(s)
+}
+
+// StartAside returns while the first sample is still being read, in the
+// sampling goroutine; FirstTaken waits for it; a boundary served meanwhile
+// is not sampled before it (it gets the first sample, or one after it).
+func TestSamplerStartAside(t *testing.T) {
+	src := &firstHeldSource{release: make(chan struct{})}
+	rec := &reasons{}
+	s := NewSampler(src, Options{Interval: -1, Sinks: []Sink{rec}})
+	s.StartAside()
+	var got Reason
+	s.Request(func(x *Sample) { got = x.Reason })
+	s.Serve()
+	if n := src.reads.Load(); n != 0 {
+		t.Errorf("%d reads done with the first one held, want 0", n)
+	}
+	close(src.release)
+	s.FirstTaken()
+	if r := rec.list(); len(r) == 0 || r[0] != ReasonStart {
+		t.Errorf("samples %v once the first was taken, want the start sample first", r)
+	}
+	s.Stop()
+	if got != ReasonStart && got != ReasonBoundary {
+		t.Errorf("the boundary got a %v sample, want the start or one of its own", got)
+	}
+	if r := rec.list(); r[0] != ReasonStart || r[len(r)-1] != ReasonEnd {
+		t.Errorf("samples %v, want the start first and the end last", r)
+	}
+}

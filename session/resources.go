@@ -47,6 +47,7 @@ type resources struct {
 	jobCg   *jobCgroup // nil when the job has no cgroup of its own
 	cgDir   string     // the cgroup read: the job's, or jobtrace's own
 	notes   []string   // what start-up found, for the startup span
+	late    *lateSinks // the sinks made once the telemetry is
 	csv     *usagecsv.Writer
 	closers []func() error
 }
@@ -129,14 +130,47 @@ func (r *resources) sinks(pipe *telemetry.Pipeline, tracker *spans.Tracker, log 
 	return out
 }
 
-// start starts sampling, handing every sample to sinks and to the phase
-// usage windows; the job's window begins with the first sample.
-func (r *resources) start(interval time.Duration, rootCtx context.Context, sinks []hostmetrics.Sink, log Logger) {
-	all := append([]hostmetrics.Sink{r.phases}, sinks...)
-	r.sampler = hostmetrics.NewSampler(r.src, hostmetrics.Options{Interval: interval, Sinks: all, Warn: log.Warn})
+// start starts sampling: the sampling goroutine takes the first sample
+// first thing (Sampler.FirstTaken waits for it), and hands every sample to
+// the phase usage windows (the job's begins with the first sample) and to
+// the sinks given to late.
+func (r *resources) start(interval time.Duration, log Logger) {
+	r.late = &lateSinks{given: make(chan struct{})}
+	r.sampler = hostmetrics.NewSampler(r.src, hostmetrics.Options{
+		Interval: interval, Sinks: []hostmetrics.Sink{r.phases, r.late}, Warn: log.Warn,
+	})
 	r.phases.sampler = r.sampler
-	r.phases.root = trace.SpanFromContext(rootCtx)
-	r.sampler.Start()
+	r.sampler.StartAside()
+}
+
+// abandon stops sampling and removes the job's cgroup, for a session that
+// could not start.
+func (r *resources) abandon(log Logger) {
+	r.late.give(nil)
+	r.sampler.Stop()
+	r.cleanup(log)
+}
+
+// lateSinks are the sinks that need the telemetry (sinks), made after
+// sampling has started: a sample that comes before they are given waits
+// for them, in the sampling goroutine.
+type lateSinks struct {
+	given chan struct{} // closed once sinks is set
+	sinks []hostmetrics.Sink
+}
+
+// give sets the sinks and lets the samples through.
+func (l *lateSinks) give(sinks []hostmetrics.Sink) {
+	l.sinks = sinks
+	close(l.given)
+}
+
+// Sample implements hostmetrics.Sink.
+func (l *lateSinks) Sample(s *hostmetrics.Sample) {
+	<-l.given
+	for _, k := range l.sinks {
+		k.Sample(s)
+	}
 }
 
 // jobStarted tells the source the job's pid. When the job could not be

@@ -203,11 +203,24 @@ func (s *Session) Start(ctx context.Context) error {
 		return errors.New("session: started twice")
 	}
 	s.mark("configuration loaded")
+	// The first sample is read by the sampling goroutine while the
+	// telemetry, the socket, the marker dir and the scanners are set up;
+	// it reaches the sinks that need the telemetry once they are made, and
+	// is waited for before Start returns: it is taken before the job
+	// starts.
+	s.res = newResources(s.set.Sampling, s.set.Child, s.set.hooks.source, s.log)
+	if s.res != nil {
+		s.res.start(s.set.Sampling.Interval, s.log)
+		s.mark("resource sampling ready")
+	}
 	exp := s.set.Export
 	exp.PrometheusListen = s.set.PrometheusListen
 	pipe, err := telemetry.New(s.set.Out, s.set.Resource, exp, s.log.Warn)
 	s.mark("telemetry ready")
 	if err != nil {
+		if s.res != nil {
+			s.res.abandon(s.log)
+		}
 		return err
 	}
 	s.pipe = pipe
@@ -219,16 +232,18 @@ func (s *Session) Start(ctx context.Context) error {
 		trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(s.rootAttrs()...))
 	_, s.startup = s.tracer.Start(s.rootCtx, "jobtrace startup", trace.WithTimestamp(s.set.Start))
 
-	s.res = newResources(s.set.Sampling, s.set.Child, s.set.hooks.source, s.log)
 	var observer spans.PhaseObserver
 	if s.res != nil {
 		observer = s.res.phases
-		s.mark("resource sampling ready")
 	}
 	s.tracker = spans.NewTracker(s.rootCtx, s.tracer, spans.TrackerOptions{
 		Meter: pipe.Meter, Warn: s.log.Warn, MaxOpenPhases: s.set.MaxOpenPhases, Observer: observer,
 		Start: s.set.Start,
 	})
+	if s.res != nil {
+		s.res.phases.root = s.root
+		s.res.late.give(s.res.sinks(pipe, s.tracker, s.log))
+	}
 	s.env = spans.InjectEnv(s.rootCtx)
 	s.srcs, err = startSources(s.set, s.handleSocket, s.log, s.env)
 	s.mark("socket and marker dir ready")
@@ -242,7 +257,7 @@ func (s *Session) Start(ctx context.Context) error {
 		s.outTap, s.errTap = heldTap{s.outScan, s.set.hooks.tap}, heldTap{s.errScan, s.set.hooks.tap}
 	}
 	if s.res != nil {
-		s.res.start(s.set.Sampling.Interval, s.rootCtx, s.res.sinks(pipe, s.tracker, s.log), s.log)
+		s.res.sampler.FirstTaken()
 		s.mark("first sample taken")
 	}
 	if !s.set.Child {
