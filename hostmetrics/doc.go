@@ -27,9 +27,12 @@
 // kstat, no cgo) and the binary files of illumos /proc.
 //
 // A Sample is made of this package's own types on every system; what each
-// source reads is converted into them in an untagged file named for it
-// (linux_procfs.go, illumos_kstat.go, gopsutil.go), so that the conversions
-// are tested everywhere, and the per-OS files hold only the reading. The
+// source reads is converted into them in a file named for it
+// (linux_procfs.go and illumos_kstat.go, untagged, so that the conversions
+// are tested everywhere; gopsutil_convert_others.go, built where gopsutil is
+// the source, and on Linux with the build tag gopsutil for the tests that
+// check it against the native source, so that the Linux and illumos
+// binaries link no gopsutil), and the per-OS files hold only the reading. The
 // sources share the rules that are not about reading: one walkPacer spaces
 // out the walks of a costly tree, and one treeTotals turns a walk into Tree
 // figures that never go down (package monotonic), and hostDiskIO and

@@ -1,3 +1,5 @@
+//go:build gopsutil
+
 package hostmetrics
 
 import (

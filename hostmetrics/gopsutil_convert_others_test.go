@@ -1,3 +1,5 @@
+//go:build (!linux && !illumos) || gopsutil
+
 package hostmetrics
 
 import (
@@ -6,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"slices"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -148,20 +149,6 @@ func TestUnavailableSentence(t *testing.T) {
 	}
 	if got := unavailableSentence("linux", 0); got != "" {
 		t.Errorf("nothing absent gave %q", got)
-	}
-}
-
-func TestFigureString(t *testing.T) {
-	if got := figNet.String(); got != "network IO" {
-		t.Errorf("figNet is %q", got)
-	}
-	if got := (figCPU | figLoad).String(); got != "CPU times, load average" {
-		t.Errorf("two figures are %q", got)
-	}
-	for _, n := range figureNames {
-		if n.name == "" || strings.Contains(n.name, ",") {
-			t.Errorf("figure %d named %q", n.f, n.name)
-		}
 	}
 }
 

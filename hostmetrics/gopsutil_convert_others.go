@@ -1,3 +1,5 @@
+//go:build (!linux && !illumos) || gopsutil
+
 package hostmetrics
 
 import (
@@ -18,9 +20,11 @@ import (
 )
 
 // This file turns what gopsutil returns into a Sample's fields. The calls
-// that read the figures are in gopsutil_others.go, built only where there is
-// no native reader; the conversions are here, untagged, so that they are
-// tested everywhere, Linux included.
+// that read the figures are in gopsutil_others.go. Both are built only where
+// there is no native reader, so that the Linux and illumos binaries link no
+// gopsutil; the build tag gopsutil builds the conversions on Linux too, for
+// the tests that check them against the native source
+// (go test -tags gopsutil ./hostmetrics/).
 
 // gopsutilAbsent returns the figures that gopsutil cannot give on goos, as of
 // v4.26: those it has no call for at all, and those whose call answers
