@@ -5,21 +5,87 @@ import (
 	"strings"
 )
 
-// units are the OpenTelemetry (UCUM) units that have a Prometheus word;
-// "1" has none (a gauge of unit 1 gets "_ratio" instead). Any other unit
-// is kept as it is, its invalid characters made "_".
-var units = map[string]string{
-	"d": "days", "h": "hours", "min": "minutes", "s": "seconds",
-	"ms": "milliseconds", "us": "microseconds", "ns": "nanoseconds",
-	"By": "bytes", "KiBy": "kibibytes", "MiBy": "mebibytes", "GiBy": "gibibytes", "TiBy": "tibibytes",
-	"KBy": "kilobytes", "MBy": "megabytes", "GBy": "gigabytes", "TBy": "terabytes",
-	"m": "meters", "V": "volts", "A": "amperes", "J": "joules", "W": "watts", "g": "grams",
-	"Cel": "celsius", "Hz": "hertz", "1": "", "%": "percent",
+// unitWord is the Prometheus word of an OpenTelemetry (UCUM) unit; "1"
+// has none (a gauge of unit 1 gets "_ratio" instead). ok is false for a
+// unit without one, which is kept as it is, its invalid characters made
+// "_".
+func unitWord(unit string) (word string, ok bool) {
+	switch unit {
+	case "d":
+		return "days", true
+	case "h":
+		return "hours", true
+	case "min":
+		return "minutes", true
+	case "s":
+		return "seconds", true
+	case "ms":
+		return "milliseconds", true
+	case "us":
+		return "microseconds", true
+	case "ns":
+		return "nanoseconds", true
+	case "By":
+		return "bytes", true
+	case "KiBy":
+		return "kibibytes", true
+	case "MiBy":
+		return "mebibytes", true
+	case "GiBy":
+		return "gibibytes", true
+	case "TiBy":
+		return "tibibytes", true
+	case "KBy":
+		return "kilobytes", true
+	case "MBy":
+		return "megabytes", true
+	case "GBy":
+		return "gigabytes", true
+	case "TBy":
+		return "terabytes", true
+	case "m":
+		return "meters", true
+	case "V":
+		return "volts", true
+	case "A":
+		return "amperes", true
+	case "J":
+		return "joules", true
+	case "W":
+		return "watts", true
+	case "g":
+		return "grams", true
+	case "Cel":
+		return "celsius", true
+	case "Hz":
+		return "hertz", true
+	case "1":
+		return "", true
+	case "%":
+		return "percent", true
+	}
+	return "", false
 }
 
-// perUnits are the units after "/" that have a Prometheus word.
-var perUnits = map[string]string{
-	"s": "second", "m": "minute", "h": "hour", "d": "day", "w": "week", "mo": "month", "y": "year",
+// perUnitWord is the Prometheus word of a unit after "/".
+func perUnitWord(unit string) (word string, ok bool) {
+	switch unit {
+	case "s":
+		return "second", true
+	case "m":
+		return "minute", true
+	case "h":
+		return "hour", true
+	case "d":
+		return "day", true
+	case "w":
+		return "week", true
+	case "mo":
+		return "month", true
+	case "y":
+		return "year", true
+	}
+	return "", false
 }
 
 // kind is what a metric becomes, for its name and its TYPE line.
@@ -89,13 +155,13 @@ func metricName(name, unit string, k kind) string {
 func unitWords(unit string) (main, per string) {
 	m, p, hasPer := strings.Cut(unit, "/")
 	if m = strings.TrimSpace(m); m != "" && !strings.ContainsAny(m, "{}") {
-		if w, ok := units[m]; ok {
+		if w, ok := unitWord(m); ok {
 			m = w
 		}
 		main = cleanUnit(m)
 	}
 	if p = strings.TrimSpace(p); hasPer && p != "" && !strings.ContainsAny(p, "{}") {
-		if w, ok := perUnits[p]; ok {
+		if w, ok := perUnitWord(p); ok {
 			p = w
 		}
 		if p = cleanUnit(p); p != "" {

@@ -53,8 +53,8 @@ func Add(values ...string) {
 	sort.SliceStable(secrets, func(i, j int) bool { return len(secrets[i]) > len(secrets[j]) })
 }
 
-// scheme starts a URL inside free text.
-var scheme = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://`)
+// scheme starts a URL inside free text; compiled once, when first used.
+var scheme = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://`) })
 
 // String returns s with every URL's credentials masked (see URL) and every
 // registered secret replaced by Mask.
@@ -62,7 +62,7 @@ func String(s string) string {
 	if strings.Contains(s, "://") {
 		var b strings.Builder
 		last := 0
-		for _, loc := range scheme.FindAllStringIndex(s, -1) {
+		for _, loc := range scheme().FindAllStringIndex(s, -1) {
 			if loc[0] < last {
 				continue
 			}

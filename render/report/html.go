@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"io"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/jobtrace/jobtrace/internal/safefile"
@@ -41,7 +42,10 @@ type tableRow struct {
 	Failed                       bool
 }
 
-var pageTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+// pageTemplate is report.html, parsed once, when the first report is
+// written (not when the program starts).
+var pageTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -99,6 +103,7 @@ tr.fail td{background:#fef2f2}.failkey{color:#b91c1c;font-weight:600}td.res.fail
 </body>
 </html>
 `))
+})
 
 // WriteHTML writes the report of run as one self-contained HTML page.
 func WriteHTML(w io.Writer, run *runmodel.Run) error { return writeHTML(w, dataOf(run)) }
@@ -140,7 +145,7 @@ func writeHTML(w io.Writer, d *Data) error {
 	for _, ph := range phases {
 		p.Phases = append(p.Phases, rowOf(ph.Name, ph.Depth+1, job.Start, ph.Start, ph.End, ph.Result, ph.Failed, ph.Usage))
 	}
-	return pageTemplate.Execute(w, p)
+	return pageTemplate().Execute(w, p)
 }
 
 func rowOf(name string, depth int, jobStart, start, end time.Time, result string, failed bool, u Usage) tableRow {

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// initWork are the calls that compile or parse at the moment they are
+// made, by the import path of their package: made in a package-level
+// variable's initializer or in init(), every start of jobtrace pays for
+// them, whatever the command needs.
+var initWork = map[string][]string{
+	"regexp":        {"Compile", "MustCompile", "CompilePOSIX", "MustCompilePOSIX"},
+	"text/template": {"Must", "New"},
+	"html/template": {"Must", "New"},
+}
+
+// TestNoWorkAtPackageInit: no package of jobtrace compiles a regular
+// expression or parses a template when the program starts (a package-level
+// variable's initializer, or init()); they are made when first used
+// (sync.OnceValue). A function literal in an initializer runs later, so
+// it may.
+func TestNoWorkAtPackageInit(t *testing.T) {
+	root := "../.."
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		if d.IsDir() {
+			switch {
+			case rel == "e2e" || rel == "bench" || d.Name() == "testdata" || strings.HasPrefix(d.Name(), "."):
+				if rel != "." {
+					return filepath.SkipDir // modules of their own, fixtures, caches
+				}
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		for _, where := range initCalls(f) {
+			t.Errorf("%s: %s at package init", fset.Position(where.pos), where.call)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+type initCall struct {
+	pos  token.Pos
+	call string
+}
+
+// initCalls are the calls of initWork in f's package-level variables'
+// initializers and in its init functions, outside function literals.
+func initCalls(f *ast.File) []initCall {
+	pkgs := map[string]string{} // local name → import path, for initWork's paths
+	for _, imp := range f.Imports {
+		path, _ := strconv.Unquote(imp.Path.Value)
+		if _, ok := initWork[path]; !ok {
+			continue
+		}
+		name := path[strings.LastIndex(path, "/")+1:]
+		if imp.Name != nil {
+			name = imp.Name.Name
+		}
+		pkgs[name] = path
+	}
+	if len(pkgs) == 0 {
+		return nil
+	}
+	var found []initCall
+	visit := func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false // runs when called, not at init
+		case *ast.SelectorExpr:
+			if id, ok := n.X.(*ast.Ident); ok {
+				for _, fn := range initWork[pkgs[id.Name]] {
+					if n.Sel.Name == fn {
+						found = append(found, initCall{n.Pos(), pkgs[id.Name] + "." + fn})
+					}
+				}
+			}
+		}
+		return true
+	}
+	for _, decl := range f.Decls {
+		switch d := decl.(type) {
+		case *ast.GenDecl:
+			if d.Tok == token.VAR {
+				ast.Inspect(d, visit)
+			}
+		case *ast.FuncDecl:
+			if d.Recv == nil && d.Name.Name == "init" {
+				ast.Inspect(d.Body, visit)
+			}
+		}
+	}
+	return found
+}
+
+// TestInitCallsFound: the check above finds what it looks for, under a
+// renamed import too, and leaves function literals alone.
+func TestInitCallsFound(t *testing.T) {
+	src := `package p
+import (
+	"regexp"
+	tpl "html/template"
+	"sync"
+)
+var a = regexp.MustCompile("x")
+var b, c = 1, tpl.Must(tpl.New("t").Parse(""))
+var d = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("y") })
+func init() { _ = regexp.MustCompile("z") }
+func f() { _ = regexp.MustCompile("w") }
+`
+	f, err := parser.ParseFile(token.NewFileSet(), "p.go", src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range initCalls(f) {
+		got = append(got, c.call)
+	}
+	want := "regexp.MustCompile html/template.Must html/template.New regexp.MustCompile"
+	if strings.Join(got, " ") != want {
+		t.Errorf("found %q, want %q", got, want)
+	}
+}
