@@ -1,15 +1,72 @@
+//go:build unix
+
 package main
 
 import (
+	"debug/buildinfo"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 )
+
+// notLinked are modules the Linux and illumos binaries must not link:
+// the Prometheus client and what comes with it (the Prometheus endpoint is
+// written by exporters/promtext), and gopsutil (only the other systems
+// read through it). Their package inits alone cost a start more than a
+// millisecond.
+var notLinked = []string{
+	"github.com/prometheus/",
+	"go.opentelemetry.io/otel/exporters/prometheus",
+	"github.com/shirou/gopsutil/",
+}
+
+// TestLinksNoPrometheusClientNorGopsutil: neither go list -deps of the
+// command for linux and illumos nor the build information of the binary
+// built for these tests names a module of notLinked.
+func TestLinksNoPrometheusClientNorGopsutil(t *testing.T) {
+	check := func(what string, paths []string) {
+		t.Helper()
+		for _, p := range paths {
+			for _, bad := range notLinked {
+				if strings.HasPrefix(p, bad) {
+					t.Errorf("%s: %s", what, p)
+				}
+			}
+		}
+	}
+	if runtime.GOOS == "linux" || runtime.GOOS == "illumos" {
+		info, err := buildinfo.ReadFile(bin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var mods []string
+		for _, m := range info.Deps {
+			mods = append(mods, m.Path)
+		}
+		check("the binary links", mods)
+	}
+	for _, goos := range []string{"linux", "illumos"} {
+		cmd := exec.Command("go", "list", "-deps", ".")
+		cmd.Env = append(os.Environ(), "GOOS="+goos, "GOARCH=amd64", installEnv)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("GOOS=%s go list -deps: %v", goos, err)
+		}
+		pkgs := strings.Fields(string(out))
+		if len(pkgs) < 100 {
+			t.Fatalf("GOOS=%s go list -deps listed %d packages", goos, len(pkgs))
+		}
+		check("GOOS="+goos+" go list -deps", pkgs)
+	}
+}
 
 // initWork are the calls that compile or parse at the moment they are
 // made, by the import path of their package: made in a package-level
