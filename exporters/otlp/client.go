@@ -35,7 +35,7 @@ type sender interface {
 // the signal's gRPC Export method.
 func newSender(e *Endpoint, grpcMethod string) sender {
 	if e.Protocol == ProtocolGRPC {
-		return newGRPCSender(e, grpcMethod)
+		return newGRPCSender(e, grpcMethod, http.ProxyFromEnvironment)
 	}
 	hc, tr := newHTTPClient(e)
 	return &httpSender{e: e, hc: hc, tr: tr}

@@ -1,6 +1,7 @@
 package otlp
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -9,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -38,9 +40,9 @@ const grpcTimeoutMax = 99_999_999
 // The request's context sets its grpc-timeout; its status is read from the
 // grpc-status and grpc-message trailers, or from the headers of a
 // trailers-only answer; the headers go as metadata, the values of -bin
-// ones in base64. A proxy is taken from HTTPS_PROXY and NO_PROXY for TLS
-// (a CONNECT tunnel, as grpc-go does); a plain-text endpoint is dialled
-// directly.
+// ones in base64. The connection goes through the proxy that HTTPS_PROXY
+// and NO_PROXY name for the endpoint, in a CONNECT tunnel, over TLS or in
+// plain text alike, as grpc-go's does.
 type grpcSender struct {
 	e   *Endpoint
 	url string
@@ -48,16 +50,21 @@ type grpcSender struct {
 	tr  *http.Transport
 }
 
-func newGRPCSender(e *Endpoint, method string) *grpcSender {
+// newGRPCSender returns a sender of calls of method (a path) to e, through
+// the proxy that proxy names for an https:// URL of e's host and port.
+func newGRPCSender(e *Endpoint, method string, proxy func(*http.Request) (*url.URL, error)) *grpcSender {
 	hc, tr := newHTTPClient(e)
 	tr.Protocols = new(http.Protocols)
 	tr.Protocols.SetHTTP2(true)
 	tr.Protocols.SetUnencryptedHTTP2(true)
+	tr.Proxy = proxy
 	scheme := "https"
 	if e.TLS == nil {
 		// net/http would send a plain-text request to an HTTP proxy as a
-		// proxy request, which HTTP/2 with prior knowledge cannot be.
+		// proxy request, which HTTP/2 with prior knowledge cannot be: the
+		// dialler makes the tunnel itself.
 		scheme, tr.Proxy = "http", nil
+		tr.DialContext = tunnel(proxy, tr.DialContext)
 	}
 	// The call's context bounds it, so that running out of time is
 	// DeadlineExceeded, as the grpc-timeout header says.
@@ -277,3 +284,75 @@ func grpcTimeout(d time.Duration) string {
 	}
 	panic("unreachable")
 }
+
+// tunnel returns a dialler of addr through the HTTP proxy that proxy
+// names for an https:// URL of addr, in a CONNECT tunnel, or straight to
+// addr when it names none.
+func tunnel(proxy func(*http.Request) (*url.URL, error), dial func(ctx context.Context, network, addr string) (net.Conn, error)) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		pu, err := proxy(&http.Request{URL: &url.URL{Scheme: "https", Host: addr}})
+		if err != nil {
+			return nil, err
+		}
+		if pu == nil {
+			return dial(ctx, network, addr)
+		}
+		if pu.Scheme != "http" {
+			return nil, fmt.Errorf("proxy %s: a plain-text gRPC endpoint is reached through an http:// proxy only", pu.Host)
+		}
+		proxyAddr := pu.Host
+		if pu.Port() == "" {
+			proxyAddr = net.JoinHostPort(pu.Hostname(), "80")
+		}
+		conn, err := dial(ctx, network, proxyAddr)
+		if err != nil {
+			return nil, err
+		}
+		br, err := connect(ctx, conn, pu, addr)
+		if err != nil {
+			conn.Close()
+			return nil, err
+		}
+		if br.Buffered() > 0 {
+			// The server's first bytes came with the proxy's answer.
+			return &bufferedConn{Conn: conn, r: br}, nil
+		}
+		return conn, nil
+	}
+}
+
+// connect asks the proxy pu, at the other end of conn, for a tunnel to
+// addr, within ctx's deadline.
+func connect(ctx context.Context, conn net.Conn, pu *url.URL, addr string) (*bufio.Reader, error) {
+	if dl, ok := ctx.Deadline(); ok {
+		if err := conn.SetDeadline(dl); err != nil {
+			return nil, err
+		}
+		defer conn.SetDeadline(time.Time{})
+	}
+	req := &http.Request{Method: http.MethodConnect, URL: &url.URL{Opaque: addr}, Host: addr, Header: http.Header{}}
+	if u := pu.User; u != nil {
+		pass, _ := u.Password()
+		req.Header.Set("Proxy-Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(u.Username()+":"+pass)))
+	}
+	if err := req.Write(conn); err != nil {
+		return nil, err
+	}
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("proxy %s answered CONNECT with %s", pu.Host, resp.Status)
+	}
+	return br, nil
+}
+
+// bufferedConn reads what its reader holds before the connection.
+type bufferedConn struct {
+	net.Conn
+	r *bufio.Reader
+}
+
+func (c *bufferedConn) Read(p []byte) (int, error) { return c.r.Read(p) }

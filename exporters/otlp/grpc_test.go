@@ -13,9 +13,12 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -360,5 +363,86 @@ func TestGRPCFrame(t *testing.T) {
 		if _, err := grpcUnframe(bad, ""); err == nil {
 			t.Errorf("%v read as a message", bad)
 		}
+	}
+}
+
+// connectProxy is a real HTTP proxy that only tunnels (CONNECT), and
+// records the address and the Proxy-Authorization of each tunnel.
+func connectProxy(t *testing.T) (*url.URL, func() []string) {
+	t.Helper()
+	var mu sync.Mutex
+	var seen []string
+	var wg sync.WaitGroup
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodConnect {
+			http.Error(w, "CONNECT only", http.StatusMethodNotAllowed)
+			return
+		}
+		mu.Lock()
+		seen = append(seen, r.Host+" "+r.Header.Get("Proxy-Authorization"))
+		mu.Unlock()
+		up, err := net.Dial("tcp", r.Host)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		conn, brw, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			up.Close()
+			t.Error(err)
+			return
+		}
+		_, _ = io.WriteString(conn, "HTTP/1.1 200 Connection established\r\n\r\n")
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			_, _ = io.Copy(up, brw)
+			up.Close()
+		}()
+		go func() {
+			defer wg.Done()
+			_, _ = io.Copy(conn, up)
+			conn.Close()
+		}()
+	}))
+	t.Cleanup(func() {
+		srv.CloseClientConnections()
+		srv.Close()
+		wg.Wait()
+	})
+	u, err := url.Parse(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), seen...)
+	}
+}
+
+// Through a proxy, in plain text and over TLS, the calls go in a CONNECT
+// tunnel to the endpoint's host and port, with the proxy's credentials.
+func TestGRPCThroughAProxy(t *testing.T) {
+	cert, certPEM := otlptest.SelfSigned(t)
+	caFile, _ := writePEM(t, cert, certPEM)
+	c := &otlptest.Collector{}
+	plain := otlptest.StartGRPC(t, "", c)
+	secure := otlptest.StartGRPCS(t, c, &tls.Config{Certificates: []tls.Certificate{cert}})
+	pu, seen := connectProxy(t)
+	pu.User = url.UserPassword("u", "p")
+	for _, target := range []struct{ url, ca string }{{"http://" + plain.Addr, ""}, {"https://" + secure.Addr, caFile}} {
+		e := resolve(t, Settings{Endpoint: target.url, General: General{Protocol: ProtocolGRPC, Certificate: target.ca}}).Traces
+		s := newGRPCSender(e, grpcTraceExport, http.ProxyURL(pu))
+		if err := upload(t, &traceClient{s: s}, target.url); err != nil {
+			t.Errorf("%s through the proxy: %v", target.url, err)
+		}
+	}
+	auth := "Basic " + base64.StdEncoding.EncodeToString([]byte("u:p"))
+	if got, want := strings.Join(seen(), ","), plain.Addr+" "+auth+","+secure.Addr+" "+auth; got != want {
+		t.Errorf("proxy saw %q, want %q", got, want)
+	}
+	if got := strings.Join(c.SpanNames(), " "); got != "http://"+plain.Addr+" https://"+secure.Addr {
+		t.Errorf("server got %q", got)
 	}
 }
