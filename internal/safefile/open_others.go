@@ -47,27 +47,12 @@ func UserDir(path string) error { return PrivateDir(path) }
 
 // CheckPrivate refuses a symbolic link or a non-directory.
 func CheckPrivate(path string) error {
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return err
-	}
-	if fi.Mode()&fs.ModeSymlink != 0 {
-		return fmt.Errorf("%s %w", path, ErrSymlink)
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("%s %w: not a directory", path, ErrNotPrivate)
-	}
-	return nil
+	_, err := lstatDir(path)
+	return err
 }
 
 // SafeParent checks that path is a directory.
 func SafeParent(path string) error {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return err
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("%s: not a directory", path)
-	}
-	return nil
+	_, err := statDir(path)
+	return err
 }

@@ -130,15 +130,9 @@ func UserDir(path string) error {
 }
 
 func checkDir(path string, deny fs.FileMode, want string) error {
-	fi, err := os.Lstat(path)
+	fi, err := lstatDir(path)
 	if err != nil {
 		return err
-	}
-	if fi.Mode()&fs.ModeSymlink != 0 {
-		return fmt.Errorf("%s %w", path, ErrSymlink)
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("%s %w: not a directory", path, ErrNotPrivate)
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
@@ -158,12 +152,9 @@ func checkDir(path string, deny fs.FileMode, want string) error {
 // may write to it, sticky (as /tmp is), so that nobody else can rename or
 // remove what the user creates there.
 func SafeParent(path string) error {
-	fi, err := os.Stat(path)
+	fi, err := statDir(path)
 	if err != nil {
 		return err
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("%s: not a directory", path)
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {

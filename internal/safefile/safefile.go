@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -81,4 +82,33 @@ func unwrapPath(err error) error {
 		return le.Err
 	}
 	return err
+}
+
+// lstatDir returns the FileInfo of path, which must be a directory and not
+// a symbolic link to one: an error wrapping ErrSymlink or ErrNotPrivate
+// otherwise.
+func lstatDir(path string) (fs.FileInfo, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return nil, fmt.Errorf("%s %w", path, ErrSymlink)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("%s %w: not a directory", path, ErrNotPrivate)
+	}
+	return fi, nil
+}
+
+// statDir returns the FileInfo of the directory path leads to.
+func statDir(path string) (fs.FileInfo, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("%s: not a directory", path)
+	}
+	return fi, nil
 }
