@@ -35,6 +35,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/jobtrace/jobtrace"
+	"github.com/jobtrace/jobtrace/internal/safefile"
 )
 
 // imageBytes is the size of the image the worker pulls: large enough that
@@ -206,16 +207,11 @@ func pullImage(ctx context.Context, dir string) (string, error) {
 		return "", err
 	}
 	defer resp.Body.Close()
-	path := filepath.Join(dir, "image.tar")
-	f, err := os.Create(path)
-	if err != nil {
-		return "", err
-	}
-	h := sha256.New()
-	_, err = io.Copy(io.MultiWriter(f, h), resp.Body)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	path, h := filepath.Join(dir, "image.tar"), sha256.New()
+	err = safefile.Replace(path, 0o644, func(w io.Writer) error {
+		_, err := io.Copy(io.MultiWriter(w, h), resp.Body)
+		return err
+	})
 	if err != nil {
 		return "", err
 	}
@@ -244,13 +240,8 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	defer in.Close()
-	out, err := os.Create(dst)
-	if err != nil {
+	return safefile.Replace(dst, 0o644, func(w io.Writer) error {
+		_, err := io.Copy(w, in)
 		return err
-	}
-	_, err = io.Copy(out, in)
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	})
 }
