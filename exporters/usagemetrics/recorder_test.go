@@ -3,6 +3,7 @@ package usagemetrics
 import (
 	"context"
 	"go.opentelemetry.io/otel/metric"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -199,7 +200,7 @@ func TestKindsUnitsAttributes(t *testing.T) {
 			if !hasExemplarOf(p, r.span) {
 				t.Errorf("%s{%s}: no exemplar of the active span; exemplars %v", name, p.attrs.Encoded(attribute.DefaultEncoder()), p.exemplars)
 			}
-			if m.Kind == Histogram && !equalFloats(p.bounds, m.Buckets) {
+			if m.Kind == Histogram && !slices.Equal(p.bounds, m.Buckets) {
 				t.Errorf("%s: bounds %v, want %v", name, p.bounds, m.Buckets)
 			}
 		}
@@ -248,18 +249,6 @@ func checkKeys(t *testing.T, m Metric, set attribute.Set) {
 	for k := range want {
 		t.Errorf("%s{%s}: no %s", m.Name, set.Encoded(attribute.DefaultEncoder()), k)
 	}
-}
-
-func equalFloats(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestAbsentGroups: a group a sample lacks makes no data points, never

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -412,27 +413,15 @@ func TestCountersSkipAbsentAndMergeSameTime(t *testing.T) {
 	}
 	p := build(&runmodel.Run{}, nil, rows)
 	cpu, mem := p.Counters[0].Samples, p.Counters[1].Samples
-	if want := []float64{0, 1000, 3000}; !equal(cpu.Time, want) || !equal(cpu.Count, []float64{0, 750, 1000}) {
+	if want := []float64{0, 1000, 3000}; !slices.Equal(cpu.Time, want) || !slices.Equal(cpu.Count, []float64{0, 750, 1000}) {
 		t.Errorf("cpu: %+v", cpu)
 	}
-	if !equal(mem.Time, []float64{0, 1000, 3000}) || !equal(mem.Count, []float64{100, 100, 50}) {
+	if !slices.Equal(mem.Time, []float64{0, 1000, 3000}) || !slices.Equal(mem.Count, []float64{100, 100, 50}) {
 		t.Errorf("memory: %+v", mem)
 	}
 	if p.Meta.Interval != 1000 {
 		t.Errorf("interval %v", p.Meta.Interval)
 	}
-}
-
-func equal(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func span(id, parent byte, name string, start, end uint64, attrs ...attribute.KeyValue) runmodel.Span {
