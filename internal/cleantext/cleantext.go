@@ -93,6 +93,18 @@ func unsafe(r rune) bool {
 	return false
 }
 
+// Truncate cuts s to at most max bytes without splitting a rune.
+func Truncate(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	i := max
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i]
+}
+
 // KeyValue returns kv with its key and its string values cleaned by String.
 func KeyValue(kv attribute.KeyValue) attribute.KeyValue {
 	kv.Key = attribute.Key(String(string(kv.Key)))

@@ -406,19 +406,7 @@ func (s *Scanner) clean(b []byte, max int) string {
 		s.scratch = stripANSI(s.scratch[:0], b)
 		b = s.scratch
 	}
-	return truncate(cleantext.Bytes(bytes.TrimSpace(b)), max)
-}
-
-// truncate cuts s to at most max bytes without splitting a rune.
-func truncate(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	i := max
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i]
+	return cleantext.Truncate(cleantext.Bytes(bytes.TrimSpace(b)), max)
 }
 
 var (
@@ -467,7 +455,7 @@ func (s *Scanner) phase(l []byte) {
 	for _, w := range words[first:] {
 		kv := rest[w[0]:w[1]]
 		eq := bytes.IndexByte(kv, '=')
-		key := truncate(cleantext.Bytes(kv[:eq]), protocol.MaxNameBytes)
+		key := cleantext.Truncate(cleantext.Bytes(kv[:eq]), protocol.MaxNameBytes)
 		val := cleantext.Bytes(kv[eq+1:])
 		if typ == protocol.TypeEnd && key == "result" && protocol.ValidResult(val) {
 			m.Result = val
@@ -568,7 +556,7 @@ func (s *Scanner) gitlab(l []byte) {
 	if i == 0 {
 		return
 	}
-	name := truncate(string(l[:i]), protocol.MaxNameBytes)
+	name := cleantext.Truncate(string(l[:i]), protocol.MaxNameBytes)
 	l = l[i:]
 	if len(l) > 0 && l[0] == '[' {
 		end := bytes.IndexByte(l, ']')
@@ -644,5 +632,5 @@ func lineText(l []byte) string {
 	if len(l) > MaxLineAttrBytes+utf8.UTFMax {
 		l = l[:MaxLineAttrBytes+utf8.UTFMax]
 	}
-	return truncate(cleantext.Bytes(l), MaxLineAttrBytes)
+	return cleantext.Truncate(cleantext.Bytes(l), MaxLineAttrBytes)
 }

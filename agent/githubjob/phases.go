@@ -1,0 +1,87 @@
+package githubjob
+
+import (
+	"strings"
+
+	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/jobtrace/jobtrace/internal/cleantext"
+	"github.com/jobtrace/jobtrace/spans/protocol"
+)
+
+// Attribute keys of a step's phase (docs/attributes.md).
+const (
+	AttrStepNumber     = attribute.Key("jobtrace.github.step.number")
+	AttrStepConclusion = attribute.Key("jobtrace.github.step.conclusion")
+	// AttrStepOwn marks the steps of jobtrace's own action: "pre" (it
+	// builds or finds jobtrace and starts the job's agent) and "main"
+	// (it does nothing).
+	AttrStepOwn = attribute.Key("jobtrace.github.step.jobtrace")
+)
+
+// results are the phase results of a step's conclusion.
+var results = map[string]string{
+	"success":   protocol.ResultSuccess,
+	"failure":   protocol.ResultFailure,
+	"cancelled": protocol.ResultCancellation,
+	"skipped":   protocol.ResultSkip,
+	"timed_out": protocol.ResultTimeout,
+	"neutral":   protocol.ResultSuccess,
+}
+
+// Phases turns the job's steps into add messages (protocol.TypeAdd), in
+// the steps' order: one per completed step that has a start and an end.
+// The others (steps skipped without running, steps not finished, such as
+// the step that asks, at its end) are counted in left.
+//
+// The steps of jobtrace's own action are told by the step that asks: the
+// one in progress named "Post X" is the post step of the action whose
+// step is named X, so "Pre X" is its pre step and X its main step; they
+// carry AttrStepOwn.
+func Phases(j Job) (msgs []protocol.Msg, left int) {
+	own := ""
+	for _, s := range j.Steps {
+		if s.Status == "in_progress" && strings.HasPrefix(s.Name, "Post ") {
+			own = strings.TrimPrefix(s.Name, "Post ")
+		}
+	}
+	for _, s := range j.Steps {
+		if s.Status != "completed" || s.StartedAt.IsZero() || s.CompletedAt.IsZero() || s.CompletedAt.Before(s.StartedAt) {
+			left++
+			continue
+		}
+		result, ok := results[s.Conclusion]
+		if !ok {
+			result = protocol.ResultError
+		}
+		attrs := []attribute.KeyValue{AttrStepNumber.Int(s.Number), AttrStepConclusion.String(s.Conclusion)}
+		switch {
+		case own == "":
+		case s.Name == "Pre "+own:
+			attrs = append(attrs, AttrStepOwn.String("pre"))
+		case s.Name == own:
+			attrs = append(attrs, AttrStepOwn.String("main"))
+		}
+		m := protocol.Msg{V: protocol.Version, Type: protocol.TypeAdd, Name: cleantext.Truncate(cleantext.String(s.Name), protocol.MaxNameBytes),
+			Start: s.StartedAt, End: s.CompletedAt, Result: result, Attrs: attrs}
+		m.Clean()
+		msgs = append(msgs, m)
+	}
+	return msgs, left
+}
+
+// Result is the job's result as its steps tell it so far: failure when a
+// step failed or timed out, else cancellation when one was cancelled, else
+// success.
+func Result(j Job) string {
+	r := protocol.ResultSuccess
+	for _, s := range j.Steps {
+		switch s.Conclusion {
+		case "failure", "timed_out":
+			return protocol.ResultFailure
+		case "cancelled":
+			r = protocol.ResultCancellation
+		}
+	}
+	return r
+}
