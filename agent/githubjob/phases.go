@@ -9,16 +9,6 @@ import (
 	"github.com/jobtrace/jobtrace/spans/protocol"
 )
 
-// Attribute keys of a step's phase (docs/attributes.md).
-const (
-	AttrStepNumber     = attribute.Key("jobtrace.github.step.number")
-	AttrStepConclusion = attribute.Key("jobtrace.github.step.conclusion")
-	// AttrStepOwn marks the steps of jobtrace's own action: "pre" (it
-	// builds or finds jobtrace and starts the job's agent) and "main"
-	// (it does nothing).
-	AttrStepOwn = attribute.Key("jobtrace.github.step.jobtrace")
-)
-
 // results are the phase results of a step's conclusion.
 var results = map[string]string{
 	"success":   protocol.ResultSuccess,
@@ -28,6 +18,16 @@ var results = map[string]string{
 	"timed_out": protocol.ResultTimeout,
 	"neutral":   protocol.ResultSuccess,
 }
+
+// Attribute keys of a step's phase (docs/attributes.md).
+const (
+	AttrStepNumber     = attribute.Key("jobtrace.github.step.number")
+	AttrStepConclusion = attribute.Key("jobtrace.github.step.conclusion")
+	// AttrStepOwn marks the steps of jobtrace's own action: "pre" (it
+	// builds or finds jobtrace and starts the job's agent) and "main"
+	// (it does nothing).
+	AttrStepOwn = attribute.Key("jobtrace.github.step.jobtrace")
+)
 
 // Phases turns the job's steps into add messages (protocol.TypeAdd), in
 // the steps' order: one per completed step that has a start and an end.

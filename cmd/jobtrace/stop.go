@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -25,6 +27,7 @@ const stopExamples = `  jobtrace stop
   jobtrace stop --result "${{ job.status }}"        # GitHub Actions, in a step with if: always()
   jobtrace stop --result "$CI_JOB_STATUS"           # GitLab after_script
   jobtrace stop --result "$BUILDKITE_COMMAND_EXIT_STATUS"
+  jobtrace stop --github-steps                      # GitHub Actions: every step a phase (what the action's post step runs)
 
 Ends the job that 'jobtrace start' began: the agent ends the job's span with
 RESULT, takes the last sample, writes every artifact, exports within the
@@ -69,9 +72,12 @@ func (c *cli) cmdStop(args []string) error {
 	result := fs.String("result", "success", "the job's `result`: success, failure, error, timeout, cancelled, skipped, or an exit code")
 	var attrs attrFlag
 	fs.Var(&attrs, "attr", "attribute `key=value` of the job (repeatable)")
+	githubSteps := fs.Bool("github-steps", false, "first make the completed steps of the GitHub Actions job phases of it, read from the REST API with $GITHUB_TOKEN; the job's result is theirs unless --result is given (docs/github-actions.md)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	resultGiven := false
+	fs.Visit(func(f *flag.Flag) { resultGiven = resultGiven || f.Name == "result" })
 	if fs.NArg() > 0 {
 		return usagef("stop: unexpected argument %q", fs.Arg(0))
 	}
@@ -101,6 +107,13 @@ func (c *cli) cmdStop(args []string) error {
 	offset := fileSize(st.Log)
 	if !background.Alive(st.Out) {
 		return c.agentGone(st)
+	}
+	if *githubSteps {
+		log := supervise.NewLogger(os.Stderr)
+		r := c.githubSteps(context.Background(), st.Socket, log.Warn, func(s string) { log.Printf("%s", s) })
+		if r != "" && !resultGiven {
+			res, resAttrs = r, nil
+		}
 	}
 	if err := background.SendStop(st, res, append(resAttrs, attrs...)); err != nil {
 		if !background.Alive(st.Out) {
