@@ -85,11 +85,17 @@ func (r *promReader) Shutdown(ctx context.Context) error {
 	return r.ManualReader.Shutdown(ctx)
 }
 
-// collect is what a scrape sees: the metrics now, or their last values
-// once the reader is shut down.
+// collect is what a scrape sees: the metrics now, none before the reader
+// is registered with a meter provider, or their last values once the
+// reader is shut down.
 func (r *promReader) collect(ctx context.Context) (*metricdata.ResourceMetrics, error) {
 	var rm metricdata.ResourceMetrics
 	err := r.ManualReader.Collect(ctx, &rm)
+	if errors.Is(err, sdkmetric.ErrReaderNotRegistered) {
+		// The endpoint listens before the meter provider holding the
+		// reader exists: a scrape in between sees no metrics yet.
+		return &rm, nil
+	}
 	if errors.Is(err, sdkmetric.ErrReaderShutdown) {
 		r.mu.Lock()
 		defer r.mu.Unlock()

@@ -93,3 +93,30 @@ func TestPromReader(t *testing.T) {
 func metricUnit(u string) metric.Float64CounterOption { return metric.WithUnit(u) }
 
 func metricAttrs(kv ...attribute.KeyValue) metric.AddOption { return metric.WithAttributes(kv...) }
+
+// TestPromReaderBeforeItsProvider scrapes the endpoint in the moment it
+// listens but its reader is not yet part of a meter provider: an empty
+// scrape, not an error a scraper would count as the target being down.
+func TestPromReaderBeforeItsProvider(t *testing.T) {
+	var warnings []string
+	_, srv, err := newPromReader("127.0.0.1:0", func(s string) { warnings = append(warnings, s) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.stop()
+	resp, err := http.Get("http://" + srv.addr + PrometheusPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("scrape before the meter provider: %s\n%s", resp.Status, body)
+	}
+	if strings.TrimSpace(string(body)) != "" {
+		t.Errorf("scrape before the meter provider has metrics:\n%s", body)
+	}
+	if len(warnings) != 0 {
+		t.Errorf("warnings: %q", warnings)
+	}
+}
