@@ -84,7 +84,7 @@ gomed() { # gomed FILE NAME [UNIT]: median ns/op (or UNIT, in ns) as ms
 g() { # g FILE BIN FIELD: FIELD (median, cpu, left) of BIN's line of bench/interleave
 	awk -v b="$2" -v f="$3" 'index($0, b ": ") == 1 {
 		sub(/^[^ ]* /, "")
-		if (f == "median") { sub(/.*median /, ""); sub(/ ms.*/, "") }
+		if (f == "median") { sub(/.*wall mean [^,]*, median /, ""); sub(/ ms.*/, "") }
 		if (f == "cpu") { sub(/.*it left, mean /, ""); sub(/ ms.*/, "") }
 		if (f == "left") sub(/.*behind: /, "")
 		print }' "$1"
