@@ -314,6 +314,17 @@ build:
 	}
 }
 
+// pluginHooks is the absolute path of the Buildkite plugin's hooks, which
+// run in other directories.
+func pluginHooks(t *testing.T) string {
+	t.Helper()
+	hooks, err := filepath.Abs(filepath.Join(buildkitePlugin, "hooks"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hooks
+}
+
 // The Buildkite plugin run as the agent runs a job: the environment hook
 // sourced by a shell of its own before the checkout (in another
 // directory), the command in another process with the environment the hook
@@ -322,10 +333,7 @@ build:
 // the command's exit status, its steps are children of the job's span, and
 // pre-exit uploads every artifact with buildkite-agent.
 func TestBuildkitePlugin(t *testing.T) {
-	hooks, err := filepath.Abs(filepath.Join(buildkitePlugin, "hooks"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	hooks := pluginHooks(t)
 	const command = `jobtrace exec compile -- sh -c 'echo compiling' && jobtrace exec test -- sh -c "exit $TEST_EXIT"`
 	cases := []struct {
 		name      string
@@ -398,6 +406,39 @@ func TestBuildkitePlugin(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Where jobtrace cannot start (here: no binary where it is said to be),
+// the job runs and ends as it would without it, with its own exit status:
+// GitLab's scripts and Buildkite's hooks say so and exit 0.
+func TestCIScriptsWithoutJobtrace(t *testing.T) {
+	root := t.TempDir()
+	missing := filepath.Join(root, "no", "jobtrace")
+	t.Run("gitlab", func(t *testing.T) {
+		job := gitlabComponent(t, map[string]string{"binary": missing})[".jobtrace"]
+		env := ciEnv(t, root, false, "GITLAB_CI=true", "CI_PROJECT_DIR="+root)
+		script := strings.Join(append(job.BeforeScript, "echo the job ran", "exit 4"), "\n")
+		code, out := ciScript(t, root, env, "sh", "-e", "-c", script)
+		if code != 4 || !strings.Contains(out, "the job ran") || !strings.Contains(out, "not started") {
+			t.Errorf("before_script and script: exit %d, want the job's 4, and a word that jobtrace did not start\n%s", code, out)
+		}
+		code, out = ciScript(t, root, append(env, "CI_JOB_STATUS=failed"), "sh", "-e", "-c", strings.Join(job.AfterScript, "\n"))
+		if code != 0 || !strings.Contains(out, "stop exited") {
+			t.Errorf("after_script: exit %d, want 0 and a word that stop failed\n%s", code, out)
+		}
+	})
+	t.Run("buildkite", func(t *testing.T) {
+		hooks := pluginHooks(t)
+		env := ciEnv(t, root, false, "BUILDKITE=true", "BUILDKITE_JOB_ID=job", "BUILDKITE_PLUGIN_JOBTRACE_BINARY="+missing)
+		code, out := ciScript(t, root, env, "bash", "-c", `. "$1"`, "environment", filepath.Join(hooks, "environment"))
+		if code != 0 || !strings.Contains(out, "untraced") {
+			t.Errorf("environment hook: exit %d, want 0 and a word that the job runs untraced\n%s", code, out)
+		}
+		code, out = ciScript(t, root, append(env, "BUILDKITE_COMMAND_EXIT_STATUS=4"), "bash", "-c", `. "$1"`, "pre-exit", filepath.Join(hooks, "pre-exit"))
+		if code != 0 || !strings.Contains(out, "did not start") {
+			t.Errorf("pre-exit hook: exit %d, want 0 and a word that jobtrace did not start\n%s", code, out)
+		}
+	})
 }
 
 // plugin.yml declares exactly the options the hooks read, and every option
