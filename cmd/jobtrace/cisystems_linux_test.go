@@ -203,8 +203,9 @@ func gitlabComponent(t *testing.T, given map[string]string) map[string]gitlabJob
 }
 
 // gitlabPipeline resolves a job of a pipeline that includes the component
-// with inputs: the job takes before_script, after_script and artifacts
-// from the hidden job it extends (the job sets none of them here).
+// with inputs, as GitLab does: a !reference [job, key] in a script is
+// replaced by that list, flattened; a script or artifacts the job does not
+// set comes from the job it extends.
 func gitlabPipeline(t *testing.T, pipeline, job string) gitlabJob {
 	t.Helper()
 	var p map[string]yaml.Node
@@ -219,17 +220,68 @@ func gitlabPipeline(t *testing.T, pipeline, job string) gitlabJob {
 	if err := inc.Decode(&include); err != nil || len(include) != 1 {
 		t.Fatalf("include: %v (%d)", err, len(include))
 	}
-	var j gitlabJob
-	node := p[job]
-	if err := node.Decode(&j); err != nil {
-		t.Fatal(err)
+	component := gitlabComponent(t, include[0].Inputs)
+	var raw struct {
+		Extends                           string
+		BeforeScript, Script, AfterScript yaml.Node
+		Artifacts                         yaml.Node
 	}
-	hidden, ok := gitlabComponent(t, include[0].Inputs)[j.Extends]
-	if !ok {
-		t.Fatalf("the component defines no %q", j.Extends)
+	for _, kv := range pairs(p[job].Content) {
+		switch kv[0].Value {
+		case "extends":
+			raw.Extends = kv[1].Value
+		case "before_script":
+			raw.BeforeScript = *kv[1]
+		case "script":
+			raw.Script = *kv[1]
+		case "after_script":
+			raw.AfterScript = *kv[1]
+		case "artifacts":
+			raw.Artifacts = *kv[1]
+		}
 	}
-	j.BeforeScript, j.AfterScript, j.Artifacts = hidden.BeforeScript, hidden.AfterScript, hidden.Artifacts
+	lines := func(n yaml.Node) []string {
+		var out []string
+		for _, item := range n.Content {
+			if item.Tag != "!reference" {
+				out = append(out, item.Value)
+				continue
+			}
+			if len(item.Content) != 2 {
+				t.Fatalf("!reference %v: want [job, key]", item.Content)
+			}
+			ref, ok := component[item.Content[0].Value]
+			key := item.Content[1].Value
+			if !ok || (key != "before_script" && key != "after_script") {
+				t.Fatalf("!reference [%s, %s]: the component has no such list", item.Content[0].Value, key)
+			}
+			out = append(out, map[string][]string{"before_script": ref.BeforeScript, "after_script": ref.AfterScript}[key]...)
+		}
+		return out
+	}
+	hidden := component[raw.Extends]
+	j := gitlabJob{Extends: raw.Extends, BeforeScript: hidden.BeforeScript, Script: lines(raw.Script), AfterScript: hidden.AfterScript, Artifacts: hidden.Artifacts}
+	if raw.BeforeScript.Kind != 0 {
+		j.BeforeScript = lines(raw.BeforeScript)
+	}
+	if raw.AfterScript.Kind != 0 {
+		j.AfterScript = lines(raw.AfterScript)
+	}
+	if raw.Artifacts.Kind != 0 {
+		if err := raw.Artifacts.Decode(&j.Artifacts); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return j
+}
+
+// pairs returns a mapping node's content as key, value pairs.
+func pairs(content []*yaml.Node) [][2]*yaml.Node {
+	var out [][2]*yaml.Node
+	for i := 0; i+1 < len(content); i += 2 {
+		out = append(out, [2]*yaml.Node{content[i], content[i+1]})
+	}
+	return out
 }
 
 // The GitLab component run as the runner runs a job: before_script and
@@ -246,22 +298,35 @@ include:
     inputs:
       out: traces/jobtrace
       %s
-build:
-  extends: .jobtrace
+`
+	const steps = `
   script:
     - jobtrace exec compile -- sh -c 'echo compiling'
     - jobtrace exec test -- sh -c "exit $TEST_EXIT"
 `
+	// The README's two ways: extends, and !reference for a job with
+	// scripts and artifacts of its own.
+	jobs := map[bool]string{false: "build:\n  extends: .jobtrace" + steps, true: `build:
+  before_script:
+    - !reference [.jobtrace, before_script]
+    - echo own setup
+  after_script:
+    - echo own cleanup
+    - !reference [.jobtrace, after_script]
+  artifacts:
+    when: always
+    paths: [traces/jobtrace/, build/logs/]` + steps}
 	cases := []struct {
 		name, input, testExit, status, want, testResult string
-		withBin                                         bool
+		withBin, reference                              bool
 	}{
-		{"success", "", "0", "success", "success", "success", true},
-		{"failed", "", "3", "failed", "failure", "failure", true},
-		{"canceled", "", "0", "canceled", "cancellation", "success", true},
-		{"unknown status", "", "0", "running", "error", "success", true},
+		{"success", "", "0", "success", "success", "success", true, false},
+		{"failed", "", "3", "failed", "failure", "failure", true, false},
+		{"canceled", "", "0", "canceled", "cancellation", "success", true, false},
+		{"unknown status", "", "0", "running", "error", "success", true, false},
 		// jobtrace is not on PATH: go install puts it in the project.
-		{"go install", "version: v1.2.3", "0", "success", "success", "success", false},
+		{"go install", "version: v1.2.3", "0", "success", "success", "success", false, false},
+		{"!reference", "", "3", "failed", "failure", "failure", true, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -280,7 +345,7 @@ build:
 			if err := os.WriteFile(filepath.Join(fakeBin, "go"), []byte(goShim), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			job := gitlabPipeline(t, fmt.Sprintf(pipeline, tc.input), "build")
+			job := gitlabPipeline(t, fmt.Sprintf(pipeline, tc.input)+jobs[tc.reference], "build")
 			env := ciEnv(t, root, tc.withBin, "GITLAB_CI=true", "CI_JOB_NAME=build", "CI_PROJECT_NAME=demo",
 				"CI_PROJECT_DIR="+project, "TEST_EXIT="+tc.testExit, "JOBTRACE_TEST_BINARY="+bin)
 			env[0] = "PATH=" + fakeBin + ":" + strings.TrimPrefix(env[0], "PATH=")
@@ -300,8 +365,8 @@ build:
 			if tc.want == "error" && !strings.Contains(out, "CI_JOB_STATUS is 'running'") {
 				t.Errorf("after_script does not say why the result is error:\n%s", out)
 			}
-			if job.Artifacts.When != "always" || len(job.Artifacts.Paths) != 1 {
-				t.Fatalf("artifacts: %+v, want when: always and the out directory", job.Artifacts)
+			if job.Artifacts.When != "always" || len(job.Artifacts.Paths) == 0 {
+				t.Fatalf("artifacts: %+v, want when: always and the out directory first", job.Artifacts)
 			}
 			artifacts := filepath.Join(project, job.Artifacts.Paths[0])
 			if want := filepath.Join(project, "traces", "jobtrace"); filepath.Clean(artifacts) != want {
