@@ -36,6 +36,10 @@ type SamplingOptions struct {
 	// program that embeds a session and has children of its own. The
 	// job's orphans then leave its tree.
 	NoSubreaper bool
+	// Tree, for a session without a child, is a process whose tree is
+	// measured as the job's (`jobtrace start`: the process it watches,
+	// which starts the job's steps); 0 for none.
+	Tree int
 }
 
 // resources samples the host and the job while the job runs and measures
@@ -94,6 +98,10 @@ func newResources(o SamplingOptions, child bool, src hostmetrics.Source, log Log
 	}
 	if u := src.Unavailable(); u != "" {
 		log.Printf("%s", u)
+	}
+	if !child && o.Tree > 0 {
+		src.SetJob(o.Tree)
+		r.notes = append(r.notes, fmt.Sprintf("the job's processes: the tree of process %d", o.Tree))
 	}
 	r.src = src
 	return r

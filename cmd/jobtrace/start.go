@@ -172,8 +172,12 @@ func (c *cli) cmdAgent(args []string) error {
 		// Found from `jobtrace start`, the agent's parent until it is ready.
 		watch = background.DefaultWatch(s.cfg.Sampling.ProcRoot, os.Getppid())
 	}
+	set := c.sessionSettings(s, s.taskName(nil))
+	// The steps are not the agent's children: the job's processes are the
+	// tree of the process it watches, which starts them.
+	set.Sampling.NoSubreaper, set.Sampling.Tree = true, watch.Pid
 	return exitWith(background.Run(background.Options{
-		Session:  c.sessionSettings(s, s.taskName(nil)),
+		Session:  set,
 		Parent:   s.parent(),
 		Log:      s.cfg.Log,
 		Idle:     so.idle,

@@ -154,6 +154,11 @@ func TestStartStepsStop(t *testing.T) {
 		if attrOf(s, "jobtrace.usage.samples") == "" || !hasAttr(s, "jobtrace.system.cpu.utilization.avg") {
 			t.Errorf("%s has no usage: %v", name, s.Attributes)
 		}
+		// The job's processes are the tree of the process the agent
+		// watches, this test, under which the steps run.
+		if m := attrOf(s, "jobtrace.usage.memory.peak"); m == "" || m == "0" {
+			t.Errorf("%s: the job's memory peak is %q: the steps' processes were not measured", name, m)
+		}
 	}
 	if attrOf(spans["test"], "cicd.pipeline.task.run.result") != "failure" {
 		t.Errorf("the failing step's result is %q", attrOf(spans["test"], "cicd.pipeline.task.run.result"))
