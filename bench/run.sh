@@ -27,9 +27,10 @@
 # Both jobtrace and otel-cli (github.com/equinix-labs/otel-cli v0.4.5, from
 # the Go module cache: `go mod download`, then built in its module
 # directory) are built with CGO_ENABLED=0, as README's install command
-# builds jobtrace. Wall times are hyperfine's medians; on a shared machine
-# only the ratios of commands measured in the same hyperfine run are
-# comparable, and the load average is printed with each row.
+# builds jobtrace, and measured as copies (below). Wall times are
+# hyperfine's medians; on a shared machine only the ratios of commands
+# measured in the same hyperfine run are comparable, and the load average
+# is printed with each row.
 # Every run of jobtrace writes to a fresh --out directory (hyperfine
 # --prepare), on the disk of TMPDIR and, for comparison, on /dev/shm.
 # Needs Linux, Go, hyperfine (apt-get install hyperfine), python3 for the
@@ -93,12 +94,23 @@ g() { # g FILE BIN FIELD: FIELD (median, cpu, left) of BIN's line of bench/inter
 echo "jobtrace benchmarks: $(nproc) CPUs, $(uname -sr), $(go version | cut -d' ' -f3-), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "out dirs: $work ($(stat -f -c %T "$work")) and $shm ($(stat -f -c %T "$shm"))"
 
-# The binaries: jobtrace as README builds it, otel-cli v0.4.5 likewise.
+# The binaries: jobtrace as README builds it, otel-cli v0.4.5 likewise. Both
+# are measured as copies: the Go linker writes its output through a memory
+# mapping, and a file still cached as the linker wrote it starts about 1 ms
+# of CPU slower than the same bytes written with write(2) (a copy, a
+# download, a file read back from disk); see docs/performance.md.
+# built DIR OUT ARGS...: CGO_ENABLED=0 go build ARGS in DIR, copied to OUT.
+built() {
+	built_dir=$1 built_out=$2
+	shift 2
+	(cd "$built_dir" && CGO_ENABLED=0 go build -o "$built_out.linked" "$@") &&
+		cp "$built_out.linked" "$built_out" && rm "$built_out.linked"
+}
 jt=$work/jobtrace
-(cd "$root" && CGO_ENABLED=0 go build -o "$jt" ./cmd/jobtrace)
+built "$root" "$jt" ./cmd/jobtrace
 oc=$work/otel-cli
 ocdir=$(go mod download -json github.com/equinix-labs/otel-cli@v0.4.5 | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
-(cd "$ocdir" && CGO_ENABLED=0 go build -o "$oc" .)
+built "$ocdir" "$oc" .
 echo "jobtrace: $(wc -c <"$jt") bytes, $(file -b "$jt" | grep -o '[a-z]* linked'); otel-cli v0.4.5: $(wc -c <"$oc") bytes"
 # No collector unless a section sets one.
 unset OTEL_EXPORTER_OTLP_ENDPOINT OTEL_EXPORTER_OTLP_TRACES_ENDPOINT OTEL_EXPORTER_OTLP_METRICS_ENDPOINT OTEL_EXPORTER_OTLP_PROTOCOL 2>/dev/null || true
@@ -268,7 +280,7 @@ s = socket.socket(); s.bind(("127.0.0.1", 47998)); s.listen(64); time.sleep(3600
 		sed 's/Guard:[[:space:]]*true,/Guard: false,/' "$root/cmd/jobtrace/run.go" >"$work/run-noguard.go"
 		grep -q 'Guard: false,' "$work/run-noguard.go" || { echo "run.sh: no Guard: true in cmd/jobtrace/run.go" >&2; exit 1; }
 		printf '{"Replace": {"%s": "%s"}}\n' "$root/cmd/jobtrace/run.go" "$work/run-noguard.go" >"$work/overlay.json"
-		(cd "$root" && CGO_ENABLED=0 go build -overlay "$work/overlay.json" -o "$work/jt-noguard" ./cmd/jobtrace)
+		built "$root" "$work/jt-noguard" -overlay "$work/overlay.json" ./cmd/jobtrace
 		cp "$jt" "$work/jt-guard-copy"
 		(cd "$root" && go test -run '^$' -bench ShortJob -count 3 ./supervise/guard | tee "$work/guardbench.txt")
 		row "the guard's part of a job that ends within its delay (BenchmarkShortJob)" "$(gomed "$work/guardbench.txt" BenchmarkShortJob) ms" "" "" ""
