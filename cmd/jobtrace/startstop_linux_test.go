@@ -36,13 +36,18 @@ type job struct {
 func newJob(t *testing.T) *job {
 	wd := t.TempDir()
 	j := &job{t: t, wd: wd, env: []string{"PATH=" + filepath.Dir(bin) + ":" + os.Getenv("PATH"), "HOME=" + wd, "TMPDIR=" + os.TempDir()}}
-	// An agent a failed test leaves is ended with it.
+	endAgentWithTest(t, filepath.Join(wd, "jobtrace-out"))
+	return j
+}
+
+// endAgentWithTest ends the agent of the out dir out that a failed test
+// leaves, with the test.
+func endAgentWithTest(t *testing.T, out string) {
 	t.Cleanup(func() {
-		if st, err := background.ReadState(filepath.Join(wd, "jobtrace-out")); err == nil && st.End == nil && background.Alive(st.Out) {
+		if st, err := background.ReadState(out); err == nil && st.End == nil && background.Alive(st.Out) {
 			syscall.Kill(st.Pid, syscall.SIGKILL)
 		}
 	})
-	return j
 }
 
 // run runs the binary in the job's directory with the job's environment
