@@ -3,6 +3,7 @@ package usage
 import (
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/jobtrace/jobtrace/hostmetrics"
 )
@@ -143,5 +144,26 @@ func TestHistoryBounded(t *testing.T) {
 	}
 	if want := span.To.Sub(span.From) / 2; u.CPU() != want {
 		t.Errorf("cpu %v over %v, want %v", u.CPU(), span.To.Sub(span.From), want)
+	}
+}
+
+// What a full History holds in memory, as docs/sampling.md says: at most
+// 1.4 MiB.
+func TestHistoryMemory(t *testing.T) {
+	if size := unsafe.Sizeof(point{}) * MaxHeldSamples; size > 14<<20/10 {
+		t.Errorf("a full History holds %d bytes, more than docs/sampling.md's 1.4 MiB", size)
+	}
+	var h History
+	n := 0
+	for ; n < 2*MaxHeldSamples; n++ {
+		h.Add(steady(float64(n), 1))
+	}
+	s := steady(0, 1)
+	if allocs := testing.AllocsPerRun(1000, func() {
+		n++
+		s.Time = t0.Add(time.Duration(n) * time.Second)
+		h.Add(s)
+	}); allocs != 0 {
+		t.Errorf("Add allocates %v times once full, want none", allocs)
 	}
 }
