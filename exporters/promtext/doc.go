@@ -7,7 +7,9 @@
 //     become one, the unit is appended in words (s → seconds, By → bytes,
 //     By/s → bytes_per_second; a unit in braces such as {thread} is dropped)
 //     unless the name holds it already, monotonic sums get "_total" and
-//     gauges of unit 1 get "_ratio";
+//     gauges of unit 1 get "_ratio"; a gauge whose name would end in
+//     _count, _sum or _bucket takes the plural of its unit's annotation
+//     instead (process.thread.count {thread} → process_threads);
 //   - monotonic cumulative sums are counters, other cumulative sums and
 //     gauges are gauges, explicit-bucket histograms are histograms
 //     (_bucket{le=…} cumulative up to +Inf, _sum, _count); delta

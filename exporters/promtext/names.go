@@ -142,11 +142,56 @@ func metricName(name, unit string, k kind) string {
 	if unit == "1" && k == kindGauge {
 		tokens = append(slices.DeleteFunc(tokens, func(t string) bool { return t == "ratio" }), "ratio")
 	}
+	if k != kindHistogram && len(tokens) > 0 && reservedSuffix(tokens[len(tokens)-1]) {
+		tokens = countedName(tokens, unit)
+	}
 	n := strings.Join(tokens, "_")
 	if n != "" && n[0] >= '0' && n[0] <= '9' {
 		n = "_" + n
 	}
 	return n
+}
+
+// reservedSuffix says whether a name's last token ends the series of a
+// histogram: a gauge or counter whose name ends in one reads as part of a
+// histogram (promtool flags it).
+func reservedSuffix(token string) bool {
+	return token == "count" || token == "sum" || token == "bucket"
+}
+
+// countedName renames a metric whose tokens end in a reserved suffix and
+// whose unit is an annotation ({thread}), the way a Prometheus library
+// names a count: the suffix gives way to the plural of the annotation,
+// which takes the place of the token before it when that token is the
+// annotation itself ("process.thread.count" {thread} → process_threads,
+// "jobtrace.process.count" {process} → jobtrace_processes). Without an
+// annotation the tokens stay as they are.
+func countedName(tokens []string, unit string) []string {
+	ann, ok := strings.CutPrefix(strings.TrimSpace(unit), "{")
+	if ann, ok = strings.CutSuffix(ann, "}"); !ok || strings.ContainsAny(ann, "{}/") {
+		return tokens
+	}
+	ann = cleanUnit(ann)
+	if ann == "" {
+		return tokens
+	}
+	tokens = tokens[:len(tokens)-1]
+	if n := len(tokens); n > 0 && tokens[n-1] == ann {
+		tokens = tokens[:n-1]
+	}
+	return append(tokens, plural(ann))
+}
+
+// plural is the English plural of a unit's annotation, by the common rules.
+func plural(w string) string {
+	switch {
+	case strings.HasSuffix(w, "s"), strings.HasSuffix(w, "x"), strings.HasSuffix(w, "z"),
+		strings.HasSuffix(w, "ch"), strings.HasSuffix(w, "sh"):
+		return w + "es"
+	case len(w) > 1 && strings.HasSuffix(w, "y") && !strings.ContainsRune("aeiou", rune(w[len(w)-2])):
+		return w[:len(w)-1] + "ies"
+	}
+	return w + "s"
 }
 
 // unitWords splits a unit at "/" into the words of the name's unit suffix:
