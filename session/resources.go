@@ -120,6 +120,7 @@ func (r *resources) sinks(pipe *telemetry.Pipeline, tracker *spans.Tracker, log 
 		} else {
 			out = append(out, rec)
 			r.phases.onEnd = rec.Phase
+			r.phases.onJob = rec.Job
 		}
 	}
 	csvPath := filepath.Join(pipe.Dir(), usagecsv.FileName)
@@ -204,12 +205,12 @@ func (r *resources) jobExited(ps *os.ProcessState) {
 	r.src.JobExited(hostmetrics.ExitUsageOf(ps))
 }
 
-// finish takes the job's last sample, sets the job's usage on its span,
-// stops sampling and removes the job's cgroup. Phases must have been ended
+// finish takes the job's last sample, sets the job's usage on its span
+// (and hands it to onJob with the job's result), stops sampling and removes the job's cgroup. Phases must have been ended
 // before: their spans end with a sample of their own, taken just before.
 // The job's usage is read from the last sample (Sampler.Finish): a sample
 // of its own would be read just before it, both after the job's exit.
-func (r *resources) finish(log Logger) {
+func (r *resources) finish(log Logger, result string) {
 	r.sampler.Finish(func(s *hostmetrics.Sample) {
 		u := r.phases.rootWin.End(s)
 		// The job's peak memory is known exactly from its cgroup's
@@ -222,6 +223,9 @@ func (r *resources) finish(log Logger) {
 			}
 		}
 		r.phases.root.SetAttributes(u.Attributes()...)
+		if r.phases.onJob != nil {
+			r.phases.onJob(trace.ContextWithSpan(context.Background(), r.phases.root), result, &u)
+		}
 	})
 	r.cleanup(log)
 }
@@ -256,6 +260,9 @@ type phaseUsage struct {
 	held usage.History
 	// onEnd, when set, is called with each phase's usage as it ends.
 	onEnd func(ctx context.Context, name, result string, u *usage.Usage)
+	// onJob, when set, is called once with the job's usage and result
+	// as it ends.
+	onJob func(ctx context.Context, result string, u *usage.Usage)
 }
 
 func newPhaseUsage() *phaseUsage {

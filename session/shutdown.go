@@ -108,7 +108,7 @@ func (s *Session) Shutdown(ctx context.Context, o Outcome) (Result, error) {
 	end.notes = s.stopSources(end.result, o.LostOutput)
 	s.endJobSpan(o, end.result)
 	if s.res != nil {
-		s.res.finish(s.log)
+		s.res.finish(s.log, end.result)
 	}
 	// The job has ended and its cgroup and private directory are gone.
 	if s.set.Cleaned != nil {

@@ -144,6 +144,13 @@ func TestPrometheusEndpoint(t *testing.T) {
 		t.Logf("scrape:\n%s", scrape)
 	}
 
+	promtoolClean(t, scrape)
+}
+
+// promtoolClean has promtool check a scrape: no parse error (exit 1) and
+// no lint finding (exit 3, such as a gauge ending in _count) either.
+func promtoolClean(t *testing.T, scrape string) {
+	t.Helper()
 	promtool, err := exec.LookPath("promtool")
 	if err != nil {
 		t.Skip("promtool is not on PATH (Debian package prometheus): the scrape is not checked by it")
@@ -152,8 +159,6 @@ func TestPrometheusEndpoint(t *testing.T) {
 	cmd.Stdin = strings.NewReader(scrape)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	// promtool exits 3 for lint findings (such as a gauge ending in
-	// _count) and 1 for a scrape it cannot parse: both fail.
 	if err := cmd.Run(); err != nil || strings.TrimSpace(out.String()) != "" {
 		t.Fatalf("promtool check metrics: %v\n%s", err, out.String())
 	}
@@ -202,4 +207,56 @@ func TestPrometheusBusyAddress(t *testing.T) {
 			t.Errorf("%q: no warning about the endpoint:\n%s", addr, r.stderr)
 		}
 	}
+}
+
+// TestPrometheusJobHistograms: once a job without phases has ended, and
+// while its last export is under way (held by the collector), a scrape has
+// the job's three histograms with its result, and promtool finds nothing
+// to say about it.
+func TestPrometheusJobHistograms(t *testing.T) {
+	c := &otlptest.Collector{}
+	endpoint := "http://" + otlptest.StartHTTP(t, "127.0.0.1:0", c).Addr
+	release := c.Hold()
+	t.Cleanup(release)
+	addr := freePort(t)
+	ended := make(chan struct{})
+	scraped := scrapeUntil("http://"+addr+"/metrics", filepath.Join(t.TempDir(), "scraped"), ended, func(s string) bool {
+		return strings.Contains(s, "jobtrace_job_duration_seconds_bucket{")
+	})
+	got := make(chan string, 1)
+	go func() {
+		s := <-scraped
+		release()
+		got <- s
+	}()
+	r := jt(t, []string{"OTEL_SERVICE_NAME=myproject", "OTEL_EXPORTER_OTLP_ENDPOINT=" + endpoint}, "run", "--interval", "100ms", "--prometheus-listen", addr, "--",
+		"sh", "-c", "sleep 0.3; exit 3")
+	close(ended)
+	scrape := <-got
+	if r.code != 3 {
+		t.Fatalf("exit code %d\n%s", r.code, r.stderr)
+	}
+	for _, want := range []string{
+		"# TYPE jobtrace_job_duration_seconds histogram",
+		"# TYPE jobtrace_job_cpu_time_seconds histogram",
+		"# TYPE jobtrace_job_memory_peak_bytes histogram",
+		`jobtrace_job_duration_seconds_count{cicd_pipeline_task_run_result="failure",`,
+		`jobtrace_job_duration_seconds_bucket{cicd_pipeline_task_run_result="failure",`,
+	} {
+		if !strings.Contains(scrape, want) {
+			t.Errorf("scrape has no %s", want)
+		}
+	}
+	for _, line := range strings.Split(scrape, "\n") {
+		if strings.HasPrefix(line, "jobtrace_job_duration_seconds_count{") && !strings.HasSuffix(line, " 1") {
+			t.Errorf("not one job: %s", line)
+		}
+		if strings.HasPrefix(line, "jobtrace_job_") && !strings.Contains(line, `service_name="myproject"`) {
+			t.Errorf("no project: %s", line)
+		}
+	}
+	if t.Failed() {
+		t.Logf("scrape:\n%s", scrape)
+	}
+	promtoolClean(t, scrape)
 }

@@ -34,12 +34,14 @@ type phaseSets struct {
 type phaseState struct {
 	names  map[string]struct{}
 	sets   map[phaseKey]*phaseSets
+	jobs   map[string]attrs // cicd.pipeline.task.run.result, by result
 	warned bool
 }
 
 func (p *phaseState) init() {
 	p.names = map[string]struct{}{}
 	p.sets = map[phaseKey]*phaseSets{}
+	p.jobs = map[string]attrs{}
 }
 
 // Phase records what a phase cost, when it ends: its duration, and the
@@ -85,10 +87,7 @@ func (r *Recorder) setsFor(name, result string) *phaseSets {
 			name = OtherPhase
 		}
 	}
-	result = wire.NormalResult(result)
-	if !wire.ValidResult(result) {
-		result = OtherPhase
-	}
+	result = boundResult(result)
 	k := phaseKey{name, result}
 	if s := p.sets[k]; s != nil {
 		return s
@@ -100,4 +99,46 @@ func (r *Recorder) setsFor(name, result string) *phaseSets {
 	}
 	p.sets[k] = s
 	return s
+}
+
+// boundResult is the result the phase and job histograms record: the
+// convention's value, "" as success, OtherPhase for any other.
+func boundResult(result string) string {
+	result = wire.NormalResult(result)
+	if !wire.ValidResult(result) {
+		result = OtherPhase
+	}
+	return result
+}
+
+// Job records what the whole job cost, once, when it has ended: its
+// duration, and its CPU time and peak memory when u has them. ctx holds
+// the job's span, which the exemplars point at. result is the job's
+// cicd.pipeline.task.run.result, bounded as a phase's is. The project,
+// machine and runner are the resource's.
+func (r *Recorder) Job(ctx context.Context, result string, u *usage.Usage) {
+	if u == nil {
+		return
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	result = boundResult(result)
+	r.phaseMu.Lock()
+	a, ok := r.jobs[result]
+	if !ok {
+		a = newAttrs(semconv.CICDPipelineTaskRunResultKey.String(result))
+		r.jobs[result] = a
+	}
+	r.phaseMu.Unlock()
+
+	if h := r.fh[mJobDuration]; h != nil {
+		h.Record(ctx, max(u.Duration, 0).Seconds(), a.rec...)
+	}
+	if h := r.fh[mJobCPU]; h != nil && u.HasCPU {
+		h.Record(ctx, u.CPU().Seconds(), a.rec...)
+	}
+	if h := r.ih[mJobMemPeak]; h != nil && u.HasMemory {
+		h.Record(ctx, int64(u.MemoryPeak), a.rec...)
+	}
 }

@@ -3,11 +3,13 @@ package usagemetrics
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
 )
@@ -89,5 +91,38 @@ func TestMaxPhaseNames(t *testing.T) {
 	}
 	if len(r.warns) != 1 || !strings.Contains(r.warns[0], "phase names") {
 		t.Errorf("warnings %q, want one about phase names", r.warns)
+	}
+}
+
+// TestJob: one observation per job, with its result bounded as a phase's
+// is, the figures it has, the job span as exemplar, in the job's buckets.
+func TestJob(t *testing.T) {
+	r := newRig(t)
+	r.rec.Job(r.ctx, "", &fullUsage)
+	short := usage.Usage{Duration: 4 * time.Second, HasCPU: true, CPUUser: time.Second}
+	r.rec.Job(r.ctx, "failure", &short)
+	r.rec.Job(r.ctx, "bogus", &short)
+	r.rec.Job(r.ctx, "success", nil)
+	ms := r.collect()
+
+	key := string(semconv.CICDPipelineTaskRunResultKey) + "="
+	ok, fail, odd := key+"success", key+"failure", key+OtherPhase
+	checkValues(t, ms, "jobtrace.job.duration", map[string]float64{ok: 90, fail: 4, odd: 4})
+	checkValues(t, ms, "jobtrace.job.cpu.time", map[string]float64{ok: 75, fail: 1, odd: 1})
+	checkValues(t, ms, "jobtrace.job.memory.peak", map[string]float64{ok: 3 << 30})
+	for _, p := range pointsOf(ms["jobtrace.job.duration"]) {
+		if p.count != 1 {
+			t.Errorf("%s: count %d, want 1", p.attrs.Encoded(attribute.DefaultEncoder()), p.count)
+		}
+		if !hasExemplarOf(p, r.span) {
+			t.Errorf("%s: no exemplar of the job span", p.attrs.Encoded(attribute.DefaultEncoder()))
+		}
+	}
+	for _, name := range []string{"jobtrace.job.duration", "jobtrace.job.cpu.time", "jobtrace.job.memory.peak"} {
+		for _, p := range pointsOf(ms[name]) {
+			if want := lookup(t, name).Buckets; !slices.Equal(p.bounds, want) {
+				t.Errorf("%s: buckets %v, want %v", name, p.bounds, want)
+			}
+		}
 	}
 }

@@ -177,6 +177,7 @@ func TestKindsUnitsAttributes(t *testing.T) {
 	r.rec.Sample(fullSample(0))
 	r.rec.Sample(fullSample(1))
 	r.rec.Phase(r.ctx, "compile", "success", &fullUsage)
+	r.rec.Job(r.ctx, "success", &fullUsage)
 	dropped, err := NewDropped(r.meter)
 	if err != nil {
 		t.Fatal(err)

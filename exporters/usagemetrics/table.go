@@ -114,6 +114,9 @@ const (
 	mPhaseCPU
 	mPhaseMemPeak
 	mPhaseDiskIO
+	mJobDuration
+	mJobCPU
+	mJobMemPeak
 	mDropped
 	numMetrics
 )
@@ -126,6 +129,17 @@ var (
 	secondsBuckets = []float64{0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200, 14400, 28800}
 	bytesBuckets   = []float64{0, 1 << 20, 4 << 20, 16 << 20, 64 << 20, 256 << 20, 1 << 30, 4 << 30, 16 << 30, 64 << 30, 256 << 30}
 )
+
+// Bucket boundaries of the job histograms. A whole job lasts from seconds
+// (a lint) to hours (a release build), and keeps from tens of megabytes to
+// tens of gigabytes: finer than the phases' between a minute and an hour,
+// where most jobs fall, and up to a day.
+var (
+	jobSecondsBuckets = []float64{1, 5, 10, 30, 60, 120, 180, 300, 450, 600, 900, 1200, 1800, 2700, 3600, 5400, 7200, 10800, 14400, 21600, 28800, 43200, 86400}
+	jobBytesBuckets   = []float64{16 << 20, 64 << 20, 128 << 20, 256 << 20, 512 << 20, 1 << 30, 2 << 30, 4 << 30, 8 << 30, 16 << 30, 32 << 30, 64 << 30, 128 << 30}
+)
+
+var jobAttrs = []attribute.Key{semconv.CICDPipelineTaskRunResultKey}
 
 var phaseAttrs = []attribute.Key{AttrPhaseName, semconv.CICDPipelineTaskRunResultKey}
 
@@ -302,6 +316,27 @@ var Table = []Metric{
 		Description: "Storage bytes the job read and wrote during each phase that ended.",
 		Enabled:     true,
 		Buckets:     bytesBuckets,
+	},
+	mJobDuration: {
+		Name: "jobtrace.job.duration", Unit: "s", Kind: Histogram, Number: Float64,
+		Attributes:  jobAttrs,
+		Description: "Wall time of each job, from its first sample to its last.",
+		Enabled:     true,
+		Buckets:     jobSecondsBuckets,
+	},
+	mJobCPU: {
+		Name: "jobtrace.job.cpu.time", Unit: "s", Kind: Histogram, Number: Float64,
+		Attributes:  jobAttrs,
+		Description: "CPU time (user plus system) of each job.",
+		Enabled:     true,
+		Buckets:     jobSecondsBuckets,
+	},
+	mJobMemPeak: {
+		Name: "jobtrace.job.memory.peak", Unit: "By", Kind: Histogram, Number: Int64,
+		Attributes:  jobAttrs,
+		Description: "Largest memory use of each job: its own cgroup's memory.peak when it has one, else the largest sampled.",
+		Enabled:     true,
+		Buckets:     jobBytesBuckets,
 	},
 	mDropped: {
 		Name: "jobtrace.dropped", Unit: "{item}", Kind: Counter, Number: Int64,
