@@ -182,18 +182,26 @@ func TestStartFailureLeavesNothingRunning(t *testing.T) {
 	}
 }
 
+// boundarySampled are the settings of a session named build that writes
+// to dir and logs to log, sampled at its boundaries only.
+func boundarySampled(dir string, log *syncBuffer) Settings {
+	return Settings{
+		Name: "build", Out: dir, ExportTimeout: time.Second,
+		Sampling: SamplingOptions{Interval: time.Hour},
+		Resource: sdkresource.Empty(), Summary: "text",
+		Log: supervise.NewLogger(log),
+	}
+}
+
 // The job's usage is read from the last sample, the one that ends the run:
 // a run that ends right after it started reads two samples, its first and
 // its last, and no third one just before the last.
 func TestJobUsageFromTheLastSample(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
 	var log syncBuffer
-	s := New(Settings{
-		Name: "build", Out: dir, ExportTimeout: time.Second,
-		Sampling: SamplingOptions{Interval: time.Hour},
-		Resource: sdkresource.Empty(), Summary: "off",
-		Log: supervise.NewLogger(&log),
-	})
+	set := boundarySampled(dir, &log)
+	set.Summary = "off"
+	s := New(set)
 	if err := s.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -318,5 +326,79 @@ func TestSessionLogsToTheProgramsLogger(t *testing.T) {
 		len(log.blocks) != 1 || !strings.Contains(log.blocks[0], "**build**") ||
 		!strings.Contains(all, "spans written to") || log.flushed != 1 {
 		t.Errorf("warned %q, blocks %q, flushed %d, printed:\n%s", log.warned, log.blocks, log.flushed, all)
+	}
+}
+
+// A job that fills a phase's and its own span with attributes and counters
+// does not crowd out what jobtrace sets on them: every attribute jobtrace
+// sets fits the room spans.OwnAttributes keeps, the excess is counted and
+// said once, and the summary keeps the phase's figures.
+func TestJobsAttributesLeaveJobtracesRoom(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	var log syncBuffer
+	set := boundarySampled(dir, &log)
+	set.RecordArgs, set.Command = true, []string{"make", "all"}
+	s := New(set)
+	if err := s.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	flood := func(phase, prefix string, n int) {
+		for i := 0; i < n; i += protocol.MaxAttrs {
+			m := protocol.Msg{Type: protocol.TypeAttr, Name: phase}
+			for j := i; j < n && j < i+protocol.MaxAttrs; j++ {
+				m.Attrs = append(m.Attrs, attribute.Int(fmt.Sprintf("%s.%d", prefix, j), j))
+			}
+			s.Handle(m)
+		}
+	}
+	if err := s.Begin("p"); err != nil {
+		t.Fatal(err)
+	}
+	flood("p", "user", 200)
+	if err := s.End("p", protocol.ResultFailure); err != nil {
+		t.Fatal(err)
+	}
+	flood("", "user", 100)
+	for i := 0; i < 100; i++ {
+		s.Handle(protocol.Msg{Type: protocol.TypeCounter, Name: fmt.Sprintf("c%d", i), Value: 1})
+	}
+	// An end without a begin is counted on the job's span too.
+	s.Handle(protocol.Msg{Type: protocol.TypeEnd, Name: "never begun"})
+	if _, err := s.Shutdown(context.Background(), Outcome{Code: 3, Attrs: []attribute.KeyValue{attribute.String("step.kind", "x")}}); err != nil {
+		t.Fatal(err)
+	}
+	got := readSpool(t, dir)
+	for _, name := range []string{"p", "build"} {
+		sp := got[name]
+		if sp.DroppedAttrs != 0 {
+			t.Errorf("%s: the SDK dropped %d attributes", name, sp.DroppedAttrs)
+		}
+		user, own := 0, 0
+		for k := range sp.Attrs {
+			if strings.HasPrefix(k, "user.") || strings.HasPrefix(k, spans.CounterPrefix) {
+				user++
+			} else {
+				own++
+			}
+		}
+		if user != spans.MaxUserAttributes {
+			t.Errorf("%s: %d of the job's attributes, want %d", name, user, spans.MaxUserAttributes)
+		}
+		if own > spans.OwnAttributes() {
+			t.Errorf("%s: jobtrace set %d attributes, more than the room spans.OwnAttributes keeps (%d)", name, own, spans.OwnAttributes())
+		}
+		if _, ok := sp.Attrs[string(usage.AttrSamples)]; !ok {
+			t.Errorf("%s: no usage: %v", name, sp.Attrs)
+		}
+		if sp.Attrs["cicd.pipeline.task.run.result"] == nil {
+			t.Errorf("%s: no result", name)
+		}
+	}
+	if n := got["build"].Attrs["jobtrace.dropped.attributes"]; fmt.Sprint(n) != fmt.Sprint(200-spans.MaxUserAttributes+200-spans.MaxUserAttributes) {
+		t.Errorf("jobtrace.dropped.attributes = %v", n)
+	}
+	out := log.String()
+	if strings.Count(out, "attribute \"") != 1 || !strings.Contains(out, "attributes past a span's limit") {
+		t.Errorf("the excess is not said once and in the summary:\n%s", out)
 	}
 }

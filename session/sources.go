@@ -220,6 +220,8 @@ func (s *sources) statsAttrs(out, errs *scan.Scanner, t *spans.Tracker, lostOutp
 	}
 	ts := t.Stats()
 	add("jobtrace.dropped.messages", ts.Refused, "phase messages were refused at a limit", "messages refused at a limit")
+	add("jobtrace.dropped.attributes", ts.DroppedAttrs, fmt.Sprintf("attributes of the job's messages and counters were dropped: a span holds %d of them (limit)", spans.MaxUserAttributes), "attributes past a span's limit")
+	add("jobtrace.dropped.events", ts.DroppedEvents, fmt.Sprintf("events were dropped: a span holds %d (limit)", spans.MaxUserEvents), "events past a span's limit")
 	add("jobtrace.unmatched_ends", ts.Unmatched, "phase ends had no open phase of that name", "")
 	add("jobtrace.ignored_timestamps", ts.BadTimes, "messages had a ts outside the job's time: the time received was used instead", "")
 	return attrs, lost

@@ -147,6 +147,17 @@ type TrackerStats struct {
 	BadTimes uint64
 	// TooDeep counts begins refused at MaxDepth (they are in Refused too).
 	TooDeep uint64
+	// DroppedAttrs counts the attributes of messages and counters dropped
+	// at MaxUserAttributes; DroppedEvents the events dropped at
+	// MaxUserEvents.
+	DroppedAttrs, DroppedEvents uint64
+}
+
+// spanRoom is what the job's messages have set on one span, against
+// MaxUserAttributes and MaxUserEvents.
+type spanRoom struct {
+	keys   map[attribute.Key]struct{}
+	events int
 }
 
 type phase struct {
@@ -154,6 +165,7 @@ type phase struct {
 	syntax string
 	span   trace.Span
 	ctx    context.Context
+	room   spanRoom
 
 	// The phase tree, which keeps every phase inside its parent (see
 	// inTree): parent is nil for a child of the job's span, whose depth
@@ -186,6 +198,7 @@ type Tracker struct {
 	tracer   trace.Tracer
 	root     context.Context
 	rootSpan trace.Span
+	rootRoom spanRoom
 	// rootStart is when the job's span began: no phase begins before.
 	rootStart time.Time
 	open      []*phase // in begin order; the last one is the innermost
@@ -284,9 +297,17 @@ func (t *Tracker) handle(m protocol.Msg) protocol.Reply {
 	case protocol.TypeEnd:
 		return t.end(m, ts)
 	case protocol.TypeEvent:
-		p := t.innermostCtx()
-		attrs := append(m.Attrs, AttrEventSource.String(m.Syntax))
-		trace.SpanFromContext(p).AddEvent(m.Name, trace.WithTimestamp(ts), trace.WithAttributes(attrs...))
+		room := t.roomOf(t.innermost())
+		if room.events >= MaxUserEvents {
+			t.stats.DroppedEvents++
+			if t.stats.DroppedEvents == 1 {
+				t.opts.Warn(fmt.Sprintf("event %q dropped: its span has %d events already (limit); further ones are counted", m.Name, MaxUserEvents))
+			}
+			return protocol.Reply{Error: fmt.Sprintf("a span holds %d events at most", MaxUserEvents)}
+		}
+		room.events++
+		attrs := append([]attribute.KeyValue{AttrEventSource.String(m.Syntax)}, m.Attrs...)
+		trace.SpanFromContext(t.innermostCtx()).AddEvent(m.Name, trace.WithTimestamp(ts), trace.WithAttributes(attrs...))
 		t.stats.Events++
 		return protocol.Reply{OK: true}
 	case protocol.TypeCounter:
@@ -294,17 +315,21 @@ func (t *Tracker) handle(m protocol.Msg) protocol.Reply {
 	case protocol.TypeAdd:
 		return t.add(m)
 	case protocol.TypeAttr:
-		var sp trace.Span
+		var p *phase
 		if m.Name == "" {
-			sp = trace.SpanFromContext(t.innermostCtx())
+			p = t.innermost()
 		} else if i := t.find(m.Name, ""); i >= 0 {
-			sp = t.open[i].span
+			p = t.open[i]
 		} else {
 			t.stats.Unmatched++
 			t.opts.Warn(fmt.Sprintf("attributes for phase %q, which is not open: dropped", m.Name))
 			return protocol.Reply{Error: "no open phase " + m.Name}
 		}
-		sp.SetAttributes(m.Attrs...)
+		sp := t.rootSpan
+		if p != nil {
+			sp = p.span
+		}
+		sp.SetAttributes(t.admit(t.roomOf(p), m.Attrs)...)
 		return protocol.Reply{OK: true}
 	}
 	t.stats.Refused++
@@ -345,14 +370,16 @@ func (t *Tracker) begin(m protocol.Msg, ts time.Time) protocol.Reply {
 	if m.Title != "" && m.Title != m.Name {
 		attrs = append(attrs, AttrPhaseTitle.String(m.Title))
 	}
-	attrs = append(attrs, m.Attrs...)
+	p := &phase{name: m.Name, syntax: m.Syntax, parent: parent, depth: depth, start: ts}
+	attrs = append(attrs, t.admit(&p.room, m.Attrs)...)
 	parentCtx := t.root
 	if parent != nil {
 		parentCtx = parent.ctx
 		parent.openKids++
 	}
-	ctx, sp := t.tracer.Start(parentCtx, m.Name, trace.WithTimestamp(ts), trace.WithAttributes(attrs...), trace.WithSpanKind(trace.SpanKindInternal))
-	t.open = append(t.open, &phase{name: m.Name, syntax: m.Syntax, span: sp, ctx: ctx, parent: parent, depth: depth, start: ts})
+	p.ctx, p.span = t.tracer.Start(parentCtx, m.Name, trace.WithTimestamp(ts), trace.WithAttributes(attrs...), trace.WithSpanKind(trace.SpanKindInternal))
+	ctx, sp := p.ctx, p.span
+	t.open = append(t.open, p)
 	t.stats.Phases++
 	t.publish()
 	if t.opts.Observer != nil {
@@ -403,7 +430,7 @@ func (t *Tracker) end(m protocol.Msg, ts time.Time) protocol.Reply {
 		t.opts.Warn(fmt.Sprintf("phase %q ended with unknown result %q: recorded as error", m.Name, result))
 		result = "error"
 	}
-	t.open[i].span.SetAttributes(m.Attrs...)
+	t.open[i].span.SetAttributes(t.admit(&t.open[i].room, m.Attrs)...)
 	t.endAt(i, ts, result, "", m.Ack)
 	return protocol.Reply{OK: true}
 }
@@ -496,7 +523,7 @@ func (t *Tracker) add(m protocol.Msg) protocol.Reply {
 	result := wire.NormalResult(m.Result)
 	attrs := make([]attribute.KeyValue, 0, len(m.Attrs)+1)
 	attrs = append(attrs, AttrPhaseSource.String(m.Syntax))
-	attrs = append(attrs, m.Attrs...)
+	attrs = append(attrs, t.admit(&spanRoom{}, m.Attrs)...)
 	parentCtx := t.root
 	if parent != nil {
 		parentCtx = parent.ctx
@@ -625,6 +652,46 @@ func (t *Tracker) find(name, syntax string) int {
 	return -1
 }
 
+// innermost returns the innermost open phase, nil when none is (the job).
+func (t *Tracker) innermost() *phase {
+	if n := len(t.open); n > 0 {
+		return t.open[n-1]
+	}
+	return nil
+}
+
+// roomOf returns what the job has set on p's span, the job's when p is nil.
+func (t *Tracker) roomOf(p *phase) *spanRoom {
+	if p == nil {
+		return &t.rootRoom
+	}
+	return &p.room
+}
+
+// admit returns those of attrs that the span of room has room for
+// (MaxUserAttributes distinct keys; a key set before is always admitted),
+// and counts the others. The caller holds t.mu.
+func (t *Tracker) admit(room *spanRoom, attrs []attribute.KeyValue) []attribute.KeyValue {
+	if room.keys == nil {
+		room.keys = map[attribute.Key]struct{}{}
+	}
+	kept := attrs[:0:0]
+	for _, kv := range attrs {
+		if _, ok := room.keys[kv.Key]; !ok {
+			if len(room.keys) >= MaxUserAttributes {
+				t.stats.DroppedAttrs++
+				if t.stats.DroppedAttrs == 1 {
+					t.opts.Warn(fmt.Sprintf("attribute %q dropped: its span has %d of the job's attributes already (limit); further ones are counted", kv.Key, MaxUserAttributes))
+				}
+				continue
+			}
+			room.keys[kv.Key] = struct{}{}
+		}
+		kept = append(kept, kv)
+	}
+	return kept
+}
+
 func (t *Tracker) innermostCtx() context.Context {
 	if n := len(t.open); n > 0 {
 		return t.open[n-1].ctx
@@ -729,15 +796,17 @@ func (t *Tracker) close(result string) []string {
 		t.stats.LeftOpen++
 		t.endAt(i, now, result, "phase still open when the job ended", false)
 	}
+	totals := make([]attribute.KeyValue, 0, len(t.order))
 	for _, name := range t.order {
 		c := t.counters[name]
 		key := attribute.Key(CounterPrefix + name)
 		if c.total == math.Trunc(c.total) && math.Abs(c.total) < 1<<53 {
-			t.rootSpan.SetAttributes(key.Int64(int64(c.total)))
+			totals = append(totals, key.Int64(int64(c.total)))
 		} else {
-			t.rootSpan.SetAttributes(key.Float64(c.total))
+			totals = append(totals, key.Float64(c.total))
 		}
 	}
+	t.rootSpan.SetAttributes(t.admit(&t.rootRoom, totals)...)
 	return names
 }
 

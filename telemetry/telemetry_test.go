@@ -172,7 +172,7 @@ func TestSpanLimitsIgnoreTheEnvironment(t *testing.T) {
 	kept.AddEvent("e1", trace.WithAttributes(attrs(3)...))
 	kept.AddEvent("e2")
 	kept.End()
-	_, over := tr.Start(context.Background(), "over", trace.WithAttributes(attrs(spans.MaxSpanAttributes+5)...))
+	_, over := tr.Start(context.Background(), "over", trace.WithAttributes(attrs(spans.MaxSpanAttributes()+5)...))
 	over.End()
 	got := map[string]sdktrace.ReadOnlySpan{}
 	for _, s := range rec.Ended() {
@@ -183,7 +183,7 @@ func TestSpanLimitsIgnoreTheEnvironment(t *testing.T) {
 		len(k.Events()[0].Attributes) != 3 || k.Attributes()[0].Value.AsString() != "a long value" {
 		t.Errorf("a span under the OTEL_*_LIMIT variables: %+v", k)
 	}
-	if o := got["over"]; o == nil || len(o.Attributes()) != spans.MaxSpanAttributes || o.DroppedAttributes() != 5 {
-		t.Errorf("a span of %d attributes: %+v", spans.MaxSpanAttributes+5, o)
+	if o := got["over"]; o == nil || len(o.Attributes()) != spans.MaxSpanAttributes() || o.DroppedAttributes() != 5 {
+		t.Errorf("a span of %d attributes: %+v", spans.MaxSpanAttributes()+5, o)
 	}
 }

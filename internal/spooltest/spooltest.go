@@ -15,6 +15,8 @@ import (
 type Span struct {
 	Name, Parent string
 	Attrs        map[string]any
+	// DroppedAttrs is the span's dropped_attributes_count.
+	DroppedAttrs uint32
 	TraceID      pcommon.TraceID
 	SpanID       pcommon.SpanID
 }
@@ -37,7 +39,7 @@ func Read(t testing.TB, path string) map[string]Span {
 	for _, s := range all {
 		out[s.Name()] = Span{
 			Name: s.Name(), Parent: names[s.ParentSpanID()], Attrs: s.Attributes().AsRaw(),
-			TraceID: s.TraceID(), SpanID: s.SpanID(),
+			DroppedAttrs: s.DroppedAttributesCount(), TraceID: s.TraceID(), SpanID: s.SpanID(),
 		}
 	}
 	return out
