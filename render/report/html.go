@@ -109,6 +109,12 @@ tr.fail td{background:#fef2f2}.failkey{color:#b91c1c;font-weight:600}td.res.fail
 func WriteHTML(w io.Writer, run *runmodel.Run) error { return writeHTML(w, dataOf(run)) }
 
 func writeHTML(w io.Writer, d *Data) error {
+	return writePage(w, d, drawCharts(d, newAxis(d.Job.Start, d.Job.End)))
+}
+
+// writePage writes the page of d with its charts c, drawn once for the page
+// and usage.svg.
+func writePage(w io.Writer, d *Data, c charts) error {
 	a := newAxis(d.Job.Start, d.Job.End)
 	result := d.Job.Result
 	if result == "" {
@@ -128,7 +134,7 @@ func writeHTML(w io.Writer, d *Data) error {
 		Duration: formatDuration(d.Job.End.Sub(d.Job.Start)),
 		Start:    "–",
 		Gantt:    template.HTML(ganttSVG(&Data{Job: job, Phases: d.Phases, Skipped: d.Skipped}, a)),
-		Charts:   template.HTML(chartsSVG(d, a, false)),
+		Charts:   template.HTML(c.pageSVG()),
 		Samples:  len(d.Rows),
 		Style:    template.CSS(svgStyle),
 	}
@@ -181,11 +187,12 @@ func rowOf(name string, depth int, jobStart, start, end time.Time, result string
 // Write renders the report of run into dir/report.html and dir/usage.svg.
 func Write(dir string, run *runmodel.Run) error {
 	d := dataOf(run)
+	c := drawCharts(d, newAxis(d.Job.Start, d.Job.End))
 	var h, s bytes.Buffer
-	if err := writeHTML(&h, d); err != nil {
+	if err := writePage(&h, d, c); err != nil {
 		return err
 	}
-	if err := writeSVG(&s, d); err != nil {
+	if err := writeChartsSVG(&s, d, c); err != nil {
 		return err
 	}
 	return errors.Join(

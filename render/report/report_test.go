@@ -68,7 +68,9 @@ func TestView(t *testing.T) {
 }
 
 // The report of the fixture is byte for byte what it was when the report
-// read the artifacts itself (testdata/*.golden, written then).
+// read the artifacts itself (testdata/*.golden, written then), but for the
+// page's charts, which show usage.svg's drawing through a view box below
+// its head.
 func TestGolden(t *testing.T) {
 	dir := t.TempDir()
 	if err := Write(dir, readRun(t)); err != nil {
@@ -86,6 +88,30 @@ func TestGolden(t *testing.T) {
 		if !bytes.Equal(got, want) {
 			t.Errorf("%s differs from testdata/%s.golden", name, name)
 		}
+	}
+}
+
+// The page's charts are usage.svg's, drawn once: the same bytes between the
+// head of usage.svg and its end, shown by the page below the head.
+func TestPageShowsUsageSVGDrawing(t *testing.T) {
+	h, s := render(t, dataOf(readRun(t)))
+	head := `<text class="t" x="6" y="20">`
+	i := strings.Index(s, head)
+	if i < 0 {
+		t.Fatalf("usage.svg names no job:\n%.300s", s)
+	}
+	body := s[i:]
+	body = body[strings.IndexByte(body, '\n')+1 : strings.LastIndex(body, "</svg>")]
+	view := fmt.Sprintf(`class="charts" viewBox="0 %d `, chartsHead)
+	j := strings.Index(h, view)
+	if j < 0 {
+		t.Fatalf("the page has no charts seen from y = %d", chartsHead)
+	}
+	page := h[j:]
+	page = page[strings.IndexByte(page, '\n')+1:]
+	page = page[:strings.Index(page, "</svg>")]
+	if len(body) < 1000 || page != body {
+		t.Errorf("the page's charts (%d bytes) are not usage.svg's (%d bytes)", len(page), len(body))
 	}
 }
 

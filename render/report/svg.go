@@ -118,50 +118,67 @@ func optBytes(o Opt) string {
 	return formatBytes(o.V)
 }
 
-// chartsSVG draws every chart, stacked, in one SVG.
-func chartsSVG(d *Data, a axis, standalone bool) string {
+// chartsHead is the height of the line that names the job above the charts
+// in the standalone image, which is seen without the page.
+const chartsHead = 30
+
+// charts holds every chart drawn once, stacked below chartsHead, for both
+// the page and the standalone image: the page's SVG shows the same body
+// through a view box that starts below the head.
+type charts struct {
+	h    int // height of the charts, without the head
+	body string
+}
+
+// drawCharts draws every chart, stacked, starting at y = chartsHead.
+func drawCharts(d *Data, a axis) charts {
 	defs := chartDefs(d.Rows)
 	h := len(defs) * chartTotal
 	if h == 0 {
 		h = chartTotal
 	}
-	// The standalone image names the job above the charts, since it is
-	// seen without the page.
-	head := 0
-	if standalone {
-		head = 30
-		h += head
-	}
 	var b strings.Builder
-	if standalone {
-		b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
-	}
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="charts" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="resource usage">`+"\n", svgWidth, h, svgWidth, h)
-	if standalone {
-		fmt.Fprintf(&b, "<style>%s</style>\n<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n", svgStyle)
-		name := d.Job.Name
-		if name == "" {
-			name = "job"
-		}
-		line := name
-		if d.Job.Result != "" {
-			line += " · " + d.Job.Result
-		}
-		if !d.Job.Start.IsZero() {
-			line += " · started " + d.Job.Start.UTC().Format("2006-01-02 15:04:05 UTC") + " · " + formatDuration(d.Job.End.Sub(d.Job.Start))
-		}
-		fmt.Fprintf(&b, `<text class="t" x="6" y="20">%s</text>`+"\n", esc(line))
-	}
 	if len(d.Rows) == 0 {
-		fmt.Fprintf(&b, `<text class="more" x="%d" y="%d">no resource usage samples (%s)</text>`, plotLeft, head+chartTop+20, "resource-usage.csv missing or empty")
+		fmt.Fprintf(&b, `<text class="more" x="%d" y="%d">no resource usage samples (%s)</text>`, plotLeft, chartsHead+chartTop+20, "resource-usage.csv missing or empty")
 	}
 	ends := bucket(len(d.Rows))
 	for i, def := range defs {
 		if len(d.Rows) == 0 {
 			break
 		}
-		chart(&b, d.Rows, ends, def, a, float64(head+i*chartTotal))
+		chart(&b, d.Rows, ends, def, a, float64(chartsHead+i*chartTotal))
 	}
+	return charts{h: h, body: b.String()}
+}
+
+// pageSVG is the charts as the page shows them, without the head.
+func (c charts) pageSVG() string {
+	return fmt.Sprintf(`<svg xmlns="http://www.w3.org/2000/svg" class="charts" viewBox="0 %d %d %d" width="%d" height="%d" role="img" aria-label="resource usage">`+"\n", chartsHead, svgWidth, c.h, svgWidth, c.h) +
+		c.body + "</svg>"
+}
+
+// standaloneSVG is the charts as an image of their own (usage.svg): the
+// job named above them, with the style the page would have given.
+func (c charts) standaloneSVG(d *Data) string {
+	h := c.h + chartsHead
+	var b strings.Builder
+	b.Grow(len(c.body) + 512)
+	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="charts" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="resource usage">`+"\n", svgWidth, h, svgWidth, h)
+	fmt.Fprintf(&b, "<style>%s</style>\n<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n", svgStyle)
+	name := d.Job.Name
+	if name == "" {
+		name = "job"
+	}
+	line := name
+	if d.Job.Result != "" {
+		line += " · " + d.Job.Result
+	}
+	if !d.Job.Start.IsZero() {
+		line += " · started " + d.Job.Start.UTC().Format("2006-01-02 15:04:05 UTC") + " · " + formatDuration(d.Job.End.Sub(d.Job.Start))
+	}
+	fmt.Fprintf(&b, `<text class="t" x="6" y="20">%s</text>`+"\n", esc(line))
+	b.WriteString(c.body)
 	b.WriteString("</svg>")
 	return b.String()
 }
@@ -285,6 +302,10 @@ func chart(b *strings.Builder, rows []runmodel.Row, ends []int, def chartDef, a 
 func WriteSVG(w io.Writer, run *runmodel.Run) error { return writeSVG(w, dataOf(run)) }
 
 func writeSVG(w io.Writer, d *Data) error {
-	_, err := io.WriteString(w, chartsSVG(d, newAxis(d.Job.Start, d.Job.End), true)+"\n")
+	return writeChartsSVG(w, d, drawCharts(d, newAxis(d.Job.Start, d.Job.End)))
+}
+
+func writeChartsSVG(w io.Writer, d *Data, c charts) error {
+	_, err := io.WriteString(w, c.standaloneSVG(d)+"\n")
 	return err
 }
