@@ -37,6 +37,13 @@ func newPrivateDir(parent string) (dir string, lock io.Closer, removed int, err 
 	return dir, lock, removed, nil
 }
 
+// IsPrivateDirName reports whether name is that of a run's private
+// directory, jobtrace-<pid>-<digits>.
+func IsPrivateDirName(name string) bool {
+	_, ok := parsePrivateDirName(name)
+	return ok
+}
+
 // parsePrivateDirName returns the pid in the name of a run's private
 // directory, jobtrace-<pid>-<digits>.
 func parsePrivateDirName(name string) (pid int, ok bool) {

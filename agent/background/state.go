@@ -11,6 +11,7 @@ import (
 
 	"github.com/jobtrace/jobtrace/internal/regularfile"
 	"github.com/jobtrace/jobtrace/internal/safefile"
+	"github.com/jobtrace/jobtrace/session"
 )
 
 // Files of the agent in the out directory.
@@ -103,7 +104,33 @@ func ReadState(dir string) (State, error) {
 	if err := json.Unmarshal(data, &st); err != nil {
 		return State{}, fmt.Errorf("%s: %v", path, err)
 	}
+	if err := st.belongsTo(dir); err != nil {
+		return State{}, fmt.Errorf("%s is not an agent's of this directory, not used: %v", path, err)
+	}
 	return st, nil
+}
+
+// belongsTo checks that st is what an agent for dir writes: its out
+// directory is dir, its socket is in its private directory, named as a
+// session names it. A state file planted or left by someone else then
+// makes no `jobtrace stop` write to, render in or remove another
+// directory, nor talk to another socket.
+func (st State) belongsTo(dir string) error {
+	a, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	b, err := os.Stat(st.Out)
+	if err != nil || !os.SameFile(a, b) {
+		return fmt.Errorf("it names the out directory %q", st.Out)
+	}
+	if st.PrivateDir != "" && (!filepath.IsAbs(st.PrivateDir) || !session.IsPrivateDirName(filepath.Base(st.PrivateDir))) {
+		return fmt.Errorf("it names the private directory %q", st.PrivateDir)
+	}
+	if st.Socket != "" && (st.PrivateDir == "" || filepath.Dir(st.Socket) != filepath.Clean(st.PrivateDir)) {
+		return fmt.Errorf("it names the socket %q outside its private directory", st.Socket)
+	}
+	return nil
 }
 
 // writeState replaces the state file in st.Out as a whole.

@@ -9,6 +9,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
+	"github.com/jobtrace/jobtrace/internal/safefile"
 	"github.com/jobtrace/jobtrace/spans/protocol"
 	"github.com/jobtrace/jobtrace/spans/socket"
 	"github.com/jobtrace/jobtrace/telemetry"
@@ -74,7 +75,12 @@ func Wait(out string, timeout time.Duration) bool {
 func Gone(st State, lastSeen time.Time) error {
 	var errs []error
 	if st.PrivateDir != "" {
-		errs = append(errs, os.RemoveAll(st.PrivateDir))
+		// Only a directory of this user's, private as a session makes it.
+		if err := safefile.CheckPrivate(st.PrivateDir); err == nil {
+			errs = append(errs, os.RemoveAll(st.PrivateDir))
+		} else if !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, fmt.Errorf("not removed: %w", err))
+		}
 	}
 	st.End = &End{At: lastSeen, Reason: ReasonGone, Result: protocol.ResultError, Dir: st.Out, Code: 1}
 	errs = append(errs, writeState(st))
