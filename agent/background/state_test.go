@@ -3,21 +3,21 @@ package background
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 )
 
-// A state file planted in the out directory (or left by another agent)
-// names what `jobtrace stop` then writes to, renders in, removes and talks
-// to: another out directory, any directory as the private one, a socket
-// elsewhere. ReadState refuses it, and Gone removes no directory that is
-// not a private one of this user's.
+// A planted state file names what stop writes to, removes and dials: refused.
 func TestPlantedStateFileIsNotFollowed(t *testing.T) {
 	base := t.TempDir()
-	out, victim := filepath.Join(base, "out"), filepath.Join(base, "victim")
-	priv := filepath.Join(base, "jobtrace-7-9")
-	for _, d := range []string{out, victim, priv} {
+	// Another out directory, any directory as the private one, a socket
+	// elsewhere; and Gone removes only a private directory of this user's.
+	dirs := make([]string, 3)
+	for i, name := range []string{"out", "victim", "jobtrace-7-9"} {
+		dirs[i] = filepath.Join(base, name)
+	}
+	out, victim, priv := dirs[0], dirs[1], dirs[2]
+	for _, d := range dirs {
 		if err := os.Mkdir(d, 0o700); err != nil {
 			t.Fatal(err)
 		}
@@ -38,16 +38,12 @@ func TestPlantedStateFileIsNotFollowed(t *testing.T) {
 	} {
 		st := good
 		bad(&st)
-		st.Out = out // written where stop reads it
+		// Written where it names, then moved where stop reads it.
 		if err := writeState(st); err != nil {
 			t.Fatal(err)
 		}
-		if name == "another out" {
-			planted, _ := os.ReadFile(filepath.Join(out, StateFile))
-			planted = []byte(strings.Replace(string(planted), `"out": "`+out, `"out": "`+victim, 1))
-			if err := os.WriteFile(filepath.Join(out, StateFile), planted, 0o644); err != nil {
-				t.Fatal(err)
-			}
+		if err := os.Rename(filepath.Join(st.Out, StateFile), filepath.Join(out, StateFile)); err != nil {
+			t.Fatal(err)
 		}
 		if _, err := ReadState(out); err == nil {
 			t.Errorf("%s: planted state file taken", name)

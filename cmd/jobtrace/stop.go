@@ -55,15 +55,23 @@ var resultWords = map[string]string{
 }
 
 // stopResult turns --result into the job's result and the attributes
-// that go with it: a number is an exit code, judged as a job's is.
-func stopResult(s string) (string, []attribute.KeyValue, error) {
+// that go with it: a number is an exit code, judged as a job's is (one
+// outside 0–255, such as Buildkite's -1 for a command that a signal ended
+// or that could not start, is a failure). A word it does not know ends
+// the job all the same, with the result error, and a warning that says so:
+// a stop that the job's end cannot be told from must not leave it running.
+func stopResult(s string) (result string, attrs []attribute.KeyValue, warning string) {
 	if r, ok := resultWords[s]; ok {
-		return r, nil, nil
+		return r, nil, ""
 	}
-	if code, err := strconv.Atoi(s); err == nil && code >= 0 && code <= 255 {
-		return session.ResultOf(code, nil), []attribute.KeyValue{semconv.ProcessExitCode(code)}, nil
+	if code, err := strconv.Atoi(s); err == nil {
+		r := session.ResultOf(code, nil)
+		if code < 0 || code > 255 {
+			r = protocol.ResultFailure
+		}
+		return r, []attribute.KeyValue{semconv.ProcessExitCode(code)}, ""
 	}
-	return "", nil, usagef("stop: --result %q: want success, failure, error, timeout, cancelled, skipped (or GitLab's failed, canceled), or an exit code", s)
+	return protocol.ResultError, nil, fmt.Sprintf("--result %q is none of success, failure, error, timeout, cancelled, skipped (or GitLab's failed, canceled) nor an exit code: the job ends with the result error", s)
 }
 
 func (c *cli) cmdStop(args []string) error {
@@ -81,9 +89,9 @@ func (c *cli) cmdStop(args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("stop: unexpected argument %q", fs.Arg(0))
 	}
-	res, resAttrs, err := stopResult(*result)
-	if err != nil {
-		return err
+	res, resAttrs, warning := stopResult(*result)
+	if warning != "" {
+		supervise.NewLogger(os.Stderr).Warn("stop: " + warning)
 	}
 	out := *outFlag
 	if out == "" {
