@@ -12,6 +12,7 @@ import (
 	"github.com/jobtrace/jobtrace/agent/background"
 	"github.com/jobtrace/jobtrace/config"
 	"github.com/jobtrace/jobtrace/internal/safefile"
+	"github.com/jobtrace/jobtrace/supervise"
 )
 
 const startExamples = `  eval "$(jobtrace start --shell)"       # any POSIX shell: the steps that follow join the job
@@ -113,22 +114,32 @@ func (c *cli) printStartEnv(env []string, so *startOptions) error {
 		plain.WriteString(kv + "\n")
 		shell.WriteString("export " + k + "='" + strings.ReplaceAll(v, "'", `'\''`) + "'\n")
 	}
-	out := plain.String()
-	if so.shell {
-		out = shell.String()
-	}
-	if _, err := io.WriteString(os.Stdout, out); err != nil {
-		return err
-	}
+	// The files first: a reader of stdout that is gone (a closed pipe,
+	// `| head -1` done early) must not keep the environment from the steps.
+	passed := false
 	if path := c.getenv("GITHUB_ENV"); path != "" {
 		if err := appendFile(path, plain.String()); err != nil {
 			return fmt.Errorf("start: $GITHUB_ENV: %v", err)
 		}
+		passed = true
 	}
 	if so.dotenv != "" {
 		if err := safefile.WriteFile(so.dotenv, []byte(plain.String()), 0o644); err != nil {
 			return fmt.Errorf("start: --dotenv: %v", err)
 		}
+		passed = true
+	}
+	out := plain.String()
+	if so.shell {
+		out = shell.String()
+	}
+	supervise.SurviveBrokenOutput()
+	if _, err := io.WriteString(os.Stdout, out); err != nil {
+		if passed {
+			supervise.NewLogger(os.Stderr).Warn(fmt.Sprintf("start: the environment was not printed (%v); the steps have it from the file", err))
+			return nil
+		}
+		return fmt.Errorf("start: the environment could not be printed (%v): the steps will not join the job, which `jobtrace stop` ends", err)
 	}
 	return nil
 }

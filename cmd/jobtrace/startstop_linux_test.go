@@ -363,3 +363,40 @@ func TestAgentEndsWithTheWatchedProcess(t *testing.T) {
 		t.Errorf("log:\n%s", log)
 	}
 }
+
+// A start whose stdout has no reader (a closed pipe, `| head -1` gone
+// early) still gives the steps the environment through $GITHUB_ENV or
+// --dotenv, and is not killed by SIGPIPE; with no file to give it to, it
+// says that the steps will not join the job.
+func TestStartWithAClosedStdout(t *testing.T) {
+	for _, withFile := range []bool{true, false} {
+		j := newJob(t)
+		genv := filepath.Join(j.wd, "github.env")
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Close()
+		cmd := exec.Command(bin, "start", "--watch-pid", "0", "--idle", "1m")
+		cmd.Dir = j.wd
+		cmd.Env = j.env
+		if withFile {
+			cmd.Env = append(cmd.Env, "GITHUB_ENV="+genv)
+		}
+		var stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = w, &stderr
+		err = cmd.Run()
+		w.Close()
+		code := cmd.ProcessState.ExitCode()
+		data, _ := os.ReadFile(genv)
+		switch {
+		case withFile && (code != 0 || !strings.Contains(string(data), "TRACEPARENT=")):
+			t.Errorf("with $GITHUB_ENV: exit %d (%v), $GITHUB_ENV %q\n%s", code, err, data, stderr.String())
+		case !withFile && (code != 1 || !strings.Contains(stderr.String(), "will not join")):
+			t.Errorf("without a file: exit %d (%v)\n%s", code, err, stderr.String())
+		}
+		if r := j.run(nil, "stop"); r.code != 0 {
+			t.Errorf("stop: exit %d\n%s", r.code, r.stderr)
+		}
+	}
+}
