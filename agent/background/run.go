@@ -61,6 +61,10 @@ const (
 	ReasonWatched = "watched" // the watched process is gone: error
 	ReasonIdle    = "idle"    // no message for the idle time: timeout
 	ReasonSignal  = "signal"  // SIGTERM or SIGINT: cancellation
+	// ReasonOutGone: its lock file is gone from the out directory (the
+	// directory removed, as a checkout's `git clean` does): no stop can
+	// find the agent any more. error.
+	ReasonOutGone = "out_removed"
 )
 
 // resultOf is the result of a job that ended for reason without a stop.
@@ -70,6 +74,8 @@ func resultOf(reason string) string {
 		return protocol.ResultError
 	case ReasonIdle:
 		return protocol.ResultTimeout
+	case ReasonOutGone:
+		return protocol.ResultError
 	}
 	return protocol.ResultCancellation
 }
@@ -268,6 +274,10 @@ func (a *running) wait() (string, *protocol.Msg) {
 			if !a.o.Watch.Alive(a.o.ProcRoot) {
 				a.log.Printf("%s is gone: ending the job", a.o.Watch)
 				return ReasonWatched, nil
+			}
+			if _, err := os.Lstat(filepath.Join(a.state.Out, LockFile)); errors.Is(err, os.ErrNotExist) {
+				a.log.Printf("%s is gone from %s (removed): ending the job", LockFile, a.state.Out)
+				return ReasonOutGone, nil
 			}
 			if n := a.s.Messages(); n != msgs {
 				msgs, last = n, now

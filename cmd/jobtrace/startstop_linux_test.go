@@ -400,3 +400,31 @@ func TestStartWithAClosedStdout(t *testing.T) {
 		}
 	}
 }
+
+// An agent whose out directory is removed under it (a checkout's `git
+// clean`) can be found by no stop: it ends by itself rather than run on
+// until --idle.
+func TestAgentEndsWhenItsOutDirIsRemoved(t *testing.T) {
+	j := newJob(t)
+	j.start(nil, "--idle", "0", "--watch-pid", "0")
+	st, err := background.ReadState(j.out())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(j.out()); err != nil {
+		t.Fatal(err)
+	}
+	// A zombie has ended: the test process may be the orphaned agent's
+	// subreaper, after a run in it.
+	running := func() bool {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", st.Pid))
+		i := bytes.LastIndexByte(stat, ')')
+		return err == nil && i > 0 && i+2 < len(stat) && stat[i+2] != 'Z'
+	}
+	for deadline := time.Now().Add(agentEndWait); running(); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			syscall.Kill(st.Pid, syscall.SIGKILL)
+			t.Fatalf("agent %d still runs %s after its out directory was removed", st.Pid, agentEndWait)
+		}
+	}
+}
