@@ -68,7 +68,7 @@ func (c *cli) commands() []command {
 		{"run", "wrap a job: its phases become spans; artifacts in --out", c.cmdRun},
 		{"start", "start tracing a job whose steps run apart (GitHub Actions, GitLab, Buildkite)", c.cmdStart},
 		{"stop", "end the job that start began: artifacts, export, summary", c.cmdStop},
-		{"phase", "open or close a phase from inside a job (phase begin|end NAME)", c.cmdPhase},
+		{"phase", "open or close a phase from inside a job (phase begin|end NAME), or add one that has ended (phase add)", c.cmdPhase},
 		{"event", "record an event on the current phase", c.cmdEvent},
 		{"counter", "add to a named counter", c.cmdCounter},
 		{"exec", "run one step as a child phase (exec NAME -- CMD...)", c.cmdExec},
