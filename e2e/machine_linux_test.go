@@ -42,9 +42,11 @@ func probeMachine(workDir string) machine {
 		"jobtrace.system.cpu.load_average.5m", "jobtrace.system.cpu.load_average.15m")
 	// The job's process tree: stat and statm of its processes.
 	give("/proc/self/stat", "process.cpu.time", "process.memory.usage", "process.thread.count",
-		"jobtrace.process.count", "jobtrace.phase.cpu.time", "jobtrace.phase.memory.peak")
+		"jobtrace.process.count", "jobtrace.phase.cpu.time", "jobtrace.phase.memory.peak",
+		"jobtrace.job.cpu.time", "jobtrace.job.memory.peak")
 	give("/proc/self/io", "process.disk.io", "jobtrace.phase.disk.io")
 	m.figures["jobtrace.phase.duration"] = figure{state: figureGiven, why: "always"}
+	m.figures["jobtrace.job.duration"] = figure{state: figureGiven, why: "always"}
 	// Points only for what jobtrace dropped; the metrics job sends nothing
 	// it would drop.
 	m.figures["jobtrace.dropped"] = figure{state: figureAbsent, why: "the metrics job sends nothing jobtrace drops"}

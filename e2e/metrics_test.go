@@ -98,13 +98,14 @@ func readMetricsDoc(t *testing.T) ([]docMetric, map[string][]float64) {
 }
 
 // docBuckets parses "...: seconds 0.1, 0.5, ...; bytes 0, 1 MiB, ..., 256
-// GiB." from the paragraph on bucket boundaries.
+// GiB." from the two paragraphs on bucket boundaries: the phases' first,
+// then the jobs' (keyed "job s" and "job By").
 func docBuckets(t *testing.T, text string) map[string][]float64 {
 	t.Helper()
 	flat := strings.Join(strings.Fields(text), " ")
-	m := regexp.MustCompile(`Bucket boundaries [^:]*: seconds ([^;]*); bytes ([^.]*)\.`).FindStringSubmatch(flat)
-	if m == nil {
-		t.Fatalf("%s: no paragraph \"Bucket boundaries ...: seconds ...; bytes ....\"", metricsDocPath)
+	all := regexp.MustCompile(`Bucket boundaries [^:]*: seconds ([^;]*); bytes ([^.]*)\.`).FindAllStringSubmatch(flat, -1)
+	if len(all) != 2 {
+		t.Fatalf("%s: %d paragraphs \"Bucket boundaries ...: seconds ...; bytes ....\", want 2 (the phases', then the jobs')", metricsDocPath, len(all))
 	}
 	parse := func(list string) []float64 {
 		var out []float64
@@ -129,7 +130,11 @@ func docBuckets(t *testing.T, text string) map[string][]float64 {
 		}
 		return out
 	}
-	return map[string][]float64{"s": parse(m[1]), "By": parse(m[2])}
+	phases, jobs := all[0], all[1]
+	return map[string][]float64{
+		"s": parse(phases[1]), "By": parse(phases[2]),
+		"job s": parse(jobs[1]), "job By": parse(jobs[2]),
+	}
 }
 
 // optionalAttrs are declared attributes that docs/metrics.md says a data
@@ -371,7 +376,11 @@ func checkMetric(t *testing.T, d docMetric, ms []receivedMetric, traceID string,
 			}
 		}
 		if d.Kind == kindHistogram {
-			if want := buckets[d.Unit]; !slices.Equal(p.Bounds, want) {
+			key := d.Unit
+			if strings.HasPrefix(d.Name, "jobtrace.job.") {
+				key = "job " + d.Unit
+			}
+			if want := buckets[key]; !slices.Equal(p.Bounds, want) {
 				t.Errorf("%s %v: bucket boundaries %v, docs/metrics.md %v", d.Name, p.Attrs, p.Bounds, want)
 			}
 		}
