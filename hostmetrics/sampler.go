@@ -234,19 +234,7 @@ func (s *Sampler) Request(fn func(*Sample)) {
 // next sample. When more than MaxPendingBoundaries are waiting, it first
 // waits for the sampling goroutine to take them. Before Start and after Stop, it calls
 // them with the last sample, in the caller's goroutine.
-func (s *Sampler) Serve() { s.serve(true) }
-
-// ServeLater has the functions requested so far called with the sampling
-// goroutine's next sample, which it wakes, and returns without reading:
-// for a caller that must not wait for the sample (the sender of a phase's
-// end, whose reply need not follow it). Like Serve, it first waits while
-// more than MaxPendingBoundaries are waiting, and before Start and after
-// Stop it calls them with the last sample, in the caller's goroutine.
-func (s *Sampler) ServeLater() { s.serve(false) }
-
-// serve is Serve, reading in the caller's goroutine when now is set and
-// the last sample is SyncGap old, and ServeLater.
-func (s *Sampler) serve(now bool) {
+func (s *Sampler) Serve() {
 	s.mu.Lock()
 	for s.running && !s.stopped && len(s.pending) > MaxPendingBoundaries {
 		taken := s.taken
@@ -276,7 +264,7 @@ func (s *Sampler) serve(now bool) {
 		}
 		return
 	}
-	sync := now && s.opts.Now().Sub(s.lastTake) >= SyncGap
+	sync := s.opts.Now().Sub(s.lastTake) >= SyncGap
 	s.mu.Unlock()
 	if sync && s.readMu.TryLock() {
 		s.take(ReasonBoundary)

@@ -108,21 +108,20 @@ func (f *boundaryFixture) settleWhileReading(settle func()) <-chan struct{} {
 	return settled
 }
 
-// The reply to `jobtrace phase end` does not wait for the end's sample: the
-// settle function returns while that sample is still being read, and the
-// phase's span ends with the sample, once it is read.
-func TestEndReplyDoesNotWaitForItsSample(t *testing.T) {
+// The reply to `jobtrace phase end` comes after the end's sample, as a
+// begin's does: a process of the job that exits once the sender has its
+// reply (the step's shell) must still be in the tree the end's sample reads,
+// or its usage would fall outside the phase.
+func TestEndReplyWaitsForItsSample(t *testing.T) {
 	f := newBoundaryFixture(t)
 	settled := f.settleWhileReading(f.usage.PhaseEnded(f.boundary("compile")))
 	select {
 	case <-settled:
-	case <-time.After(time.Minute):
-		t.Fatal("the end waited for its sample")
-	}
-	if n := len(f.spans.GetSpans()); n != 0 {
-		t.Errorf("%d spans ended before the end's sample was read, want 0", n)
+		t.Fatal("the end's reply did not wait for its sample")
+	default:
 	}
 	close(f.src.release)
+	<-settled
 	f.sampler.Stop()
 	if n := len(f.spans.GetSpans()); n != 1 {
 		t.Errorf("%d spans ended after the end's sample, want 1", n)

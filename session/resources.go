@@ -300,13 +300,9 @@ func (p *phaseUsage) PhaseBegan(b spans.Boundary) func() {
 }
 
 // PhaseEnded implements spans.PhaseObserver, as PhaseBegan does: the
-// window closes, and the span ends, with the next sample. A sender that
-// waits for the reply (`jobtrace phase end`) does not wait for that sample:
-// it is requested under the tracker's lock, after the phase's work, so it
-// is taken after the end whenever it is taken, and the phase's usage
-// covers its span all the same. The sampling goroutine takes it.
+// window closes, and the span ends, with the next sample.
 func (p *phaseUsage) PhaseEnded(b spans.Boundary) func() {
-	fn := func(s *hostmetrics.Sample) {
+	return p.boundary(b.Wait, func(s *hostmetrics.Sample) {
 		if w := p.windows[b.Span]; w != nil {
 			delete(p.windows, b.Span)
 			u := w.End(s)
@@ -316,12 +312,7 @@ func (p *phaseUsage) PhaseEnded(b spans.Boundary) func() {
 			}
 		}
 		b.Span.End(trace.WithTimestamp(b.Time))
-	}
-	if b.Wait {
-		p.sampler.Request(fn)
-		return p.sampler.ServeLater
-	}
-	return p.boundary(false, fn)
+	})
 }
 
 // Attribute keys of a phase added after it ended (docs/attributes.md).

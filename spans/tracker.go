@@ -102,8 +102,7 @@ type TrackerOptions struct {
 // return, which the Tracker calls once its lock is released, in the
 // goroutine that handed it the message, before Handle or Close returns.
 // So one source's sample never holds up another source's messages, and
-// the reply to a sender that waits (b.Wait) can come after its sample
-// (jobtrace's observer does so for a begin, not for an end).
+// the reply to a sender that waits (b.Wait) still comes after its sample.
 // Settle functions of different goroutines may run in any order: what
 // must keep the order of boundaries is recorded under the lock.
 type PhaseObserver interface {
@@ -132,7 +131,7 @@ type Boundary struct {
 	// Wait is set when the sender waits for the reply (a socket client
 	// such as `jobtrace phase`): the observer's settle function may finish
 	// its work before returning, so that it happens before the sender
-	// goes on (what a begin's sample must).
+	// goes on.
 	Wait bool
 }
 
