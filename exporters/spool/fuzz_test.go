@@ -34,15 +34,20 @@ func FuzzReadLines(f *testing.F) {
 		start := int64(from) % int64(len(data)+1)
 		last, spans := start, 0
 		err := ReadLines(path, start, func(td ptrace.Traces, n int, end int64) error {
-			req := otlptest.Proto(t, td)
 			if end <= last || end > int64(len(data)) || data[end-1] != '\n' {
 				t.Fatalf("a line ending at %d after one at %d, in %d bytes", end, last, len(data))
 			}
 			last = end
-			if n != countSpans(req.ResourceSpans) {
-				t.Fatalf("%d spans counted, %d in the request", n, countSpans(req.ResourceSpans))
+			if n != td.SpanCount() {
+				t.Fatalf("%d spans counted, %d in the request", n, td.SpanCount())
 			}
 			spans += n
+			req, err := otlptest.TryProto(td)
+			if err != nil {
+				// A string that is not valid UTF-8 (read from JSON's
+				// escapes) the protobuf runtime refuses: read, not compared.
+				return nil
+			}
 			line, err := encodeLine(req.ResourceSpans)
 			if err != nil {
 				// Bytes the spool's encoder refuses (invalid UTF-8 in a

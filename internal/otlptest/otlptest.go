@@ -596,13 +596,24 @@ func SelfSigned(t testing.TB) (tls.Certificate, []byte) {
 // that looks at what a spool line holds field by field.
 func Proto(t testing.TB, td ptrace.Traces) *coltracepb.ExportTraceServiceRequest {
 	t.Helper()
-	pb, err := ptraceotlp.NewExportRequestFromTraces(td).MarshalProto()
+	req, err := TryProto(td)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return req
+}
+
+// TryProto is Proto for traces that may hold strings the protobuf runtime
+// refuses (not valid UTF-8, which pdata reads from JSON's escapes): the
+// error says so.
+func TryProto(td ptrace.Traces) (*coltracepb.ExportTraceServiceRequest, error) {
+	pb, err := ptraceotlp.NewExportRequestFromTraces(td).MarshalProto()
+	if err != nil {
+		return nil, err
+	}
 	req := &coltracepb.ExportTraceServiceRequest{}
 	if err := proto.Unmarshal(pb, req); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	return req
+	return req, nil
 }
