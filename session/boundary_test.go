@@ -108,21 +108,29 @@ func (f *boundaryFixture) settleWhileReading(settle func()) <-chan struct{} {
 	return settled
 }
 
+// waitsForItsSample checks that settle, a boundary's settle function, does
+// not return while the sample it asked for is being read, and returns once
+// it is.
+func (f *boundaryFixture) waitsForItsSample(t *testing.T, what string, settle func()) {
+	t.Helper()
+	settled := f.settleWhileReading(settle)
+	select {
+	case <-settled:
+		t.Fatalf("the %s's reply did not wait for its sample", what)
+	default:
+	}
+	close(f.src.release)
+	<-settled
+	f.sampler.Stop()
+}
+
 // The reply to `jobtrace phase end` comes after the end's sample, as a
 // begin's does: a process of the job that exits once the sender has its
 // reply (the step's shell) must still be in the tree the end's sample reads,
 // or its usage would fall outside the phase.
 func TestEndReplyWaitsForItsSample(t *testing.T) {
 	f := newBoundaryFixture(t)
-	settled := f.settleWhileReading(f.usage.PhaseEnded(f.boundary("compile")))
-	select {
-	case <-settled:
-		t.Fatal("the end's reply did not wait for its sample")
-	default:
-	}
-	close(f.src.release)
-	<-settled
-	f.sampler.Stop()
+	f.waitsForItsSample(t, "end", f.usage.PhaseEnded(f.boundary("compile")))
 	if n := len(f.spans.GetSpans()); n != 1 {
 		t.Errorf("%d spans ended after the end's sample, want 1", n)
 	}
@@ -132,15 +140,7 @@ func TestEndReplyWaitsForItsSample(t *testing.T) {
 // that the phase's usage covers the work its sender starts on the reply.
 func TestBeginReplyWaitsForItsSample(t *testing.T) {
 	f := newBoundaryFixture(t)
-	settled := f.settleWhileReading(f.usage.PhaseBegan(f.boundary("compile")))
-	select {
-	case <-settled:
-		t.Fatal("the begin's reply did not wait for its sample")
-	default:
-	}
-	close(f.src.release)
-	<-settled
-	f.sampler.Stop()
+	f.waitsForItsSample(t, "begin", f.usage.PhaseBegan(f.boundary("compile")))
 	if n := len(f.usage.windows); n != 1 {
 		t.Errorf("%d usage windows open, want the phase's", n)
 	}
