@@ -15,6 +15,7 @@ import (
 
 	"github.com/jobtrace/jobtrace/hostmetrics"
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+	"github.com/jobtrace/jobtrace/insight/verdict"
 	"github.com/jobtrace/jobtrace/spans/protocol"
 	"github.com/jobtrace/jobtrace/supervise"
 )
@@ -152,4 +153,26 @@ func TestAddPhaseUsageFromHeldSamples(t *testing.T) {
 	if a := got["set up"].Attrs; a[string(AttrNoUsage)] == nil || a[string(usage.AttrCPUUser)] != nil {
 		t.Errorf("a phase before the first sample: attributes %v", a)
 	}
+	// Every span with usage has a verdict judged from it (the source gives
+	// the job's CPU, so it is never unknown); one without has none.
+	for _, name := range []string{"one", "two", "three", "tests", "build"} {
+		v, ok := verdict.FromAttributes(stringAttrs(got[name].Attrs))
+		if !ok || v.Kind == verdict.Unknown || v.Reason == "" {
+			t.Errorf("%s: verdict %v %v; attributes %v", name, v, ok, got[name].Attrs)
+		}
+	}
+	if v, ok := verdict.FromAttributes(stringAttrs(got["set up"].Attrs)); ok {
+		t.Errorf("a phase without usage has a verdict: %v", v)
+	}
+}
+
+// stringAttrs are the string attributes of a span read back from the spool.
+func stringAttrs(m map[string]any) []attribute.KeyValue {
+	var a []attribute.KeyValue
+	for k, v := range m {
+		if s, ok := v.(string); ok {
+			a = append(a, attribute.String(k, s))
+		}
+	}
+	return a
 }

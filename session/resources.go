@@ -14,6 +14,7 @@ import (
 	"github.com/jobtrace/jobtrace/exporters/usagemetrics"
 	"github.com/jobtrace/jobtrace/hostmetrics"
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+	"github.com/jobtrace/jobtrace/insight/verdict"
 	"github.com/jobtrace/jobtrace/spans"
 	"github.com/jobtrace/jobtrace/telemetry"
 )
@@ -222,7 +223,7 @@ func (r *resources) finish(log Logger, result string) {
 				u.MemoryPeak, u.HasMemory = p, true
 			}
 		}
-		r.phases.root.SetAttributes(u.Attributes()...)
+		setUsage(r.phases.root, &u)
 		if r.phases.onJob != nil {
 			r.phases.onJob(trace.ContextWithSpan(context.Background(), r.phases.root), result, &u)
 		}
@@ -306,7 +307,7 @@ func (p *phaseUsage) PhaseEnded(b spans.Boundary) func() {
 		if w := p.windows[b.Span]; w != nil {
 			delete(p.windows, b.Span)
 			u := w.End(s)
-			b.Span.SetAttributes(u.Attributes()...)
+			setUsage(b.Span, &u)
 			if p.onEnd != nil {
 				p.onEnd(b.Ctx, b.Name, b.Result, &u)
 			}
@@ -333,7 +334,7 @@ func (p *phaseUsage) PhaseAdded(b spans.Boundary) func() {
 	return p.boundary(b.Wait, func(*hostmetrics.Sample) {
 		u, covered, ok := p.held.Over(b.Start, b.Time)
 		if ok {
-			b.Span.SetAttributes(u.Attributes()...)
+			setUsage(b.Span, &u)
 			b.Span.SetAttributes(AttrUsageFrom.String(covered.From.UTC().Format(time.RFC3339Nano)),
 				AttrUsageTo.String(covered.To.UTC().Format(time.RFC3339Nano)))
 			if p.onEnd != nil {
@@ -344,6 +345,13 @@ func (p *phaseUsage) PhaseAdded(b spans.Boundary) func() {
 		}
 		b.Span.End(trace.WithTimestamp(b.Time))
 	})
+}
+
+// setUsage sets a window's usage on its span, and the verdict judged from
+// it (docs/attributes.md): the one place a verdict is judged.
+func setUsage(span trace.Span, u *usage.Usage) {
+	span.SetAttributes(u.Attributes()...)
+	span.SetAttributes(verdict.Judge(*u).Attributes()...)
 }
 
 // boundary requests a boundary sample for fn and returns what has it taken:

@@ -12,16 +12,17 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+	"github.com/jobtrace/jobtrace/insight/verdict"
 	"github.com/jobtrace/jobtrace/spans/protocol"
 )
 
-// fullUsage is a usage with every figure present: every key of
-// usage.AttributeKeys.
+// fullUsage is a usage with every figure present and its verdict: every
+// key of usage.AttributeKeys and verdict.AttributeKeys.
 func fullUsage() []attribute.KeyValue {
 	all := usage.Stalls{HasCPUSome: true, HasMemorySome: true, HasMemoryFull: true, HasIOSome: true, HasIOFull: true}
 	u := usage.Usage{Samples: 2, HasCPU: true, HasMemory: true, HasIO: true, HasPressure: true, Pressure: all, HasOOMKills: true,
 		HasSystemCPU: true, HasSystemMemory: true, HasSystemDisk: true, HasNetwork: true, HasSystemPressure: true, SystemPressure: all}
-	return u.Attributes()
+	return append(u.Attributes(), verdict.Judge(u).Attributes()...)
 }
 
 // usageObserver sets a full usage on every phase as it ends, as the
@@ -128,7 +129,7 @@ func TestFloodedSpansKeepJobtracesAttributes(t *testing.T) {
 		if s.DroppedAttributes != 0 {
 			t.Errorf("%s: the SDK dropped %d attributes", name, s.DroppedAttributes)
 		}
-		for _, k := range usage.AttributeKeys {
+		for _, k := range append(usage.AttributeKeys[:len(usage.AttributeKeys):len(usage.AttributeKeys)], verdict.AttributeKeys...) {
 			if _, ok := attr(s, string(k)); !ok {
 				t.Errorf("%s: %s lost", name, k)
 			}
