@@ -4,11 +4,12 @@
 // alone, for viewers that show an image next to an artifact.
 //
 // The report has, from top to bottom: the job's name, result, exit code,
-// duration, start time, host and service; the phases as a nested timeline
-// on the same time axis as the charts of CPU, memory, disk IO, network and
-// pressure stall below it; and a table of the phases with the resource
-// usage their spans carry (jobtrace.usage.*, docs/attributes.md). Hovering
-// a bar or a chart shows its values through SVG <title> elements.
+// duration, start time, host and service; the phases as a nested timeline,
+// with the spans' events as markers on their rows, on the same time axis
+// as the charts of CPU, memory, disk IO, network and pressure stall below
+// it; and a table of the phases with the resource usage their spans carry
+// (jobtrace.usage.*, docs/attributes.md). Hovering a bar, an event or a
+// chart shows its values through SVG <title> elements.
 //
 // It is a pure renderer of the model of a run (package runmodel): it
 // reads no file. WriteHTML and WriteSVG render a run; Write writes both
@@ -18,7 +19,7 @@
 //	err = report.Write(out, run)            // out/report.html and out/usage.svg
 //
 // The work is bounded whatever the size of the run: at most MaxPhases rows
-// in the timeline and the table (the others are counted and said), and at
-// most MaxPoints points per chart series (consecutive rows are merged,
-// keeping each group's peak).
+// in the timeline and the table and MaxEvents event markers (the others
+// are counted and said), and at most MaxPoints points per chart series
+// (consecutive rows are merged, keeping each group's peak).
 package report

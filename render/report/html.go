@@ -69,6 +69,7 @@ table{border-collapse:collapse;width:100%;background:#fff;font-variant-numeric:t
 th,td{padding:6px 10px;border-bottom:1px solid #f1f5f9;text-align:right;white-space:nowrap}
 th{background:#f1f5f9;font-size:12px;color:#475569;font-weight:600;position:sticky;top:0}
 th:first-child,td:first-child{text-align:left;white-space:normal;overflow-wrap:anywhere;min-width:180px}
+.ev{fill:#f59e0b;stroke:#78350f;stroke-width:1}.ev:hover{fill:#fde68a}.evkey{color:#d97706}
 tr.fail td{background:#fef2f2}.failkey{color:#b91c1c;font-weight:600}td.res.fail{color:#b91c1c;font-weight:600}
 </style>
 </head>
@@ -88,7 +89,7 @@ tr.fail td{background:#fef2f2}.failkey{color:#b91c1c;font-weight:600}td.res.fail
 {{.Gantt}}
 {{.Charts}}
 </div>
-<p class="note">Times are from the start of the job; <span class="failkey">red</span> bars are failed phases. Hover a bar or a chart for its values. {{.Samples}} samples{{if gt .Samples 1000}}, drawn as at most 1000 points a series (each the highest of the samples it stands for){{end}}.</p>
+<p class="note">Times are from the start of the job; <span class="failkey">red</span> bars are failed phases, <span class="evkey">◆</span> marks an event. Hover a bar, an event or a chart for its values. {{.Samples}} samples{{if gt .Samples 1000}}, drawn as at most 1000 points a series (each the highest of the samples it stands for){{end}}.</p>
 <h2>Phases</h2>
 <div class="tablewrap">
 <table>

@@ -228,7 +228,9 @@ func TestBounds(t *testing.T) {
 	const phases, rows = MaxPhases + 500, 5 * MaxPoints
 	d := &Data{Job: Job{Name: "big", Result: "success", Start: start, End: start.Add(rows * time.Second)}}
 	for i := range phases {
-		d.Phases = append(d.Phases, Phase{Name: fmt.Sprintf("p%d", i), Depth: i % 4, Start: start.Add(time.Duration(i) * time.Second), End: start.Add(time.Duration(i+2) * time.Second)})
+		at := start.Add(time.Duration(i) * time.Second)
+		d.Phases = append(d.Phases, Phase{Name: fmt.Sprintf("p%d", i), Depth: i % 4, Start: at, End: at.Add(2 * time.Second),
+			Events: []runmodel.Event{{Name: "e", Time: at}, {Name: "e", Time: at.Add(time.Second)}}})
 	}
 	for i := range rows {
 		r := runmodel.Row{Time: start.Add(time.Duration(i) * time.Second)}
@@ -245,6 +247,12 @@ func TestBounds(t *testing.T) {
 	}
 	if !strings.Contains(h, "500 more phases") {
 		t.Errorf("the phases left out are not said")
+	}
+	if n := strings.Count(h, `<path class="ev"`); n != MaxEvents {
+		t.Errorf("%d event markers, want %d", n, MaxEvents)
+	}
+	if want := fmt.Sprintf("%d more events, not shown", 2*phases-MaxEvents); !strings.Contains(h, want) {
+		t.Errorf("the events left out are not said (%q)", want)
 	}
 	charts := strings.Count(s, `class="t"`)
 	if n := strings.Count(s, `class="hov"`); n > charts*MaxPoints {
@@ -386,5 +394,49 @@ func TestFailedIsTheSpanStatus(t *testing.T) {
 		if p.Failed != (p.Name == "broke") {
 			t.Errorf("phase %q (result %q): failed %v", p.Name, p.Result, p.Failed)
 		}
+	}
+}
+
+// Events are markers on their span's row, with their name, time, span and
+// attributes in their hover text; text from the job is escaped and clipped.
+func TestEvents(t *testing.T) {
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	long := strings.Repeat("x", 5*maxTipRunes)
+	attrs := []attribute.KeyValue{attribute.String("key", "deps"), attribute.String("long", long), attribute.Int("n", 3)}
+	for i := range MaxEventAttributes {
+		attrs = append(attrs, attribute.Int(fmt.Sprintf("a%d", i), i))
+	}
+	d := &Data{
+		Job: Job{Name: "job", Result: "success", Start: start, End: start.Add(10 * time.Second),
+			Events: []runmodel.Event{{Name: "job started", Time: start.Add(time.Second)}}},
+		Phases: []Phase{{Name: "build", Start: start.Add(2 * time.Second), End: start.Add(8 * time.Second), Events: []runmodel.Event{
+			{Name: "cache miss", Time: start.Add(3 * time.Second), Attributes: attrs},
+			{Name: `</script><script>alert(1)</script><!--`, Time: start.Add(4 * time.Second)},
+			{Name: "no time"},
+		}}},
+	}
+	h, _ := render(t, d)
+	checkHTML(t, h)
+	markers := regexp.MustCompile(`(?s)<path class="ev" d="M([0-9.]+) [^"]*"><title>(.*?)</title></path>`).FindAllStringSubmatch(h, -1)
+	if len(markers) != 3 {
+		t.Fatalf("%d event markers, want 3 (the job's and two of build's; one has no time)", len(markers))
+	}
+	a := newAxis(d.Job.Start, d.Job.End)
+	for i, at := range []time.Duration{1, 3, 4} {
+		if want := f1(a.x(start.Add(at * time.Second))); markers[i][1] != want {
+			t.Errorf("marker %d at x %s, want %s (+%ds)", i, markers[i][1], want, at)
+		}
+	}
+	miss := markers[1][2]
+	for _, want := range []string{"cache miss\n+3.0 s (03:04:08.000 UTC) in build", "key = deps", "n = 3", "long = " + strings.Repeat("x", maxTipRunes-1) + "…\n", "… and 3 more attributes"} {
+		if !strings.Contains(miss, want) {
+			t.Errorf("the hover text of cache miss lacks %q:\n%s", want, miss)
+		}
+	}
+	if !strings.HasPrefix(markers[2][2], "&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;&lt;!--") {
+		t.Errorf("the event name is not escaped: %s", markers[2][2])
+	}
+	if !strings.Contains(h, "1 more events, not shown") {
+		t.Errorf("the event without a time is not counted as not shown")
 	}
 }

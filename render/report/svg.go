@@ -37,7 +37,7 @@ func timeAxis(b *strings.Builder, a axis, y0, y1, ly float64) {
 }
 
 // ganttSVG draws the job and its phases, one row each, indented by depth,
-// on the time axis a.
+// on the time axis a, with their events as markers on their rows.
 func ganttSVG(d *Data, a axis) string {
 	phases := d.Phases
 	more := d.Skipped
@@ -45,8 +45,12 @@ func ganttSVG(d *Data, a axis) string {
 		more += len(phases) - MaxPhases
 		phases = phases[:MaxPhases]
 	}
+	evs := placeEvents(d, phases)
 	rows := 1 + len(phases)
 	if more > 0 {
+		rows++
+	}
+	if evs.more > 0 {
 		rows++
 	}
 	h := ganttAxis + rows*ganttRow + 6
@@ -72,10 +76,85 @@ func ganttSVG(d *Data, a axis) string {
 		}
 		row(i+1, p.Name, class, p.Depth+1, p.Start, p.End, spanTip(p.Name, job.Start, p.Start, p.End, p.Result, p.Usage))
 	}
+	// The markers come after every bar, so that no bar hides one.
+	for _, e := range evs.shown {
+		x := a.x(e.Time)
+		y := float64(ganttAxis+e.row*ganttRow) + ganttRow/2
+		fmt.Fprintf(&b, `<path class="ev" d="M%.1f %.1fl4.5 6.5-4.5 6.5-4.5-6.5z"><title>%s</title></path>`+"\n", x, y-6.5, esc(eventTip(e, job.Start)))
+	}
+	last := rows - 1
+	if evs.more > 0 {
+		fmt.Fprintf(&b, `<text class="more" x="6" y="%d">… and %d more events, not shown</text>`+"\n", ganttAxis+last*ganttRow+14, evs.more)
+		last--
+	}
 	if more > 0 {
-		fmt.Fprintf(&b, `<text class="more" x="6" y="%d">… and %d more phases, not shown</text>`+"\n", ganttAxis+(rows-1)*ganttRow+14, more)
+		fmt.Fprintf(&b, `<text class="more" x="6" y="%d">… and %d more phases, not shown</text>`+"\n", ganttAxis+last*ganttRow+14, more)
 	}
 	b.WriteString("</svg>")
+	return b.String()
+}
+
+// MaxEvents bounds the event markers on the timeline; the events beyond
+// it, and those of phases not shown or without a time, are counted and
+// said.
+const MaxEvents = 500
+
+// MaxEventAttributes bounds the attributes an event's hover text lists;
+// the others are counted in it.
+const MaxEventAttributes = 20
+
+// maxTipRunes bounds each name and value in an event's hover text: a
+// value may be as long as a job cares to make it.
+const maxTipRunes = 200
+
+// placedEvent is an event drawn on row (0 for the job) of the span named
+// span.
+type placedEvent struct {
+	runmodel.Event
+	row  int
+	span string
+}
+
+type placedEvents struct {
+	shown []placedEvent
+	more  int
+}
+
+// placeEvents picks the events drawn: the job's, then each shown phase's,
+// in order, at most MaxEvents; more counts every other event of the run.
+func placeEvents(d *Data, phases []Phase) placedEvents {
+	var p placedEvents
+	add := func(row int, span string, evs []runmodel.Event) {
+		for _, e := range evs {
+			if e.Time.IsZero() || len(p.shown) == MaxEvents {
+				p.more++
+				continue
+			}
+			p.shown = append(p.shown, placedEvent{e, row, span})
+		}
+	}
+	add(0, d.Job.Name, d.Job.Events)
+	for i, ph := range phases {
+		add(i+1, ph.Name, ph.Events)
+	}
+	for _, ph := range d.Phases[len(phases):] {
+		p.more += len(ph.Events)
+	}
+	return p
+}
+
+// eventTip is the hover text of an event marker: its name, time, span and
+// attributes, each clipped to maxTipRunes.
+func eventTip(e placedEvent, jobStart time.Time) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n+%s (%s UTC) in %s", clip(e.Name, maxTipRunes), formatDuration(e.Time.Sub(jobStart)), e.Time.UTC().Format("15:04:05.000"), clip(e.span, maxTipRunes))
+	for i, kv := range e.Attributes {
+		if i == MaxEventAttributes {
+			fmt.Fprintf(&b, "\n… and %d more attributes", len(e.Attributes)-i)
+			break
+		}
+		fmt.Fprintf(&b, "\n%s = %s", clip(string(kv.Key), maxTipRunes), clip(runmodel.Text(kv.Value), maxTipRunes))
+	}
 	return b.String()
 }
 

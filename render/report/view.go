@@ -34,6 +34,7 @@ type Job struct {
 	Host     string // resource host.name
 	Service  string // resource service.name
 	Usage    Usage
+	Events   []runmodel.Event
 }
 
 // Phase is one span below the job span.
@@ -47,6 +48,7 @@ type Phase struct {
 	// anything but success.
 	Failed bool
 	Usage  Usage
+	Events []runmodel.Event
 }
 
 // Usage is the part of a span's usage the report shows; an absent figure
@@ -94,6 +96,7 @@ func dataOf(run *runmodel.Run) *Data {
 		d.Job.Name, d.Job.Start, d.Job.End = j.Name, j.Start, j.End
 		d.Job.Result, d.Job.ExitCode = j.Text(runmodel.AttrResult), j.Text(runmodel.AttrExitCode)
 		d.Job.Usage = usageOf(&j.Usage)
+		d.Job.Events = j.Events
 	}
 	d.Phases = make([]Phase, len(run.Phases))
 	for i := range run.Phases {
@@ -102,7 +105,7 @@ func dataOf(run *runmodel.Run) *Data {
 		d.Phases[i] = Phase{
 			Name: s.Name, Depth: s.Depth, Start: s.Start, End: s.End,
 			Result: result, Failed: s.Failed,
-			Usage: usageOf(&s.Usage),
+			Usage: usageOf(&s.Usage), Events: s.Events,
 		}
 	}
 	d.fillTimes()
