@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jobtrace/jobtrace/insight/verdict"
 	"github.com/jobtrace/jobtrace/internal/safefile"
 	"github.com/jobtrace/jobtrace/runmodel"
 )
@@ -30,6 +31,7 @@ type page struct {
 	Charts   template.HTML
 	Samples  int
 	Style    template.CSS
+	Verdict  verdict.Verdict
 }
 
 type tableRow struct {
@@ -40,6 +42,7 @@ type tableRow struct {
 	Read, Write                  string
 	Result                       string
 	Failed                       bool
+	Verdict                      verdict.Verdict
 }
 
 // pageTemplate is report.html, parsed once, when the first report is
@@ -70,6 +73,13 @@ th,td{padding:6px 10px;border-bottom:1px solid #f1f5f9;text-align:right;white-sp
 th{background:#f1f5f9;font-size:12px;color:#475569;font-weight:600;position:sticky;top:0}
 th:first-child,td:first-child{text-align:left;white-space:normal;overflow-wrap:anywhere;min-width:180px}
 .ev{fill:#f59e0b;stroke:#78350f;stroke-width:1}.ev:hover{fill:#fde68a}.evkey{color:#d97706}
+.insight{margin:14px 0 0;padding:12px 16px;background:#fff;border:1px solid #e2e8f0;border-radius:8px}
+.insight p{margin:0}.insight p+p{margin-top:6px}.insight .lbl{color:#64748b;font-size:12px;text-transform:uppercase;letter-spacing:.04em;margin-right:8px}
+.vk{display:inline-block;padding:0 8px;border-radius:4px;font-size:12px;font-weight:600;background:#e2e8f0;color:#334155;white-space:nowrap}
+.vk.cpu-bound{background:#dbeafe;color:#1e40af}.vk.single-thread{background:#e0e7ff;color:#3730a3}.vk.io-bound{background:#fef3c7;color:#92400e}
+.vk.memory-pressured{background:#f3e8ff;color:#6b21a8}.vk.starved{background:#ffedd5;color:#9a3412}.vk.waiting{background:#f1f5f9;color:#475569}
+.vk.too-short,.vk.unknown{background:#f8fafc;color:#94a3b8}
+td.why{text-align:left;white-space:normal;min-width:220px;font-size:12px;color:#475569}
 tr.fail td{background:#fef2f2}.failkey{color:#b91c1c;font-weight:600}td.res.fail{color:#b91c1c;font-weight:600}
 </style>
 </head>
@@ -84,6 +94,9 @@ tr.fail td{background:#fef2f2}.failkey{color:#b91c1c;font-weight:600}td.res.fail
 <div><dt>Host</dt><dd>{{if .Job.Host}}{{.Job.Host}}{{else}}–{{end}}</dd></div>
 <div><dt>Service</dt><dd>{{if .Job.Service}}{{.Job.Service}}{{else}}–{{end}}</dd></div>
 </dl>
+{{if .Verdict.Kind}}<div class="insight">
+<p class="verdict"><span class="lbl">Verdict</span><span class="vk {{.Verdict.Kind}}">{{.Verdict.Kind}}</span> {{.Verdict.Reason}}</p>
+</div>{{end}}
 <h2>Timeline</h2>
 <div class="card">
 {{.Gantt}}
@@ -93,9 +106,9 @@ tr.fail td{background:#fef2f2}.failkey{color:#b91c1c;font-weight:600}td.res.fail
 <h2>Phases</h2>
 <div class="tablewrap">
 <table>
-<thead><tr><th>Phase</th><th>Start</th><th>Duration</th><th>CPU</th><th>Avg CPU</th><th>Peak CPU</th><th>Peak memory</th><th>Disk read</th><th>Disk written</th><th>Result</th></tr></thead>
+<thead><tr><th>Phase</th><th>Start</th><th>Duration</th><th>CPU</th><th>Avg CPU</th><th>Peak CPU</th><th>Peak memory</th><th>Disk read</th><th>Disk written</th><th>Result</th><th>Verdict</th></tr></thead>
 <tbody>
-{{range .Phases}}<tr{{if .Failed}} class="fail"{{end}}><td style="padding-left:{{.Indent}}px">{{.Name}}</td><td>{{.Start}}</td><td>{{.Duration}}</td><td>{{.CPU}}</td><td>{{.CPUAvg}}</td><td>{{.CPUPeak}}</td><td>{{.Memory}}</td><td>{{.Read}}</td><td>{{.Write}}</td><td class="res{{if .Failed}} fail{{end}}">{{.Result}}</td></tr>
+{{range .Phases}}<tr{{if .Failed}} class="fail"{{end}}><td style="padding-left:{{.Indent}}px">{{.Name}}</td><td>{{.Start}}</td><td>{{.Duration}}</td><td>{{.CPU}}</td><td>{{.CPUAvg}}</td><td>{{.CPUPeak}}</td><td>{{.Memory}}</td><td>{{.Read}}</td><td>{{.Write}}</td><td class="res{{if .Failed}} fail{{end}}">{{.Result}}</td><td class="why">{{with .Verdict}}{{if .Kind}}<span class="vk {{.Kind}}">{{.Kind}}</span> {{.Reason}}{{else}}–{{end}}{{end}}</td></tr>
 {{end}}</tbody>
 </table>
 </div>
@@ -138,11 +151,12 @@ func writePage(w io.Writer, d *Data, c charts) error {
 		Charts:   template.HTML(c.pageSVG()),
 		Samples:  len(d.Rows),
 		Style:    template.CSS(svgStyle),
+		Verdict:  d.Job.Verdict,
 	}
 	if !d.Job.Start.IsZero() {
 		p.Start = d.Job.Start.UTC().Format("2006-01-02 15:04:05 UTC")
 	}
-	p.Phases = append(p.Phases, rowOf(job.Name, 0, job.Start, job.Start, job.End, job.Result, result != "success", job.Usage))
+	p.Phases = append(p.Phases, rowOf(jobPhase(job), 0, job.Start))
 	phases := d.Phases
 	p.More = d.Skipped
 	if len(phases) > MaxPhases {
@@ -150,31 +164,33 @@ func writePage(w io.Writer, d *Data, c charts) error {
 		phases = phases[:MaxPhases]
 	}
 	for _, ph := range phases {
-		p.Phases = append(p.Phases, rowOf(ph.Name, ph.Depth+1, job.Start, ph.Start, ph.End, ph.Result, ph.Failed, ph.Usage))
+		p.Phases = append(p.Phases, rowOf(ph, ph.Depth+1, job.Start))
 	}
 	return pageTemplate().Execute(w, p)
 }
 
-func rowOf(name string, depth int, jobStart, start, end time.Time, result string, failed bool, u Usage) tableRow {
+func rowOf(ph Phase, depth int, jobStart time.Time) tableRow {
 	pct := func(o Opt) string {
 		if !o.OK {
 			return "–"
 		}
 		return formatValue(o.V*100, unitPct)
 	}
+	u := ph.Usage
 	r := tableRow{
-		Name:     name,
+		Name:     ph.Name,
 		Indent:   10 + 16*min(depth, maxIndent),
-		Start:    "+" + formatDuration(start.Sub(jobStart)),
-		Duration: formatDuration(end.Sub(start)),
+		Start:    "+" + formatDuration(ph.Start.Sub(jobStart)),
+		Duration: formatDuration(ph.End.Sub(ph.Start)),
 		CPU:      "–",
 		CPUAvg:   pct(u.CPUAvg),
 		CPUPeak:  pct(u.CPUPeak),
 		Memory:   optBytes(u.MemoryPeak),
 		Read:     optBytes(u.DiskRead),
 		Write:    optBytes(u.DiskWrite),
-		Result:   result,
-		Failed:   failed,
+		Result:   ph.Result,
+		Failed:   ph.Failed,
+		Verdict:  ph.Verdict,
 	}
 	if c := cpuSeconds(u); c.OK {
 		r.CPU = fmt.Sprintf("%.2f s", c.V)

@@ -16,6 +16,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/jobtrace/jobtrace/insight/verdict"
 	"github.com/jobtrace/jobtrace/runmodel"
 )
 
@@ -438,5 +439,43 @@ func TestEvents(t *testing.T) {
 	}
 	if !strings.Contains(h, "1 more events, not shown") {
 		t.Errorf("the event without a time is not counted as not shown")
+	}
+}
+
+// The verdicts the session set on the spans are read back, not judged
+// again: the job's at the top, each phase's in its table row and its
+// bar's hover text.
+func TestVerdicts(t *testing.T) {
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	job := span(start, 1, 0, "job", 0, 100*time.Second)
+	job.Attributes = append(verdict.Verdict{Kind: verdict.Starved, Reason: "waited for a CPU 40 % of the time"}.Attributes(), runmodel.AttrTaskName.String("job"))
+	build := span(start, 2, 1, "build", 10*time.Second, 60*time.Second)
+	build.Attributes = verdict.Verdict{Kind: verdict.CPUBound, Reason: `kept 1.9 of 2 CPUs busy <b>`}.Attributes()
+	odd := span(start, 3, 1, "odd", 60*time.Second, 70*time.Second)
+	odd.Attributes = []attribute.KeyValue{verdict.AttrKind.String("bogus"), verdict.AttrReason.String("not a verdict")}
+	d := dataOf(runmodel.New([]runmodel.Span{job, build, odd}, nil))
+	h, _ := render(t, d)
+	checkHTML(t, h)
+	top := h[strings.Index(h, "<main>"):strings.Index(h, "<h2>Timeline")]
+	if !strings.Contains(top, `<span class="vk starved">starved</span> waited for a CPU 40 % of the time`) {
+		t.Errorf("the job's verdict is not at the top:\n%s", top)
+	}
+	rows := regexp.MustCompile(`(?s)<tr[^>]*><td[^>]*>([^<]*)</td>.*?<td class="why">(.*?)</td></tr>`).FindAllStringSubmatch(h, -1)
+	got := map[string]string{}
+	for _, r := range rows {
+		got[r[1]] = r[2]
+	}
+	want := map[string]string{
+		"job":   `<span class="vk starved">starved</span> waited for a CPU 40 % of the time`,
+		"build": `<span class="vk cpu-bound">cpu-bound</span> kept 1.9 of 2 CPUs busy &lt;b&gt;`,
+		"odd":   "–",
+	}
+	for name, w := range want {
+		if got[name] != w {
+			t.Errorf("verdict cell of %s = %q, want %q", name, got[name], w)
+		}
+	}
+	if !strings.Contains(h, "verdict cpu-bound: kept 1.9 of 2 CPUs busy &lt;b&gt;</title>") {
+		t.Errorf("build's bar does not say its verdict")
 	}
 }

@@ -68,13 +68,13 @@ func ganttSVG(d *Data, a axis) string {
 		fmt.Fprintf(&b, `<rect class="bar %s" x="%.1f" y="%.1f" width="%.1f" height="%d" rx="2"/></g>`+"\n", class, x0, y+3, w, ganttRow-6)
 	}
 	job := d.Job
-	row(0, job.Name, "job", 0, job.Start, job.End, spanTip(job.Name, job.Start, job.Start, job.End, job.Result, job.Usage))
+	row(0, job.Name, "job", 0, job.Start, job.End, spanTip(jobPhase(job), job.Start))
 	for i, p := range phases {
 		class := fmt.Sprintf("d%d", p.Depth%3)
 		if p.Failed {
 			class = "fail"
 		}
-		row(i+1, p.Name, class, p.Depth+1, p.Start, p.End, spanTip(p.Name, job.Start, p.Start, p.End, p.Result, p.Usage))
+		row(i+1, p.Name, class, p.Depth+1, p.Start, p.End, spanTip(p, job.Start))
 	}
 	// The markers come after every bar, so that no bar hides one.
 	for _, e := range evs.shown {
@@ -158,12 +158,21 @@ func eventTip(e placedEvent, jobStart time.Time) string {
 	return b.String()
 }
 
+// jobPhase is the job as a row of the timeline and the table.
+func jobPhase(j Job) Phase {
+	return Phase{Name: j.Name, Start: j.Start, End: j.End, Result: j.Result, Failed: j.Result != "success", Usage: j.Usage, Verdict: j.Verdict}
+}
+
 // spanTip is the hover text of a timeline bar.
-func spanTip(name string, jobStart, start, end time.Time, result string, u Usage) string {
+func spanTip(p Phase, jobStart time.Time) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\nstart +%s, duration %s", name, formatDuration(start.Sub(jobStart)), formatDuration(end.Sub(start)))
-	if result != "" {
-		fmt.Fprintf(&b, "\nresult %s", result)
+	u := p.Usage
+	fmt.Fprintf(&b, "%s\nstart +%s, duration %s", p.Name, formatDuration(p.Start.Sub(jobStart)), formatDuration(p.End.Sub(p.Start)))
+	if p.Result != "" {
+		fmt.Fprintf(&b, "\nresult %s", p.Result)
+	}
+	if p.Verdict.Kind != "" {
+		fmt.Fprintf(&b, "\nverdict %s: %s", p.Verdict.Kind, p.Verdict.Reason)
 	}
 	if c := cpuSeconds(u); c.OK {
 		fmt.Fprintf(&b, "\nCPU %.2f s", c.V)

@@ -6,6 +6,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+	"github.com/jobtrace/jobtrace/insight/verdict"
 	"github.com/jobtrace/jobtrace/runmodel"
 )
 
@@ -34,6 +35,7 @@ type Job struct {
 	Host     string // resource host.name
 	Service  string // resource service.name
 	Usage    Usage
+	Verdict  verdict.Verdict // zero when the span carries none
 	Events   []runmodel.Event
 }
 
@@ -46,9 +48,10 @@ type Phase struct {
 	Result string
 	// Failed is true when the span's status is Error or its result is
 	// anything but success.
-	Failed bool
-	Usage  Usage
-	Events []runmodel.Event
+	Failed  bool
+	Usage   Usage
+	Verdict verdict.Verdict // zero when the span carries none
+	Events  []runmodel.Event
 }
 
 // Usage is the part of a span's usage the report shows; an absent figure
@@ -96,6 +99,7 @@ func dataOf(run *runmodel.Run) *Data {
 		d.Job.Name, d.Job.Start, d.Job.End = j.Name, j.Start, j.End
 		d.Job.Result, d.Job.ExitCode = j.Text(runmodel.AttrResult), j.Text(runmodel.AttrExitCode)
 		d.Job.Usage = usageOf(&j.Usage)
+		d.Job.Verdict, _ = verdict.FromAttributes(j.Attributes)
 		d.Job.Events = j.Events
 	}
 	d.Phases = make([]Phase, len(run.Phases))
@@ -107,6 +111,7 @@ func dataOf(run *runmodel.Run) *Data {
 			Result: result, Failed: s.Failed,
 			Usage: usageOf(&s.Usage), Events: s.Events,
 		}
+		d.Phases[i].Verdict, _ = verdict.FromAttributes(s.Attributes)
 	}
 	d.fillTimes()
 	return d
