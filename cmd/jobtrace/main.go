@@ -75,6 +75,7 @@ func (c *cli) commands() []command {
 		{"replay", "send spooled spans that were not delivered to a collector", c.cmdReplay},
 		{"report", "write DIR/report.html and DIR/usage.svg from a run's artifacts", c.cmdReport},
 		{"profile", "write DIR/profile.json for the Firefox Profiler from a run's artifacts", c.cmdProfile},
+		{"diff", "compare two runs' artifacts phase by phase (diff OLD NEW), or a run with the median of --baseline runs", c.cmdDiff},
 		{"config", "print the effective configuration, secrets masked", c.cmdConfig},
 		{"debug", "print what jobtrace reads from the system (debug kstat: illumos kstats)", c.cmdDebug},
 		{"version", "print jobtrace's version", c.cmdVersion},

@@ -1,0 +1,151 @@
+//go:build unix
+
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jobtrace/jobtrace/exporters/spool"
+	"github.com/jobtrace/jobtrace/exporters/usagecsv"
+)
+
+// diffFixture is a real run's artifacts, and its twin run with a CPU hog
+// beside it (rundiff's testdata).
+func diffFixture(t *testing.T, name string) string {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("..", "..", "rundiff", "testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestDiffCommand(t *testing.T) {
+	base, slow := diffFixture(t, "base"), diffFixture(t, "slow")
+
+	r := jt(t, nil, "diff", base, slow)
+	if r.code != 0 || !strings.Contains(r.stdout, "compile") || !strings.Contains(r.stdout, "slowed by neighbours") {
+		t.Errorf("diff: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	t.Logf("text:\n%s", r.stdout)
+
+	r = jt(t, nil, "diff", "--format", "markdown", base, slow)
+	if r.code != 0 || !strings.Contains(r.stdout, "| phase | duration |") {
+		t.Errorf("markdown: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	t.Logf("markdown:\n%s", r.stdout)
+
+	r = jt(t, nil, "diff", "--format", "json", base, slow)
+	var out struct {
+		Job    struct{ Status, Cause string }
+		Phases []struct{ Name, Status string }
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || r.code != 0 || out.Job.Status != "slower" || len(out.Phases) == 0 {
+		t.Errorf("json: exit %d, %v, %+v\n%s", r.code, err, out, r.stderr)
+	}
+
+	// Several baselines: their median, and the run outside their spread.
+	r = jt(t, nil, "diff", "--baseline", base, base, "--", slow)
+	if r.code != 0 || !strings.Contains(r.stdout, "the median of 2 base runs") {
+		t.Errorf("--baseline: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	r = jt(t, nil, "diff", "--baseline", base, "--baseline="+base, "--format", "markdown", "--", slow)
+	if r.code != 0 || !strings.Contains(r.stdout, "base spread") {
+		t.Errorf("--baseline twice: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// --fail-if-slower: exit 1 and say which, when the job (+51 %) or a phase
+// (compile, +56 %) is slower by more than the limit.
+func TestDiffFailIfSlower(t *testing.T) {
+	base, slow := diffFixture(t, "base"), diffFixture(t, "slow")
+	for _, c := range []struct {
+		limit string
+		code  int
+		names []string
+	}{
+		{"20%", 1, []string{"job +3.62s (+51%)", `phase "compile" +3.45s (+56%)`}},
+		{"53%", 1, []string{`phase "compile"`}},
+		{"60%", 0, nil},
+		{"3s", 1, []string{"job", "compile"}},
+		{"1m", 0, nil},
+	} {
+		r := jt(t, nil, "diff", "--fail-if-slower", c.limit, base, slow)
+		if r.code != c.code {
+			t.Errorf("%s: exit %d, want %d\n%s", c.limit, r.code, c.code, r.stderr)
+		}
+		for _, n := range c.names {
+			if !strings.Contains(r.stderr, n) {
+				t.Errorf("%s: stderr does not name %s:\n%s", c.limit, n, r.stderr)
+			}
+		}
+		if c.limit == "53%" && strings.Contains(r.stderr, "job +") {
+			t.Errorf("53%%: the job (+51%%) named:\n%s", r.stderr)
+		}
+	}
+	// Faster is never a failure.
+	if r := jt(t, nil, "diff", "--fail-if-slower", "0%", slow, base); r.code != 0 {
+		t.Errorf("faster: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// Usage errors and directories without a whole run exit 2 with a reason
+// that says what was read.
+func TestDiffRefuses(t *testing.T) {
+	base, slow := diffFixture(t, "base"), diffFixture(t, "slow")
+	empty := t.TempDir()
+	killed := t.TempDir()
+	data, err := os.ReadFile(filepath.Join(base, spool.TracesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, l := range strings.SplitAfter(string(data), "\n") {
+		if !strings.Contains(l, "cicd.pipeline.task.name") {
+			kept = append(kept, l)
+		}
+	}
+	csv, err := os.ReadFile(filepath.Join(base, usagecsv.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(killed, spool.TracesFile), []byte(strings.Join(kept, "")+`{"resourceSpans":[{"scopeSp`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(killed, usagecsv.FileName), csv, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, c := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{base}, "want two directories"},
+		{[]string{base, slow, slow}, "3 directories: want two, OLD NEW, or several base runs as --baseline"},
+		{[]string{"--baseline", base, slow}, "end them with --"},
+		{[]string{"--baseline", base, "--", slow, slow}, "want one, the new run"},
+		{[]string{"--baseline", "--", slow}, "--baseline wants one or more directories"},
+		{[]string{"--baseline", base, "--", "--format", "json", slow}, "flags go before"},
+		{[]string{base, slow, "--format", "json"}, "flags go before"},
+		{[]string{"--format", "xml", base, slow}, `--format "xml"`},
+		{[]string{"--fail-if-slower", "20", base, slow}, "say 20% or a duration"},
+		{[]string{base, filepath.Join(empty, "nope")}, "nope: no such directory"},
+		{[]string{base, filepath.Join(base, spool.TracesFile)}, "not a directory"},
+		{[]string{empty, slow}, "no run there: neither spans.otlp.jsonl nor resource-usage.csv"},
+		{[]string{base, killed}, "no job span: the run did not end (was its agent killed?); read 5 phases and"},
+	} {
+		r := jt(t, nil, append([]string{"diff"}, c.args...)...)
+		if r.code != 2 || !strings.Contains(r.stderr, c.says) || r.stdout != "" {
+			t.Errorf("diff %q: exit %d, stdout %q, stderr %q; want 2 and %q", c.args, r.code, r.stdout, r.stderr, c.says)
+		}
+	}
+	// The killed run's torn last line is said.
+	r := jt(t, nil, "diff", base, killed)
+	if !strings.Contains(r.stderr, "skipped 1 unreadable lines") {
+		t.Errorf("killed run: the torn line is not said:\n%s", r.stderr)
+	}
+}

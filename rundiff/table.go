@@ -1,0 +1,223 @@
+package rundiff
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/jobtrace/jobtrace/render/summary"
+)
+
+// MaxListed bounds the phases the text and Markdown renderings list: a
+// job with hundreds of phases would otherwise print thousands of lines
+// into a build log or a pull-request comment (GitHub refuses one over
+// 64 KiB). Past it, the phases that changed are listed first, the greatest
+// change first, then the longest of the others; the rest are counted.
+// The JSON rendering lists every phase.
+const MaxListed = 100
+
+// MaxDepth bounds the nesting the tables show: deeper phases are listed at
+// this depth, so that indentation never pushes the figures off screen.
+const MaxDepth = 8
+
+// absent is what a figure that is not there prints as.
+const absent = "–"
+
+// Labels name the two sides in a rendering: the base runs' directories
+// and the run compared's.
+type Labels struct {
+	Base []string
+	Run  string
+}
+
+// cells is a table as both renderers lay it out: heads, which columns are
+// left-aligned, and the rows' cells.
+type cells struct {
+	heads []string
+	left  []bool
+	rows  [][]string
+}
+
+// table lays out the job's row and the listed phases; name renders a
+// row's name (the job's when job is set).
+func (d *Diff) table(rows []Row, name func(r *Row, job bool) string) cells {
+	t := cells{heads: []string{"phase", "duration", "change"}, left: []bool{true, false, true}}
+	spread := d.Baselines >= 2
+	if spread {
+		t.heads, t.left = append(t.heads, "base spread"), append(t.left, false)
+	}
+	for _, f := range Compared()[1:] {
+		t.heads, t.left = append(t.heads, f.String()), append(t.left, false)
+	}
+	t.heads, t.left = append(t.heads, "cause"), append(t.left, true)
+
+	line := func(r *Row, job bool) {
+		c := []string{name(r, job), durationCell(r), ChangeText(r)}
+		if spread {
+			c = append(c, spreadCell(r))
+		}
+		for _, f := range Compared()[1:] {
+			c = append(c, figureCell(r, f))
+		}
+		t.rows = append(t.rows, append(c, r.Reason))
+	}
+	if d.HasJob {
+		line(&d.Job, true)
+	}
+	for i := range rows {
+		line(&rows[i], false)
+	}
+	return t
+}
+
+// Format prints figure f's value in its unit.
+func Format(f Figure, v float64) string {
+	switch f {
+	case Duration, CPUTime:
+		return secs(v)
+	case CPUsBusy:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	case MemoryPeak, DiskIO:
+		return summary.Bytes(v)
+	}
+	return pct(v)
+}
+
+// durationCell is the duration on both sides, "base → run", or the one
+// side's.
+func durationCell(r *Row) string {
+	b, okB := r.Base.Get(Duration)
+	c, okC := r.Cur.Get(Duration)
+	switch {
+	case okB && okC:
+		return Format(Duration, b) + " → " + Format(Duration, c)
+	case okB:
+		return Format(Duration, b)
+	case okC:
+		return Format(Duration, c)
+	}
+	return absent
+}
+
+// figureCell is figure f as "base → run" when it changed beyond noise,
+// else the run's (the base's when the phase is gone).
+func figureCell(r *Row, f Figure) string {
+	dir, b, c, ok := r.Change(f)
+	switch {
+	case ok && dir != Same:
+		return Format(f, b) + " → " + Format(f, c)
+	case ok || r.InCur:
+		if _, has := r.Cur.Get(f); has {
+			return Format(f, c)
+		}
+	default:
+		if _, has := r.Base.Get(f); has {
+			return Format(f, b)
+		}
+	}
+	return absent
+}
+
+// spreadCell is the base runs' least and greatest duration, and whether
+// the run is outside them.
+func spreadCell(r *Row) string {
+	lo, okL := r.Low.Get(Duration)
+	hi, _ := r.High.Get(Duration)
+	if !okL || r.Runs < 2 {
+		return absent
+	}
+	s := Format(Duration, lo) + "–" + Format(Duration, hi)
+	if r.Outside {
+		s += " outside"
+	}
+	return s
+}
+
+// ChangeText says how the row's duration changed: "+3.28s (+105%)",
+// "same", "new", "gone".
+func ChangeText(r *Row) string {
+	switch r.Status {
+	case StatusSlower, StatusFaster:
+		_, b, c, _ := r.Change(Duration)
+		s := signed(c-b, secs)
+		if b > 0 {
+			s += " (" + signed(math.Round((c-b)/b*100), func(p float64) string { return strconv.FormatFloat(p, 'f', 0, 64) + "%" }) + ")"
+		}
+		return s
+	case StatusUnknown:
+		return absent
+	}
+	return string(r.Status)
+}
+
+// listed returns the rows the tables list, at most max, in their order,
+// and how many are left out: the changed first, the greatest change in
+// duration first, then the longest of the others.
+func listed(rows []Row, max int) ([]Row, int) {
+	if len(rows) <= max {
+		return rows, 0
+	}
+	rank := func(r *Row) (changed bool, size float64) {
+		if r.Status != StatusSame && r.Status != StatusUnknown {
+			changed = true
+		}
+		b, _ := r.Base.Get(Duration)
+		c, _ := r.Cur.Get(Duration)
+		if changed {
+			return true, math.Abs(c - b)
+		}
+		return false, c
+	}
+	order := make([]int, len(rows))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		ca, sa := rank(&rows[a])
+		cb, sb := rank(&rows[b])
+		if ca != cb {
+			if ca {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(sb, sa)
+	})
+	keep := order[:max]
+	slices.Sort(keep)
+	out := make([]Row, len(keep))
+	for i, k := range keep {
+		out[i] = rows[k]
+	}
+	return out, len(rows) - max
+}
+
+// displayName is a phase's name as the tables show it: "#2" after a name
+// that is the second of its path.
+func displayName(r *Row) string {
+	if r.N > 1 {
+		return r.Name + " #" + strconv.Itoa(r.N)
+	}
+	return r.Name
+}
+
+// against says what the run is compared with.
+func (d *Diff) against(l Labels, quote func(string) string) string {
+	switch {
+	case d.Baselines == 1 && len(l.Base) == 1:
+		return quote(l.Base[0])
+	case d.Baselines == 1:
+		return "the base run"
+	}
+	s := "the median of " + strconv.Itoa(d.Baselines) + " base runs"
+	if len(l.Base) == d.Baselines {
+		q := make([]string, len(l.Base))
+		for i, b := range l.Base {
+			q[i] = quote(b)
+		}
+		s += " (" + strings.Join(q, ", ") + ")"
+	}
+	return s
+}

@@ -1,0 +1,101 @@
+package rundiff
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/jobtrace/jobtrace/render/summary"
+)
+
+// maxTextName bounds a name in the text's phase column, indentation
+// included, and maxTextReason a cause: longer ones are cut with "…".
+const (
+	maxTextName   = 40
+	maxTextReason = 120
+)
+
+// WriteText writes the diff for a terminal, without colour: a line saying
+// what is compared with what, the job's line, and a table of the job and
+// its phases (indented by nesting) with the columns aligned. Names are
+// printed on one line and cut to maxTextName.
+func WriteText(w io.Writer, d *Diff, l Labels) error {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "jobtrace diff: %s against %s\n", strconv.Quote(l.Run), d.against(l, strconv.Quote))
+	if d.HasJob {
+		fmt.Fprintf(&b, "job %s: %s\n", strconv.Quote(summary.OneLine(d.Job.Name)), jobLine(&d.Job))
+	}
+	rows, unlisted := listed(d.Phases, MaxListed)
+	t := d.table(rows, func(r *Row, job bool) string {
+		if job {
+			return "job"
+		}
+		return summary.Truncate(strings.Repeat("  ", 1+min(r.Depth, MaxDepth))+summary.OneLine(displayName(r)), maxTextName)
+	})
+	for _, row := range t.rows {
+		row[len(row)-1] = summary.Truncate(summary.OneLine(row[len(row)-1]), maxTextReason)
+	}
+	b.WriteString("\n")
+	writeAligned(&b, t)
+	if unlisted > 0 {
+		fmt.Fprintf(&b, "(%d more phases not listed, the least changed: limit %d; --format json lists them all)\n", unlisted, MaxListed)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// jobLine says how the job changed: "3.12s → 6.40s, +3.28s (+105%): the
+// cause".
+func jobLine(r *Row) string {
+	s := jobChange(r)
+	if r.Reason != "" {
+		s += ": " + summary.OneLine(r.Reason)
+	}
+	return s
+}
+
+// jobChange says how the job's duration changed: "3.12s → 6.40s, +3.28s
+// (+105%)".
+func jobChange(r *Row) string {
+	s := durationCell(r)
+	switch r.Status {
+	case StatusSame:
+		return s + ", the same within noise"
+	case StatusSlower, StatusFaster:
+		s += ", " + ChangeText(r)
+		if r.Outside {
+			s += ", outside the base runs' spread"
+		}
+	}
+	return s
+}
+
+// writeAligned writes t with its columns padded to their widest cell,
+// columns two spaces apart, trailing spaces trimmed.
+func writeAligned(b *bytes.Buffer, t cells) {
+	widths := make([]int, len(t.heads))
+	all := append([][]string{t.heads}, t.rows...)
+	for _, row := range all {
+		for i, c := range row {
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	for _, row := range all {
+		var l strings.Builder
+		for i, c := range row {
+			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c))
+			if i > 0 {
+				l.WriteString("  ")
+			}
+			if t.left[i] {
+				l.WriteString(c + pad)
+			} else {
+				l.WriteString(pad + c)
+			}
+		}
+		b.WriteString(strings.TrimRight(l.String(), " ") + "\n")
+	}
+}
