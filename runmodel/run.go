@@ -23,6 +23,8 @@ const (
 	AttrResult = attribute.Key("cicd.pipeline.task.run.result")
 	// AttrExitCode is the exit code of the job or of a `jobtrace exec`.
 	AttrExitCode = attribute.Key("process.exit.code")
+	// AttrSamplingInterval is the job's sampling interval in seconds.
+	AttrSamplingInterval = attribute.Key("jobtrace.sampling.interval")
 )
 
 // Run is one run of a job.

@@ -19,6 +19,11 @@ import (
 	"github.com/jobtrace/jobtrace/telemetry"
 )
 
+// attrSamplingNote is what start-up found about resource sampling (the
+// job's cgroup, the subreaper), on the "resource sampling" events of the
+// start-up span.
+const attrSamplingNote = attribute.Key("jobtrace.sampling.note")
+
 // SamplingOptions configure resource sampling in a run.
 type SamplingOptions struct {
 	// Interval is the time between samples; 0 turns sampling off.

@@ -21,6 +21,7 @@ import (
 	"github.com/jobtrace/jobtrace/hostmetrics"
 	"github.com/jobtrace/jobtrace/internal/cleantext"
 	"github.com/jobtrace/jobtrace/internal/redact"
+	"github.com/jobtrace/jobtrace/runmodel"
 	"github.com/jobtrace/jobtrace/spans"
 	"github.com/jobtrace/jobtrace/spans/protocol"
 	"github.com/jobtrace/jobtrace/spans/scan"
@@ -444,8 +445,11 @@ func (s *Session) jobDone(j Job) {
 			s.startup.AddEvent(st.name, trace.WithTimestamp(st.at))
 		}
 		if s.res != nil {
+			s.root.SetAttributes(runmodel.AttrSamplingInterval.Float64(s.set.Sampling.Interval.Seconds()))
+			// One name for every note, the note as an attribute: a name
+			// holds no path, pid or error text.
 			for _, n := range s.res.notes {
-				s.startup.AddEvent("resource sampling: " + n)
+				s.startup.AddEvent("resource sampling", trace.WithAttributes(attrSamplingNote.String(n)))
 			}
 		}
 		s.startup.End()

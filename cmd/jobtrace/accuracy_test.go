@@ -364,9 +364,11 @@ func testAccuracy(t *testing.T, wl, mode string) {
 	ownCgroup := false
 	if st := spans["jobtrace startup"]; st != nil {
 		for _, ev := range st.Events {
-			if strings.Contains(ev.Name, "cgroup") {
-				t.Logf("start-up: %s", ev.Name)
-				ownCgroup = ownCgroup || strings.Contains(ev.Name, "job cgroup /")
+			for _, kv := range ev.Attributes {
+				if note := kv.Value.GetStringValue(); ev.Name == "resource sampling" && strings.Contains(note, "cgroup") {
+					t.Logf("start-up: %s: %s", ev.Name, note)
+					ownCgroup = ownCgroup || strings.Contains(note, "job cgroup /")
+				}
 			}
 		}
 	}

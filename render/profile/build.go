@@ -11,6 +11,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
+	"github.com/jobtrace/jobtrace/render/summary"
 	"github.com/jobtrace/jobtrace/runmodel"
 )
 
@@ -20,11 +21,13 @@ const FileName = "profile.json"
 // ErrEmpty is a run with nothing to show: no span and no row.
 var ErrEmpty = errors.New("profile: empty run")
 
-// Indexes into meta.categories.
+// Indexes into meta.categories. The marker chart groups rows by
+// category: alphabetically, but "Other" last. jobtrace's own spans (start-up
+// and shut-down) and their events are in Other, so that the job's phases
+// and events come first.
 const (
 	catOther = iota
 	catPhase
-	catFailed
 	catEvent
 )
 
@@ -32,9 +35,17 @@ var categories = []Category{
 	// The profiler wants a grey category, the default.
 	{Name: "Other", Color: "grey", Subcategories: []string{"Other"}},
 	{Name: "Phase", Color: "blue", Subcategories: []string{"Other"}},
-	{Name: "Failed phase", Color: "red", Subcategories: []string{"Other"}},
 	{Name: "Event", Color: "orange", Subcategories: []string{"Other"}},
 }
+
+// Marker colours in the marker chart (the data's "color" field, the
+// schemas' ColorField): a failed phase red, jobtrace's own markers grey.
+const (
+	colorPhase  = "blue"
+	colorFailed = "red"
+	colorOwn    = "grey"
+	colorEvent  = "orange"
+)
 
 // Marker data types, the names of their schemas.
 const (
@@ -48,10 +59,11 @@ var markerSchemas = []MarkerSchema{
 	{
 		Name:         typePhase,
 		TooltipLabel: "{marker.name}",
-		TableLabel:   "{marker.data.result}",
+		TableLabel:   "{marker.data.details}",
 		ChartLabel:   "{marker.data.name}",
 		Display:      markerDisplay,
 		Description:  "A phase of the job (a span); the job itself is at depth 0.",
+		ColorField:   "color",
 		Fields: []MarkerField{
 			{Key: "name", Label: "Name", Format: "string"},
 			{Key: "parent", Label: "Inside", Format: "string"},
@@ -66,19 +78,24 @@ var markerSchemas = []MarkerSchema{
 			{Key: "exitCode", Label: "Exit code", Format: "integer"},
 			{Key: "source", Label: "Source", Format: "string"},
 			{Key: "attributes", Label: "Attributes", Format: "string"},
+			{Key: "details", Label: "Details", Format: "string", Hidden: true},
+			{Key: "color", Label: "Colour", Format: "string", Hidden: true},
 		},
 	},
 	{
 		Name:         typeEvent,
 		TooltipLabel: "{marker.name}",
-		TableLabel:   "{marker.data.phase}",
+		TableLabel:   "{marker.data.details}",
 		Display:      markerDisplay,
 		Description:  "An event recorded on a phase (a span event).",
+		ColorField:   "color",
 		Fields: []MarkerField{
 			{Key: "phase", Label: "Phase", Format: "string"},
 			{Key: "source", Label: "Source", Format: "string"},
 			{Key: "line", Label: "Line", Format: "string"},
 			{Key: "attributes", Label: "Attributes", Format: "string"},
+			{Key: "details", Label: "Details", Format: "string", Hidden: true},
+			{Key: "color", Label: "Colour", Format: "string", Hidden: true},
 		},
 	},
 }
@@ -91,13 +108,14 @@ const (
 	attrPhaseSource = attribute.Key("jobtrace.phase.source")
 	attrEventSource = attribute.Key("jobtrace.event.source")
 	attrLine        = attribute.Key("jobtrace.line")
+	attrInterval    = runmodel.AttrSamplingInterval
 )
 
 // shown lists the span attributes that have a field of their own, left
 // out of the "attributes" field.
 var shown = map[attribute.Key]bool{
 	attrResult: true, attrExitCode: true, attrPhaseSource: true,
-	attrEventSource: true, attrLine: true,
+	attrEventSource: true, attrLine: true, attrInterval: true,
 }
 
 // node is a span with its place in the profile's tree, where the job is
@@ -108,6 +126,10 @@ type node struct {
 	span   *runmodel.Span
 	depth  int
 	parent string // the parent's name; "" for the job
+	// own is set for jobtrace's own spans, start-up and shut-down: the
+	// spans other than the job's that no source of phases made (they have
+	// no jobtrace.phase.source).
+	own bool
 }
 
 // Row is what the profile uses of one row of the run: deltas cover the
@@ -200,7 +222,7 @@ func build(run *runmodel.Run, nodes []node, rows []Row) *Profile {
 
 	p := &Profile{
 		Meta: Meta{
-			Interval:                   interval(rows),
+			Interval:                   interval(run, rows),
 			StartTime:                  float64(zero) / 1e6,
 			EndTime:                    float64(end) / 1e6,
 			ProfilingStartTime:         0,
@@ -241,7 +263,9 @@ func build(run *runmodel.Run, nodes []node, rows []Row) *Profile {
 		PausedRanges:        []any{},
 		Name:                jobName,
 		IsMainThread:        true,
-		Pid:                 pid,
+		// The phases in the thread's track, rather than an empty band.
+		ShowMarkersInTimeline: true,
+		Pid:                   pid,
 		Samples: ThreadSamples{
 			WeightType: "samples", EventDelay: []float64{}, Stack: []int{}, Time: []float64{},
 		},
@@ -267,28 +291,35 @@ func build(run *runmodel.Run, nodes []node, rows []Row) *Profile {
 			stop = start
 		}
 		cat := catPhase
-		if s.Failed {
-			cat = catFailed
+		if n.own {
+			cat = catOther
 		}
 		add(s.Name, start, &stop, PhaseInterval, cat, phaseData(n))
 	}
 	for _, n := range nodes {
+		cat, color := catEvent, colorEvent
+		if n.own {
+			cat, color = catOther, colorOwn
+		}
 		for _, e := range n.span.Events {
-			data := map[string]any{"type": typeEvent, "phase": n.span.Name}
+			data := map[string]any{"type": typeEvent, "phase": n.span.Name, "color": color}
 			if v, ok := runmodel.Attr(e.Attributes, attrEventSource); ok {
 				data["source"] = runmodel.Text(v)
 			}
 			if v, ok := runmodel.Attr(e.Attributes, attrLine); ok {
 				data["line"] = runmodel.Text(v)
 			}
+			details := "in " + n.span.Name
 			if a := otherAttrs(e.Attributes); a != "" {
 				data["attributes"] = a
+				details = a + " · " + details
 			}
-			add(e.Name, ms(unixNano(e.Time)), nil, PhaseInstant, catEvent, data)
+			data["details"] = details
+			add(e.Name, ms(unixNano(e.Time)), nil, PhaseInstant, cat, data)
 		}
 	}
 	p.Threads = []Thread{th}
-	p.Counters = counters(rows, ms, pid)
+	p.Counters = counters(rows, ms, pid, p.Meta.LogicalCPUs, p.Meta.Interval)
 	return p
 }
 
@@ -302,7 +333,8 @@ func tree(run *runmodel.Run) []node {
 	}
 	for i := range run.Phases {
 		s := &run.Phases[i]
-		n := node{span: s, depth: s.Depth, parent: s.ParentName}
+		_, made := runmodel.Attr(s.Attributes, attrPhaseSource)
+		n := node{span: s, depth: s.Depth, parent: s.ParentName, own: !made}
 		if s.InJob {
 			n.depth++
 		}
@@ -355,7 +387,40 @@ func phaseData(n node) map[string]any {
 	if a := otherAttrs(s.Attributes); a != "" {
 		d["attributes"] = a
 	}
+	switch {
+	case s.Failed:
+		d["color"] = colorFailed
+	case n.own:
+		d["color"] = colorOwn
+	default:
+		d["color"] = colorPhase
+	}
+	d["details"] = phaseDetails(s)
 	return d
+}
+
+// phaseDetails is a phase's line in the marker table: its result and key
+// figures, formatted as the end-of-job summary prints them; a figure the
+// span does not carry is left out.
+func phaseDetails(s *runmodel.Span) string {
+	var parts []string
+	if r := s.Text(attrResult); r != "" {
+		parts = append(parts, r)
+	}
+	if c, ok := runmodel.Number(s.Attributes, attrExitCode); ok && c != 0 {
+		parts = append(parts, fmt.Sprintf("exit code %v", c))
+	}
+	u := &s.Usage
+	if u.HasCPU {
+		parts = append(parts, fmt.Sprintf("CPU %s (%s of all CPUs)", summary.Duration(u.CPU()), summary.Percent(min(u.CPUAvg, 1)*100)))
+	}
+	if u.HasMemory {
+		parts = append(parts, "peak memory "+summary.Bytes(float64(u.MemoryPeak)))
+	}
+	if u.HasIO {
+		parts = append(parts, fmt.Sprintf("read %s, wrote %s", summary.Bytes(float64(u.ReadBytes)), summary.Bytes(float64(u.WriteBytes))))
+	}
+	return strings.Join(parts, " · ")
 }
 
 // otherAttrs lists the attributes that have no field of their own, as
@@ -373,9 +438,17 @@ func otherAttrs(kvs []attribute.KeyValue) string {
 	return strings.Join(parts, ", ")
 }
 
-// interval is the median time between rows, in ms: the sampling interval
-// (boundary rows come closer). 1 s when there are too few rows.
-func interval(rows []Row) float64 {
+// interval is the sampling interval in ms: the job span's
+// jobtrace.sampling.interval. A run that does not say (its agent was
+// killed, or it is older) has the median time between rows, which
+// boundary rows make shorter than the interval; 1 s when there are too
+// few rows.
+func interval(run *runmodel.Run, rows []Row) float64 {
+	if run.HasJob {
+		if v, ok := runmodel.Number(run.Job.Attributes, attrInterval); ok && v > 0 {
+			return round3(v * 1000)
+		}
+	}
 	var gaps []float64
 	for i := 1; i < len(rows); i++ {
 		if d := rows[i].Time.Sub(rows[i-1].Time); d > 0 {

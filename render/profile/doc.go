@@ -2,7 +2,7 @@
 // (https://profiler.firefox.com): DIR/profile.json, which the profiler
 // opens with "Load a profile from file".
 //
-// The profile is in the profiler's processed format, version 61
+// The profile is in the profiler's processed format, version 63
 // (FormatVersion), an older version that the profiler upgrades when it
 // loads it. Its layout is described in docs/profile.md:
 //

@@ -7,14 +7,17 @@ package profile
 // by src/profile-logic/processed-profile-versioning.ts.
 
 // FormatVersion is the processed-format version written in
-// meta.preprocessedProfileVersion. Version 61 is the last one before
-// counters carried a display description of their own; the profiler
-// upgrades it on load, and keeps the display (with tooltip rows) that
-// Build already sets on each counter.
-const FormatVersion = 61
+// meta.preprocessedProfileVersion: the first version that has every
+// feature the file uses. Version 62 gave counters their display (graph
+// type, label, colour), version 63 the display's tooltip rows; the
+// marker schemas' colorField and hidden fields, and the thread's
+// showMarkersInTimeline, are older. The tables have the shape they had in
+// version 63 (the stack table's prefix column, the resource table's lib
+// column); the profiler upgrades them on load.
+const FormatVersion = 63
 
 // geckoVersion is meta.version: the version of the Gecko format that went
-// with processed version 61.
+// with processed version 63.
 const geckoVersion = 34
 
 // Profile is the whole file.
@@ -74,13 +77,20 @@ type MarkerSchema struct {
 	Display      []string      `json:"display"`
 	Fields       []MarkerField `json:"fields"`
 	Description  string        `json:"description,omitempty"`
+	// ColorField names the field that holds a marker's colour in the
+	// marker chart (one of the profiler's graph colours: blue, red, grey,
+	// ...); without it, or without the field, a marker is blue.
+	ColorField string `json:"colorField,omitempty"`
 }
 
-// MarkerField is one field of a marker's data.
+// MarkerField is one field of a marker's data. A hidden field is not
+// listed in the tooltip and sidebar, but labels can use it and a search
+// finds it.
 type MarkerField struct {
 	Key    string `json:"key"`
 	Label  string `json:"label"`
 	Format string `json:"format"`
+	Hidden bool   `json:"hidden,omitempty"`
 }
 
 // Counter is a track of values over time. Samples.Count[i] is the change
@@ -168,19 +178,23 @@ func emptyShared() Shared {
 
 // Thread carries the markers.
 type Thread struct {
-	ProcessType         string        `json:"processType"`
-	ProcessName         string        `json:"processName"`
-	ProcessStartupTime  float64       `json:"processStartupTime"`
-	ProcessShutdownTime *float64      `json:"processShutdownTime"`
-	RegisterTime        float64       `json:"registerTime"`
-	UnregisterTime      *float64      `json:"unregisterTime"`
-	PausedRanges        []any         `json:"pausedRanges"`
-	Name                string        `json:"name"`
-	IsMainThread        bool          `json:"isMainThread"`
-	Pid                 string        `json:"pid"`
-	Tid                 int           `json:"tid"`
-	Samples             ThreadSamples `json:"samples"`
-	Markers             Markers       `json:"markers"`
+	ProcessType         string   `json:"processType"`
+	ProcessName         string   `json:"processName"`
+	ProcessStartupTime  float64  `json:"processStartupTime"`
+	ProcessShutdownTime *float64 `json:"processShutdownTime"`
+	RegisterTime        float64  `json:"registerTime"`
+	UnregisterTime      *float64 `json:"unregisterTime"`
+	PausedRanges        []any    `json:"pausedRanges"`
+	Name                string   `json:"name"`
+	IsMainThread        bool     `json:"isMainThread"`
+	Pid                 string   `json:"pid"`
+	Tid                 int      `json:"tid"`
+	// ShowMarkersInTimeline draws the markers whose schema displays them
+	// in "timeline-overview" in the thread's track, as the profiler does
+	// for a browser's main thread.
+	ShowMarkersInTimeline bool          `json:"showMarkersInTimeline"`
+	Samples               ThreadSamples `json:"samples"`
+	Markers               Markers       `json:"markers"`
 }
 
 // ThreadSamples is an empty samples table: jobtrace takes no stacks.

@@ -19,9 +19,10 @@ import (
 	"github.com/jobtrace/jobtrace/runmodel"
 )
 
-// testdata/run holds the artifacts of a real run (jobtrace run --interval
-// 100ms): phases build, compile in it, link in compile, an event on
-// compile, a failing 'jobtrace exec unit-tests', and a ::group:: upload.
+// testdata/run holds the artifacts of a real run of testdata/job.sh
+// (jobtrace run --interval 100ms): phases build, compile in it, link in
+// compile, an event on compile, a failing 'jobtrace exec unit-tests', and
+// a ::group:: upload.
 const fixture = "testdata/run"
 
 // writeFixture copies the fixture to a temporary dir and writes the
@@ -61,9 +62,9 @@ func readFixture(t *testing.T) *runmodel.Run {
 	return run
 }
 
-// The profile of the fixture is byte for byte what it was when the
-// profile read the artifacts itself (testdata/profile.json.golden, written
-// then).
+// The profile of the fixture is byte for byte testdata/profile.json.golden,
+// written by this package and checked in the Firefox Profiler: a change of
+// the output is seen, and the golden file written again on purpose.
 func TestGolden(t *testing.T) {
 	dir := t.TempDir()
 	if err := Write(dir, readFixture(t)); err != nil {
@@ -272,14 +273,16 @@ func TestFixtureEveryPhaseAMarker(t *testing.T) {
 		depth  float64
 		result string
 		cat    int
+		color  string
 	}{
-		"sh":               {0, "success", catPhase},
-		"build":            {1, "success", catPhase},
-		"compile":          {2, "success", catPhase},
-		"link":             {3, "success", catPhase},
-		"unit-tests":       {1, "failure", catFailed},
-		"upload":           {1, "success", catPhase},
-		"jobtrace startup": {1, "", catPhase},
+		"sh":                {0, "success", catPhase, "blue"},
+		"build":             {1, "success", catPhase, "blue"},
+		"compile":           {2, "success", catPhase, "blue"},
+		"link":              {3, "success", catPhase, "blue"},
+		"unit-tests":        {1, "failure", catPhase, "red"},
+		"upload":            {1, "success", catPhase, "blue"},
+		"jobtrace startup":  {1, "", catOther, "grey"},
+		"jobtrace shutdown": {1, "", catOther, "grey"},
 	}
 	for name, w := range want {
 		ms := byName[name]
@@ -288,8 +291,8 @@ func TestFixtureEveryPhaseAMarker(t *testing.T) {
 			continue
 		}
 		d := ms[0]["data"].(map[string]any)
-		if d["depth"] != w.depth || (w.result != "" && d["result"] != w.result) || ms[0]["category"] != float64(w.cat) {
-			t.Errorf("%s: depth %v result %v category %v, want %+v", name, d["depth"], d["result"], ms[0]["category"], w)
+		if d["depth"] != w.depth || (w.result != "" && d["result"] != w.result) || ms[0]["category"] != float64(w.cat) || d["color"] != w.color {
+			t.Errorf("%s: depth %v result %v category %v color %v, want %+v", name, d["depth"], d["result"], ms[0]["category"], d["color"], w)
 		}
 	}
 	compile := byName["compile"][0]["data"].(map[string]any)
@@ -309,8 +312,8 @@ func TestFixtureEveryPhaseAMarker(t *testing.T) {
 		t.Fatalf("cache-miss: %v", ev)
 	}
 	d := ev[0]["data"].(map[string]any)
-	if d["phase"] != "compile" || d["attributes"] != "key=deps" || d["source"] != "socket" {
-		t.Errorf("cache-miss data: %v", d)
+	if d["phase"] != "compile" || d["attributes"] != "key=deps" || d["source"] != "socket" || ev[0]["category"] != float64(catEvent) {
+		t.Errorf("cache-miss data: %v, category %v", d, ev[0]["category"])
 	}
 	c := byName["compile"][0]
 	if s, e := ev[0]["start"].(float64), c["end"].(float64); s < c["start"].(float64) || s > e {
@@ -345,8 +348,11 @@ func TestFixtureCounters(t *testing.T) {
 		}
 		s := c["samples"].(map[string]any)
 		sum := 0.0
-		for _, v := range s["count"].([]any) {
-			sum += v.(float64)
+		times := s["time"].([]any)
+		for i, v := range s["count"].([]any) {
+			if times[i].(float64) >= 0 { // not the CPU counter's reference samples
+				sum += v.(float64)
+			}
 		}
 		switch name {
 		case "jobCPU":

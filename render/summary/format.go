@@ -46,6 +46,14 @@ func fmtBytes(b float64) string {
 	return strconv.FormatFloat(v, 'f', 1, 64) + " " + iecUnits[u]
 }
 
+// Bytes prints a size as the summary does (fmtBytes), for the other
+// renderers of a run.
+func Bytes(b float64) string { return fmtBytes(b) }
+
+// Percent prints a utilisation given in percent (0–100) as the summary
+// does (fmtPercent), for the other renderers of a run.
+func Percent(p float64) string { return fmtPercent(p) }
+
 // fmtRate prints a throughput in bytes per second.
 func fmtRate(bps float64) string { return fmtBytes(bps) + "/s" }
 

@@ -1,0 +1,218 @@
+package profile
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/jobtrace/jobtrace/runmodel"
+)
+
+// The tests below check what the Firefox Profiler shows of the fixture's
+// profile, from the JSON as written, by the profiler's own rules (cited
+// from its source, src/profile-logic and src/components/timeline).
+
+// A failed phase is red in the marker chart: the Phase schema names its
+// colour field, and the profiler takes a marker's colour from that field
+// (marker-chart/Canvas.tsx, _getMarkerColors), blue without it.
+func TestFailedPhaseIsRed(t *testing.T) {
+	p := writeFixture(t)
+	meta := obj(t, p["meta"], "meta")
+	var phase map[string]any
+	for _, s := range arr(t, meta, "markerSchema", "meta") {
+		if sm := obj(t, s, "schema"); sm["name"] == typePhase {
+			phase = sm
+		}
+	}
+	if phase == nil || phase["colorField"] != "color" {
+		t.Fatalf("the Phase schema has no colorField \"color\": %v", phase)
+	}
+	for _, ms := range markersByName(t, p) {
+		for _, m := range ms {
+			d := m["data"].(map[string]any)
+			if d["type"] != typePhase {
+				continue
+			}
+			failed := d["result"] == "failure"
+			if failed != (d["color"] == "red") {
+				t.Errorf("%v: result %v, colour %v", d["name"], d["result"], d["color"])
+			}
+		}
+	}
+}
+
+// bucketOrder is the marker chart's order of categories
+// (marker-timing.ts, getMarkerTiming): "Test" first, "Other" last, the
+// others by name.
+func bucketOrder(a, b string) int {
+	rank := func(s string) int {
+		switch s {
+		case "Test":
+			return 0
+		case "Other":
+			return 2
+		}
+		return 1
+	}
+	if ra, rb := rank(a), rank(b); ra != rb {
+		return ra - rb
+	}
+	return strings.Compare(a, b)
+}
+
+// jobtrace's own spans (start-up, shut-down) and their events come after
+// every phase and event of the job in the marker chart, and no marker name
+// holds variable text: what start-up found (the job's cgroup, a path) is
+// in the marker's data.
+func TestOwnMarkersLastAndNamedPlainly(t *testing.T) {
+	p := writeFixture(t)
+	var cats []string
+	for _, c := range arr(t, obj(t, p["meta"], "meta"), "categories", "meta") {
+		cats = append(cats, obj(t, c, "category")["name"].(string))
+	}
+	own := map[string]bool{"jobtrace startup": true, "jobtrace shutdown": true}
+	lastJob, firstOwn := "", ""
+	notes := 0
+	for name, ms := range markersByName(t, p) {
+		for _, m := range ms {
+			d := m["data"].(map[string]any)
+			isOwn := own[name]
+			if d["type"] == typeEvent {
+				isOwn = own[d["phase"].(string)]
+			}
+			cat := cats[int(m["category"].(float64))]
+			if isOwn {
+				if strings.ContainsAny(name, "/0123456789") {
+					t.Errorf("jobtrace's marker %q has variable text in its name", name)
+				}
+				if a, _ := d["attributes"].(string); strings.Contains(a, "cgroup") {
+					notes++
+				}
+				if firstOwn == "" || bucketOrder(cat, firstOwn) < 0 {
+					firstOwn = cat
+				}
+			} else if lastJob == "" || bucketOrder(cat, lastJob) > 0 {
+				lastJob = cat
+			}
+		}
+	}
+	if bucketOrder(lastJob, firstOwn) >= 0 {
+		t.Errorf("the job's markers go up to category %q, jobtrace's own start at %q: not after them", lastJob, firstOwn)
+	}
+	if notes == 0 {
+		t.Error("no start-up note on the job's cgroup in a marker's attributes")
+	}
+}
+
+// meta.interval is the sampling interval the job ran with (the fixture's
+// --interval 100ms), not the median gap between rows, which boundary
+// samples shorten; a run that does not say has that median.
+func TestIntervalIsTheSamplingInterval(t *testing.T) {
+	p := writeFixture(t)
+	if got := obj(t, p["meta"], "meta")["interval"]; got != 100.0 {
+		t.Errorf("meta.interval = %v ms, the run sampled every 100 ms", got)
+	}
+	run := readFixture(t)
+	var rows []Row
+	for i := range run.Rows {
+		rows = append(rows, rowOf(&run.Rows[i]))
+	}
+	run.Job.Attributes = slices.DeleteFunc(slices.Clone(run.Job.Attributes), func(kv attribute.KeyValue) bool { return kv.Key == attrInterval })
+	if got := interval(run, rows); got >= 100 || got <= 0 {
+		t.Errorf("without the attribute, the median gap: %v ms, want below 100 (boundary rows)", got)
+	}
+}
+
+// The CPU counter's tooltip prints CPU use as a percentage (the profiler
+// prints a "number" with no decimals: 0.05 CPU as "0"), and at full view
+// the track's height is every CPU of the machine, as the profiler scales a
+// line-rate track (profile-data.ts, computeMaxCounterSampleCountPerMs,
+// over the samples in view and the one before them, the first count set to
+// 0 by processCounter).
+func TestCPUCounterReadsAndScales(t *testing.T) {
+	t0 := time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
+	const cpus, seconds = 8, 10
+	rows := []Row{{Time: t0, CPUs: Opt{cpus, true}}}
+	for i := 1; i <= seconds; i++ {
+		// a job that keeps 0.05 CPU busy
+		rows = append(rows, Row{Time: t0.Add(time.Duration(i) * time.Second), CPU: Opt{0.05, true}, CPUs: Opt{cpus, true}})
+	}
+	run := runmodel.New(nil, nil)
+	run.Rows = make([]runmodel.Row, len(rows))
+	p := build(run, nil, rows)
+	c := p.Counters[0]
+	if c.Name != "jobCPU" {
+		t.Fatalf("counter 0 is %s", c.Name)
+	}
+	for _, r := range c.Display.TooltipRows {
+		if (r.Source == "rate" || r.Source == "selection-rate") && r.Format.Unit != "percent" {
+			t.Errorf("tooltip row %q: %s printed as %s", r.Label, r.Source, r.Format.Unit)
+		}
+	}
+	// the profiler's scale, for the whole profile in view
+	s := c.Samples
+	count := slices.Clone(s.Count)
+	count[0] = 0
+	first, _ := slices.BinarySearch(s.Time, 0)
+	first = max(first-1, 0)
+	top, job := 0.0, 0.0
+	for i := first; i < s.Length; i++ {
+		dt := p.Meta.Interval
+		if i > 0 {
+			dt = s.Time[i] - s.Time[i-1]
+		}
+		top = max(top, count[i]/dt)
+		if s.Time[i] >= 0 {
+			job = max(job, count[i]/dt)
+		}
+	}
+	if math.Abs(top-cpus) > 1e-9 || math.Abs(job-0.05) > 1e-9 {
+		t.Errorf("track height %v CPUs, the job's highest %v: want %d and 0.05", top, job, cpus)
+	}
+}
+
+// The version is the first one with every feature the file uses: counters'
+// display (62) and its tooltip rows (63).
+func TestVersionByFeatures(t *testing.T) {
+	p := writeFixture(t)
+	need := 0
+	for _, c := range arr(t, p, "counters", "") {
+		d := obj(t, obj(t, c, "counter")["display"], "display")
+		need = max(need, 62)
+		if _, ok := d["tooltipRows"]; ok {
+			need = max(need, 63)
+		}
+	}
+	if v := obj(t, p["meta"], "meta")["preprocessedProfileVersion"]; v != float64(need) {
+		t.Errorf("version %v, the features used need %d", v, need)
+	}
+}
+
+// The marker table shows a phase's result and key figures and an event's
+// attributes (the schemas' tableLabel), not only "success".
+func TestMarkerTableDetails(t *testing.T) {
+	p := writeFixture(t)
+	by := markersByName(t, p)
+	tests := map[string][]string{
+		"compile":    {"success", "CPU ", "% of all CPUs", "peak memory ", "wrote 20.0 MiB"},
+		"unit-tests": {"failure", "exit code 1", "CPU "},
+		"cache-miss": {"key=deps", "in compile"},
+	}
+	for name, want := range tests {
+		d := by[name][0]["data"].(map[string]any)
+		for _, w := range want {
+			if !strings.Contains(d["details"].(string), w) {
+				t.Errorf("%s: details %q, want %q in them", name, d["details"], w)
+			}
+		}
+	}
+	for _, s := range markerSchemas {
+		if s.TableLabel != "{marker.data.details}" {
+			t.Errorf("schema %s: table label %q", s.Name, s.TableLabel)
+		}
+	}
+}
