@@ -324,6 +324,9 @@ const (
 	HostCPUStall
 	HostMemoryStall
 	HostIOStall
+	JobOOMKills
+	HostMemoryAvailable
+	HostSwapUsed
 	numCols
 )
 
@@ -347,6 +350,10 @@ func (c Col) Name() string {
 		HostCPUStall:    "host_cpu_pressure_some_s",
 		HostMemoryStall: "host_memory_pressure_some_s",
 		HostIOStall:     "host_io_pressure_some_s",
+
+		JobOOMKills:         "job_oom_kills_count",
+		HostMemoryAvailable: "host_memory_available_bytes",
+		HostSwapUsed:        "host_swap_used_bytes",
 	}[c]
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jobtrace/jobtrace/hostmetrics"
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+	"github.com/jobtrace/jobtrace/insight/sizing"
 )
 
 // Stat describes one quantity over the job: its time-weighted mean and
@@ -138,6 +139,8 @@ type Series struct {
 	memOK                                 bool
 
 	cpu, hostCPU, memory, iops, jobIO, hostIO, network running
+
+	sizer sizer
 }
 
 var _ hostmetrics.Sink = (*Series)(nil)
@@ -155,6 +158,8 @@ func (se *Series) Sample(s *hostmetrics.Sample) {
 	}
 	j := &s.Job
 	last := s.Reason == hostmetrics.ReasonEnd
+	r := readingOf(s)
+	se.sizer.observe(&r, last)
 
 	// Memory is a gauge: each new reading stands for the time since the
 	// previous one; the first counts only for the peak.
@@ -215,6 +220,8 @@ type JobStats struct {
 	IO      Stat
 	IOHost  bool
 	Network Stat // host bytes per second, received + sent
+	// Sizing are the figures of the right-sizing advice (Run.Advice).
+	Sizing sizing.Figures
 }
 
 // Stats returns the statistics so far.
@@ -225,6 +232,7 @@ func (se *Series) Stats() JobStats {
 		Samples: se.samples, NumCPU: se.numCPU,
 		CPU: se.cpu.stat(), HostCPU: se.hostCPU.stat(), Memory: se.memory.stat(),
 		IOPS: se.iops.stat(), IO: se.jobIO.stat(), Network: se.network.stat(),
+		Sizing: se.sizer.figures(),
 	}
 	if se.jobIO.n == 0 && se.hostIO.n > 0 {
 		st.IO, st.IOHost = se.hostIO.stat(), true

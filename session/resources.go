@@ -15,6 +15,7 @@ import (
 	"github.com/jobtrace/jobtrace/hostmetrics"
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
 	"github.com/jobtrace/jobtrace/insight/verdict"
+	"github.com/jobtrace/jobtrace/runmodel"
 	"github.com/jobtrace/jobtrace/spans"
 	"github.com/jobtrace/jobtrace/telemetry"
 )
@@ -59,6 +60,9 @@ type resources struct {
 	notes   []string   // what start-up found, for the startup span
 	late    *lateSinks // the sinks made once the telemetry is
 	csv     *usagecsv.Writer
+	// rec is the model of the run, whose samples' statistics give the
+	// job's right-sizing advice.
+	rec     *runmodel.Recorder
 	closers []func() error
 }
 
@@ -118,7 +122,8 @@ func newResources(o SamplingOptions, child bool, src hostmetrics.Source, log Log
 // metrics (whose data points carry exemplars of the innermost phase) and the
 // CSV file in the out directory.
 func (r *resources) sinks(pipe *telemetry.Pipeline, tracker *spans.Tracker, log Logger) []hostmetrics.Sink {
-	out := []hostmetrics.Sink{pipe.Recorder().Samples()}
+	r.rec = pipe.Recorder()
+	out := []hostmetrics.Sink{r.rec.Samples()}
 	if pipe.Meter != nil {
 		rec, err := usagemetrics.New(pipe.Meter, usagemetrics.Options{Active: tracker.Innermost, Warn: log.Warn})
 		if err != nil {
@@ -211,8 +216,9 @@ func (r *resources) jobExited(ps *os.ProcessState) {
 	r.src.JobExited(hostmetrics.ExitUsageOf(ps))
 }
 
-// finish takes the job's last sample, sets the job's usage on its span
-// (and hands it to onJob with the job's result), stops sampling and removes the job's cgroup. Phases must have been ended
+// finish takes the job's last sample, sets the job's usage and its
+// right-sizing advice on its span (and hands the usage to onJob with the
+// job's result), stops sampling and removes the job's cgroup. Phases must have been ended
 // before: their spans end with a sample of their own, taken just before.
 // The job's usage is read from the last sample (Sampler.Finish): a sample
 // of its own would be read just before it, both after the job's exit.
@@ -229,6 +235,12 @@ func (r *resources) finish(log Logger, result string) {
 			}
 		}
 		setUsage(r.phases.root, &u)
+		if r.rec != nil {
+			// The sinks, the Recorder's statistics among them, had this
+			// last sample before this function.
+			a := r.rec.Advice(&u)
+			r.phases.root.SetAttributes(a.Attributes()...)
+		}
 		if r.phases.onJob != nil {
 			r.phases.onJob(trace.ContextWithSpan(context.Background(), r.phases.root), result, &u)
 		}

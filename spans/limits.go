@@ -6,6 +6,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+	"github.com/jobtrace/jobtrace/insight/sizing"
 	"github.com/jobtrace/jobtrace/insight/verdict"
 	"github.com/jobtrace/jobtrace/spans/protocol"
 )
@@ -57,10 +58,11 @@ var ownEventKeys = []attribute.Key{AttrEventSource}
 
 // OwnAttributes is how many attributes jobtrace itself may set on one span:
 // a span's usage (usage.AttributeKeys), its verdict (verdict.AttributeKeys)
-// and the window it was measured over, the Tracker's own on a phase, and
-// the job's span's other attributes (MaxJobAttributes).
+// and the window it was measured over, the Tracker's own on a phase, the
+// job's right-sizing advice (sizing.AttributeKeys) and the job's span's
+// other attributes (MaxJobAttributes).
 func OwnAttributes() int {
-	return len(usage.AttributeKeys) + len(verdict.AttributeKeys) + usageWindowKeys + len(ownPhaseKeys) + MaxJobAttributes
+	return len(usage.AttributeKeys) + len(verdict.AttributeKeys) + usageWindowKeys + len(ownPhaseKeys) + len(sizing.AttributeKeys) + MaxJobAttributes
 }
 
 // MaxSpanAttributes bounds the attributes of one span: MaxUserAttributes

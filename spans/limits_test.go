@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -12,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+	"github.com/jobtrace/jobtrace/insight/sizing"
 	"github.com/jobtrace/jobtrace/insight/verdict"
 	"github.com/jobtrace/jobtrace/spans/protocol"
 )
@@ -23,6 +25,13 @@ func fullUsage() []attribute.KeyValue {
 	u := usage.Usage{Samples: 2, HasCPU: true, HasMemory: true, HasIO: true, HasPressure: true, Pressure: all, HasOOMKills: true,
 		HasSystemCPU: true, HasSystemMemory: true, HasSystemDisk: true, HasNetwork: true, HasSystemPressure: true, SystemPressure: all}
 	return append(u.Attributes(), verdict.Judge(u).Attributes()...)
+}
+
+// fullAdvice is the job's advice with every figure present.
+func fullAdvice() []attribute.KeyValue {
+	a := sizing.Advise(sizing.Figures{Duration: time.Hour, HasCPU: true, CPUBusyP95: 1, HasMemory: true,
+		HasMemoryStall: true, HasOOMKills: true, HasSwap: true})
+	return a.Attributes()
 }
 
 // usageObserver sets a full usage on every phase as it ends, as the
@@ -216,7 +225,7 @@ func TestUserEventsBound(t *testing.T) {
 
 // What jobtrace sets on a span fits the room SpanLimits keeps for it.
 func TestOwnAttributesFitTheRoom(t *testing.T) {
-	own := len(fullUsage()) + usageWindowKeys + len(ownPhaseKeys) + MaxJobAttributes
+	own := len(fullUsage()) + usageWindowKeys + len(ownPhaseKeys) + len(fullAdvice()) + MaxJobAttributes
 	if own > OwnAttributes() {
 		t.Errorf("jobtrace sets %d attributes on a span, the room is %d", own, OwnAttributes())
 	}

@@ -2,15 +2,13 @@ package usage
 
 import (
 	"math"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/jobtrace/jobtrace/hostmetrics"
+	"github.com/jobtrace/jobtrace/internal/attrdoc"
 )
 
 var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
@@ -158,17 +156,7 @@ func TestAttributesUnitsAndKeys(t *testing.T) {
 }
 
 // Every attribute is documented in docs/attributes.md.
-func TestAttributesDocumented(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "attributes.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, k := range AttributeKeys {
-		if !strings.Contains(string(data), "| `"+string(k)+"` |") {
-			t.Errorf("docs/attributes.md has no row for %s", k)
-		}
-	}
-}
+func TestAttributesDocumented(t *testing.T) { attrdoc.Check(t, AttributeKeys) }
 
 // TestHostCPUWaitExact checks that iowait and steal, which the host gives as
 // float seconds, come out as the nearest nanosecond, as FromAttributes reads

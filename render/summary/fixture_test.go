@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+	"github.com/jobtrace/jobtrace/insight/sizing"
 	"github.com/jobtrace/jobtrace/runmodel"
 )
 
@@ -72,6 +73,9 @@ var stats = runmodel.JobStats{Samples: 4, NumCPU: 2,
 	IOPS:    runmodel.Stat{N: 2, Mean: 166.66666666666669, StdDev: 47.140452079103156, Peak: 200, HasPeak: true},
 	IO:      runmodel.Stat{N: 2, Mean: 1.7476266666666668e+07, StdDev: 4.943034667929768e+06, Peak: 2.097152e+07, HasPeak: true},
 	Network: runmodel.Stat{N: 2, Mean: 1706.6666666666665, StdDev: 482.71822929001655, Peak: 2048, HasPeak: true},
+	// The figures of the advice, as over the job's 92 s; its peak memory
+	// is the job span's, 1.5 GiB.
+	Sizing: sizing.Figures{Duration: 92 * time.Second, NumCPU: 2, HasCPU: true, CPUBusyP95: 1.6, CPUBusyPeak: 2, AboveOneCPU: 40 * time.Second},
 }
 
 // sampled is run with the statistics of samples.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/jobtrace/jobtrace/exporters/spool"
+	"github.com/jobtrace/jobtrace/insight/sizing"
 )
 
 // WriteMarkdown writes the summary as a GitHub-flavoured Markdown section,
@@ -61,6 +62,9 @@ func WriteMarkdown(w io.Writer, r Summary) error {
 	}
 	if len(notes) > 0 {
 		b.WriteString(strings.Join(notes, " ") + "\n\n")
+	}
+	if r.Advice.Kind != sizing.Unknown {
+		b.WriteString("**Advice:** " + mdEscape(r.Advice.Text) + "\n\n")
 	}
 
 	if r.Stats.Samples > 0 {

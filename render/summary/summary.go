@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/jobtrace/jobtrace/insight/sizing"
 	"github.com/jobtrace/jobtrace/runmodel"
 	"github.com/jobtrace/jobtrace/spans/wire"
 )
@@ -49,6 +50,9 @@ type Summary struct {
 	Notes []string
 
 	Stats runmodel.JobStats
+	// Advice is the job's right-sizing advice (runmodel.Run.Advice),
+	// printed under the tables unless its kind is sizing.Unknown.
+	Advice sizing.Advice
 }
 
 // Row is one line of the phase table.
@@ -66,7 +70,8 @@ type Row struct {
 const MaxDepth = 8
 
 // Build puts together the phases of run (as a tree, each level in start
-// order), the job's totals and the statistics of its samples. run may be
+// order), the job's totals, the statistics of its samples and its
+// right-sizing advice. run may be
 // nil. The job's span is the model's (runmodel.Run.Job);
 // spans whose parent is neither the job's nor in the run (their parent
 // ended past the bound) are listed at the top level rather than lost.
@@ -79,7 +84,7 @@ func Build(run *runmodel.Run, job JobInfo) Summary {
 	r := Summary{
 		Name: job.Name, ExitCode: job.ExitCode, Result: job.Result,
 		Duration: job.Duration, NumCPU: job.NumCPU, Dropped: run.SkippedSpans, Stats: stats,
-		Notes: job.Notes,
+		Notes: job.Notes, Advice: run.Advice(),
 	}
 	r.Result = wire.NormalResult(r.Result)
 

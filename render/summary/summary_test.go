@@ -33,6 +33,7 @@ jobtrace:     vet               10.00s   15.00s   75%    90%  400.0 MiB    1.0 M
 jobtrace:   test                22.00s   30.00s   68%   100%  700.0 MiB    5.0 MiB   10.0 MiB       0 B  FAILED: exit status 1�see the log
 jobtrace:   upload               1.00s        –     –      –          –          –          –         –
 jobtrace:   total                1m32s    2m26s   79%   100%    1.5 GiB  316.0 MiB  992.0 MiB  43.1 MiB
+jobtrace:   advice: used 1.6 of 2 CPUs (p95; more than one for 40 s) and at most 1.5 GiB: a 2-CPU, 4 GiB machine would do
 jobtrace:   job statistics (4 samples)         avg        peak     stddev
 jobtrace:   job CPU                            67%         75%        12%
 jobtrace:   host CPU                           67%         75%        12%
@@ -55,6 +56,8 @@ CPU % of 2 CPUs.
 | test | 22.00s | 30.00s | 68% | 100% | 700.0 MiB | 5.0 MiB | 10.0 MiB | 0 B | 0 B | **FAILED**: exit status 1�see the log |
 | upload | 1.00s | – | – | – | – | – | – | – | – |  |
 | **total** | 1m32s | 2m26s | 79% | 100% | 1.5 GiB | 316.0 MiB | 992.0 MiB | 42.0 MiB | 1.1 MiB |  |
+
+**Advice:** used 1.6 of 2 CPUs (p95; more than one for 40 s) and at most 1.5 GiB: a 2-CPU, 4 GiB machine would do
 
 | job statistics (4 samples) | avg | peak | stddev |
 | :-- | --: | --: | --: |

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/jobtrace/jobtrace/exporters/spool"
+	"github.com/jobtrace/jobtrace/insight/sizing"
 )
 
 const (
@@ -63,6 +64,9 @@ func WriteText(w io.Writer, r Summary) error {
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "%s%s(%s)\n", textPrefix, textIndent, oneLine(n))
+	}
+	if r.Advice.Kind != sizing.Unknown {
+		b.WriteString(textPrefix + textIndent + "advice: " + oneLine(r.Advice.Text) + "\n")
 	}
 	if r.Stats.Samples > 0 {
 		writeTextTable(&b, statColumns(&r.Stats, fmt.Sprintf("job statistics (%d samples)", r.Stats.Samples)))

@@ -1,0 +1,213 @@
+package runmodel
+
+import (
+	"time"
+
+	"github.com/jobtrace/jobtrace/hostmetrics"
+	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+	"github.com/jobtrace/jobtrace/insight/sizing"
+)
+
+// Advice is the right-sizing advice for the job (insight/sizing): from the
+// statistics of its samples when the model was made during the run
+// (Stats), else from the rows of resource-usage.csv, which hold the same
+// figures; the job's peak memory is its span's when that is higher (its
+// cgroup's memory.peak, read at the end).
+func (r *Run) Advice() sizing.Advice {
+	f := r.Stats.Sizing
+	if r.Stats.Samples == 0 {
+		f = figuresOfRows(r.Rows)
+	}
+	var job *usage.Usage
+	if r.HasJob {
+		job = &r.Job.Usage
+	}
+	return advise(f, job)
+}
+
+// Advice is the advice for the job from its samples so far, job being its
+// usage (nil when unknown): what a run sets on the job's span, and what
+// Run.Advice gives for the model of that run.
+func (r *Recorder) Advice(job *usage.Usage) sizing.Advice {
+	return advise(r.series.Stats().Sizing, job)
+}
+
+func advise(f sizing.Figures, job *usage.Usage) sizing.Advice {
+	if job != nil && job.HasMemory && (!f.HasMemory || job.MemoryPeak > f.MemoryPeak) {
+		f.HasMemory, f.MemoryPeak = true, job.MemoryPeak
+	}
+	return sizing.Advise(f)
+}
+
+// reading is what a sizer takes of a sample or of a row: counters are
+// cumulative, in seconds or a count.
+type reading struct {
+	t                     time.Time
+	cpuT                  time.Time // when the CPU time was read
+	cpu                   float64   // the job's CPU seconds, user + system
+	numCPU                int
+	mem, memTotal, swap   uint64 // the job's memory, the machine's, its swap in use
+	stall, hostStall, oom float64
+
+	hasCPU, hasMem, hasSwap, hasStall, hasHostStall, hasOOM bool
+}
+
+// readingOf is the reading of a sample: the job's figures from where
+// hostmetrics.Job says, the CPU time at the time it was read.
+func readingOf(s *hostmetrics.Sample) reading {
+	j := &s.Job
+	r := reading{t: s.Time, numCPU: s.Host.NumCPU}
+	if u, sy, ok := j.CPU(); ok {
+		r.cpuT, r.cpu, r.hasCPU = s.ReadAt(j.CPUFrom()), (u + sy).Seconds(), true
+	}
+	r.mem, r.hasMem = j.Memory()
+	if p, ok := j.Pressure(); ok {
+		r.stall, r.hasStall = p.Memory.Some.Seconds(), p.Memory.HasSome
+	}
+	if cg, ok := j.OwnCgroup(); ok {
+		r.oom, r.hasOOM = float64(cg.OOMKills), cg.HasOOMKills
+	}
+	hp := &s.Host.Pressure.Memory
+	r.hostStall, r.hasHostStall = hp.Some.Seconds(), hp.HasSome
+	if s.Host.HasMemory {
+		r.memTotal, r.swap, r.hasSwap = s.Host.Memory.Total, s.Host.Memory.SwapUsed, true
+	}
+	return r
+}
+
+// figuresOfRows gathers the figures of the advice over the rows of
+// resource-usage.csv: the counters, written as changes since the previous
+// row, are summed back, from 0 at the first row (whose changes are empty).
+func figuresOfRows(rows []Row) sizing.Figures {
+	var z sizer
+	var cpu, stall, hostStall, oom float64
+	for i := range rows {
+		row := &rows[i]
+		first := i == 0
+		// sum adds the change of column c to *total, and says whether
+		// the row has it (the first row is where the sums start).
+		sum := func(total *float64, cols ...Col) bool {
+			has := first
+			for _, c := range cols {
+				v, ok := row.Get(c)
+				*total += v
+				has = has || ok
+			}
+			return has
+		}
+		r := reading{t: row.Time, cpuT: row.Time}
+		r.hasCPU = sum(&cpu, JobCPUUser, JobCPUSystem)
+		r.hasStall = sum(&stall, JobMemoryStall)
+		r.hasHostStall = sum(&hostStall, HostMemoryStall)
+		r.hasOOM = sum(&oom, JobOOMKills)
+		r.cpu, r.stall, r.hostStall, r.oom = cpu, stall, hostStall, oom
+		if n, ok := row.Get(HostCPUs); ok {
+			r.numCPU = int(n)
+		}
+		if m, ok := row.Get(JobMemory); ok {
+			r.mem, r.hasMem = uint64(m), true
+		}
+		used, okU := row.Get(HostMemoryUsed)
+		avail, okA := row.Get(HostMemoryAvailable)
+		if okU && okA {
+			r.memTotal = uint64(used + avail)
+		}
+		if sw, ok := row.Get(HostSwapUsed); ok {
+			r.swap, r.hasSwap = uint64(sw), true
+		}
+		z.observe(&r, i == len(rows)-1)
+	}
+	return z.figures()
+}
+
+// sizer gathers the figures of the right-sizing advice over the job's
+// readings, its samples (Series) or its rows (figuresOfRows), the same
+// way for both. It holds a fixed amount of memory, the histogram of CPUs
+// busy (sizing.BusyCPUs, 4.6 KiB) and a few figures, and allocates
+// nothing.
+type sizer struct {
+	cpuAt                 anchor
+	busy                  sizing.BusyCPUs
+	first, last           time.Time
+	started               bool
+	numCPU                int
+	memTotal, mem         uint64
+	swap0, swap           uint64
+	hasMem, hasSwap       bool
+	stall, hostStall, oom counter
+}
+
+// counter is the change of a cumulative counter over the readings; a
+// counter that went back counts as no change.
+type counter struct {
+	prev, sum float64
+	ok, moved bool // moved: read twice, so sum is a change
+}
+
+func (c *counter) add(v float64, has bool) {
+	if !has {
+		return
+	}
+	if c.ok {
+		c.sum += max(v-c.prev, 0)
+		c.moved = true
+	}
+	c.prev, c.ok = v, true
+}
+
+// observe takes one reading; last is set for the job's last.
+func (z *sizer) observe(r *reading, last bool) {
+	if !z.started {
+		z.first, z.started = r.t, true
+	}
+	z.last = r.t
+	if r.numCPU > 0 {
+		z.numCPU = r.numCPU
+	}
+	if r.memTotal > 0 {
+		z.memTotal = r.memTotal
+	}
+	// CPUs busy over spans of at least usage.MinPeakSpan, as Series takes
+	// the job's CPU: a few milliseconds between boundary samples say
+	// nothing. A share above the machine's CPUs is the two readings'
+	// moments apart, not work.
+	if perSec, sec, ok := z.cpuAt.next(r.cpuT, r.cpu, r.hasCPU, last); ok {
+		if z.numCPU > 0 {
+			perSec = min(perSec, float64(z.numCPU))
+		}
+		z.busy.Add(perSec, seconds(sec))
+	}
+	if r.hasMem {
+		z.mem, z.hasMem = max(z.mem, r.mem), true
+	}
+	if r.hasSwap {
+		if !z.hasSwap {
+			z.swap0, z.hasSwap = r.swap, true
+		}
+		z.swap = max(z.swap, r.swap)
+	}
+	z.stall.add(r.stall, r.hasStall)
+	z.hostStall.add(r.hostStall, r.hasHostStall)
+	z.oom.add(r.oom, r.hasOOM)
+}
+
+// figures are the figures gathered so far. The memory stall is the job's
+// own cgroup's, else the machine's.
+func (z *sizer) figures() sizing.Figures {
+	f := sizing.Figures{
+		Duration: z.last.Sub(z.first), NumCPU: z.numCPU, MachineMemory: z.memTotal,
+		HasMemory: z.hasMem, MemoryPeak: z.mem,
+		HasOOMKills: z.oom.moved, OOMKills: uint64(z.oom.sum),
+		HasSwap: z.hasSwap, Swapped: z.swap - z.swap0,
+	}
+	f.SetCPU(&z.busy)
+	switch {
+	case z.stall.moved:
+		f.HasMemoryStall, f.MemoryStall = true, seconds(z.stall.sum)
+	case z.hostStall.moved:
+		f.HasMemoryStall, f.MemoryStall, f.MachineStall = true, seconds(z.hostStall.sum), true
+	}
+	return f
+}
+
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

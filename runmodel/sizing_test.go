@@ -1,0 +1,210 @@
+package runmodel
+
+import (
+	"math"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/jobtrace/jobtrace/exporters/usagecsv"
+	"github.com/jobtrace/jobtrace/hostmetrics"
+	"github.com/jobtrace/jobtrace/insight/sizing"
+)
+
+// sizingTick is a sample of a job on an 8-CPU, 32 GiB machine: cumulative
+// counters at a time.
+type sizingTick struct {
+	sec    float64
+	cpu    time.Duration // the job's, user + system
+	mem    uint64
+	stall  time.Duration // some of the job's tasks waited for memory
+	oom    uint64
+	swap   uint64 // the machine's in use
+	reason hostmetrics.Reason
+}
+
+// sample is the tick's sample; without a cgroup of its own, the job's
+// figures are its tree's and there is no job stall or OOM kill, and the
+// machine's memory stall is twice the job's.
+func (k sizingTick) sample(ownCgroup bool) hostmetrics.Sample {
+	s := hostmetrics.Sample{Time: sampleAt(k.sec), Reason: k.reason}
+	s.Host.NumCPU = 8
+	s.Host.HasMemory = true
+	s.Host.Memory = hostmetrics.Memory{Total: 32 << 30, Used: 5 << 30, Available: 27 << 30, SwapTotal: 4 << 30, SwapUsed: k.swap}
+	s.Host.Pressure.Memory = hostmetrics.Pressure{Some: time.Minute + 2*k.stall, HasSome: true}
+	if !ownCgroup {
+		s.Job.HasTree = true
+		s.Job.Tree = hostmetrics.Tree{CPUUser: k.cpu, RSS: k.mem, At: s.Time}
+		return s
+	}
+	s.Job.HasCgroup, s.Job.CgroupOwn = true, true
+	cg := &s.Job.Cgroup
+	cg.HasCPU, cg.CPUUser, cg.CPUSystem = true, k.cpu*3/4, k.cpu-k.cpu*3/4
+	cg.HasMemory, cg.Memory = true, k.mem
+	cg.HasOOMKills, cg.OOMKills = true, k.oom
+	cg.Pressure.Memory = hostmetrics.Pressure{Some: k.stall, HasSome: true}
+	return s
+}
+
+// sizingJob is a job of n seconds sampled every second that keeps 2.3 CPUs
+// busy, but 6 for 2 s, and whose memory grows to 3.1 GiB; at every tenth
+// second two boundary samples follow 3 and 5 ms later, each with a clock
+// tick of CPU (20 CPUs over 5 ms, were it taken alone). change may alter
+// each tick.
+func sizingJob(n int, change func(k *sizingTick)) []sizingTick {
+	var ks []sizingTick
+	var cpu time.Duration
+	add := func(sec float64, reason hostmetrics.Reason) {
+		k := sizingTick{sec: sec, cpu: cpu, mem: min(uint64(sec*float64(100<<20)), 31<<30/10), reason: reason}
+		if change != nil {
+			change(&k)
+		}
+		ks = append(ks, k)
+	}
+	add(0, hostmetrics.ReasonStart)
+	for i := 1; i <= n; i++ {
+		rate := 2.3
+		if i == n/2 || i == n/2+1 {
+			rate = 6
+		}
+		cpu += time.Duration(rate * float64(time.Second))
+		reason := hostmetrics.ReasonInterval
+		if i == n {
+			reason = hostmetrics.ReasonEnd
+		}
+		add(float64(i), reason)
+		if i%10 == 0 && i < n {
+			cpu += 10 * time.Millisecond
+			add(float64(i)+0.003, hostmetrics.ReasonBoundary)
+			cpu += 10 * time.Millisecond
+			add(float64(i)+0.005, hostmetrics.ReasonBoundary)
+		}
+	}
+	return ks
+}
+
+// bothWays gives the samples of ks to a Recorder's statistics and to a
+// real usagecsv.Writer, as a run does, and returns the advice of the
+// model made in the run and of the model read back from the CSV.
+func bothWays(t *testing.T, ks []sizingTick, ownCgroup bool) (inRun, fromFiles sizing.Advice) {
+	t.Helper()
+	dir := t.TempDir()
+	rec := NewRecorder()
+	w, err := usagecsv.Create(filepath.Join(dir, usagecsv.FileName), usagecsv.Options{Tee: rec.Tee()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range ks {
+		s := k.sample(ownCgroup)
+		rec.Samples().Sample(&s)
+		w.Sample(&s)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	run, err := rec.Run(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, warn, err := ReadDir(dir)
+	if err != nil || warn != nil {
+		t.Fatalf("ReadDir: %v, warn %v", err, warn)
+	}
+	if run.Stats.Samples != len(ks) || read.Stats.Samples != 0 {
+		t.Fatalf("%d and %d samples in the models' statistics; want %d and 0", run.Stats.Samples, read.Stats.Samples, len(ks))
+	}
+	if a, b := run.Advice(), rec.Advice(nil); a.Text != b.Text || a.Figures != b.Figures {
+		t.Errorf("the model's advice %+v\nis not the Recorder's %+v", a, b)
+	}
+	return run.Advice(), read.Advice()
+}
+
+// sameAdvice checks that the advice made in a run and made again from its
+// files agree: the same words, figures within what the CSV's rounding
+// (times to the millisecond, CPU time to the microsecond) moves.
+func sameAdvice(t *testing.T, name string, a, b sizing.Advice) {
+	t.Helper()
+	close := func(x, y, tol float64) bool { return math.Abs(x-y) <= tol }
+	af, bf := a.Figures, b.Figures
+	if a.Kind != b.Kind || a.Text != b.Text || a.CPUs != b.CPUs || a.Memory != b.Memory ||
+		af.HasCPU != bf.HasCPU || !close(af.CPUBusyP95, bf.CPUBusyP95, af.CPUBusyP95/sizing.BusySubBuckets+0.001) ||
+		!close(af.CPUBusyPeak, bf.CPUBusyPeak, 0.01) || !close(af.AboveOneCPU.Seconds(), bf.AboveOneCPU.Seconds(), 0.1) ||
+		af.HasMemory != bf.HasMemory || af.MemoryPeak != bf.MemoryPeak || af.NumCPU != bf.NumCPU || af.MachineMemory != bf.MachineMemory ||
+		af.HasMemoryStall != bf.HasMemoryStall || af.MachineStall != bf.MachineStall || !close(af.MemoryStall.Seconds(), bf.MemoryStall.Seconds(), 0.001) ||
+		af.HasOOMKills != bf.HasOOMKills || af.OOMKills != bf.OOMKills || af.HasSwap != bf.HasSwap || af.Swapped != bf.Swapped ||
+		!close(af.Duration.Seconds(), bf.Duration.Seconds(), 0.001) {
+		t.Errorf("%s: in the run\n  %+v\nfrom the files\n  %+v", name, a, b)
+	}
+}
+
+// The advice made in a run, from its samples, is the advice made again
+// from its resource-usage.csv, for jobs of every kind.
+func TestAdviceInRunAndFromFilesAgree(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		n         int
+		ownCgroup bool
+		change    func(k *sizingTick)
+		kind      sizing.Kind
+		text      string
+	}{
+		{"sized", 60, true, nil, sizing.Sized,
+			"used 2.3 of 8 CPUs (p95; more than one for 1 min) and at most 3.1 GiB: a 4-CPU, 8 GiB machine would do"},
+		{"its tree", 60, false, nil, sizing.Sized,
+			"used 2.3 of 8 CPUs (p95; more than one for 1 min) and at most 3.1 GiB: a 4-CPU, 8 GiB machine would do"},
+		{"memory pressure", 60, true, func(k *sizingTick) { k.stall = time.Duration(k.sec * float64(700*time.Millisecond)) }, sizing.NeedsMemory,
+			"hit memory pressure for 42 s: needs more memory, 16 GiB or more"},
+		{"the machine's memory pressure", 60, false, func(k *sizingTick) { k.stall = time.Duration(k.sec * float64(700*time.Millisecond)) }, sizing.NeedsMemory,
+			"the machine was under memory pressure for 1 min 24 s: needs more memory, 16 GiB or more"},
+		{"OOM-killed", 60, true, func(k *sizingTick) { k.oom = uint64(k.sec) / 25 }, sizing.NeedsMemory,
+			"2 processes were OOM-killed at 3.1 GiB: needs more memory, 16 GiB or more"},
+		{"swapped", 60, true, func(k *sizingTick) { k.swap = 1<<30 + uint64(k.sec*float64(10<<20)) }, sizing.NeedsMemory,
+			"the machine swapped 600 MiB out: needs more memory, 16 GiB or more"},
+		{"too short", 5, true, nil, sizing.TooShort, "ran 5.0 s: too short to size a machine for (10 s at least)"},
+	} {
+		inRun, fromFiles := bothWays(t, sizingJob(c.n, c.change), c.ownCgroup)
+		sameAdvice(t, c.name, inRun, fromFiles)
+		if inRun.Kind != c.kind || inRun.Text != c.text {
+			t.Errorf("%s: %s %q\nwant %s %q", c.name, inRun.Kind, inRun.Text, c.kind, c.text)
+		}
+	}
+}
+
+// Unweighted, the samples at boundaries, a few ms apart with a clock tick
+// of CPU each, would make the job's p95 the 6 CPUs of two seconds, or
+// more: weighted by the time each covers, and joined into spans of at
+// least usage.MinPeakSpan, they count for what they are.
+func TestAdviceWeighsUnevenSamples(t *testing.T) {
+	se := NewSeries()
+	for _, k := range sizingJob(60, nil) {
+		s := k.sample(true)
+		se.Sample(&s)
+	}
+	f := se.Stats().Sizing
+	if f.CPUBusyP95 < 2.3 || f.CPUBusyP95 > 2.3*(1+1.0/sizing.BusySubBuckets) || f.CPUBusyPeak > 6.1 {
+		t.Errorf("p95 %g CPUs, peak %g; want 2.3 and 6", f.CPUBusyP95, f.CPUBusyPeak)
+	}
+	if f.Duration != 60*time.Second || f.AboveOneCPU < 59*time.Second {
+		t.Errorf("duration %v, above one CPU %v; want 60s", f.Duration, f.AboveOneCPU)
+	}
+}
+
+// The job's peak memory is its span's when higher: its cgroup's
+// memory.peak, read at the end, catches what fell between samples.
+func TestAdviceTakesTheJobsPeak(t *testing.T) {
+	run := &Run{HasJob: true}
+	run.Job.Usage.HasMemory, run.Job.Usage.MemoryPeak = true, 7<<30
+	var rows []Row
+	for i := range 20 {
+		r := Row{Time: sampleAt(float64(i))}
+		r.Set(JobMemory, 1<<30)
+		rows = append(rows, r)
+	}
+	run.Rows = rows
+	if a := run.Advice(); a.MemoryPeak != 7<<30 || a.Memory != 16<<30 || a.Kind != sizing.Sized {
+		t.Errorf("advice %+v; want a peak of 7 GiB, 16 GiB suggested", a)
+	}
+	if a := (&Run{}).Advice(); a.Kind != sizing.Unknown {
+		t.Errorf("an empty run: %+v", a)
+	}
+}
