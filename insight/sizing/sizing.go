@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/jobtrace/jobtrace/insight/verdict"
 )
 
 // Figures are what the advice is made from: the job's use of CPUs and
@@ -81,11 +83,6 @@ const (
 	// SystemMemory is kept for the system besides the job: the kernel,
 	// the CI runner, the agent and their page cache.
 	SystemMemory = 1 << 30
-	// MemoryStallMin and MemoryStallShare: the job waited for memory when
-	// its tasks stalled for at least MemoryStallMin and for at least
-	// MemoryStallShare of its time. A little reclaim stall is normal.
-	MemoryStallMin   = time.Second
-	MemoryStallShare = 0.01
 	// SwapMin is the growth of the machine's swap in use that counts as
 	// swapping: a few pages moved out are not a shortage.
 	SwapMin = 64 << 20
@@ -123,8 +120,9 @@ type Advice struct {
 }
 
 // Advise gives the advice for a job's figures. The first rule that holds
-// decides: no figures; short of memory (OOM kills, then memory pressure,
-// then swapping); too short; every CPU busy; otherwise a size.
+// decides: no figures; short of memory (OOM kills, then memory pressure
+// for at least verdict.MemoryStallShare of its time, then swapping); too
+// short; every CPU busy; otherwise a size.
 func Advise(f Figures) Advice {
 	a := Advice{Figures: f}
 	if !f.HasCPU && !f.HasMemory {
@@ -194,7 +192,9 @@ func memoryShort(f *Figures) string {
 			s += " at " + bytesText(f.MemoryPeak)
 		}
 		return s
-	case f.HasMemoryStall && f.MemoryStall >= MemoryStallMin && f.MemoryStall.Seconds() >= MemoryStallShare*f.Duration.Seconds():
+	case f.HasMemoryStall && f.MemoryStall > 0 && f.MemoryStall.Seconds() >= verdict.MemoryStallShare*f.Duration.Seconds():
+		// The share that makes a window memory-pressured (insight/verdict):
+		// the job's verdict and its advice say the same.
 		if f.MachineStall {
 			return "the machine was under memory pressure for " + duration(f.MemoryStall)
 		}

@@ -1,6 +1,9 @@
 package sizing
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -71,12 +74,13 @@ func TestAdvise(t *testing.T) {
 			"2 processes were OOM-killed at 3.1 GiB: needs more memory, 16 GiB or more"},
 		{"OOM-killed, short", func(f *Figures) { f.OOMKills, f.Duration = 1, 3*time.Second }, NeedsMemory, 0, 16 * gibi,
 			"1 process was OOM-killed at 3.1 GiB: needs more memory, 16 GiB or more"},
-		{"memory pressure", func(f *Figures) { f.MemoryStall = 41 * time.Second }, NeedsMemory, 4, 16 * gibi,
+		{"memory pressure", func(f *Figures) { f.MemoryStall, f.Duration = 41*time.Second, 5*time.Minute }, NeedsMemory, 4, 16 * gibi,
 			"hit memory pressure for 41 s: needs more memory, 16 GiB or more"},
-		{"the machine's memory pressure", func(f *Figures) { f.MemoryStall, f.MachineStall = 41*time.Second, true }, NeedsMemory, 4, 16 * gibi,
+		{"the machine's memory pressure", func(f *Figures) { f.MemoryStall, f.MachineStall, f.Duration = 41*time.Second, true, 5*time.Minute }, NeedsMemory, 4, 16 * gibi,
 			"the machine was under memory pressure for 41 s: needs more memory, 16 GiB or more"},
-		// 5 s over ten minutes is under 1 %: reclaim, not a shortage.
-		{"a little pressure", func(f *Figures) { f.MemoryStall = 5 * time.Second }, Sized, 4, 8 * gibi, ""},
+		// 41 s over ten minutes is under 10 %: the job was not
+		// memory-pressured (insight/verdict), nor short of memory.
+		{"a little pressure", func(f *Figures) { f.MemoryStall = 41 * time.Second }, Sized, 4, 8 * gibi, ""},
 		{"swapped", func(f *Figures) { f.Swapped = 310 << 20 }, NeedsMemory, 4, 16 * gibi,
 			"the machine swapped 310 MiB out: needs more memory, 16 GiB or more"},
 		{"a few pages swapped", func(f *Figures) { f.Swapped = 63 << 20 }, Sized, 4, 8 * gibi, ""},
@@ -136,5 +140,43 @@ func TestDurationText(t *testing.T) {
 		if got := duration(d); got != want {
 			t.Errorf("duration(%v) = %q, want %q", d, got, want)
 		}
+	}
+}
+
+// The table of machine sizes in docs/insight.md is what the code gives:
+// each row's bound gets its size, and a little more the next one.
+func TestDocumentedSizes(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "insight.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := 0
+	for _, line := range strings.Split(string(data), "\n") {
+		var memUp, cpuUp float64
+		var unit string
+		var memGiB, cpuN int
+		if _, err := fmt.Sscanf(line, "| up to %g %s | %d GiB | | up to %g | %d |", &memUp, &unit, &memGiB, &cpuUp, &cpuN); err != nil {
+			continue
+		}
+		rows++
+		peak := uint64(memUp * (1 << 30))
+		if unit == "MiB" {
+			peak = uint64(memUp * (1 << 20))
+		}
+		if got := memoryFor(peak); got != uint64(memGiB)<<30 {
+			t.Errorf("%s: a peak of %g %s gets %d GiB", line, memUp, unit, got>>30)
+		}
+		if got := memoryFor(peak + peak/20); got != uint64(2*memGiB)<<30 {
+			t.Errorf("%s: 5 %% more gets %d GiB, want %d", line, got>>30, 2*memGiB)
+		}
+		if got := CPUsFor(cpuUp); got != cpuN {
+			t.Errorf("%s: %g CPUs busy get %d", line, cpuUp, got)
+		}
+		if got := CPUsFor(cpuUp * 1.05); got != 2*cpuN {
+			t.Errorf("%s: 5 %% more gets %d CPUs, want %d", line, got, 2*cpuN)
+		}
+	}
+	if rows < 5 {
+		t.Errorf("%d rows of sizes in docs/insight.md", rows)
 	}
 }
