@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/jobtrace/jobtrace/insight/verdict"
 	"github.com/jobtrace/jobtrace/render/summary"
 )
 
@@ -47,12 +48,6 @@ const (
 	StallBusy = 0.2
 )
 
-// Verdict kinds (package insight/verdict) that name a cause.
-const (
-	verdictStarved = "starved"
-	verdictIOBound = "io-bound"
-)
-
 // rule is a row of the causes' table: it holds of (more, less), the
 // row's figures on the side where the phase took longer and on the side
 // where it took less, names the cause, up when the phase is slower and
@@ -73,8 +68,8 @@ func rules() []rule {
 		{CauseMoreWork, CauseLessWork, moreWork, func(c, b *Figures) string {
 			return ratio(c, b, CPUTime, secs) + " CPU time"
 		}},
-		{CauseNeighbours, CauseNeighboursGone, verdictSays(verdictStarved), verdictPhrase(verdictStarved)},
-		{CauseIO, CauseLessIO, verdictSays(verdictIOBound), verdictPhrase(verdictIOBound)},
+		{CauseNeighbours, CauseNeighboursGone, verdictSays(verdict.Starved), verdictPhrase(verdict.Starved)},
+		{CauseIO, CauseLessIO, verdictSays(verdict.IOBound), verdictPhrase(verdict.IOBound)},
 		{CauseNeighbours, CauseNeighboursGone, rose(NeighbourCPU, NeighbourBusy, NeighbourRise), func(c, b *Figures) string {
 			return fmt.Sprintf("same CPU time, machine CPU %s, others' %s (base: %s)", pctOf(c, MachineCPU), pctOf(c, NeighbourCPU), pctOf(b, NeighbourCPU))
 		}},
@@ -99,18 +94,18 @@ func rules() []rule {
 // verdictSays holds when the longer side's verdict is kind and the other
 // side's is not: the verdict is used rather than judging the figures
 // again.
-func verdictSays(kind string) func(m, l *Figures) bool {
-	return func(m, l *Figures) bool { return m.Verdict == kind && l.Verdict != kind }
+func verdictSays(kind verdict.Kind) func(m, l *Figures) bool {
+	return func(m, l *Figures) bool { return m.Verdict.Kind == kind && l.Verdict.Kind != kind }
 }
 
 // verdictPhrase says the verdict of the side that has kind, with its
 // evidence.
-func verdictPhrase(kind string) func(c, b *Figures) string {
+func verdictPhrase(kind verdict.Kind) func(c, b *Figures) string {
 	return func(c, b *Figures) string {
-		if c.Verdict == kind {
-			return "same CPU time; " + kind + ": " + c.VerdictReason
+		if c.Verdict.Kind == kind {
+			return "same CPU time; " + string(kind) + ": " + c.Verdict.Reason
 		}
-		return "same CPU time; base " + kind + ": " + b.VerdictReason
+		return "same CPU time; base " + string(kind) + ": " + b.Verdict.Reason
 	}
 }
 

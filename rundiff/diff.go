@@ -218,7 +218,7 @@ func (r *Row) setBase(runs []Figures) {
 	byDur := slices.Clone(runs)
 	slices.SortStableFunc(byDur, func(a, b Figures) int { return cmp.Compare(a.v[Duration], b.v[Duration]) })
 	m := byDur[(len(byDur)-1)/2]
-	r.Base.Verdict, r.Base.VerdictReason = m.Verdict, m.VerdictReason
+	r.Base.Verdict = m.Verdict
 }
 
 // median of sorted vals, which is not empty: the middle one, or the mean

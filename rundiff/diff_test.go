@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+	"github.com/jobtrace/jobtrace/insight/verdict"
 	"github.com/jobtrace/jobtrace/runmodel"
 )
 
@@ -159,18 +160,18 @@ func TestBaselinesMedianAndSpread(t *testing.T) {
 }
 
 // figs makes figures from pairs of a figure and its value.
-func figs(verdict string, kv ...any) Figures {
+func figs(v verdict.Kind, kv ...any) Figures {
 	var f Figures
 	for i := 0; i < len(kv); i += 2 {
 		f.Set(kv[i].(Figure), kv[i+1].(float64))
 	}
-	f.Verdict, f.VerdictReason = verdict, "the evidence"
+	f.Verdict = verdict.Verdict{Kind: v, Reason: "the evidence"}
 	return f
 }
 
 // Each rule of the causes' table, and the order they are read in.
 func TestExplain(t *testing.T) {
-	base := func(v string) Figures {
+	base := func(v verdict.Kind) Figures {
 		return figs(v, Duration, 10.0, CPUTime, 9.0, CPUsBusy, 0.9, DiskIO, 1e6, MachineCPU, 0.5, NeighbourCPU, 0.05, CPUStall, 0.02, IOStall, 0.01)
 	}
 	for _, c := range []struct {
@@ -253,5 +254,25 @@ func TestSlowerThan(t *testing.T) {
 		if got := names(d.SlowerThan(l)); got != want {
 			t.Errorf("%s: %q, want %q", lim, got, want)
 		}
+	}
+}
+
+// The verdict is read back from the spans' attributes
+// (verdict.FromAttributes) and used rather than the figures.
+func TestVerdictFromSpans(t *testing.T) {
+	base := mkRun(100, ph{"p", -1, 0, 10, 9, 0, 0})
+	cur := mkRun(100, ph{"p", -1, 0, 20, 9, 0, 0})
+	for run, v := range map[*runmodel.Run]verdict.Verdict{
+		base: {Kind: verdict.CPUBound, Reason: "kept 0.9 of 1 CPUs busy"},
+		cur:  {Kind: verdict.Starved, Reason: "waited for a CPU 55% of the time"},
+	} {
+		run.Phases[0].Attributes = append(run.Phases[0].Attributes, v.Attributes()...)
+	}
+	r := Compare([]*runmodel.Run{base}, cur).Phases[0]
+	if r.Cause != CauseNeighbours || !strings.Contains(r.Reason, "starved: waited for a CPU 55% of the time — slowed by neighbours") {
+		t.Errorf("%s %q, want neighbours from the verdict", r.Cause, r.Reason)
+	}
+	if r.Base.Verdict.Kind != verdict.CPUBound {
+		t.Errorf("base verdict %q", r.Base.Verdict.Kind)
 	}
 }

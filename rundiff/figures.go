@@ -3,6 +3,7 @@ package rundiff
 import (
 	"math"
 
+	"github.com/jobtrace/jobtrace/insight/verdict"
 	"github.com/jobtrace/jobtrace/runmodel"
 )
 
@@ -65,9 +66,9 @@ func (f Figure) String() string {
 type Figures struct {
 	v   [numFigures]float64
 	has [numFigures]bool
-	// Verdict is the phase's verdict as recorded on its span ("" when it
-	// has none), and VerdictReason its evidence.
-	Verdict, VerdictReason string
+	// Verdict is the phase's verdict as recorded on its span (the zero
+	// Verdict when it has none).
+	Verdict verdict.Verdict
 }
 
 // Get returns figure f and whether it is present.
@@ -119,6 +120,6 @@ func figuresOf(s *runmodel.Span) Figures {
 			f.Set(IOStall, min(p.IOSome.Seconds()/dur, 1))
 		}
 	}
-	f.Verdict, f.VerdictReason = verdictOf(s)
+	f.Verdict = verdictOf(s)
 	return f
 }

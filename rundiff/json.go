@@ -78,8 +78,8 @@ func (fs *Figures) MarshalJSON() ([]byte, error) {
 			m[keys[f]] = v
 		}
 	}
-	if fs.Verdict != "" {
-		m["verdict"], m["verdict_reason"] = fs.Verdict, fs.VerdictReason
+	if fs.Verdict.Kind != "" {
+		m["verdict"], m["verdict_reason"] = fs.Verdict.Kind, fs.Verdict.Reason
 	}
 	return json.Marshal(m)
 }
