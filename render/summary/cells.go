@@ -3,9 +3,6 @@ package summary
 // The formats of the summary's cells, for other renderers of jobtrace's
 // figures (a diff of runs) to print them alike.
 
-// Bytes prints a size in IEC units with one decimal, as the tables do.
-func Bytes(b float64) string { return fmtBytes(b) }
-
 // MarkdownCell makes s print as itself inside a cell of a Markdown table
 // (see mdEscape).
 func MarkdownCell(s string) string { return mdEscape(s) }
