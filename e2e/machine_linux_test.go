@@ -46,6 +46,7 @@ func probeMachine(workDir string) machine {
 		"jobtrace.job.cpu.time", "jobtrace.job.memory.peak")
 	give("/proc/self/io", "process.disk.io", "jobtrace.phase.disk.io")
 	m.figures["jobtrace.phase.duration"] = figure{state: figureGiven, why: "always"}
+	m.figures["jobtrace.phase.verdicts"] = figure{state: figureGiven, why: "every phase with usage has a verdict"}
 	m.figures["jobtrace.job.duration"] = figure{state: figureGiven, why: "always"}
 	// Points only for what jobtrace dropped; the metrics job sends nothing
 	// it would drop.

@@ -20,6 +20,7 @@ import (
 	"github.com/jobtrace/jobtrace/exporters/usagemetrics"
 	"github.com/jobtrace/jobtrace/hostmetrics"
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+	"github.com/jobtrace/jobtrace/insight/verdict"
 )
 
 // Every YAML file parses, and every CI example runs its job under
@@ -178,7 +179,7 @@ func TestDashboardQueriesExposedNames(t *testing.T) {
 		rec.Sample(&smp)
 	}
 	u := usage.Usage{Duration: time.Minute, HasCPU: true, CPUUser: time.Second, HasMemory: true, MemoryPeak: 1 << 30, HasIO: true}
-	rec.Phase(context.Background(), "compile", "success", &u)
+	rec.Phase(context.Background(), "compile", "success", &u, verdict.Judge(u))
 	rec.Job(context.Background(), "success", &u)
 	var rm metricdata.ResourceMetrics
 	if err := reader.Collect(context.Background(), &rm); err != nil {

@@ -276,8 +276,9 @@ type phaseUsage struct {
 	// held are the samples so far, for the phases added after they
 	// ended (PhaseAdded).
 	held usage.History
-	// onEnd, when set, is called with each phase's usage as it ends.
-	onEnd func(ctx context.Context, name, result string, u *usage.Usage)
+	// onEnd, when set, is called with each phase's usage and verdict as
+	// it ends.
+	onEnd func(ctx context.Context, name, result string, u *usage.Usage, v verdict.Verdict)
 	// onJob, when set, is called once with the job's usage and result
 	// as it ends.
 	onJob func(ctx context.Context, result string, u *usage.Usage)
@@ -324,9 +325,9 @@ func (p *phaseUsage) PhaseEnded(b spans.Boundary) func() {
 		if w := p.windows[b.Span]; w != nil {
 			delete(p.windows, b.Span)
 			u := w.End(s)
-			setUsage(b.Span, &u)
+			v := setUsage(b.Span, &u)
 			if p.onEnd != nil {
-				p.onEnd(b.Ctx, b.Name, b.Result, &u)
+				p.onEnd(b.Ctx, b.Name, b.Result, &u, v)
 			}
 		}
 		b.Span.End(trace.WithTimestamp(b.Time))
@@ -351,11 +352,11 @@ func (p *phaseUsage) PhaseAdded(b spans.Boundary) func() {
 	return p.boundary(b.Wait, func(*hostmetrics.Sample) {
 		u, covered, ok := p.held.Over(b.Start, b.Time)
 		if ok {
-			setUsage(b.Span, &u)
+			v := setUsage(b.Span, &u)
 			b.Span.SetAttributes(AttrUsageFrom.String(covered.From.UTC().Format(time.RFC3339Nano)),
 				AttrUsageTo.String(covered.To.UTC().Format(time.RFC3339Nano)))
 			if p.onEnd != nil {
-				p.onEnd(b.Ctx, b.Name, b.Result, &u)
+				p.onEnd(b.Ctx, b.Name, b.Result, &u, v)
 			}
 		} else {
 			b.Span.SetAttributes(AttrNoUsage.String("no sample at or before its end: it ended before sampling began"))
@@ -365,10 +366,13 @@ func (p *phaseUsage) PhaseAdded(b spans.Boundary) func() {
 }
 
 // setUsage sets a window's usage on its span, and the verdict judged from
-// it (docs/attributes.md): the one place a verdict is judged.
-func setUsage(span trace.Span, u *usage.Usage) {
+// it (docs/attributes.md), which it returns: the one place a verdict is
+// judged.
+func setUsage(span trace.Span, u *usage.Usage) verdict.Verdict {
+	v := verdict.Judge(*u)
 	span.SetAttributes(u.Attributes()...)
-	span.SetAttributes(verdict.Judge(*u).Attributes()...)
+	span.SetAttributes(v.Attributes()...)
+	return v
 }
 
 // boundary requests a boundary sample for fn and returns what has it taken:

@@ -114,6 +114,8 @@ func TestPrometheusEndpoint(t *testing.T) {
 		"# TYPE jobtrace_phase_duration_seconds histogram",
 		`jobtrace_phase_name="compile"`,
 		`cicd_pipeline_task_run_result="success"`,
+		"# TYPE jobtrace_phase_verdicts_total counter",
+		`jobtrace_phase_verdict="`,
 		"target_info{",
 	} {
 		if !strings.Contains(scrape, want) {

@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/jobtrace/jobtrace/hostmetrics"
+	"github.com/jobtrace/jobtrace/insight/verdict"
 )
 
 // BenchmarkSample measures one Sample call in steady state: a full sample
@@ -102,9 +103,9 @@ func BenchmarkPhase(b *testing.B) {
 		b.Fatal(err)
 	}
 	u := fullUsage
-	rec.Phase(ctx, "compile", "success", &u)
+	rec.Phase(ctx, "compile", "success", &u, verdict.Verdict{Kind: verdict.CPUBound})
 	b.ReportAllocs()
 	for b.Loop() {
-		rec.Phase(ctx, "compile", "success", &u)
+		rec.Phase(ctx, "compile", "success", &u, verdict.Verdict{Kind: verdict.CPUBound})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+	"github.com/jobtrace/jobtrace/insight/verdict"
 	"github.com/jobtrace/jobtrace/spans/wire"
 )
 
@@ -34,21 +35,24 @@ type phaseSets struct {
 type phaseState struct {
 	names  map[string]struct{}
 	sets   map[phaseKey]*phaseSets
-	jobs   map[string]attrs // cicd.pipeline.task.run.result, by result
+	kinds  map[phaseKey]attrs // jobtrace.phase.name, jobtrace.phase.verdict
+	jobs   map[string]attrs   // cicd.pipeline.task.run.result, by result
 	warned bool
 }
 
 func (p *phaseState) init() {
 	p.names = map[string]struct{}{}
 	p.sets = map[phaseKey]*phaseSets{}
+	p.kinds = map[phaseKey]attrs{}
 	p.jobs = map[string]attrs{}
 }
 
 // Phase records what a phase cost, when it ends: its duration, and the
-// job's CPU time, peak memory and storage IO during it when u has them.
-// ctx holds the phase's span, which the exemplars point at. result is a
+// job's CPU time, peak memory and storage IO during it when u has them;
+// and its verdict, judged from u, when it has one. ctx holds the phase's
+// span, which the exemplars point at. result is a
 // cicd.pipeline.task.run.result value; "" means success.
-func (r *Recorder) Phase(ctx context.Context, name, result string, u *usage.Usage) {
+func (r *Recorder) Phase(ctx context.Context, name, result string, u *usage.Usage, v verdict.Verdict) {
 	if u == nil {
 		return
 	}
@@ -57,8 +61,15 @@ func (r *Recorder) Phase(ctx context.Context, name, result string, u *usage.Usag
 	}
 	r.phaseMu.Lock()
 	a := r.setsFor(name, result)
+	var kind attrs
+	if v.Kind != "" {
+		kind = r.kindFor(name, v.Kind)
+	}
 	r.phaseMu.Unlock()
 
+	if c := r.ic[mPhaseVerdicts]; c != nil && kind.add != nil {
+		c.Add(ctx, 1, kind.add...)
+	}
 	if h := r.fh[mPhaseDuration]; h != nil {
 		h.Record(ctx, max(u.Duration, 0).Seconds(), a.base.rec...)
 	}
@@ -74,7 +85,9 @@ func (r *Recorder) Phase(ctx context.Context, name, result string, u *usage.Usag
 	}
 }
 
-func (r *Recorder) setsFor(name, result string) *phaseSets {
+// boundName is the phase name the per-phase metrics record: name, or
+// OtherPhase once MaxPhaseNames distinct names have been seen.
+func (r *Recorder) boundName(name string) string {
 	p := &r.phaseState
 	if _, ok := p.names[name]; !ok {
 		if len(p.names) < MaxPhaseNames {
@@ -87,6 +100,29 @@ func (r *Recorder) setsFor(name, result string) *phaseSets {
 			name = OtherPhase
 		}
 	}
+	return name
+}
+
+// kindFor is the attribute set of a phase's verdict: its name bounded as
+// the histograms' are, and its kind, one of verdict.Kinds (any other is
+// recorded as verdict.Unknown).
+func (r *Recorder) kindFor(name string, kind verdict.Kind) attrs {
+	name = r.boundName(name)
+	if !kind.Known() {
+		kind = verdict.Unknown
+	}
+	k := phaseKey{name, string(kind)}
+	a, ok := r.kinds[k]
+	if !ok {
+		a = newAttrs(AttrPhaseName.String(name), verdict.AttrKind.String(string(kind)))
+		r.kinds[k] = a
+	}
+	return a
+}
+
+func (r *Recorder) setsFor(name, result string) *phaseSets {
+	p := &r.phaseState
+	name = r.boundName(name)
 	result = boundResult(result)
 	k := phaseKey{name, result}
 	if s := p.sets[k]; s != nil {

@@ -3,6 +3,7 @@ package usagemetrics
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+	"github.com/jobtrace/jobtrace/insight/verdict"
 )
 
 var fullUsage = usage.Usage{
@@ -23,13 +25,15 @@ var fullUsage = usage.Usage{
 
 func TestPhase(t *testing.T) {
 	r := newRig(t)
-	r.rec.Phase(r.ctx, "compile", "", &fullUsage)
+	r.rec.Phase(r.ctx, "compile", "", &fullUsage, verdict.Verdict{Kind: verdict.CPUBound})
 	test := fullUsage
 	test.Duration = 30 * time.Second
 	test.HasCPU, test.HasMemory, test.HasIO = false, false, false
-	r.rec.Phase(r.ctx, "test", "failure", &test)
-	r.rec.Phase(r.ctx, "nothing", "success", nil)
-	r.rec.Phase(context.Background(), "lint", "bogus", &test)
+	r.rec.Phase(r.ctx, "test", "failure", &test, verdict.Verdict{Kind: verdict.Waiting})
+	r.rec.Phase(r.ctx, "test", "success", &test, verdict.Verdict{Kind: verdict.Waiting})
+	r.rec.Phase(r.ctx, "nothing", "success", nil, verdict.Verdict{Kind: verdict.Waiting})
+	r.rec.Phase(context.Background(), "lint", "bogus", &test, verdict.Verdict{Kind: "slow"})
+	r.rec.Phase(r.ctx, "no verdict", "", &test, verdict.Verdict{})
 	ms := r.collect()
 
 	const (
@@ -37,7 +41,16 @@ func TestPhase(t *testing.T) {
 		testFail = "cicd.pipeline.task.run.result=failure,jobtrace.phase.name=test"
 		lint     = "cicd.pipeline.task.run.result=other,jobtrace.phase.name=lint"
 	)
-	checkValues(t, ms, "jobtrace.phase.duration", map[string]float64{compile: 90, testFail: 30, lint: 30})
+	checkValues(t, ms, "jobtrace.phase.duration", map[string]float64{compile: 90, testFail: 30, lint: 30,
+		"cicd.pipeline.task.run.result=success,jobtrace.phase.name=test":       30,
+		"cicd.pipeline.task.run.result=success,jobtrace.phase.name=no verdict": 30})
+	// Verdicts are counted by phase name and kind, whatever the result; a
+	// kind that is not one of verdict.Kinds is unknown; no verdict, no count.
+	checkValues(t, ms, "jobtrace.phase.verdicts", map[string]float64{
+		"jobtrace.phase.name=compile,jobtrace.phase.verdict=cpu-bound": 1,
+		"jobtrace.phase.name=test,jobtrace.phase.verdict=waiting":      2,
+		"jobtrace.phase.name=lint,jobtrace.phase.verdict=unknown":      1,
+	})
 	checkValues(t, ms, "jobtrace.phase.cpu.time", map[string]float64{compile: 75})
 	checkValues(t, ms, "jobtrace.phase.memory.peak", map[string]float64{compile: 3 << 30})
 	checkValues(t, ms, "jobtrace.phase.disk.io", map[string]float64{
@@ -65,17 +78,27 @@ func TestMaxPhaseNames(t *testing.T) {
 	r := newRig(t)
 	u := usage.Usage{Duration: time.Second}
 	const extra = 7
+	v := verdict.Verdict{Kind: verdict.TooShort}
 	for i := range MaxPhaseNames + extra {
-		r.rec.Phase(r.ctx, fmt.Sprintf("step-%d", i), "success", &u)
+		r.rec.Phase(r.ctx, fmt.Sprintf("step-%d", i), "success", &u, v)
 	}
 	// A name seen before the bound keeps its own series.
-	r.rec.Phase(r.ctx, "step-0", "success", &u)
+	r.rec.Phase(r.ctx, "step-0", "success", &u, v)
 	ms := r.collect()
 
 	byName := map[string]uint64{}
 	for _, p := range pointsOf(ms["jobtrace.phase.duration"]) {
 		v, _ := p.attrs.Value(AttrPhaseName)
 		byName[v.AsString()] += p.count
+	}
+	// The verdicts are bounded by the same names.
+	verdicts := map[string]uint64{}
+	for _, p := range pointsOf(ms["jobtrace.phase.verdicts"]) {
+		v, _ := p.attrs.Value(AttrPhaseName)
+		verdicts[v.AsString()] += uint64(p.value)
+	}
+	if !maps.Equal(verdicts, byName) {
+		t.Errorf("verdicts by phase name differ from the durations' names: %d names, %q has %d", len(verdicts), OtherPhase, verdicts[OtherPhase])
 	}
 	if len(byName) != MaxPhaseNames+1 {
 		t.Errorf("%d distinct phase names, want %d (the bound, plus %q)", len(byName), MaxPhaseNames+1, OtherPhase)

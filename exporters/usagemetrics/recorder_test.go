@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/jobtrace/jobtrace/hostmetrics"
+	"github.com/jobtrace/jobtrace/insight/verdict"
 )
 
 func TestTableIsComplete(t *testing.T) {
@@ -176,7 +177,7 @@ func TestKindsUnitsAttributes(t *testing.T) {
 	r := newRig(t)
 	r.rec.Sample(fullSample(0))
 	r.rec.Sample(fullSample(1))
-	r.rec.Phase(r.ctx, "compile", "success", &fullUsage)
+	r.rec.Phase(r.ctx, "compile", "success", &fullUsage, verdict.Verdict{Kind: verdict.CPUBound})
 	r.rec.Job(r.ctx, "success", &fullUsage)
 	dropped, err := NewDropped(r.meter)
 	if err != nil {
@@ -425,7 +426,7 @@ func TestConcurrentSampleAndPhase(t *testing.T) {
 	}()
 	u := fullUsage
 	for i := range 50 {
-		r.rec.Phase(r.ctx, []string{"compile", "test"}[i%2], "success", &u)
+		r.rec.Phase(r.ctx, []string{"compile", "test"}[i%2], "success", &u, verdict.Verdict{})
 	}
 	<-done
 	ms := r.collect()

@@ -7,6 +7,8 @@ import (
 	"go.opentelemetry.io/otel/semconv/v1.43.0/containerconv"
 	"go.opentelemetry.io/otel/semconv/v1.43.0/processconv"
 	"go.opentelemetry.io/otel/semconv/v1.43.0/systemconv"
+
+	"github.com/jobtrace/jobtrace/insight/verdict"
 )
 
 // Kind is the kind of instrument a metric is recorded with.
@@ -114,6 +116,7 @@ const (
 	mPhaseCPU
 	mPhaseMemPeak
 	mPhaseDiskIO
+	mPhaseVerdicts
 	mJobDuration
 	mJobCPU
 	mJobMemPeak
@@ -316,6 +319,12 @@ var Table = []Metric{
 		Description: "Storage bytes the job read and wrote during each phase that ended.",
 		Enabled:     true,
 		Buckets:     bytesBuckets,
+	},
+	mPhaseVerdicts: {
+		Name: "jobtrace.phase.verdicts", Unit: "{phase}", Kind: Counter, Number: Int64,
+		Attributes:  []attribute.Key{AttrPhaseName, verdict.AttrKind},
+		Description: "Phases that ended, by name and verdict (docs/insight.md).",
+		Enabled:     true,
 	},
 	mJobDuration: {
 		Name: "jobtrace.job.duration", Unit: "s", Kind: Histogram, Number: Float64,

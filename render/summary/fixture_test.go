@@ -12,6 +12,7 @@ import (
 
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
 	"github.com/jobtrace/jobtrace/insight/sizing"
+	"github.com/jobtrace/jobtrace/insight/verdict"
 	"github.com/jobtrace/jobtrace/runmodel"
 )
 
@@ -92,12 +93,24 @@ func (f *fixture) span(ctx context.Context, name string, a, b float64, u *usage.
 	ctx, sp := f.tracer.Start(ctx, name, trace.WithTimestamp(at(a)))
 	if u != nil {
 		sp.SetAttributes(u.Attributes()...)
+		sp.SetAttributes(fixtureVerdicts[name].Attributes()...)
 	}
 	if failed != "" {
 		sp.SetStatus(codes.Error, failed)
 	}
 	sp.End(trace.WithTimestamp(at(b)))
 	return ctx
+}
+
+// fixtureVerdicts are the verdicts the fixture's spans carry, as the
+// session sets them beside the usage.
+var fixtureVerdicts = map[string]verdict.Verdict{
+	"checkout":       {Kind: verdict.Waiting, Reason: "used 0.25 of 2 CPUs and waited little for CPU, IO or memory"},
+	"make":           {Kind: verdict.CPUBound, Reason: "kept 1.7 of 2 CPUs busy"},
+	"compile | link": {Kind: verdict.CPUBound, Reason: "kept 1.7 of 2 CPUs busy"},
+	"vet":            {Kind: verdict.CPUBound, Reason: "kept 1.5 of 2 CPUs busy"},
+	"test":           {Kind: verdict.Starved, Reason: "waited for CPU 41 % of the time while the machine was 98 % busy, 0.6 CPUs by others, and the job used 1.4 CPUs"},
+	"build":          {Kind: verdict.CPUBound, Reason: "kept 1.6 of 2 CPUs busy"},
 }
 
 // jobFixture is a job with nested phases, one failed, one without usage,
@@ -114,12 +127,14 @@ func jobFixture(t *testing.T) (*fixture, trace.SpanID, usage.Usage) {
 	f.span(bctx, "vet", 60, 70, &u, "")
 	u = phaseUsage(115*time.Second, 0.85, 1, 1536*mib, 301*mib, 902*mib, 2*mib, 1*mib)
 	build.SetAttributes(u.Attributes()...)
+	build.SetAttributes(fixtureVerdicts["make"].Attributes()...)
 	build.End(trace.WithTimestamp(at(70)))
 	u = phaseUsage(30*time.Second, 0.68, 1, 700*mib, 5*mib, 10*mib, 0, 0)
 	f.span(ctx, "test", 70, 92, &u, "exit status 1\nsee the log")
 	f.span(ctx, "upload", 80, 81, nil, "")
 	ju := phaseUsage(146*time.Second, 0.79, 1, 1536*mib, 316*mib, 992*mib, 42*mib, 1100*kib)
 	root.SetAttributes(ju.Attributes()...)
+	root.SetAttributes(fixtureVerdicts["build"].Attributes()...)
 	root.End(trace.WithTimestamp(at(92)))
 	return f, root.SpanContext().SpanID(), ju
 }

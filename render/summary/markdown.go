@@ -35,11 +35,16 @@ func WriteMarkdown(w io.Writer, r Summary) error {
 			return strings.Repeat("&emsp;", row.Depth) + mdEscape(row.Name)
 		})
 		for i := range cols {
-			if cols[i].head == "status" {
+			switch cols[i].head {
+			case "status":
 				for k, s := range cols[i].cells {
 					if rest, ok := strings.CutPrefix(s, "FAILED"); ok {
 						cols[i].cells[k] = "**FAILED**" + mdEscape(rest)
 					}
+				}
+			case "verdict":
+				for k, s := range cols[i].cells {
+					cols[i].cells[k] = mdEscape(s)
 				}
 			}
 		}

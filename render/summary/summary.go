@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jobtrace/jobtrace/insight/sizing"
+	"github.com/jobtrace/jobtrace/insight/verdict"
 	"github.com/jobtrace/jobtrace/runmodel"
 	"github.com/jobtrace/jobtrace/spans/wire"
 )
@@ -62,6 +63,9 @@ type Row struct {
 	Duration time.Duration
 	Failed   bool
 	Status   string
+	// Verdict is the one its span carries (verdict.FromAttributes); the
+	// zero Verdict when it has none.
+	Verdict verdict.Verdict
 	Figures
 }
 
@@ -92,6 +96,7 @@ func Build(run *runmodel.Run, job JobInfo) Summary {
 	r.Total = Row{Name: job.Name, Duration: job.Duration}
 	if run.HasJob {
 		r.Total.Figures = FiguresOf(&run.Job.Usage)
+		r.Total.Verdict, _ = verdict.FromAttributes(run.Job.Attributes)
 	}
 	if r.Total.Duration <= 0 && run.HasJob {
 		r.Total.Duration = run.Job.End.Sub(run.Job.Start)
@@ -108,6 +113,7 @@ func Build(run *runmodel.Run, job JobInfo) Summary {
 			Name: p.Name, Depth: min(p.Depth, MaxDepth), Duration: p.End.Sub(p.Start),
 			Failed: p.Failed, Status: p.Status, Figures: FiguresOf(&p.Usage),
 		}
+		rows[i].Verdict, _ = verdict.FromAttributes(p.Attributes)
 	}
 	r.Phases, r.Unlisted = limitRows(rows, MaxListed)
 	return r

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+	"github.com/jobtrace/jobtrace/insight/verdict"
 	"github.com/jobtrace/jobtrace/runmodel"
 )
 
@@ -25,14 +26,15 @@ func job(t *testing.T) Summary {
 }
 
 const wantText = `jobtrace: job "build" failed with exit code 1 after 1m32s; CPU % of 2 CPUs
-jobtrace:   phase             duration      CPU  avg%  peak%        mem       read      write  host net  status
-jobtrace:   checkout             2.00s  500.0ms   12%    30%   50.0 MiB   10.0 MiB   80.0 MiB  40.1 MiB
-jobtrace:   make                  1m8s    1m55s   85%   100%    1.5 GiB  301.0 MiB  902.0 MiB   3.0 MiB
-jobtrace:     compile | link    58.00s    1m40s   86%   100%    1.5 GiB  300.0 MiB  900.0 MiB   3.0 MiB
-jobtrace:     vet               10.00s   15.00s   75%    90%  400.0 MiB    1.0 MiB    2.0 MiB       0 B
-jobtrace:   test                22.00s   30.00s   68%   100%  700.0 MiB    5.0 MiB   10.0 MiB       0 B  FAILED: exit status 1�see the log
+jobtrace:   phase             duration      CPU  avg%  peak%        mem       read      write  host net  verdict    status
+jobtrace:   checkout             2.00s  500.0ms   12%    30%   50.0 MiB   10.0 MiB   80.0 MiB  40.1 MiB  waiting
+jobtrace:   make                  1m8s    1m55s   85%   100%    1.5 GiB  301.0 MiB  902.0 MiB   3.0 MiB  cpu-bound
+jobtrace:     compile | link    58.00s    1m40s   86%   100%    1.5 GiB  300.0 MiB  900.0 MiB   3.0 MiB  cpu-bound
+jobtrace:     vet               10.00s   15.00s   75%    90%  400.0 MiB    1.0 MiB    2.0 MiB       0 B  cpu-bound
+jobtrace:   test                22.00s   30.00s   68%   100%  700.0 MiB    5.0 MiB   10.0 MiB       0 B  starved    FAILED: exit status 1�see the log
 jobtrace:   upload               1.00s        –     –      –          –          –          –         –
-jobtrace:   total                1m32s    2m26s   79%   100%    1.5 GiB  316.0 MiB  992.0 MiB  43.1 MiB
+jobtrace:   total                1m32s    2m26s   79%   100%    1.5 GiB  316.0 MiB  992.0 MiB  43.1 MiB  cpu-bound
+jobtrace:   verdict: cpu-bound, kept 1.6 of 2 CPUs busy
 jobtrace:   advice: used 1.6 of 2 CPUs (p95; more than one for 40 s) and at most 1.5 GiB: a 2-CPU, 4 GiB machine would do
 jobtrace:   job statistics (4 samples)         avg        peak     stddev
 jobtrace:   job CPU                            67%         75%        12%
@@ -47,15 +49,15 @@ const wantMarkdown = `### jobtrace: job **build** failed with exit code 1 after 
 
 CPU % of 2 CPUs.
 
-| phase | duration | CPU time | CPU avg | CPU peak | memory peak | disk read | disk write | host net in | host net out | status |
-| :-- | --: | --: | --: | --: | --: | --: | --: | --: | --: | :-- |
-| checkout | 2.00s | 500.0ms | 12% | 30% | 50.0 MiB | 10.0 MiB | 80.0 MiB | 40.0 MiB | 100.0 KiB |  |
-| make | 1m8s | 1m55s | 85% | 100% | 1.5 GiB | 301.0 MiB | 902.0 MiB | 2.0 MiB | 1.0 MiB |  |
-| &emsp;compile \| link | 58.00s | 1m40s | 86% | 100% | 1.5 GiB | 300.0 MiB | 900.0 MiB | 2.0 MiB | 1.0 MiB |  |
-| &emsp;vet | 10.00s | 15.00s | 75% | 90% | 400.0 MiB | 1.0 MiB | 2.0 MiB | 0 B | 0 B |  |
-| test | 22.00s | 30.00s | 68% | 100% | 700.0 MiB | 5.0 MiB | 10.0 MiB | 0 B | 0 B | **FAILED**: exit status 1�see the log |
-| upload | 1.00s | – | – | – | – | – | – | – | – |  |
-| **total** | 1m32s | 2m26s | 79% | 100% | 1.5 GiB | 316.0 MiB | 992.0 MiB | 42.0 MiB | 1.1 MiB |  |
+| phase | duration | CPU time | CPU avg | CPU peak | memory peak | disk read | disk write | host net in | host net out | verdict | status |
+| :-- | --: | --: | --: | --: | --: | --: | --: | --: | --: | :-- | :-- |
+| checkout | 2.00s | 500.0ms | 12% | 30% | 50.0 MiB | 10.0 MiB | 80.0 MiB | 40.0 MiB | 100.0 KiB | waiting: used 0.25 of 2 CPUs and waited little for CPU, IO or memory |  |
+| make | 1m8s | 1m55s | 85% | 100% | 1.5 GiB | 301.0 MiB | 902.0 MiB | 2.0 MiB | 1.0 MiB | cpu-bound: kept 1.7 of 2 CPUs busy |  |
+| &emsp;compile \| link | 58.00s | 1m40s | 86% | 100% | 1.5 GiB | 300.0 MiB | 900.0 MiB | 2.0 MiB | 1.0 MiB | cpu-bound: kept 1.7 of 2 CPUs busy |  |
+| &emsp;vet | 10.00s | 15.00s | 75% | 90% | 400.0 MiB | 1.0 MiB | 2.0 MiB | 0 B | 0 B | cpu-bound: kept 1.5 of 2 CPUs busy |  |
+| test | 22.00s | 30.00s | 68% | 100% | 700.0 MiB | 5.0 MiB | 10.0 MiB | 0 B | 0 B | starved: waited for CPU 41 % of the time while the machine was 98 % busy, 0.6 CPUs by others, and the job used 1.4 CPUs | **FAILED**: exit status 1�see the log |
+| upload | 1.00s | – | – | – | – | – | – | – | – |  |  |
+| **total** | 1m32s | 2m26s | 79% | 100% | 1.5 GiB | 316.0 MiB | 992.0 MiB | 42.0 MiB | 1.1 MiB | cpu-bound: kept 1.6 of 2 CPUs busy |  |
 
 **Advice:** used 1.6 of 2 CPUs (p95; more than one for 40 s) and at most 1.5 GiB: a 2-CPU, 4 GiB machine would do
 
@@ -227,6 +229,8 @@ func TestMarkdownEscapes(t *testing.T) {
 	f := newFixture(t)
 	ctx, root := f.tracer.Start(context.Background(), "job", jobSpan, trace.WithTimestamp(at(0)))
 	f.span(ctx, "a|b\nc *d* <e> `f`", 0, 1, nil, "broke | here\nand here")
+	// A verdict read back from a span may carry any text.
+	root.SetAttributes(verdict.Verdict{Kind: verdict.Waiting, Reason: "waited | *here*\nlong"}.Attributes()...)
 	root.End(trace.WithTimestamp(at(2)))
 	r := Build(f.run(t), JobInfo{Name: "job | 1\n#", ExitCode: 3, Result: "failure"})
 	var b bytes.Buffer
@@ -236,7 +240,8 @@ func TestMarkdownEscapes(t *testing.T) {
 		"### jobtrace: job **job \\| 1 \\#** failed with exit code 3 after 2.00s\n",
 		// The model shows a line break in a span's text as U+FFFD
 		// (cleantext), as the report does.
-		"| a\\|b\uFFFDc \\*d\\* \\<e\\> \\`f\\` | 1.00s | **FAILED**: broke \\| here\uFFFDand here |\n",
+		"| a\\|b\uFFFDc \\*d\\* \\<e\\> \\`f\\` | 1.00s |  | **FAILED**: broke \\| here\uFFFDand here |\n",
+		"| **total** | 2.00s | waiting: waited \\| \\*here\\*\uFFFDlong |  |\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q in\n%s", want, out)

@@ -39,8 +39,10 @@ func (c *column) cell(i int) string {
 
 // phaseColumns lays out the phase table: one row per phase, then the job's
 // total. The host's network is one column (received + sent) on the
-// terminal, two in Markdown, where width is not scarce. name renders a row's name; total
-// is set for the job's row.
+// terminal, two in Markdown, where width is not scarce; for the same reason
+// the verdict column has the verdict's reason in Markdown, its kind alone
+// on the terminal. name renders a row's name; total is set for the job's
+// row.
 func phaseColumns(r *Summary, md bool, name func(row Row, total bool) string) []column {
 	rows := append(r.Phases[:len(r.Phases):len(r.Phases)], r.Total)
 	n := len(rows)
@@ -50,6 +52,7 @@ func phaseColumns(r *Summary, md bool, name func(row Row, total bool) string) []
 	cpu, avg, peak := mk("CPU"), mk("avg%"), mk("peak%")
 	mem, read, write := mk("mem"), mk("read"), mk("write")
 	net, netIn, netOut := mk("host net"), mk("host net in"), mk("host net out")
+	kind := column{head: "verdict", left: true, notFig: true, cells: make([]string, n)}
 	status := column{head: "status", left: true, notFig: true, cells: make([]string, n)}
 	if md {
 		cpu.head, avg.head, peak.head = "CPU time", "CPU avg", "CPU peak"
@@ -84,6 +87,12 @@ func phaseColumns(r *Summary, md bool, name func(row Row, total bool) string) []
 			netIn.cells[i] = fmtBytes(float64(f.NetReceive))
 			netOut.cells[i] = fmtBytes(float64(f.NetTransmit))
 		}
+		if v := row.Verdict; v.Kind != "" {
+			kind.cells[i] = string(v.Kind)
+			if md {
+				kind.cells[i] += ": " + oneLine(v.Reason)
+			}
+		}
 		if row.Failed {
 			status.cells[i] = "FAILED"
 			if row.Status != "" {
@@ -97,7 +106,7 @@ func phaseColumns(r *Summary, md bool, name func(row Row, total bool) string) []
 	} else {
 		cols = append(cols, net)
 	}
-	return present(append(cols, status))
+	return present(append(cols, kind, status))
 }
 
 // statColumns lays out the job statistics: one row per quantity, with its

@@ -22,6 +22,10 @@ const (
 	maxTextName = 32
 	// maxTextStatus bounds a failed phase's status message.
 	maxTextStatus = 60
+	// maxTextReason bounds the job's verdict's reason, which
+	// verdict.Judge keeps to one short sentence; a span read back may
+	// carry any text.
+	maxTextReason = 160
 )
 
 // WriteText writes the summary for a terminal: a title line, the phase
@@ -52,6 +56,9 @@ func WriteText(w io.Writer, r Summary) error {
 			}
 		}
 		writeTextTable(&b, cols)
+		if v := r.Total.Verdict; v.Kind != "" {
+			fmt.Fprintf(&b, "%s%sverdict: %s, %s\n", textPrefix, textIndent, v.Kind, truncate(oneLine(v.Reason), maxTextReason))
+		}
 		if anyIOHost(&r) {
 			b.WriteString(textPrefix + textIndent + "* the host's disks: the job's own IO could not be read\n")
 		}
