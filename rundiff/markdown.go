@@ -25,36 +25,36 @@ func WriteMarkdown(w io.Writer, d *Diff, l Labels) error {
 	if d.HasJob && d.Job.Reason != "" {
 		b.WriteString(summary.MarkdownCell(d.Job.Reason) + ".\n\n")
 	}
-	fmt.Fprintf(&b, "%s against %s.\n\n", summary.MarkdownCell(l.Run), d.against(l, summary.MarkdownCell))
-	rows, unlisted := listed(d.Phases, MaxListed)
-	t := d.table(rows, func(r *Row, job bool) string {
-		if job {
-			return "**job**"
+	fmt.Fprintf(&b, "%s against %s.\n\n", summary.MarkdownCell(l.Run), d.Against(l, summary.MarkdownCell))
+	t := d.Table()
+	for _, row := range t.Rows {
+		c := row.Cells
+		for i := range c {
+			c[i] = summary.MarkdownCell(c[i])
 		}
-		return strings.Repeat("&emsp;", 1+min(r.Depth, MaxDepth)) + summary.MarkdownCell(displayName(r))
-	})
-	for _, row := range t.rows {
-		for i := 1; i < len(row); i++ {
-			row[i] = summary.MarkdownCell(row[i])
+		if row.Job {
+			c[0] = "**job**"
+		} else {
+			c[0] = strings.Repeat("&emsp;", 1+row.Depth) + c[0]
 		}
 	}
 	row := func(cells []string) {
 		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
 	}
-	row(t.heads)
-	align := make([]string, len(t.left))
-	for i, left := range t.left {
+	row(t.Heads)
+	align := make([]string, len(t.Left))
+	for i, left := range t.Left {
 		align[i] = "--:"
 		if left {
 			align[i] = ":--"
 		}
 	}
 	row(align)
-	for _, r := range t.rows {
-		row(r)
+	for _, r := range t.Rows {
+		row(r.Cells)
 	}
-	if unlisted > 0 {
-		fmt.Fprintf(&b, "\n%d more phases not listed, the least changed (limit %d).\n", unlisted, MaxListed)
+	if t.Unlisted > 0 {
+		fmt.Fprintf(&b, "\n%d more phases not listed, the least changed (limit %d).\n", t.Unlisted, MaxListed)
 	}
 	_, err := w.Write(b.Bytes())
 	return err

@@ -32,43 +32,64 @@ type Labels struct {
 	Run  string
 }
 
-// cells is a table as both renderers lay it out: heads, which columns are
-// left-aligned, and the rows' cells.
-type cells struct {
-	heads []string
-	left  []bool
-	rows  [][]string
+// Table is the diff laid out as its renderers show it: the job's row,
+// then the phases listed (at most MaxListed, see listed), each with its
+// cells under Heads.
+type Table struct {
+	Heads []string
+	// Left says which columns are left-aligned (names, change, cause);
+	// figures are right-aligned.
+	Left []bool
+	Rows []TableRow
+	// Unlisted counts the phases left out past MaxListed.
+	Unlisted int
 }
 
-// table lays out the job's row and the listed phases; name renders a
-// row's name (the job's when job is set).
-func (d *Diff) table(rows []Row, name func(r *Row, job bool) string) cells {
-	t := cells{heads: []string{"phase", "duration", "change"}, left: []bool{true, false, true}}
+// TableRow is one row of a Table. Its first cell is the phase's name as
+// it is ("test #2" for the second of its path), for the renderer to
+// escape and indent by Depth; the job's is "job".
+type TableRow struct {
+	Cells   []string
+	Depth   int // 0 for a child of the job, at most MaxDepth
+	Job     bool
+	Status  Status
+	Outside bool
+}
+
+// Table lays out the job's row and the listed phases.
+func (d *Diff) Table() Table {
+	t := Table{Heads: []string{"phase", "duration", "change"}, Left: []bool{true, false, true}}
 	spread := d.Baselines >= 2
 	if spread {
-		t.heads, t.left = append(t.heads, "base spread"), append(t.left, false)
+		t.Heads, t.Left = append(t.Heads, "base spread"), append(t.Left, false)
 	}
 	for _, f := range Compared()[1:] {
-		t.heads, t.left = append(t.heads, f.String()), append(t.left, false)
+		t.Heads, t.Left = append(t.Heads, f.String()), append(t.Left, false)
 	}
-	t.heads, t.left = append(t.heads, "cause"), append(t.left, true)
+	t.Heads, t.Left = append(t.Heads, "cause"), append(t.Left, true)
 
 	line := func(r *Row, job bool) {
-		c := []string{name(r, job), durationCell(r), ChangeText(r)}
+		name := "job"
+		if !job {
+			name = displayName(r)
+		}
+		c := []string{name, durationCell(r), ChangeText(r)}
 		if spread {
 			c = append(c, spreadCell(r))
 		}
 		for _, f := range Compared()[1:] {
 			c = append(c, figureCell(r, f))
 		}
-		t.rows = append(t.rows, append(c, r.Reason))
+		t.Rows = append(t.Rows, TableRow{Cells: append(c, r.Reason), Depth: min(max(r.Depth, 0), MaxDepth), Job: job, Status: r.Status, Outside: r.Outside})
 	}
 	if d.HasJob {
 		line(&d.Job, true)
 	}
+	rows, unlisted := listed(d.Phases, MaxListed)
 	for i := range rows {
 		line(&rows[i], false)
 	}
+	t.Unlisted = unlisted
 	return t
 }
 
@@ -203,8 +224,9 @@ func displayName(r *Row) string {
 	return r.Name
 }
 
-// against says what the run is compared with.
-func (d *Diff) against(l Labels, quote func(string) string) string {
+// Against says what the run is compared with, the labels written by
+// quote.
+func (d *Diff) Against(l Labels, quote func(string) string) string {
 	switch {
 	case d.Baselines == 1 && len(l.Base) == 1:
 		return quote(l.Base[0])

@@ -24,24 +24,22 @@ const (
 // printed on one line and cut to maxTextName.
 func WriteText(w io.Writer, d *Diff, l Labels) error {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "jobtrace diff: %s against %s\n", strconv.Quote(l.Run), d.against(l, strconv.Quote))
+	fmt.Fprintf(&b, "jobtrace diff: %s against %s\n", strconv.Quote(l.Run), d.Against(l, strconv.Quote))
 	if d.HasJob {
 		fmt.Fprintf(&b, "job %s: %s\n", strconv.Quote(summary.OneLine(d.Job.Name)), jobLine(&d.Job))
 	}
-	rows, unlisted := listed(d.Phases, MaxListed)
-	t := d.table(rows, func(r *Row, job bool) string {
-		if job {
-			return "job"
+	t := d.Table()
+	for _, row := range t.Rows {
+		c := row.Cells
+		if !row.Job {
+			c[0] = summary.Truncate(strings.Repeat("  ", 1+row.Depth)+summary.OneLine(c[0]), maxTextName)
 		}
-		return summary.Truncate(strings.Repeat("  ", 1+min(r.Depth, MaxDepth))+summary.OneLine(displayName(r)), maxTextName)
-	})
-	for _, row := range t.rows {
-		row[len(row)-1] = summary.Truncate(summary.OneLine(row[len(row)-1]), maxTextReason)
+		c[len(c)-1] = summary.Truncate(summary.OneLine(c[len(c)-1]), maxTextReason)
 	}
 	b.WriteString("\n")
 	writeAligned(&b, t)
-	if unlisted > 0 {
-		fmt.Fprintf(&b, "(%d more phases not listed, the least changed: limit %d; --format json lists them all)\n", unlisted, MaxListed)
+	if t.Unlisted > 0 {
+		fmt.Fprintf(&b, "(%d more phases not listed, the least changed: limit %d; --format json lists them all)\n", t.Unlisted, MaxListed)
 	}
 	_, err := w.Write(b.Bytes())
 	return err
@@ -75,9 +73,12 @@ func jobChange(r *Row) string {
 
 // writeAligned writes t with its columns padded to their widest cell,
 // columns two spaces apart, trailing spaces trimmed.
-func writeAligned(b *bytes.Buffer, t cells) {
-	widths := make([]int, len(t.heads))
-	all := append([][]string{t.heads}, t.rows...)
+func writeAligned(b *bytes.Buffer, t Table) {
+	widths := make([]int, len(t.Heads))
+	all := [][]string{t.Heads}
+	for _, r := range t.Rows {
+		all = append(all, r.Cells)
+	}
 	for _, row := range all {
 		for i, c := range row {
 			widths[i] = max(widths[i], utf8.RuneCountInString(c))
@@ -90,7 +91,7 @@ func writeAligned(b *bytes.Buffer, t cells) {
 			if i > 0 {
 				l.WriteString("  ")
 			}
-			if t.left[i] {
+			if t.Left[i] {
 				l.WriteString(c + pad)
 			} else {
 				l.WriteString(pad + c)
@@ -98,4 +99,14 @@ func writeAligned(b *bytes.Buffer, t cells) {
 		}
 		b.WriteString(strings.TrimRight(l.String(), " ") + "\n")
 	}
+}
+
+// JobLine says how the job changed and why: "7.03s → 10.65s, +3.62s
+// (+51%): same CPU time, … — slowed by neighbours"; "" without the job on
+// both sides.
+func (d *Diff) JobLine() string {
+	if !d.HasJob {
+		return ""
+	}
+	return jobLine(&d.Job)
 }

@@ -149,3 +149,45 @@ func TestDiffRefuses(t *testing.T) {
 		t.Errorf("killed run: the torn line is not said:\n%s", r.stderr)
 	}
 }
+
+// report --baseline: report.html ends with the comparison; the shapes
+// diff refuses, report refuses too.
+func TestReportBaseline(t *testing.T) {
+	base := diffFixture(t, "base")
+	run := t.TempDir()
+	for _, name := range []string{spool.TracesFile, usagecsv.FileName} {
+		data, err := os.ReadFile(filepath.Join(diffFixture(t, "slow"), name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(run, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := jt(t, nil, "report", "--baseline", base, base, "--", run)
+	if r.code != 0 {
+		t.Fatalf("report --baseline: exit %d\n%s", r.code, r.stderr)
+	}
+	page, err := os.ReadFile(filepath.Join(run, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<h2 id="diff">Compared with the median of 2 base runs`, "slowed by neighbours", "outside"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("report.html has no %q", want)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"--baseline", base, run}, "end the baselines with --"},
+		{[]string{"--baseline", filepath.Join(run, "nope"), "--", run}, "nope: no such directory"},
+		{[]string{"--baseline", t.TempDir(), "--", run}, "no run there"},
+	} {
+		r := jt(t, nil, append([]string{"report"}, c.args...)...)
+		if r.code != 2 || !strings.Contains(r.stderr, c.says) {
+			t.Errorf("report %q: exit %d, stderr %q; want 2 and %q", c.args, r.code, r.stderr, c.says)
+		}
+	}
+}

@@ -20,6 +20,11 @@
 //	run, warn, err := runmodel.ReadDir(out) // or Recorder.Run during a run
 //	err = report.Write(out, run)            // out/report.html and out/usage.svg
 //
+// WithDiff adds a last section, the comparison of the run with base runs
+// (package rundiff), rendered by its own template (diff.go):
+//
+//	err = report.Write(out, run, report.WithDiff(rundiff.Compare(bases, run), labels))
+//
 // The work is bounded whatever the size of the run: at most MaxPhases rows
 // in the timeline and the table and MaxEvents event markers (the others
 // are counted and said), and at most MaxPoints points per chart series

@@ -32,6 +32,7 @@ type page struct {
 	Samples  int
 	Style    template.CSS
 	Verdict  verdict.Verdict
+	Diff     template.HTML // the diff section (diff.go)
 }
 
 type tableRow struct {
@@ -113,14 +114,16 @@ tr.fail td{background:#fef2f2}.failkey{color:#b91c1c;font-weight:600}td.res.fail
 </table>
 </div>
 {{if .More}}<p class="note">… and {{.More}} more phases, not shown.</p>{{end}}
-</main>
+{{.Diff}}</main>
 </body>
 </html>
 `))
 })
 
 // WriteHTML writes the report of run as one self-contained HTML page.
-func WriteHTML(w io.Writer, run *runmodel.Run) error { return writeHTML(w, dataOf(run)) }
+func WriteHTML(w io.Writer, run *runmodel.Run, opts ...Option) error {
+	return writeHTML(w, dataWith(run, opts))
+}
 
 func writeHTML(w io.Writer, d *Data) error {
 	return writePage(w, d, drawCharts(d, newAxis(d.Job.Start, d.Job.End)))
@@ -155,6 +158,10 @@ func writePage(w io.Writer, d *Data, c charts) error {
 	}
 	if !d.Job.Start.IsZero() {
 		p.Start = d.Job.Start.UTC().Format("2006-01-02 15:04:05 UTC")
+	}
+	var err error
+	if p.Diff, err = diffHTML(d); err != nil {
+		return err
 	}
 	p.Phases = append(p.Phases, rowOf(jobPhase(job), 0, job.Start))
 	phases := d.Phases
@@ -202,8 +209,8 @@ func rowOf(ph Phase, depth int, jobStart time.Time) tableRow {
 }
 
 // Write renders the report of run into dir/report.html and dir/usage.svg.
-func Write(dir string, run *runmodel.Run) error {
-	d := dataOf(run)
+func Write(dir string, run *runmodel.Run, opts ...Option) error {
+	d := dataWith(run, opts)
 	c := drawCharts(d, newAxis(d.Job.Start, d.Job.End))
 	var h, s bytes.Buffer
 	if err := writePage(&h, d, c); err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
 	"github.com/jobtrace/jobtrace/insight/verdict"
+	"github.com/jobtrace/jobtrace/rundiff"
 	"github.com/jobtrace/jobtrace/runmodel"
 )
 
@@ -23,6 +24,9 @@ type Data struct {
 	// Skipped counts the spans left out past spool.MaxReadSpans.
 	Skipped int
 	Rows    []runmodel.Row
+	// Diff compares the run with base runs (WithDiff); nil without.
+	Diff       *rundiff.Diff
+	DiffLabels rundiff.Labels
 }
 
 // Job is the job span and its resource.
