@@ -11,6 +11,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
+	"github.com/jobtrace/jobtrace/insight/verdict"
 	"github.com/jobtrace/jobtrace/render/summary"
 	"github.com/jobtrace/jobtrace/runmodel"
 )
@@ -58,7 +59,7 @@ var markerDisplay = []string{"marker-chart", "marker-table", "timeline-overview"
 var markerSchemas = []MarkerSchema{
 	{
 		Name:         typePhase,
-		TooltipLabel: "{marker.name}",
+		TooltipLabel: "{marker.data.title}",
 		TableLabel:   "{marker.data.details}",
 		ChartLabel:   "{marker.data.name}",
 		Display:      markerDisplay,
@@ -70,6 +71,8 @@ var markerSchemas = []MarkerSchema{
 			{Key: "depth", Label: "Depth", Format: "integer"},
 			{Key: "result", Label: "Result", Format: "string"},
 			{Key: "status", Label: "Status", Format: "string"},
+			{Key: "verdict", Label: "Verdict", Format: "string"},
+			{Key: "verdictReason", Label: "Why", Format: "string"},
 			{Key: "cpu", Label: "CPU time", Format: "duration"},
 			{Key: "cpuAvg", Label: "CPU use (share of all CPUs)", Format: "percentage"},
 			{Key: "memoryPeak", Label: "Peak memory", Format: "bytes"},
@@ -79,6 +82,7 @@ var markerSchemas = []MarkerSchema{
 			{Key: "source", Label: "Source", Format: "string"},
 			{Key: "attributes", Label: "Attributes", Format: "string"},
 			{Key: "details", Label: "Details", Format: "string", Hidden: true},
+			{Key: "title", Label: "Title", Format: "string", Hidden: true},
 			{Key: "color", Label: "Colour", Format: "string", Hidden: true},
 		},
 	},
@@ -116,6 +120,7 @@ const (
 var shown = map[attribute.Key]bool{
 	attrResult: true, attrExitCode: true, attrPhaseSource: true,
 	attrEventSource: true, attrLine: true, attrInterval: true,
+	verdict.AttrKind: true, verdict.AttrReason: true,
 }
 
 // node is a span with its place in the profile's tree, where the job is
@@ -235,6 +240,7 @@ func build(run *runmodel.Run, nodes []node, rows []Row) *Profile {
 			ImportedFrom:               "jobtrace",
 			MarkerSchema:               markerSchemas,
 			Extensions:                 ExtensionsTable{ID: []string{}, Name: []string{}, BaseURL: []string{}},
+			SampleUnits:                map[string]string{"time": "ms", "eventDelay": "ms", "threadCPUDelta": "µs"},
 		},
 		Libs:   []any{},
 		Pages:  []any{},
@@ -263,12 +269,7 @@ func build(run *runmodel.Run, nodes []node, rows []Row) *Profile {
 		PausedRanges:        []any{},
 		Name:                jobName,
 		IsMainThread:        true,
-		// The phases in the thread's track, rather than an empty band.
-		ShowMarkersInTimeline: true,
-		Pid:                   pid,
-		Samples: ThreadSamples{
-			WeightType: "samples", EventDelay: []float64{}, Stack: []int{}, Time: []float64{},
-		},
+		Pid:                 pid,
 		Markers: Markers{
 			Data: []map[string]any{}, Name: []int{}, StartTime: []float64{},
 			EndTime: []*float64{}, Phase: []int{}, Category: []int{},
@@ -318,6 +319,7 @@ func build(run *runmodel.Run, nodes []node, rows []Row) *Profile {
 			add(e.Name, ms(unixNano(e.Time)), nil, PhaseInstant, cat, data)
 		}
 	}
+	th.Samples = cpuSamples(nodes, rows, ms, &p.Shared, str)
 	p.Threads = []Thread{th}
 	p.Counters = counters(rows, ms, pid, p.Meta.LogicalCPUs, p.Meta.Interval)
 	return p
@@ -395,17 +397,27 @@ func phaseData(n node) map[string]any {
 	default:
 		d["color"] = colorPhase
 	}
-	d["details"] = phaseDetails(s)
+	d["title"] = s.Name
+	v, judged := verdict.FromAttributes(s.Attributes)
+	if judged {
+		d["verdict"], d["verdictReason"] = string(v.Kind), v.Reason
+		d["title"] = s.Name + " — " + string(v.Kind)
+	}
+	d["details"] = phaseDetails(s, v)
 	return d
 }
 
-// phaseDetails is a phase's line in the marker table: its result and key
-// figures, formatted as the end-of-job summary prints them; a figure the
-// span does not carry is left out.
-func phaseDetails(s *runmodel.Span) string {
+// phaseDetails is a phase's line in the marker table: its result, its
+// verdict (v, read back from the span: the zero Verdict for none) and its
+// key figures, formatted as the end-of-job summary prints them; a figure
+// the span does not carry is left out.
+func phaseDetails(s *runmodel.Span, v verdict.Verdict) string {
 	var parts []string
 	if r := s.Text(attrResult); r != "" {
 		parts = append(parts, r)
+	}
+	if v.Kind != "" {
+		parts = append(parts, string(v.Kind))
 	}
 	if c, ok := runmodel.Number(s.Attributes, attrExitCode); ok && c != 0 {
 		parts = append(parts, fmt.Sprintf("exit code %v", c))

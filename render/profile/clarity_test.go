@@ -9,6 +9,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
+	"github.com/jobtrace/jobtrace/insight/verdict"
 	"github.com/jobtrace/jobtrace/runmodel"
 )
 
@@ -214,5 +215,90 @@ func TestMarkerTableDetails(t *testing.T) {
 		if s.TableLabel != "{marker.data.details}" {
 			t.Errorf("schema %s: table label %q", s.Name, s.TableLabel)
 		}
+	}
+}
+
+// The thread's track is the job's CPU use, not an empty band: a sample
+// per row with the CPU time since the previous one (in µs, as
+// meta.sampleUnits says), whose stack is the phase open then, down from
+// the job; the samples' weights add up to the CSV's CPU time.
+func TestThreadTrackIsCPUUse(t *testing.T) {
+	p := writeFixture(t)
+	meta := obj(t, p["meta"], "meta")
+	if u := obj(t, meta["sampleUnits"], "sampleUnits"); u["threadCPUDelta"] != "µs" {
+		t.Errorf("sampleUnits %v", u)
+	}
+	shared := obj(t, p["shared"], "shared")
+	strs := arr(t, shared, "stringArray", "shared")
+	stacks, frames, funcs := obj(t, shared["stackTable"], ""), obj(t, shared["frameTable"], ""), obj(t, shared["funcTable"], "")
+	nStacks := checkTable(t, stacks, "stackTable", "frame", "prefix")
+	checkTable(t, frames, "frameTable", "address", "inlineDepth", "category", "subcategory", "func", "nativeSymbol", "innerWindowID", "line", "column")
+	checkTable(t, funcs, "funcTable", "isJS", "relevantForJS", "name", "resource", "source", "lineNumber", "columnNumber")
+	// path is a stack's phases, the job first.
+	path := func(s any) []string {
+		var out []string
+		for i := 0; s != nil && i < nStacks; i++ {
+			si := int(s.(float64))
+			fn := arr(t, frames, "func", "")[int(arr(t, stacks, "frame", "")[si].(float64))]
+			out = append([]string{strs[int(arr(t, funcs, "name", "")[int(fn.(float64))].(float64))].(string)}, out...)
+			s = arr(t, stacks, "prefix", "")[si]
+		}
+		return out
+	}
+	smp := obj(t, obj(t, arr(t, p, "threads", "")[0], "")["samples"], "samples")
+	n := checkTable(t, smp, "samples", "stack", "time", "weight", "threadCPUDelta")
+	if n < 5 || smp["weightType"] != "tracing-ms" {
+		t.Fatalf("%d samples of %v", n, smp["weightType"])
+	}
+	sum, inCompile := 0.0, 0
+	for i := range n {
+		w, d := arr(t, smp, "weight", "")[i].(float64), arr(t, smp, "threadCPUDelta", "")[i].(float64)
+		if math.Abs(w*1000-d) > 0.01 {
+			t.Errorf("sample %d: weight %v ms, CPU delta %v µs", i, w, d)
+		}
+		sum += w
+		ph := path(arr(t, smp, "stack", "")[i])
+		if len(ph) == 0 || ph[0] != "sh" {
+			t.Errorf("sample %d: stack %v, not down from the job", i, ph)
+		}
+		if slices.Equal(ph, []string{"sh", "build", "compile"}) {
+			inCompile++
+		}
+	}
+	cpu := 0.0
+	for _, r := range readFixture(t).Rows {
+		if v, ok := rowOf(&r).CPU.V, rowOf(&r).CPU.OK; ok {
+			cpu += v * 1000
+		}
+	}
+	if math.Abs(sum-cpu) > 0.01 || inCompile == 0 {
+		t.Errorf("samples weigh %v CPU ms, the CSV says %v; %d samples in compile", sum, cpu, inCompile)
+	}
+}
+
+// A phase's marker carries its verdict, read back from its span
+// (verdict.FromAttributes): a field of the tooltip and sidebar, in the
+// tooltip's title and in the marker table's details.
+func TestMarkerVerdict(t *testing.T) {
+	p := writeFixture(t)
+	by := markersByName(t, p)
+	judged := 0
+	for _, s := range append([]runmodel.Span{readFixture(t).Job}, readFixture(t).Phases...) {
+		v, ok := verdict.FromAttributes(s.Attributes)
+		if !ok {
+			continue
+		}
+		judged++
+		d := by[s.Name][0]["data"].(map[string]any)
+		if d["verdict"] != string(v.Kind) || d["verdictReason"] != v.Reason ||
+			!strings.Contains(d["title"].(string), string(v.Kind)) || !strings.Contains(d["details"].(string), string(v.Kind)) {
+			t.Errorf("%s: verdict %v (%v), title %v, details %v; the span says %v", s.Name, d["verdict"], d["verdictReason"], d["title"], d["details"], v)
+		}
+	}
+	if judged == 0 {
+		t.Error("no span of the fixture has a verdict")
+	}
+	if markerSchemas[0].TooltipLabel != "{marker.data.title}" {
+		t.Errorf("tooltip label %q", markerSchemas[0].TooltipLabel)
 	}
 }

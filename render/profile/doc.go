@@ -11,7 +11,9 @@
 //     own name, with its depth and its parent's name as fields: a marker
 //     costs the same however deep its phase is) and
 //     every span event as an instant marker; marker schemas "Phase" and
-//     "Event" put their fields in the marker table and sidebar;
+//     "Event" put their fields in the marker table and sidebar; its
+//     samples are the job's CPU time per row, their stacks the phases
+//     open then (cpuSamples);
 //   - four counters from the rows of resource-usage.csv: the job's CPU time, its
 //     memory, its disk IO and the machine's network IO.
 //

@@ -36,21 +36,24 @@ type Meta struct {
 	Interval float64 `json:"interval"`
 	// StartTime is the profile's zero, in ms since the Unix epoch; every
 	// other time in the profile is in ms after it.
-	StartTime                  float64         `json:"startTime"`
-	EndTime                    float64         `json:"endTime"`
-	ProfilingStartTime         float64         `json:"profilingStartTime"`
-	ProfilingEndTime           float64         `json:"profilingEndTime"`
-	ProcessType                int             `json:"processType"`
-	Categories                 []Category      `json:"categories"`
-	Product                    string          `json:"product"`
-	Stackwalk                  int             `json:"stackwalk"`
-	Version                    int             `json:"version"`
-	PreprocessedProfileVersion int             `json:"preprocessedProfileVersion"`
-	Symbolicated               bool            `json:"symbolicated"`
-	LogicalCPUs                int             `json:"logicalCPUs,omitempty"`
-	ImportedFrom               string          `json:"importedFrom"`
-	MarkerSchema               []MarkerSchema  `json:"markerSchema"`
-	Extensions                 ExtensionsTable `json:"extensions"`
+	StartTime                  float64    `json:"startTime"`
+	EndTime                    float64    `json:"endTime"`
+	ProfilingStartTime         float64    `json:"profilingStartTime"`
+	ProfilingEndTime           float64    `json:"profilingEndTime"`
+	ProcessType                int        `json:"processType"`
+	Categories                 []Category `json:"categories"`
+	Product                    string     `json:"product"`
+	Stackwalk                  int        `json:"stackwalk"`
+	Version                    int        `json:"version"`
+	PreprocessedProfileVersion int        `json:"preprocessedProfileVersion"`
+	Symbolicated               bool       `json:"symbolicated"`
+	LogicalCPUs                int        `json:"logicalCPUs,omitempty"`
+	// SampleUnits says the units of the samples' columns (time,
+	// eventDelay, threadCPUDelta).
+	SampleUnits  map[string]string `json:"sampleUnits"`
+	ImportedFrom string            `json:"importedFrom"`
+	MarkerSchema []MarkerSchema    `json:"markerSchema"`
+	Extensions   ExtensionsTable   `json:"extensions"`
 }
 
 // Category is an entry of meta.categories; markers refer to it by index.
@@ -178,33 +181,33 @@ func emptyShared() Shared {
 
 // Thread carries the markers.
 type Thread struct {
-	ProcessType         string   `json:"processType"`
-	ProcessName         string   `json:"processName"`
-	ProcessStartupTime  float64  `json:"processStartupTime"`
-	ProcessShutdownTime *float64 `json:"processShutdownTime"`
-	RegisterTime        float64  `json:"registerTime"`
-	UnregisterTime      *float64 `json:"unregisterTime"`
-	PausedRanges        []any    `json:"pausedRanges"`
-	Name                string   `json:"name"`
-	IsMainThread        bool     `json:"isMainThread"`
-	Pid                 string   `json:"pid"`
-	Tid                 int      `json:"tid"`
-	// ShowMarkersInTimeline draws the markers whose schema displays them
-	// in "timeline-overview" in the thread's track, as the profiler does
-	// for a browser's main thread.
-	ShowMarkersInTimeline bool          `json:"showMarkersInTimeline"`
-	Samples               ThreadSamples `json:"samples"`
-	Markers               Markers       `json:"markers"`
+	ProcessType         string        `json:"processType"`
+	ProcessName         string        `json:"processName"`
+	ProcessStartupTime  float64       `json:"processStartupTime"`
+	ProcessShutdownTime *float64      `json:"processShutdownTime"`
+	RegisterTime        float64       `json:"registerTime"`
+	UnregisterTime      *float64      `json:"unregisterTime"`
+	PausedRanges        []any         `json:"pausedRanges"`
+	Name                string        `json:"name"`
+	IsMainThread        bool          `json:"isMainThread"`
+	Pid                 string        `json:"pid"`
+	Tid                 int           `json:"tid"`
+	Samples             ThreadSamples `json:"samples"`
+	Markers             Markers       `json:"markers"`
 }
 
-// ThreadSamples is an empty samples table: jobtrace takes no stacks.
+// ThreadSamples is the thread's samples table: one sample per row of the
+// run with the job's CPU time, whose stack is the phase open then (see
+// cpuSamples). Weight is the CPU time in ms ("tracing-ms": the call tree
+// sums it per phase); ThreadCPUDelta is the same in µs (meta.sampleUnits),
+// which the activity graph draws up to 1000 µs per ms, one CPU busy.
 type ThreadSamples struct {
-	WeightType string    `json:"weightType"`
-	Weight     any       `json:"weight"`
-	EventDelay []float64 `json:"eventDelay"`
-	Stack      []int     `json:"stack"`
-	Time       []float64 `json:"time"`
-	Length     int       `json:"length"`
+	WeightType     string    `json:"weightType"`
+	Weight         []float64 `json:"weight"`
+	Stack          []*int    `json:"stack"`
+	Time           []float64 `json:"time"`
+	ThreadCPUDelta []float64 `json:"threadCPUDelta"`
+	Length         int       `json:"length"`
 }
 
 // Marker phases.
