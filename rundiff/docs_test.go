@@ -38,6 +38,7 @@ func TestDocsSayTheRules(t *testing.T) {
 		"at least half (`WorkShare`)",
 		fmt.Sprintf("(at most %d levels)", MaxDepth),
 		fmt.Sprintf("cut at %d characters; a cause at %d", maxTextName, maxTextReason),
+		fmt.Sprintf("In Markdown a name is cut at %d characters and a cause at %d (a\ndirectory's name at %d)", maxMarkdownName, maxMarkdownReason, maxMarkdownLabel),
 	} {
 		if !strings.Contains(doc, want) {
 			t.Errorf("docs/diff.md does not say %q", want)

@@ -9,6 +9,16 @@ import (
 	"github.com/jobtrace/jobtrace/render/summary"
 )
 
+// maxMarkdownName and maxMarkdownReason bound a name and a cause in the
+// Markdown table, and maxMarkdownLabel a directory's name, cut with "…":
+// with MaxListed rows the comment stays well under the 65,536 characters
+// GitHub takes in one.
+const (
+	maxMarkdownName   = 100
+	maxMarkdownReason = 200
+	maxMarkdownLabel  = 200
+)
+
 // WriteMarkdown writes the diff as a GitHub-flavoured Markdown section, for
 // a pull-request comment: a heading with the job's change, what is
 // compared with what, and the table of the job and its phases (nesting
@@ -19,16 +29,19 @@ func WriteMarkdown(w io.Writer, d *Diff, l Labels) error {
 	var b bytes.Buffer
 	b.WriteString("### jobtrace diff")
 	if d.HasJob {
-		b.WriteString(": job **" + strings.TrimSpace(summary.MarkdownCell(d.Job.Name)) + "** " + summary.MarkdownCell(jobChange(&d.Job)))
+		b.WriteString(": job **" + strings.TrimSpace(summary.MarkdownCell(summary.Truncate(d.Job.Name, maxMarkdownName))) + "** " + summary.MarkdownCell(jobChange(&d.Job)))
 	}
 	b.WriteString("\n\n")
 	if d.HasJob && d.Job.Reason != "" {
-		b.WriteString(summary.MarkdownCell(d.Job.Reason) + ".\n\n")
+		b.WriteString(summary.MarkdownCell(summary.Truncate(d.Job.Reason, maxMarkdownReason)) + ".\n\n")
 	}
-	fmt.Fprintf(&b, "%s against %s.\n\n", summary.MarkdownCell(l.Run), d.Against(l, summary.MarkdownCell))
+	label := func(s string) string { return summary.MarkdownCell(summary.Truncate(s, maxMarkdownLabel)) }
+	fmt.Fprintf(&b, "%s against %s.\n\n", label(l.Run), d.Against(l, label))
 	t := d.Table()
 	for _, row := range t.Rows {
 		c := row.Cells
+		c[0] = summary.Truncate(c[0], maxMarkdownName)
+		c[len(c)-1] = summary.Truncate(c[len(c)-1], maxMarkdownReason)
 		for i := range c {
 			c[i] = summary.MarkdownCell(c[i])
 		}

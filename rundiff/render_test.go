@@ -154,3 +154,50 @@ func TestListedBound(t *testing.T) {
 		t.Errorf("the text does not count the phases left out:\n%s", txt.String())
 	}
 }
+
+// Whatever the names, the Markdown table keeps its columns and the text
+// its lines; a long name is cut.
+func FuzzRenderNames(f *testing.F) {
+	for _, n := range hostile {
+		f.Add(n, "child "+n)
+	}
+	f.Add(strings.Repeat("|<x>", 500), "")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		base := mkRun(100, ph{a, -1, 0, 5, 1, 0, 0}, ph{b, 0, 0, 1, 1, 0, 0}, ph{b, -1, 10, 1, 1, 0, 0})
+		cur := mkRun(100, ph{a, -1, 0, 9, 1, 0, 0}, ph{b, 0, 0, 1, 1, 0, 0})
+		cur.Job.Name = b
+		d := Compare([]*runmodel.Run{base}, cur)
+		var md, txt bytes.Buffer
+		if err := WriteMarkdown(&md, d, Labels{Base: []string{a}, Run: b}); err != nil {
+			t.Fatal(err)
+		}
+		var table []string
+		for _, line := range strings.Split(md.String(), "\n") {
+			if strings.HasPrefix(line, "| ") {
+				table = append(table, line)
+			}
+			if utf8.RuneCountInString(line) > 2*(maxMarkdownName+maxMarkdownReason)+200 {
+				t.Errorf("a line of %d runes", utf8.RuneCountInString(line))
+			}
+		}
+		if len(table) != 2+1+len(d.Phases) {
+			t.Fatalf("%d table lines for %d phases:\n%s", len(table), len(d.Phases), md.String())
+		}
+		for _, line := range table {
+			if pipes(line) != pipes(table[0]) {
+				t.Errorf("%d unescaped |, want %d: %q", pipes(line), pipes(table[0]), line)
+			}
+		}
+		if err := WriteText(&txt, d, Labels{Base: []string{a}, Run: b}); err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(txt.String(), "\n"); n != 5+len(d.Phases) {
+			t.Errorf("%d text lines for %d phases:\n%s", n, len(d.Phases), txt.String())
+		}
+		for _, r := range txt.String() {
+			if r < 0x20 && r != '\n' || r == 0x7f || r >= 0x80 && r < 0xa0 {
+				t.Fatalf("text holds %U", r)
+			}
+		}
+	})
+}
