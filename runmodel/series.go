@@ -113,7 +113,11 @@ func (a *anchor) next(t time.Time, v float64, has, last bool) (perSec, sec float
 //   - host disk operations per second (reads + writes);
 //   - IO throughput in bytes per second: the job's own (Job.IO()), and
 //     the host's disks, which the summary shows when the job's is absent;
-//   - host network throughput in bytes per second, received + sent.
+//   - host network throughput in bytes per second, received + sent;
+//   - the figures of the job's right-sizing advice (sizer: the CPUs it
+//     kept busy, in a histogram of fixed size, its peak memory, memory
+//     stall, OOM kills and the machine's swap), read from each sample as
+//     they are from each row of resource-usage.csv after the run.
 //
 // Rates are taken between readings at least usage.MinPeakSpan apart: a
 // shorter span (two boundary samples can be a millisecond apart, and CPU
