@@ -2,6 +2,7 @@ package rundiff
 
 import (
 	"bytes"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -48,4 +49,28 @@ func TestFixtureHogBeside(t *testing.T) {
 		t.Errorf("text:\n%s", b.String())
 	}
 	t.Logf("\n%s", b.String())
+}
+
+// In colour the change column is red when slower, and the text is
+// otherwise WriteText's, aligned the same.
+func TestColourText(t *testing.T) {
+	d := Compare([]*runmodel.Run{readFixture(t, "base")}, readFixture(t, "slow"))
+	l := Labels{Base: []string{"base"}, Run: "slow"}
+	var plain, colour bytes.Buffer
+	if err := WriteText(&plain, d, l); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteColourText(&colour, d, l); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(colour.String(), "\x1b[31m+3.45s (+56%)\x1b[0m") {
+		t.Errorf("compile's change is not red:\n%q", colour.String())
+	}
+	if strings.Contains(plain.String(), "\x1b") {
+		t.Errorf("WriteText has an escape:\n%q", plain.String())
+	}
+	stripped := regexp.MustCompile("\x1b\\[[0-9]*m").ReplaceAllString(colour.String(), "")
+	if stripped != plain.String() {
+		t.Errorf("colour text without its escapes:\n%s\nplain:\n%s", stripped, plain.String())
+	}
 }

@@ -22,7 +22,15 @@ const (
 // what is compared with what, the job's line, and a table of the job and
 // its phases (indented by nesting) with the columns aligned. Names are
 // printed on one line and cut to maxTextName.
-func WriteText(w io.Writer, d *Diff, l Labels) error {
+func WriteText(w io.Writer, d *Diff, l Labels) error { return writeText(w, d, l, false) }
+
+// WriteColourText is WriteText for a terminal that shows colour: the
+// change column is red when slower, green when faster, and new and gone
+// are bold (ANSI SGR sequences around the cell; the padding is outside
+// them, so the columns stay aligned).
+func WriteColourText(w io.Writer, d *Diff, l Labels) error { return writeText(w, d, l, true) }
+
+func writeText(w io.Writer, d *Diff, l Labels, colour bool) error {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "jobtrace diff: %s against %s\n", strconv.Quote(l.Run), d.Against(l, strconv.Quote))
 	if d.HasJob {
@@ -37,7 +45,7 @@ func WriteText(w io.Writer, d *Diff, l Labels) error {
 		c[len(c)-1] = summary.Truncate(summary.OneLine(c[len(c)-1]), maxTextReason)
 	}
 	b.WriteString("\n")
-	writeAligned(&b, t)
+	writeAligned(&b, t, colour)
 	if t.Unlisted > 0 {
 		fmt.Fprintf(&b, "(%d more phases not listed, the least changed: limit %d; --format json lists them all)\n", t.Unlisted, MaxListed)
 	}
@@ -71,9 +79,26 @@ func jobChange(r *Row) string {
 	return s
 }
 
+// changeColumn is the column of a Table that says the change.
+const changeColumn = 2
+
+// sgr is the ANSI SGR sequence a row's change is shown in, "" for none.
+func sgr(st Status) string {
+	switch st {
+	case StatusSlower:
+		return "\x1b[31m"
+	case StatusFaster:
+		return "\x1b[32m"
+	case StatusNew, StatusGone:
+		return "\x1b[1m"
+	}
+	return ""
+}
+
 // writeAligned writes t with its columns padded to their widest cell,
-// columns two spaces apart, trailing spaces trimmed.
-func writeAligned(b *bytes.Buffer, t Table) {
+// columns two spaces apart, trailing spaces trimmed; with colour, each
+// row's change in its colour (sgr).
+func writeAligned(b *bytes.Buffer, t Table, colour bool) {
 	widths := make([]int, len(t.Heads))
 	all := [][]string{t.Heads}
 	for _, r := range t.Rows {
@@ -84,12 +109,17 @@ func writeAligned(b *bytes.Buffer, t Table) {
 			widths[i] = max(widths[i], utf8.RuneCountInString(c))
 		}
 	}
-	for _, row := range all {
+	for k, row := range all {
 		var l strings.Builder
 		for i, c := range row {
 			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c))
 			if i > 0 {
 				l.WriteString("  ")
+			}
+			if colour && k > 0 && i == changeColumn {
+				if on := sgr(t.Rows[k-1].Status); on != "" {
+					c = on + c + "\x1b[0m"
+				}
 			}
 			if t.Left[i] {
 				l.WriteString(c + pad)

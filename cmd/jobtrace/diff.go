@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 
+	"golang.org/x/term"
+
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/exporters/usagecsv"
 	"github.com/jobtrace/jobtrace/rundiff"
@@ -82,6 +84,9 @@ func (c *cli) cmdDiff(args []string) error {
 	if write == nil {
 		return usagef("diff: --format %q: want text, markdown or json", *format)
 	}
+	if *format == "text" && colourTerminal(os.Stdout, c.getenv) {
+		write = rundiff.WriteColourText
+	}
 	var limit rundiff.Limit
 	if *failIf != "" {
 		if limit, err = rundiff.ParseLimit(*failIf); err != nil {
@@ -137,6 +142,12 @@ func (c *cli) cmdDiff(args []string) error {
 	}
 	log.Printf("diff: slower than --fail-if-slower %s: %s", limit, strings.Join(names, ", "))
 	return &exitError{code: 1}
+}
+
+// colourTerminal reports whether f is a terminal to write colour to: not
+// when NO_COLOR is set (no-color.org) or TERM is dumb.
+func colourTerminal(f *os.File, getenv func(string) string) bool {
+	return term.IsTerminal(int(f.Fd())) && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
 }
 
 // readRuns reads the runs in dirs (readRun).

@@ -4,10 +4,14 @@ package main
 
 import (
 	"encoding/json"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/creack/pty"
 
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/exporters/usagecsv"
@@ -189,5 +193,40 @@ func TestReportBaseline(t *testing.T) {
 		if r.code != 2 || !strings.Contains(r.stderr, c.says) {
 			t.Errorf("report %q: exit %d, stderr %q; want 2 and %q", c.args, r.code, r.stderr, c.says)
 		}
+	}
+}
+
+// On a terminal the change column is in colour; not with NO_COLOR, and
+// not into a pipe (TestDiffCommand).
+func TestDiffColourOnATerminal(t *testing.T) {
+	base, slow := diffFixture(t, "base"), diffFixture(t, "slow")
+	for _, c := range []struct {
+		env    []string
+		colour bool
+	}{
+		{[]string{"TERM=xterm"}, true},
+		{[]string{"TERM=xterm", "NO_COLOR=1"}, false},
+		{[]string{"TERM=dumb"}, false},
+	} {
+		cmd := exec.Command(bin, "diff", base, slow)
+		cmd.Env = append([]string{"PATH=" + os.Getenv("PATH")}, c.env...)
+		f, err := pty.Start(cmd)
+		if err != nil {
+			t.Skipf("no pseudo-terminal: %v", err)
+		}
+		out, _ := io.ReadAll(f) // EIO once the command has exited
+		f.Close()
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("%v: %v\n%s", c.env, err, out)
+		}
+		if got := strings.Contains(string(out), "\x1b[31m+3.45s (+56%)\x1b[0m"); got != c.colour {
+			t.Errorf("%v: colour %v, want %v:\n%q", c.env, got, c.colour, out)
+		}
+		if !strings.Contains(string(out), "compile") {
+			t.Errorf("%v: no compile row:\n%q", c.env, out)
+		}
+	}
+	if r := jt(t, []string{"TERM=xterm"}, "diff", base, slow); strings.Contains(r.stdout, "\x1b") {
+		t.Errorf("colour into a pipe:\n%q", r.stdout)
 	}
 }
