@@ -30,6 +30,10 @@ const (
 	catOther = iota
 	catPhase
 	catEvent
+	// catFailed is the category of a failed phase's frames (cpuSamples),
+	// red in the thread's activity graph and the call tree; no marker is
+	// in it.
+	catFailed
 )
 
 var categories = []Category{
@@ -37,6 +41,7 @@ var categories = []Category{
 	{Name: "Other", Color: "grey", Subcategories: []string{"Other"}},
 	{Name: "Phase", Color: "blue", Subcategories: []string{"Other"}},
 	{Name: "Event", Color: "orange", Subcategories: []string{"Other"}},
+	{Name: "Failed phase", Color: "red", Subcategories: []string{"Other"}},
 }
 
 // Marker colours in the marker chart (the data's "color" field, the
@@ -404,6 +409,10 @@ func phaseData(n node) map[string]any {
 		d["title"] = s.Name + " — " + string(v.Kind)
 	}
 	d["details"] = phaseDetails(s, v)
+	if d["details"] == "" && n.own {
+		// The profiler prints an empty label as "(empty)".
+		d["details"] = "jobtrace's own, not the job's"
+	}
 	return d
 }
 

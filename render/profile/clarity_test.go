@@ -302,3 +302,35 @@ func TestMarkerVerdict(t *testing.T) {
 		t.Errorf("tooltip label %q", markerSchemas[0].TooltipLabel)
 	}
 }
+
+// A failed phase's share of the thread's CPU samples is red too: its
+// frame is in the red category Failed phase (the activity graph and the
+// call tree colour a sample by its frame's category).
+func TestFailedPhaseFrameIsRed(t *testing.T) {
+	p := build(readFixture(t), tree(readFixture(t)), fixtureRows(t))
+	frames, funcs := p.Shared.FrameTable, p.Shared.FuncTable
+	found := false
+	for i, f := range frames["func"].([]int) {
+		name := p.Shared.StringArray[funcs["name"].([]int)[f]]
+		cat := p.Meta.Categories[frames["category"].([]int)[i]]
+		if name == "unit-tests" {
+			found = true
+			if cat.Color != "red" {
+				t.Errorf("the failed phase's frame is in %s, %s", cat.Name, cat.Color)
+			}
+		} else if cat.Color == "red" {
+			t.Errorf("%s's frame is red", name)
+		}
+	}
+	if !found {
+		t.Error("no frame for unit-tests")
+	}
+}
+
+func fixtureRows(t *testing.T) []Row {
+	var rows []Row
+	for _, r := range readFixture(t).Rows {
+		rows = append(rows, rowOf(&r))
+	}
+	return rows
+}

@@ -32,7 +32,6 @@ var counterSpecs = []counterSpec{
 		tooltip: []TooltipRow{
 			{Type: "value", Source: "rate", Format: &TooltipFormat{Unit: "percent"}, Label: "CPU use since the previous sample (100% is one CPU)"},
 			{Type: "value", Source: "count", Format: &TooltipFormat{Unit: "number"}, Label: "CPU milliseconds since the previous sample"},
-			{Type: "separator"},
 			{Type: "value", Source: "selection-rate", Format: &TooltipFormat{Unit: "percent"}, Label: "average CPU use in the selection"},
 			{Type: "value", Source: "selection-total", Format: &TooltipFormat{Unit: "number"}, Label: "CPU milliseconds in the selection"},
 		},

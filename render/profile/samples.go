@@ -53,7 +53,10 @@ func (c *callTree) stack(nodes []node, i int) *int {
 	c.making[i] = false
 	name := nodes[i].span.Name
 	cat := catPhase
-	if nodes[i].own {
+	switch {
+	case nodes[i].span.Failed:
+		cat = catFailed
+	case nodes[i].own:
 		cat = catOther
 	}
 	f, ok := c.funcs[name]
@@ -103,7 +106,8 @@ func (c *callTree) fill(sh *Shared) {
 // cpuSamples gives the thread's track the job's CPU use: a sample at each
 // row with the job's CPU time, whose stack is the deepest phase open at
 // the middle of the time since the previous sample (the latest begun of
-// those as deep), in the category of its phase (jobtrace's own: Other).
+// those as deep), in the category of its phase (jobtrace's own: Other; a
+// failed phase: Failed phase, red).
 // The activity graph draws each sample's CPU use, coloured by category, as
 // it draws a thread's: up to 100 %, one CPU (the CPU track shows the whole
 // machine); the call tree sums the CPU time per phase.
