@@ -138,8 +138,6 @@ type Job struct {
 	// lostBytes counts the job's output that could not be written to
 	// jobtrace's stdout or stderr (a full disk, /dev/full).
 	lostBytes atomic.Uint64
-	// done is closed when Wait has returned.
-	done chan struct{}
 }
 
 // resolve finds the program as a shell would, and maps failures to the
@@ -181,7 +179,7 @@ func Start(o Options) (*Job, error) {
 		return nil, err
 	}
 	cmd := &exec.Cmd{Path: path, Args: o.Args, Env: o.Env, Dir: o.Dir, Stdin: o.Stdin}
-	j := &Job{opts: o, cmd: cmd, done: make(chan struct{})}
+	j := &Job{opts: o, cmd: cmd}
 	if err := j.setupOutput(); err != nil {
 		j.closeAll()
 		return nil, fmt.Errorf("output: %w", err)
@@ -632,7 +630,6 @@ func (j *Job) Wait() int {
 		r.Close()
 	}
 	j.plat.close()
-	close(j.done)
 	return ExitCode(j.cmd.ProcessState, err)
 }
 
