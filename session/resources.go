@@ -218,8 +218,9 @@ func (r *resources) jobExited(ps *os.ProcessState) {
 
 // finish takes the job's last sample, sets the job's usage and its
 // right-sizing advice on its span (and hands the usage to onJob with the
-// job's result), stops sampling and removes the job's cgroup. Phases must have been ended
-// before: their spans end with a sample of their own, taken just before.
+// job's result), stops sampling and closes the CSV; the job's cgroup is
+// removed after (removeCgroup). Phases must have been ended before: their
+// spans end with a sample of their own, taken just before.
 // The job's usage is read from the last sample (Sampler.Finish): a sample
 // of its own would be read just before it, both after the job's exit.
 func (r *resources) finish(log Logger, result string) {
@@ -245,10 +246,18 @@ func (r *resources) finish(log Logger, result string) {
 			r.phases.onJob(trace.ContextWithSpan(context.Background(), r.phases.root), result, &u)
 		}
 	})
-	r.cleanup(log)
+	r.close(log)
 }
 
+// cleanup closes the source and the sinks' files and removes the job's
+// cgroup.
 func (r *resources) cleanup(log Logger) {
+	r.close(log)
+	r.removeCgroup(log)
+}
+
+// close closes the source and the sinks' files (the CSV).
+func (r *resources) close(log Logger) {
 	if r.src != nil {
 		r.src.Close()
 	}
@@ -257,6 +266,11 @@ func (r *resources) cleanup(log Logger) {
 			log.Warn(err.Error())
 		}
 	}
+}
+
+// removeCgroup removes the job's cgroup, once no process is left in it:
+// those the job left running are killed (jobCgroup.remove).
+func (r *resources) removeCgroup(log Logger) {
 	if r.jobCg != nil {
 		if msg := r.jobCg.remove(); msg != "" {
 			log.Printf("%s", msg)

@@ -110,13 +110,17 @@ func (s *Session) Shutdown(ctx context.Context, o Outcome) (Result, error) {
 	if s.res != nil {
 		s.res.finish(s.log, end.result)
 	}
+	shutdown.End()
+	s.root.End()
+	rendered := s.renderAside(&end)
+	if s.res != nil {
+		s.res.removeCgroup(s.log)
+	}
 	// The job has ended and its cgroup and private directory are gone.
 	if s.set.Cleaned != nil {
 		s.set.Cleaned()
 	}
-	shutdown.End()
-	s.root.End()
-	sr := s.export(ctx, &end)
+	sr := s.export(ctx, &end, rendered)
 	return Result{Result: end.result, Dir: s.pipe.Dir(), TraceID: s.root.SpanContext().TraceID(), Export: sr}, sr.Err
 }
 
@@ -160,23 +164,42 @@ func (s *Session) endJobSpan(o Outcome, result string) {
 	}
 }
 
-// export shuts the telemetry down once every span has ended: the spool is
-// written, the profile and the report are rendered from the model of the
-// run while what is left is exported, within Settings.ExportTimeout or the
-// deadline of ctx; then the summary and the end-of-run lines are printed.
-func (s *Session) export(ctx context.Context, end *jobEnd) telemetry.ShutdownResult {
-	if s.res != nil && s.res.csv != nil {
-		s.pipe.Artifacts = func(dir string) {
-			end.run = model(s.pipe, dir, s.log)
-			renderArtifacts(dir, end.run, s.log.Warn)
-		}
+// renderAside renders the files made from the model of the run (the
+// profile, the report) in a goroutine of its own, once every span has
+// ended, while the job's cgroup is removed and the telemetry shuts down; it
+// sets end.run and closes the channel it returns once they are written.
+// It returns nil when there is nothing to render (no resource sampling).
+func (s *Session) renderAside(end *jobEnd) <-chan struct{} {
+	if s.res == nil || s.res.csv == nil {
+		return nil
 	}
+	rendered := make(chan struct{})
+	dir := s.pipe.Dir()
+	go func() {
+		defer close(rendered)
+		end.run = model(s.pipe, dir, s.log)
+		renderArtifacts(dir, end.run, s.log.Warn)
+	}()
+	return rendered
+}
+
+// export shuts the telemetry down once every span has ended: the spool is
+// written and what is left exported, within Settings.ExportTimeout or the
+// deadline of ctx, while the files rendered from the model of the run are
+// written (rendered, which the pipeline waits for before it gives the
+// artifacts directory up); then the summary and the end-of-run lines are
+// printed.
+func (s *Session) export(ctx context.Context, end *jobEnd, rendered <-chan struct{}) telemetry.ShutdownResult {
+	s.pipe.Rendered = rendered
 	timeout := s.set.ExportTimeout
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < timeout {
 		timeout = max(time.Until(dl), 0)
 	}
 	sampled := s.root.SpanContext().IsSampled()
 	sr := s.pipe.Shutdown(timeout, sampled)
+	if rendered != nil {
+		<-rendered
+	}
 	printEnd(s.log, s.set, sr, s.pipe, s.root.SpanContext(), *end, sampled)
 	return sr
 }

@@ -63,10 +63,11 @@ type Pipeline struct {
 	recorder  *runmodel.Recorder
 	dir       string
 	unlock    func()
-	// Artifacts, when set, is called by Shutdown once every span has ended
-	// and is in the spool, with the artifacts directory, to write the files
-	// rendered from the model of the run.
-	Artifacts func(dir string)
+	// Rendered, when set, is closed once the files rendered from the model
+	// of the run are written in the artifacts directory, which the caller
+	// renders while the pipeline shuts down: Shutdown waits for it before
+	// it gives the directory up (removes its lock).
+	Rendered <-chan struct{}
 }
 
 // Dir is the directory the artifacts go to.
@@ -277,15 +278,6 @@ func (p *Pipeline) Shutdown(timeout time.Duration, export bool) ShutdownResult {
 		r.Err = fmt.Errorf("spool: %w", err)
 	}
 	flushCancel()
-	// The files made from the spool and the CSV (the profile, the report)
-	// are written while the export goes on.
-	artifacts := make(chan struct{})
-	go func() {
-		defer close(artifacts)
-		if p.Artifacts != nil {
-			p.Artifacts(p.dir)
-		}
-	}()
 	st := p.spoolProc.Stats()
 	r.Spans, r.Dropped, r.Lost = int(st.Spans), int(st.Dropped), int(st.Lost)
 	if n := st.Dropped + st.Lost; n > 0 {
@@ -321,7 +313,9 @@ func (p *Pipeline) Shutdown(timeout time.Duration, export bool) ShutdownResult {
 		}
 	}
 	wg.Wait()
-	<-artifacts
+	if p.Rendered != nil {
+		<-p.Rendered
+	}
 	r.MetricsErr = metricErr
 	if p.prom != nil {
 		// After the final flush, so that a scrape until then sees the
