@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
@@ -149,8 +150,14 @@ func (g *Group) Remove(timeout time.Duration) error {
 var errPopulated = errors.New("processes still in the cgroup")
 
 // removeTree removes dir and its child cgroups, deepest first, if no process
-// is in any of them.
+// is in any of them. A group without processes nor child groups goes with
+// one rmdir, which the kernel refuses (EBUSY) for any other.
 func removeTree(dir string) error {
+	if err := syscall.Rmdir(dir); err == nil {
+		return nil
+	} else if errors.Is(err, fs.ErrNotExist) {
+		return &fs.PathError{Op: "rmdir", Path: dir, Err: err}
+	}
 	if populated(dir) {
 		return errPopulated
 	}
