@@ -334,3 +334,37 @@ func fixtureRows(t *testing.T) []Row {
 	}
 	return rows
 }
+
+// A sample's stack is the deepest phase open at the middle of its time,
+// the latest begun of those as deep: with two phases side by side, the one
+// begun last; once it ended, the other.
+func TestSampleStackIsTheDeepestOpen(t *testing.T) {
+	const s = uint64(1_700_000_000_000_000_000)
+	sec := func(n float64) uint64 { return s + uint64(n*1e9) }
+	job := span(1, 9, "job", sec(0), sec(10), runmodel.AttrTaskName.String("job"))
+	src := attribute.String("jobtrace.phase.source", "socket")
+	spans := []runmodel.Span{job,
+		span(2, 1, "a", sec(1), sec(9), src),
+		span(3, 1, "b", sec(2), sec(5), src),
+		span(4, 2, "a1", sec(6), sec(7), src),
+	}
+	run := runmodel.New(spans, nil)
+	var rows []Row
+	for i := 0; i <= 10; i++ {
+		rows = append(rows, Row{Time: time.Unix(0, int64(sec(float64(i)))), CPU: Opt{0.1, true}})
+	}
+	p := build(run, tree(run), rows)
+	leaf := map[float64]string{}
+	st, fr, fn := p.Shared.StackTable, p.Shared.FrameTable, p.Shared.FuncTable
+	for i, at := range p.Threads[0].Samples.Time {
+		f := st["frame"].([]int)[*p.Threads[0].Samples.Stack[i]]
+		leaf[at/1000] = p.Shared.StringArray[fn["name"].([]int)[fr["func"].([]int)[f]]]
+	}
+	// sample at second n covers (n-1, n]: its middle n-0.5
+	want := map[float64]string{1: "job", 2: "a", 3: "b", 5: "b", 6: "a", 7: "a1", 8: "a", 9: "a", 10: "job"}
+	for at, w := range want {
+		if leaf[at] != w {
+			t.Errorf("sample at %vs: %q, want %q (all: %v)", at, leaf[at], w, leaf)
+		}
+	}
+}

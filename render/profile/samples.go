@@ -1,6 +1,10 @@
 package profile
 
-import "go.opentelemetry.io/otel/trace"
+import (
+	"container/heap"
+
+	"go.opentelemetry.io/otel/trace"
+)
 
 // callTree is the stack, frame and function tables that cpuSamples fills:
 // a function per phase name, a frame per name and category, a stack per
@@ -116,9 +120,13 @@ func (c *callTree) fill(sh *Shared) {
 func cpuSamples(nodes []node, rows []Row, ms func(int64) float64, sh *Shared, str func(string) int) ThreadSamples {
 	out := ThreadSamples{WeightType: "tracing-ms", Weight: []float64{}, Stack: []*int{}, Time: []float64{}, ThreadCPUDelta: []float64{}}
 	c := newCallTree(nodes, str)
-	// nodes are by start time: open holds the ones begun, ended ones are
-	// dropped as time goes on.
-	var open []int
+	// nodes are by start time: open holds the ones begun, a heap with the
+	// deepest on top, so that a row costs O(log n) however many phases are
+	// open at once.
+	open := &openNodes{nodes: nodes, end: make([]float64, len(nodes))}
+	for i := range nodes {
+		open.end[i] = ms(unixNano(nodes[i].span.End))
+	}
 	next := 0
 	prev := 0.0
 	for i := range rows {
@@ -132,21 +140,18 @@ func cpuSamples(nodes []node, rows []Row, ms func(int64) float64, sh *Shared, st
 			mid = (prev + at) / 2
 		}
 		for next < len(nodes) && ms(unixNano(nodes[next].span.Start)) <= mid {
-			open = append(open, next)
+			heap.Push(open, next)
 			next++
 		}
-		deepest := -1
-		keep := open[:0]
-		for _, j := range open {
-			if ms(unixNano(nodes[j].span.End)) < mid {
-				continue
-			}
-			keep = append(keep, j)
-			if deepest < 0 || nodes[j].depth >= nodes[deepest].depth {
-				deepest = j
-			}
+		// The deepest open, the latest begun of those as deep; the ones
+		// that ended are dropped as they come to the top.
+		for open.Len() > 0 && open.end[open.at[0]] < mid {
+			heap.Pop(open)
 		}
-		open = keep
+		deepest := -1
+		if open.Len() > 0 {
+			deepest = open.at[0]
+		}
 		cpu := 0.0
 		if i > 0 {
 			cpu = r.CPU.V
@@ -169,4 +174,29 @@ func cpuSamples(nodes []node, rows []Row, ms func(int64) float64, sh *Shared, st
 	out.Length = len(out.Time)
 	c.fill(sh)
 	return out
+}
+
+// openNodes is a heap of indexes into nodes, the deepest on top, the one
+// that begun last (the higher index) first among equals; end is each
+// node's end in ms.
+type openNodes struct {
+	nodes []node
+	end   []float64
+	at    []int
+}
+
+func (o *openNodes) Len() int { return len(o.at) }
+func (o *openNodes) Less(i, j int) bool {
+	a, b := o.at[i], o.at[j]
+	if da, db := o.nodes[a].depth, o.nodes[b].depth; da != db {
+		return da > db
+	}
+	return a > b
+}
+func (o *openNodes) Swap(i, j int) { o.at[i], o.at[j] = o.at[j], o.at[i] }
+func (o *openNodes) Push(x any)    { o.at = append(o.at, x.(int)) }
+func (o *openNodes) Pop() any {
+	x := o.at[len(o.at)-1]
+	o.at = o.at[:len(o.at)-1]
+	return x
 }
