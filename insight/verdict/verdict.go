@@ -85,7 +85,10 @@ const (
 	NeighbourShare = 0.25
 	// MinActiveCPUs: the least CPU a job needs to use to be judged starved
 	// when only the machine's stall time is known: below it, a busy
-	// machine's stalls are not the job's.
+	// machine's stalls are not the job's. The most it may use then is
+	// SingleThreadCPUs: the machine's stall counts neighbours that wait
+	// for each other, and a job that kept a CPU busy got at least what
+	// one thread asks for.
 	MinActiveCPUs = 0.10
 	// CPUBoundShare: the job kept at least this share of all CPUs busy.
 	CPUBoundShare = 0.75
@@ -163,7 +166,7 @@ func starved(f *figures) (string, bool) {
 		return "", false
 	}
 	w := f.cpuWait
-	if !w.ok || w.share < CPUStallShare || (!w.own && f.busy < MinActiveCPUs) {
+	if !w.ok || w.share < CPUStallShare || (!w.own && (f.busy < MinActiveCPUs || f.busy >= SingleThreadCPUs)) {
 		return "", false
 	}
 	return fmt.Sprintf("%s for CPU %s of the time while the machine was %s busy, %s by others, and the job used %s",
