@@ -3,6 +3,7 @@ package verdict
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -27,6 +28,25 @@ func TestDocumented(t *testing.T) {
 	for _, k := range Kinds {
 		if !strings.Contains(insight, "`"+string(k)+"`") {
 			t.Errorf("docs/insight.md does not name %s", k)
+		}
+	}
+	// Each threshold with its value, as the table gives it.
+	for name, value := range map[string]string{
+		"MinDuration":      seconds(MinDuration.Seconds()),
+		"MemoryStallShare": percent(MemoryStallShare),
+		"StealShare":       percent(StealShare),
+		"CPUStallShare":    percent(CPUStallShare),
+		"BusyMachine":      percent(BusyMachine),
+		"NeighbourShare":   percent(NeighbourShare),
+		"MinActiveCPUs":    strconv.FormatFloat(MinActiveCPUs, 'f', -1, 64),
+		"CPUBoundShare":    percent(CPUBoundShare),
+		"ParallelCPUs":     strconv.FormatFloat(ParallelCPUs, 'f', -1, 64),
+		"SingleThreadCPUs": strconv.FormatFloat(SingleThreadCPUs, 'f', -1, 64),
+		"IOStallShare":     percent(IOStallShare),
+		"MinIOBytes":       strings.Replace(bytes(MinIOBytes), ".0 ", " ", 1),
+	} {
+		if want := "`" + name + "` = " + value; !strings.Contains(insight, want) {
+			t.Errorf("docs/insight.md does not say %s", want)
 		}
 	}
 }

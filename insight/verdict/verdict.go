@@ -3,6 +3,7 @@ package verdict
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -89,7 +90,7 @@ const (
 	// SingleThreadCPUs: the machine's stall counts neighbours that wait
 	// for each other, and a job that kept a CPU busy got at least what
 	// one thread asks for.
-	MinActiveCPUs = 0.10
+	MinActiveCPUs = 0.05
 	// CPUBoundShare: the job kept at least this share of all CPUs busy.
 	CPUBoundShare = 0.75
 	// ParallelCPUs: a job that keeps more than this many CPUs busy
@@ -168,6 +169,9 @@ func starved(f *figures) (string, bool) {
 	w := f.cpuWait
 	if !w.ok || w.share < CPUStallShare || (!w.own && (f.busy < MinActiveCPUs || f.busy >= SingleThreadCPUs)) {
 		return "", false
+	}
+	if f.ioWait.ok && f.ioWait.share > w.share {
+		return "", false // it waited for IO longer: that rule decides
 	}
 	return fmt.Sprintf("%s for CPU %s of the time while the machine was %s busy, %s by others, and the job used %s",
 		w.who, percent(w.share), percent(f.machine), cpus(f.others*float64(f.n)), cpus(f.busy)), true
@@ -289,9 +293,10 @@ func percent(share float64) string {
 	return fmt.Sprintf("%d %%", int(math.Round(share*100)))
 }
 
+// seconds has one decimal below 10 s, none above, and no ".0".
 func seconds(s float64) string {
 	if s < 10 {
-		return fmt.Sprintf("%.1f s", s)
+		return strconv.FormatFloat(math.Round(s*10)/10, 'f', -1, 64) + " s"
 	}
 	return fmt.Sprintf("%.0f s", s)
 }

@@ -83,7 +83,8 @@ func TestJudgeRules(t *testing.T) {
 	}{
 		{"no figures", usage.Usage{Duration: 10 * time.Second}, Unknown, "no CPU figures"},
 		{"zero duration", usage.Usage{HasCPU: true}, Unknown, "no CPU figures"},
-		{"just short", window(MinDuration.Seconds()-eps, 2, 2, 1), TooShort, "too short to judge: 1.0 s, under 1.0 s"},
+		{"just short", window(MinDuration.Seconds()-eps, 2, 2, 1), TooShort, "too short to judge: 1 s, under 1 s"},
+		{"short", window(0.44, 2, 2, 1), TooShort, "too short to judge: 0.4 s, under 1 s"},
 		{"just long enough", window(MinDuration.Seconds(), 2, 2, 1), CPUBound, "kept 2.0 of 2 CPUs busy"},
 
 		{"oom kill", window(10, 2, 2, 1, oomKills(2)), MemoryPressured, "the OOM killer killed 2 of its processes"},
@@ -109,6 +110,8 @@ func TestJudgeRules(t *testing.T) {
 		{"machine CPU stall, a CPU kept busy", window(10, 2, SingleThreadCPUs, 1, sysCPUStall(0.9)), SingleThread, ""},
 		{"machine CPU stall, just under a CPU", window(10, 2, SingleThreadCPUs-eps, 1, sysCPUStall(0.9)), Starved, ""},
 		{"own CPU stall, a CPU kept busy", window(10, 2, 1, 1, ownCPUStall(0.5)), Starved, "the job used 1 CPU"},
+		{"waited for IO longer than for CPU", window(10, 2, 0.1, 1, ownCPUStall(0.42), ownIOStall(0.43)), IOBound, "waited for IO 43 %"},
+		{"waited for IO as long as for CPU", window(10, 2, 0.1, 1, ownCPUStall(0.42), ownIOStall(0.42)), Starved, ""},
 		{"machine CPU stall, idle job", window(10, 2, MinActiveCPUs-eps, 1, sysCPUStall(0.5)), Waiting, ""},
 		{"machine CPU stall, active job", window(10, 2, MinActiveCPUs+eps, 1, sysCPUStall(0.5)), Starved, ""},
 		{"no stall figures, busy machine", window(10, 2, 0.6, 1), Waiting, ""},
