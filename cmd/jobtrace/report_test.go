@@ -5,25 +5,33 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/jobtrace/jobtrace/insight/verdict"
+	"github.com/jobtrace/jobtrace/internal/cdp"
 )
 
-// reportJob has nested phases, one failed and one named like markup.
-const reportJob = `jobtrace phase begin build
-jobtrace phase begin compile; sleep 0.2; jobtrace phase end compile
-jobtrace phase begin '<script>alert(1)</script>'; sleep 0.1; jobtrace phase end '<script>alert(1)</script>' --result failure
+// reportJob has nested phases, one failed and one named like markup, a
+// phase that keeps a CPU busy, and events, one named and valued like markup.
+const reportJob = `jobtrace phase begin checkout; sleep 0.3; jobtrace phase end checkout
+jobtrace phase begin build
+jobtrace phase begin compile; jobtrace event cache-miss --attr key=deps; i=0; while [ $i -lt 150000 ]; do i=$((i+1)); done; jobtrace phase end compile
+jobtrace phase begin '<script>alert(1)</script>'; jobtrace event '</script><!--<b>' --attr 'x=</script><script>alert(2)</script>'; sleep 0.4; jobtrace phase end '<script>alert(1)</script>' --result failure
 jobtrace phase end build
-jobtrace phase begin test; sleep 0.2; jobtrace phase end test
+jobtrace phase begin test; sleep 0.5; jobtrace phase end test
 exit 4`
 
-var reportPhases = []string{"build", "compile", "&lt;script&gt;alert(1)&lt;/script&gt;", "test"}
+var reportPhases = []string{"checkout", "build", "compile", "&lt;script&gt;alert(1)&lt;/script&gt;", "test"}
 
 // runForReport runs reportJob and renders its report: the out directory.
 func runForReport(t *testing.T) string {
@@ -51,8 +59,14 @@ func TestReportCommand(t *testing.T) {
 			t.Errorf("report.html lacks %q", want)
 		}
 	}
-	if strings.Contains(h, "<script") {
-		t.Errorf("report.html has a script element")
+	// Two script elements: the crosshair's data (JSON) and its code, both
+	// inline; nothing from the job can close one (encoding/json writes <
+	// as \u003c).
+	if n, data := strings.Count(h, "<script"), strings.Count(h, `<script type="application/json" id="xh-data">`); n != 2 || data != 1 || strings.Count(h, "</script>") != 2 {
+		t.Errorf("report.html has %d script elements (%d of data), %d ends, want 2, 1, 2", n, data, strings.Count(h, "</script>"))
+	}
+	if strings.Contains(h, "<!--") || strings.Contains(h, " src=") {
+		t.Errorf("report.html has a comment or loads a script")
 	}
 	if rest := strings.ReplaceAll(h, `xmlns="http://www.w3.org/2000/svg"`, ""); strings.Contains(rest, "http://") || strings.Contains(rest, "https://") {
 		t.Errorf("report.html refers to the network")
@@ -101,9 +115,15 @@ func TestRunRendersWhatTheOfflineCommandsRender(t *testing.T) {
 	}
 }
 
-// TestReportChromium opens the report in a headless Chromium, when there is
-// one: it must render, log no console error, and show every phase. The
-// screenshot is left in $JOBTRACE_TEST_ARTIFACTS when set.
+// TestReportChromium opens the report of a real run in a headless Chromium,
+// when there is one, and uses it as a person would, through the DevTools
+// protocol: the page must log no error; show every phase, the events as
+// markers with their text, and the verdicts; and hovering the timeline or
+// a chart must draw the crosshair on every chart and show the phases
+// running then and each series' value, the same as the chart's own hover
+// text at that point. With scripts off the page still shows the timeline
+// and the charts. The screenshots (report.png with the crosshair shown,
+// report-nojs.png) are left in $JOBTRACE_TEST_ARTIFACTS when set.
 func TestReportChromium(t *testing.T) {
 	browser, err := exec.LookPath("chromium")
 	if err != nil {
@@ -115,36 +135,195 @@ func TestReportChromium(t *testing.T) {
 	if shots == "" {
 		shots = t.TempDir()
 	}
-	shot := filepath.Join(shots, "report.png")
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	profile := t.TempDir()
-	chrome := func(args ...string) (string, string) {
-		cmd := exec.CommandContext(ctx, browser, append([]string{"--headless", "--no-sandbox", "--disable-gpu",
-			"--user-data-dir=" + profile, "--enable-logging=stderr", "--v=0", "--window-size=1280,1600"}, args...)...)
-		var so, se strings.Builder
-		cmd.Stdout, cmd.Stderr = &so, &se
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("chromium %v: %v\n%s", args, err, se.String())
+	b, err := cdp.Start(ctx, browser, t.TempDir(), 1280, 900)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if err := b.Open(page); err != nil {
+		t.Fatal(err)
+	}
+	// The whole page in the viewport, so that every point is under the
+	// mouse's reach and the screenshot shows the crosshair's box.
+	var height int
+	eval(t, b, `document.documentElement.scrollHeight`, &height)
+	if err := b.Call("Emulation.setDeviceMetricsOverride", map[string]any{"width": 1280, "height": height, "deviceScaleFactor": 1, "mobile": false}, nil); err != nil {
+		t.Fatal(err)
+	}
+
+	var shown struct {
+		Phases, Events, Titles []string
+		Verdict                string
+		Verdicts               map[string]string // a row's verdict, by its phase
+	}
+	eval(t, b, `({
+		phases: [...document.querySelectorAll("svg.gantt text.pl")].map(e => e.textContent),
+		events: [...document.querySelectorAll("svg.gantt path.ev")].map(e => e.getBoundingClientRect().width > 0 ? "drawn" : "hidden"),
+		titles: [...document.querySelectorAll("svg.gantt path.ev title")].map(e => e.textContent),
+		verdict: (document.querySelector(".insight .vk") || {}).textContent || "",
+		verdicts: Object.fromEntries([...document.querySelectorAll("tbody tr")].map(r => [r.cells[0].textContent, (r.querySelector("td.why .vk") || {}).textContent || ""])),
+	})`, &shown)
+	for _, p := range []string{"checkout", "build", "compile", "<script>alert(1)</script>", "test"} {
+		if !slices.Contains(shown.Phases, p) {
+			t.Errorf("the timeline lacks phase %q: %q", p, shown.Phases)
 		}
-		return so.String(), se.String()
 	}
-	dom, logs := chrome("--dump-dom", page)
-	for _, line := range strings.Split(logs, "\n") {
-		if strings.Contains(line, "CONSOLE") {
-			t.Errorf("console: %s", line)
+	titles := strings.Join(shown.Titles, "\n---\n")
+	for _, want := range []string{"cache-miss\n+", " in compile\n", "\nkey = deps", "</script><!--<b>\n+", "\nx = </script><script>alert(2)</script>"} {
+		if !strings.Contains(titles, want) {
+			t.Errorf("no event marker says %q:\n%s", want, titles)
 		}
 	}
-	for _, p := range reportPhases {
-		if !strings.Contains(dom, p) {
-			t.Errorf("the rendered page lacks phase %q", p)
+	if slices.Contains(shown.Events, "hidden") || len(shown.Events) < 2 {
+		t.Errorf("event markers: %q", shown.Events)
+	}
+	if !verdict.Kind(shown.Verdict).Known() {
+		t.Errorf("verdict at the top %q", shown.Verdict)
+	}
+	for _, p := range []string{"report-job", "checkout", "build", "compile", "<script>alert(1)</script>", "test"} {
+		if !verdict.Kind(shown.Verdicts[p]).Known() {
+			t.Errorf("the table's row of %s has no verdict: %q", p, shown.Verdicts)
 		}
 	}
-	chrome("--screenshot="+shot, page)
-	if st, err := os.Stat(shot); err != nil || st.Size() == 0 {
-		t.Fatalf("no screenshot: %v", err)
+
+	// Hover the middle of the failed phase's bar: the crosshair crosses
+	// every chart at its x and the box names the phases running.
+	var at struct{ X, Y, SvgX float64 }
+	eval(t, b, `(() => { const r = document.querySelector("svg.gantt rect.bar.fail"), c = r.getBoundingClientRect();
+		return {x: c.x + c.width / 2, y: c.y + c.height / 2, svgX: r.x.baseVal.value + r.width.baseVal.value / 2}; })()`, &at)
+	if err := b.MoveMouse(at.X, at.Y); err != nil {
+		t.Fatal(err)
 	}
-	t.Logf("screenshot: %s", shot)
+	var hover struct {
+		Visible bool
+		Head    string
+		Phases  []string
+		Failed  []string
+		GanttX  float64
+		ChartD  string
+		Dots    int
+	}
+	eval(t, b, crossState, &hover)
+	if !hover.Visible || !strings.HasPrefix(hover.Head, "+") {
+		t.Fatalf("hovering the failed phase shows no crosshair box: %+v", hover)
+	}
+	if !slices.Contains(hover.Phases, "build") || !slices.Contains(hover.Failed, "<script>alert(1)</script>") || slices.Contains(hover.Phases, "test") {
+		t.Errorf("phases running at the failed phase's middle: %q, failed %q", hover.Phases, hover.Failed)
+	}
+	if math.Abs(hover.GanttX-at.SvgX) > 1 || !strings.HasPrefix(hover.ChartD, fmt.Sprintf("M%g ", hover.GanttX)) || strings.Count(hover.ChartD, "M") < 4 {
+		t.Errorf("crosshair at x %g in the timeline, %q in the charts; the bar's middle is at %g", hover.GanttX, hover.ChartD, at.SvgX)
+	}
+
+	// Hover the CPU chart: the box's values are those of the chart's own
+	// hover text at the point under the mouse.
+	var cpu struct {
+		X, Y  float64
+		Title string
+	}
+	eval(t, b, `(() => { const svg = document.querySelector("svg.charts"), all = [...svg.querySelectorAll("rect.hov")];
+		const hov = all.filter(r => r.y.baseVal.value === all[0].y.baseVal.value); // the first chart's: CPU
+		const r = hov[Math.floor(hov.length / 2)], m = svg.getScreenCTM(), p = svg.createSVGPoint();
+		p.x = r.x.baseVal.value + r.width.baseVal.value / 2; p.y = r.y.baseVal.value + r.height.baseVal.value / 2;
+		const c = p.matrixTransform(m);
+		return {x: c.x, y: c.y, title: r.querySelector("title").textContent}; })()`, &cpu)
+	if err := b.MoveMouse(cpu.X, cpu.Y); err != nil {
+		t.Fatal(err)
+	}
+	var values []struct{ Chart, Name, Value string }
+	eval(t, b, `(() => { const out = []; let chart = "";
+		for (const e of document.querySelectorAll(".xh-box > .xh-c, .xh-box > .xh-r")) {
+			if (e.classList.contains("xh-c")) { chart = e.textContent; continue; }
+			out.push({chart, name: e.querySelector(".nm").textContent, value: e.querySelector(".val").textContent});
+		}
+		return out; })()`, &values)
+	eval(t, b, crossState, &hover)
+	lines := strings.Split(cpu.Title, "\n")
+	var inBox []string
+	for _, v := range values {
+		if v.Chart == "CPU" {
+			inBox = append(inBox, v.Name+": "+v.Value)
+		}
+	}
+	if !hover.Visible || len(inBox) == 0 || !slices.Equal(inBox, lines[1:]) {
+		t.Errorf("the box shows CPU %q, the chart's hover text at that point %q", inBox, lines)
+	}
+	if hover.Dots == 0 {
+		t.Errorf("no dot on the lines at the point")
+	}
+	charts := map[string]bool{}
+	for _, v := range values {
+		charts[v.Chart] = true
+	}
+	for _, c := range []string{"CPU", "Memory", "Disk IO", "Network"} {
+		if !charts[c] {
+			t.Errorf("the box has no values of the %s chart: %+v", c, values)
+		}
+	}
+	png, err := b.Screenshot(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shot := filepath.Join(shots, "report.png")
+	if err := os.WriteFile(shot, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.MoveMouse(2, 2); err != nil {
+		t.Fatal(err)
+	}
+	eval(t, b, crossState, &hover)
+	if hover.Visible {
+		t.Errorf("the crosshair stays when the mouse leaves the charts")
+	}
+	for _, e := range b.Errors {
+		t.Errorf("page error: %s", e)
+	}
+
+	// With scripts off: the same timeline and charts, their values in
+	// their hover text, and no crosshair.
+	if err := b.Call("Emulation.setScriptExecutionDisabled", map[string]any{"value": true}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Open(page); err != nil {
+		t.Fatal(err)
+	}
+	var nojs struct {
+		On          bool
+		Box         int
+		Bars, Hov   int
+		ChartHeight float64
+	}
+	eval(t, b, `({on: document.documentElement.classList.contains("xh-on"), box: document.querySelectorAll(".xh-box").length,
+		bars: document.querySelectorAll("svg.gantt rect.bar").length, hov: document.querySelectorAll("svg.charts rect.hov title").length,
+		chartHeight: document.querySelector("svg.charts").getBoundingClientRect().height})`, &nojs)
+	if nojs.On || nojs.Box != 0 || nojs.Bars < 6 || nojs.Hov == 0 || nojs.ChartHeight < 400 {
+		t.Errorf("with scripts off: %+v", nojs)
+	}
+	if png, err = b.Screenshot(false); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(shots, "report-nojs.png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshots: %s, report-nojs.png", shot)
+}
+
+// crossState reads the crosshair back from the page.
+const crossState = `(() => { const box = document.querySelector(".xh-box"), g = document.querySelector("svg.gantt line.xh"), c = document.querySelector("svg.charts path.xh");
+	const rows = [...document.querySelectorAll(".xh-box .xh-p")].filter(r => !r.hidden);
+	return {visible: !!box && !box.hidden && g.style.display !== "none",
+		head: box ? box.querySelector(".xh-t").textContent : "",
+		phases: rows.map(r => r.querySelector(".n").textContent),
+		failed: rows.filter(r => r.classList.contains("fail")).map(r => r.querySelector(".n").textContent),
+		ganttX: g ? +g.getAttribute("x1") : -1, chartD: c ? c.getAttribute("d") || "" : "",
+		dots: [...document.querySelectorAll("svg.charts circle.xh-dot")].filter(d => d.style.display !== "none").length}; })()`
+
+func eval(t *testing.T, b *cdp.Browser, expr string, v any) {
+	t.Helper()
+	if err := b.Eval(expr, v); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // The offline commands read artifacts a user may have been handed: a FIFO

@@ -30,7 +30,7 @@ func TestDiffSection(t *testing.T) {
 	if i < 0 {
 		t.Fatalf("no diff section:\n%s", page)
 	}
-	section := page[i:]
+	section := page[i:strings.Index(page, "</main>")] // the crosshair's scripts follow
 	for _, want := range []string{
 		"Compared with &lt;b&gt;base&lt;/b&gt;",
 		"&lt;script&gt;alert(1)&lt;/script&gt;",

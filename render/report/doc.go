@@ -1,7 +1,7 @@
 // Package report renders a run as a report a person can look at with no
-// tool but a browser: DIR/report.html, one self-contained file (inline CSS
-// and SVG, no script, no network), and DIR/usage.svg, the resource charts
-// alone, for viewers that show an image next to an artifact.
+// tool but a browser: DIR/report.html, one self-contained file (inline CSS,
+// SVG and one short script, no network), and DIR/usage.svg, the resource
+// charts alone, for viewers that show an image next to an artifact.
 //
 // The report has, from top to bottom: the job's name, result, exit code,
 // duration, start time, host and service, and its verdict; the phases as
@@ -9,7 +9,10 @@
 // the same time axis as the charts of CPU, memory, disk IO, network and pressure stall below
 // it; and a table of the phases with the resource usage their spans carry
 // (jobtrace.usage.*, docs/attributes.md) and their verdicts. Hovering a
-// bar, an event or a chart shows its values through SVG <title> elements.
+// bar, an event or a chart shows its values through SVG <title> elements;
+// with scripts on, a crosshair across the timeline and every chart shows
+// the values of every series and the phases running at the time under the
+// pointer (crosshair.go).
 // Verdicts are read back from the spans (verdict.FromAttributes), never
 // judged again.
 //

@@ -33,6 +33,8 @@ type page struct {
 	Style    template.CSS
 	Verdict  verdict.Verdict
 	Diff     template.HTML // the diff section (diff.go)
+	// Cross is the crosshair's data and Script its script (crosshair.go).
+	Cross, Script template.JS
 }
 
 type tableRow struct {
@@ -81,6 +83,13 @@ th:first-child,td:first-child{text-align:left;white-space:normal;overflow-wrap:a
 .vk.memory-pressured{background:#f3e8ff;color:#6b21a8}.vk.starved{background:#ffedd5;color:#9a3412}.vk.waiting{background:#f1f5f9;color:#475569}
 .vk.too-short,.vk.unknown{background:#f8fafc;color:#94a3b8}
 td.why{text-align:left;white-space:normal;min-width:220px;font-size:12px;color:#475569}
+.xh{stroke:#0f172a;stroke-width:1;stroke-dasharray:4 3;fill:none;pointer-events:none}.xh-dot{stroke:#fff;stroke-width:1.5;pointer-events:none}
+.xh-on .charts .hov{pointer-events:none}
+.xh-box{position:fixed;z-index:10;pointer-events:none;background:rgba(255,255,255,.97);border:1px solid #cbd5e1;border-radius:6px;box-shadow:0 4px 14px rgba(15,23,42,.18);padding:8px 10px;font-size:12px;line-height:1.45;min-width:190px;max-width:340px}
+.xh-box [hidden],.xh-box[hidden]{display:none}.xh-t{font-weight:600;margin-bottom:2px}.xh-p{display:flex;gap:6px;align-items:baseline}
+.xh-p .n{overflow:hidden;text-overflow:ellipsis;white-space:nowrap;flex:1}.xh-p.fail .n{color:#b91c1c;font-weight:600}.xh-p .vk.none{display:none}.xh-more{color:#64748b;font-style:italic}
+.xh-c{margin-top:5px;font-weight:600;color:#334155}.xh-r{display:flex;gap:6px;align-items:center}.xh-r .sw{width:9px;height:9px;border-radius:2px;flex:none}.xh-r .sw.none{border:1px solid #94a3b8}
+.xh-r .nm{color:#475569;flex:1}.xh-r .val{font-variant-numeric:tabular-nums;font-weight:600}
 tr.fail td{background:#fef2f2}.failkey{color:#b91c1c;font-weight:600}td.res.fail{color:#b91c1c;font-weight:600}
 </style>
 </head>
@@ -115,6 +124,8 @@ tr.fail td{background:#fef2f2}.failkey{color:#b91c1c;font-weight:600}td.res.fail
 </div>
 {{if .More}}<p class="note">… and {{.More}} more phases, not shown.</p>{{end}}
 {{.Diff}}</main>
+<script type="application/json" id="xh-data">{{.Cross}}</script>
+<script>{{.Script}}</script>
 </body>
 </html>
 `))
@@ -173,6 +184,11 @@ func writePage(w io.Writer, d *Data, c charts) error {
 	for _, ph := range phases {
 		p.Phases = append(p.Phases, rowOf(ph, ph.Depth+1, job.Start))
 	}
+	cross, err := crossJSON(&Data{Job: job}, phases, c, a)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	p.Cross, p.Script = cross, crossScript
 	return pageTemplate().Execute(w, p)
 }
 

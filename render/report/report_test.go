@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -161,7 +162,23 @@ func checkHTML(t *testing.T, h string) {
 	for _, m := range regexp.MustCompile(`(?s)<svg.*?</svg>`).FindAllString(h, -1) {
 		checkXML(t, "an inline SVG", m)
 	}
-	for _, bad := range []string{"<script", "<link", "<img", "<iframe", "@import", "url("} {
+	// The only scripts are the crosshair's data and code, inline; nothing
+	// from the job closes them or opens a comment.
+	scripts := regexp.MustCompile(`(?is)<script[^>]*>(.*?)</script`).FindAllStringSubmatch(h, -1)
+	if n := strings.Count(strings.ToLower(h), "<script"); n != 2 || len(scripts) != 2 || strings.Count(strings.ToLower(h), "</script") != 2 {
+		t.Fatalf("report has %d script elements, %d closed, want the crosshair's 2", n, len(scripts))
+	}
+	if !strings.HasPrefix(scripts[0][0], `<script type="application/json" id="xh-data">`) || !strings.HasPrefix(scripts[1][0], `<script>`) {
+		t.Errorf("scripts: %.80q, %.80q", scripts[0][0], scripts[1][0])
+	}
+	var data crossData
+	if err := json.Unmarshal([]byte(scripts[0][1]), &data); err != nil {
+		t.Errorf("the crosshair's data is not JSON: %v", err)
+	}
+	if scripts[1][1] != crossScript {
+		t.Errorf("the crosshair's script is not crossScript as written")
+	}
+	for _, bad := range []string{"<!--", " src=", "<link", "<img", "<iframe", "@import", "url("} {
 		if strings.Contains(strings.ToLower(h), bad) {
 			t.Errorf("report has %q", bad)
 		}
@@ -263,6 +280,9 @@ func TestBounds(t *testing.T) {
 		if n := strings.Count(m[1], "L") + 1; n > MaxPoints {
 			t.Errorf("a series has %d points, want at most %d", n, MaxPoints)
 		}
+	}
+	if x := crossOf(t, h); len(x.T) > MaxPoints || len(x.Phases) != MaxPhases+1 {
+		t.Errorf("the crosshair's data has %d points and %d phases, want at most %d and %d", len(x.T), len(x.Phases), MaxPoints, MaxPhases+1)
 	}
 	if len(h) > 8<<20 {
 		t.Errorf("report is %d bytes", len(h))
@@ -477,5 +497,94 @@ func TestVerdicts(t *testing.T) {
 	}
 	if !strings.Contains(h, "verdict cpu-bound: kept 1.9 of 2 CPUs busy &lt;b&gt;</title>") {
 		t.Errorf("build's bar does not say its verdict")
+	}
+}
+
+// crossOf reads the crosshair's data back from a page.
+func crossOf(t *testing.T, h string) crossData {
+	t.Helper()
+	m := regexp.MustCompile(`(?s)<script type="application/json" id="xh-data">(.*?)</script>`).FindStringSubmatch(h)
+	if m == nil {
+		t.Fatal("the page has no crosshair data")
+	}
+	var d crossData
+	if err := json.Unmarshal([]byte(m[1]), &d); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// The crosshair shows at each point what the chart's hover text says
+// there, series by series, with its dot where the line is.
+func TestCrosshairValuesAreTheHoverTexts(t *testing.T) {
+	d := loadRun(t)
+	h, _ := render(t, d)
+	x := crossOf(t, h)
+	if len(x.T) != len(d.Rows) || len(x.Plots) < 4 {
+		t.Fatalf("%d points in %d plots, want %d points (one a row) in 4 or more", len(x.T), len(x.Plots), len(d.Rows))
+	}
+	charts := h[strings.Index(h, `class="charts"`):]
+	titles := regexp.MustCompile(`<rect class="hov"[^>]*><title>([^<]*)</title>`).FindAllStringSubmatch(charts, -1)
+	if len(titles) != len(x.Plots)*len(x.T) {
+		t.Fatalf("%d hover texts for %d plots of %d points", len(titles), len(x.Plots), len(x.T))
+	}
+	a := newAxis(d.Job.Start, d.Job.End)
+	for k, p := range x.Plots {
+		for i := range x.T {
+			lines := strings.Split(titles[k*len(x.T)+i][1], "\n")
+			if want := "+" + formatDuration(time.Duration(x.T[i]*1e6)); !strings.HasPrefix(lines[0], want) {
+				t.Errorf("%s point %d at %v ms; its hover text says %q", p.Title, i, x.T[i], lines[0])
+			}
+			var got []string
+			for _, s := range p.Series {
+				if s.Color != "" || s.V[i] != "–" {
+					got = append(got, s.Name+": "+s.V[i])
+				}
+				if s.Color != "" && (s.Y[i] < 0) != (s.V[i] == "–") {
+					t.Errorf("%s %s point %d: value %q, dot at %v", p.Title, s.Name, i, s.V[i], s.Y[i])
+				}
+			}
+			if !slices.Equal(got, lines[1:]) {
+				t.Errorf("%s point %d: crosshair %q, hover text %q", p.Title, i, got, lines[1:])
+			}
+		}
+		if p.Top < chartsHead || p.Bottom-p.Top != chartPlot {
+			t.Errorf("%s plot from %v to %v", p.Title, p.Top, p.Bottom)
+		}
+	}
+	if x.X0 != plotLeft || x.W != plotWidth || x.Span != float64(a.span)/1e6 || x.T0 != d.Job.Start.UnixMilli() {
+		t.Errorf("axis %v + %v for %v ms from %v", x.X0, x.W, x.Span, x.T0)
+	}
+	if len(x.Phases) != 1+len(d.Phases) || x.Phases[0].N != d.Job.Name {
+		t.Errorf("%d phases in the crosshair's data, want the job and %d", len(x.Phases), len(d.Phases))
+	}
+}
+
+// Names that are markup, script, comment openers, line separators, invalid
+// UTF-8 or very long go into the crosshair's data as JSON strings that
+// cannot end its script element, clipped to maxTipRunes.
+func TestCrosshairDataIsSafe(t *testing.T) {
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	names := []string{"</script><script>alert(1)</script>", "<!--", "</SCRIPT >", "a\u2028b\u2029c", "bad \xff\xfe utf-8", "ctl\x00\x1b[2J", strings.Repeat("é", 10*maxTipRunes)}
+	d := &Data{Job: Job{Name: "job", Result: "success", Start: start, End: start.Add(time.Minute)}, Rows: []runmodel.Row{{Time: start}, {Time: start.Add(time.Second)}}}
+	for i, n := range names {
+		d.Phases = append(d.Phases, Phase{Name: n, Start: start.Add(time.Duration(i) * time.Second), End: start.Add(time.Duration(i+1) * time.Second)})
+	}
+	h, _ := render(t, d)
+	checkHTML(t, h)
+	data := h[strings.Index(h, `id="xh-data">`):]
+	data = data[:strings.Index(data, "</script>")]
+	for _, bad := range []string{"<", ">", "\u2028", "\u2029", "\x00", "\x1b"} {
+		if strings.Contains(data[len(`id="xh-data">`):], bad) {
+			t.Errorf("the crosshair's data holds %q raw", bad)
+		}
+	}
+	x := crossOf(t, h)
+	for i, n := range names {
+		got := x.Phases[i+1].N
+		want := clip(string([]rune(n)), maxTipRunes) // each invalid byte a U+FFFD
+		if got != want {
+			t.Errorf("phase %d: %q in the crosshair's data, want %q", i, got, want)
+		}
 	}
 }

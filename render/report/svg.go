@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -216,6 +217,10 @@ const chartsHead = 30
 type charts struct {
 	h    int // height of the charts, without the head
 	body string
+	// plots are the charts' values at their points, for the page's
+	// crosshair; times are the points' times.
+	plots []plotData
+	times []time.Time
 }
 
 // drawCharts draws every chart, stacked, starting at y = chartsHead.
@@ -230,13 +235,20 @@ func drawCharts(d *Data, a axis) charts {
 		fmt.Fprintf(&b, `<text class="more" x="%d" y="%d">no resource usage samples (%s)</text>`, plotLeft, chartsHead+chartTop+20, "resource-usage.csv missing or empty")
 	}
 	ends := bucket(len(d.Rows))
+	c := charts{h: h}
 	for i, def := range defs {
 		if len(d.Rows) == 0 {
 			break
 		}
-		chart(&b, d.Rows, ends, def, a, float64(chartsHead+i*chartTotal))
+		c.plots = append(c.plots, chart(&b, d.Rows, ends, def, a, float64(chartsHead+i*chartTotal)))
 	}
-	return charts{h: h, body: b.String()}
+	if len(d.Rows) > 0 {
+		for _, end := range ends {
+			c.times = append(c.times, d.Rows[end-1].Time)
+		}
+	}
+	c.body = b.String()
+	return c
 }
 
 // pageSVG is the charts as the page shows them, without the head.
@@ -273,8 +285,8 @@ func (c charts) standaloneSVG(d *Data) string {
 
 // chart draws one chart at y offset top: title and legend, y grid, lines
 // broken where values are absent, and one hover column per point with the
-// values of every series.
-func chart(b *strings.Builder, rows []runmodel.Row, ends []int, def chartDef, a axis, top float64) {
+// values of every series; it returns what it drew for the crosshair.
+func chart(b *strings.Builder, rows []runmodel.Row, ends []int, def chartDef, a axis, top float64) plotData {
 	type pt struct {
 		t    time.Time
 		v, x []Opt
@@ -384,6 +396,28 @@ func chart(b *strings.Builder, rows []runmodel.Row, ends []int, def chartDef, a 
 		}
 		b.WriteString(`<rect class="hov" x="` + f1(left) + `" y="` + f1(y0) + `" width="` + f1(right-left) + `" height="` + strconv.Itoa(chartPlot) + `"><title>` + esc(tip.String()) + "</title></rect>\n")
 	}
+	plot := plotData{Title: def.title, Top: y0, Bottom: y1}
+	for s, sd := range def.series {
+		sp := seriesPlot{Name: sd.name, Color: sd.color, V: make([]string, len(pts)), Y: make([]float64, len(pts))}
+		for i, p := range pts {
+			sp.V[i], sp.Y[i] = "–", -1
+			if v := p.v[s]; v.OK {
+				sp.V[i], sp.Y[i] = formatValue(v.V, def.unit), math.Round(y(v.V)*10)/10
+			}
+		}
+		plot.Series = append(plot.Series, sp)
+	}
+	for s, sd := range def.extra {
+		sp := seriesPlot{Name: sd.name, V: make([]string, len(pts))}
+		for i, p := range pts {
+			sp.V[i] = "–"
+			if v := p.x[s]; v.OK {
+				sp.V[i] = formatValue(v.V, def.unit)
+			}
+		}
+		plot.Series = append(plot.Series, sp)
+	}
+	return plot
 }
 
 // WriteSVG writes the charts alone as a standalone SVG (usage.svg).

@@ -1,0 +1,220 @@
+package report
+
+import (
+	"encoding/json"
+	"html/template"
+	"math"
+	"time"
+)
+
+// The crosshair: hovering the timeline or any chart of report.html draws a
+// vertical line at that time across all of them, a dot on every line at
+// the nearest point, and a box with the time, the phases running then and
+// every series' value. It is a short inline script (crossScript) that reads
+// the figures the page drew from a JSON data island (crossData); with
+// scripts off the page is the same but for it, its values still in each
+// chart's hover text.
+//
+// Its work and the page's size stay bounded: the data holds the points
+// drawn (at most MaxPoints a series) and the phases shown (at most
+// MaxPhases, each name clipped to maxTipRunes); the script adds a fixed
+// number of elements, however long the job: one line per SVG, one dot per
+// series, and a box with at most MaxActivePhases phase lines.
+
+// MaxActivePhases bounds the phases the crosshair's box lists as running
+// at the time under the pointer (the outermost first, in the table's
+// order); the others are counted in it.
+const MaxActivePhases = 8
+
+// crossData is the JSON the crosshair reads: times are milliseconds from
+// the start of the job, x and y are in the SVGs' user units.
+type crossData struct {
+	X0        float64     `json:"x0"`   // left of the plots
+	W         float64     `json:"w"`    // width of the plots
+	Span      float64     `json:"span"` // time the plot width stands for
+	T0        int64       `json:"t0"`   // start of the job, ms since 1970
+	GTop      float64     `json:"gtop"` // top of the timeline's line
+	T         []float64   `json:"t"`    // time of each point of the charts
+	Plots     []plotData  `json:"plots"`
+	Phases    []phaseMark `json:"phases"`
+	MaxActive int         `json:"maxActive"`
+}
+
+// plotData is one chart: its plot's top and bottom in the charts' SVG and
+// its series.
+type plotData struct {
+	Title  string       `json:"title"`
+	Top    float64      `json:"top"`
+	Bottom float64      `json:"bottom"`
+	Series []seriesPlot `json:"series"`
+}
+
+// seriesPlot is one series of a chart: the value shown at each point (as
+// the hover text writes it, "–" when absent) and the y of its dot (-1 when
+// absent; none for a series listed but not drawn).
+type seriesPlot struct {
+	Name  string    `json:"name"`
+	Color string    `json:"color,omitempty"`
+	V     []string  `json:"v"`
+	Y     []float64 `json:"y,omitempty"`
+}
+
+// phaseMark is a row of the timeline: name, depth, start, end, failed,
+// verdict kind.
+type phaseMark struct {
+	N string  `json:"n"`
+	D int     `json:"d"`
+	S float64 `json:"s"`
+	E float64 `json:"e"`
+	F bool    `json:"f,omitempty"`
+	V string  `json:"v,omitempty"`
+}
+
+// crossJSON is the crosshair's data for the page of d, whose timeline
+// shows phases and whose charts are c. encoding/json writes <, > and & as
+// \u escapes (and U+2028, U+2029), so the data cannot close its script
+// element or open a comment whatever the names hold.
+func crossJSON(d *Data, phases []Phase, c charts, a axis) (template.JS, error) {
+	ms := func(t time.Time) float64 { return math.Round(float64(t.Sub(a.start))/1e5) / 10 }
+	x := crossData{
+		X0: plotLeft, W: plotWidth, Span: float64(a.span) / 1e6, T0: a.start.UnixMilli(),
+		GTop: ganttAxis - 6, T: make([]float64, len(c.times)), Plots: c.plots, MaxActive: MaxActivePhases,
+	}
+	for i, t := range c.times {
+		x.T[i] = ms(t)
+	}
+	mark := func(p Phase, depth int) phaseMark {
+		return phaseMark{N: clip(p.Name, maxTipRunes), D: depth, S: ms(p.Start), E: ms(p.End), F: p.Failed, V: string(p.Verdict.Kind)}
+	}
+	x.Phases = append(x.Phases, mark(jobPhase(d.Job), 0))
+	for _, p := range phases {
+		x.Phases = append(x.Phases, mark(p, p.Depth+1))
+	}
+	b, err := json.Marshal(x)
+	return template.JS(b), err
+}
+
+// crossScript draws the crosshair from the data island #xh-data. It builds
+// its elements once and only changes their attributes and text as the
+// pointer moves; text goes in as textContent, never as markup.
+const crossScript = `(function () {
+"use strict";
+var data = document.getElementById("xh-data");
+var gantt = document.querySelector("svg.gantt"), charts = document.querySelector("svg.charts");
+if (!data || !gantt) return;
+var D;
+try { D = JSON.parse(data.textContent); } catch (e) { return; }
+document.documentElement.classList.add("xh-on");
+function el(parent, tag, cls) {
+  var e = parent.namespaceURI === gantt.namespaceURI ? document.createElementNS(gantt.namespaceURI, tag) : document.createElement(tag);
+  if (cls) e.setAttribute("class", cls);
+  parent.appendChild(e);
+  return e;
+}
+var gline = el(gantt, "line", "xh");
+gline.setAttribute("y1", D.gtop);
+gline.setAttribute("y2", gantt.viewBox.baseVal.height);
+var cpath = charts && el(charts, "path", "xh");
+var dots = [];
+D.plots.forEach(function (p) {
+  p.series.forEach(function (s) {
+    if (!s.y || !charts) return;
+    var c = el(charts, "circle", "xh-dot");
+    c.setAttribute("r", 3.5);
+    c.setAttribute("fill", s.color);
+    dots.push({ c: c, y: s.y });
+  });
+});
+var box = el(document.body, "div", "xh-box");
+box.hidden = true;
+var head = el(box, "div", "xh-t");
+var prows = [];
+for (var i = 0; i < D.maxActive; i++) {
+  var r = el(box, "div", "xh-p");
+  prows.push({ r: r, n: el(r, "span", "n"), v: el(r, "span", "vk") });
+}
+var pmore = el(box, "div", "xh-more");
+var vrows = [];
+D.plots.forEach(function (p) {
+  el(box, "div", "xh-c").textContent = p.title;
+  p.series.forEach(function (s) {
+    var r = el(box, "div", "xh-r");
+    var sw = el(r, "span", "sw");
+    if (s.color) sw.style.background = s.color; else sw.className = "sw none";
+    el(r, "span", "nm").textContent = s.name;
+    vrows.push({ v: el(r, "span", "val"), s: s });
+  });
+});
+function pad(n) { return (n < 10 ? "0" : "") + n; }
+function dur(ms) {
+  if (ms < 1000) return Math.floor(ms) + " ms";
+  if (ms < 60000) return (ms / 1000).toFixed(1) + " s";
+  var s = Math.floor(ms / 1000);
+  if (ms < 3600000) return Math.floor(s / 60) + "m " + pad(s % 60) + "s";
+  return Math.floor(s / 3600) + "h " + pad(Math.floor(s / 60) % 60) + "m " + pad(s % 60) + "s";
+}
+function nearest(t) {
+  var lo = 0, hi = D.t.length - 1;
+  while (lo < hi) { var mid = (lo + hi) >> 1; if (D.t[mid] < t) lo = mid + 1; else hi = mid; }
+  if (lo > 0 && t - D.t[lo - 1] <= D.t[lo] - t) lo--;
+  return lo;
+}
+function xOf(t) { return D.x0 + Math.max(0, Math.min(1, t / D.span)) * D.w; }
+function hide() {
+  box.hidden = true;
+  gline.style.display = "none";
+  if (cpath) cpath.style.display = "none";
+  dots.forEach(function (d) { d.c.style.display = "none"; });
+}
+function show(x, cx, cy) {
+  if (x < D.x0 || x > D.x0 + D.w) { hide(); return; }
+  var t = (x - D.x0) / D.w * D.span;
+  gline.setAttribute("x1", x); gline.setAttribute("x2", x); gline.style.display = "";
+  if (cpath) {
+    cpath.setAttribute("d", D.plots.map(function (p) { return "M" + x + " " + p.top + "V" + p.bottom; }).join(""));
+    cpath.style.display = "";
+  }
+  head.textContent = "+" + dur(t) + " · " + new Date(D.t0 + t).toISOString().slice(11, 19) + " UTC";
+  var n = 0, more = 0;
+  D.phases.forEach(function (p) {
+    if (p.s > t || p.e < t) return;
+    if (n === prows.length) { more++; return; }
+    var r = prows[n++];
+    r.r.hidden = false;
+    r.r.className = "xh-p" + (p.f ? " fail" : "");
+    r.r.style.paddingLeft = Math.min(p.d, 10) * 10 + "px";
+    r.n.textContent = p.n;
+    r.v.textContent = p.v || "";
+    r.v.className = "vk " + (p.v || "none");
+  });
+  for (var j = n; j < prows.length; j++) prows[j].r.hidden = true;
+  pmore.hidden = more === 0;
+  pmore.textContent = "… and " + more + " more phases";
+  if (D.t.length) {
+    var i = nearest(t), px = xOf(D.t[i]);
+    vrows.forEach(function (r) { r.v.textContent = r.s.v[i]; });
+    dots.forEach(function (d) {
+      var y = d.y[i];
+      d.c.style.display = y < 0 ? "none" : "";
+      d.c.setAttribute("cx", px); d.c.setAttribute("cy", y);
+    });
+  }
+  box.hidden = false;
+  var w = box.offsetWidth, h = box.offsetHeight;
+  var left = cx + 16 + w > window.innerWidth ? cx - 16 - w : cx + 16;
+  box.style.left = Math.max(0, left) + "px";
+  box.style.top = Math.max(0, Math.min(cy + 12, window.innerHeight - h)) + "px";
+}
+[gantt, charts].forEach(function (svg) {
+  if (!svg) return;
+  svg.addEventListener("pointermove", function (ev) {
+    var m = svg.getScreenCTM();
+    if (!m) return;
+    var p = svg.createSVGPoint();
+    p.x = ev.clientX; p.y = ev.clientY;
+    show(p.matrixTransform(m.inverse()).x, ev.clientX, ev.clientY);
+  });
+  svg.addEventListener("pointerleave", hide);
+});
+hide();
+})();`
