@@ -28,7 +28,8 @@ import (
 // panic; the model holds no more phases than the spool has JSON objects
 // (a span without "spanId" is a phase too, and keys may be escaped) and no
 // more rows than the CSV has lines; every text in it is clean (cleantext);
-// the HTML has no script element whatever the names hold; usage.svg is
+// the HTML has the crosshair's two script elements and no other whatever
+// the names hold, its data valid JSON; usage.svg is
 // well-formed XML; profile.json is valid JSON of a size linear in the
 // input. Seeds: below and in testdata/fuzz/FuzzReadDir (a real run's
 // artifacts among them).
@@ -63,8 +64,16 @@ func FuzzReadDir(f *testing.F) {
 		if err := report.WriteHTML(&page, run); err != nil {
 			t.Fatalf("WriteHTML: %v", err)
 		}
-		if strings.Contains(strings.ToLower(page.String()), "<script") {
-			t.Fatalf("the page has a script element")
+		// The page's scripts are the crosshair's two: its data, which
+		// must stay JSON, and its code; no name ends one or opens a
+		// comment.
+		h := strings.ToLower(page.String())
+		if strings.Count(h, "<script") != 2 || strings.Count(h, "</script") != 2 || strings.Contains(h, "<!--") {
+			t.Fatalf("the page has %d script elements, %d ends, want 2: a name ends one", strings.Count(h, "<script"), strings.Count(h, "</script"))
+		}
+		island := page.String()[strings.Index(page.String(), `id="xh-data">`)+len(`id="xh-data">`):]
+		if !json.Valid([]byte(island[:strings.Index(island, "</script>")])) {
+			t.Fatalf("the crosshair's data is not JSON")
 		}
 		var svg bytes.Buffer
 		if err := report.WriteSVG(&svg, run); err != nil {
