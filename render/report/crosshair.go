@@ -26,27 +26,26 @@ import (
 // order); the others are counted in it.
 const MaxActivePhases = 8
 
-// crossData is the JSON the crosshair reads: times are milliseconds from
-// the start of the job, x and y are in the SVGs' user units.
+// crossData is the JSON the crosshair reads, its keys the fields' names:
+// times are milliseconds from the start of the job, x and y are in the
+// SVGs' user units.
 type crossData struct {
-	X0        float64     `json:"x0"`   // left of the plots
-	W         float64     `json:"w"`    // width of the plots
-	Span      float64     `json:"span"` // time the plot width stands for
-	T0        int64       `json:"t0"`   // start of the job, ms since 1970
-	GTop      float64     `json:"gtop"` // top of the timeline's line
-	T         []float64   `json:"t"`    // time of each point of the charts
-	Plots     []plotData  `json:"plots"`
-	Phases    []phaseMark `json:"phases"`
-	MaxActive int         `json:"maxActive"`
+	X0, W     float64 // left and width of the plots
+	Span      float64 // time the plot width stands for
+	T0        int64   // start of the job, ms since 1970
+	GTop      float64 // top of the timeline's line
+	T         []float64
+	Plots     []plotData
+	Phases    []phaseMark
+	MaxActive int
 }
 
 // plotData is one chart: its plot's top and bottom in the charts' SVG and
 // its series.
 type plotData struct {
-	Title  string       `json:"title"`
-	Top    float64      `json:"top"`
-	Bottom float64      `json:"bottom"`
-	Series []seriesPlot `json:"series"`
+	Title       string
+	Top, Bottom float64
+	Series      []seriesPlot
 }
 
 // seriesPlot is one series of a chart: the value shown at each point (as
@@ -112,12 +111,12 @@ function el(parent, tag, cls) {
   return e;
 }
 var gline = el(gantt, "line", "xh");
-gline.setAttribute("y1", D.gtop);
+gline.setAttribute("y1", D.GTop);
 gline.setAttribute("y2", gantt.viewBox.baseVal.height);
 var cpath = charts && el(charts, "path", "xh");
 var dots = [];
-D.plots.forEach(function (p) {
-  p.series.forEach(function (s) {
+D.Plots.forEach(function (p) {
+  p.Series.forEach(function (s) {
     if (!s.y || !charts) return;
     var c = el(charts, "circle", "xh-dot");
     c.setAttribute("r", 3.5);
@@ -129,15 +128,15 @@ var box = el(document.body, "div", "xh-box");
 box.hidden = true;
 var head = el(box, "div", "xh-t");
 var prows = [];
-for (var i = 0; i < D.maxActive; i++) {
+for (var i = 0; i < D.MaxActive; i++) {
   var r = el(box, "div", "xh-p");
   prows.push({ r: r, n: el(r, "span", "n"), v: el(r, "span", "vk") });
 }
 var pmore = el(box, "div", "xh-more");
 var vrows = [];
-D.plots.forEach(function (p) {
-  el(box, "div", "xh-c").textContent = p.title;
-  p.series.forEach(function (s) {
+D.Plots.forEach(function (p) {
+  el(box, "div", "xh-c").textContent = p.Title;
+  p.Series.forEach(function (s) {
     var r = el(box, "div", "xh-r");
     var sw = el(r, "span", "sw");
     if (s.color) sw.style.background = s.color; else sw.className = "sw none";
@@ -154,12 +153,12 @@ function dur(ms) {
   return Math.floor(s / 3600) + "h " + pad(Math.floor(s / 60) % 60) + "m " + pad(s % 60) + "s";
 }
 function nearest(t) {
-  var lo = 0, hi = D.t.length - 1;
-  while (lo < hi) { var mid = (lo + hi) >> 1; if (D.t[mid] < t) lo = mid + 1; else hi = mid; }
-  if (lo > 0 && t - D.t[lo - 1] <= D.t[lo] - t) lo--;
+  var lo = 0, hi = D.T.length - 1;
+  while (lo < hi) { var mid = (lo + hi) >> 1; if (D.T[mid] < t) lo = mid + 1; else hi = mid; }
+  if (lo > 0 && t - D.T[lo - 1] <= D.T[lo] - t) lo--;
   return lo;
 }
-function xOf(t) { return D.x0 + Math.max(0, Math.min(1, t / D.span)) * D.w; }
+function xOf(t) { return D.X0 + Math.max(0, Math.min(1, t / D.Span)) * D.W; }
 function hide() {
   box.hidden = true;
   gline.style.display = "none";
@@ -167,16 +166,16 @@ function hide() {
   dots.forEach(function (d) { d.c.style.display = "none"; });
 }
 function show(x, cx, cy) {
-  if (x < D.x0 || x > D.x0 + D.w) { hide(); return; }
-  var t = (x - D.x0) / D.w * D.span;
+  if (x < D.X0 || x > D.X0 + D.W) { hide(); return; }
+  var t = (x - D.X0) / D.W * D.Span;
   gline.setAttribute("x1", x); gline.setAttribute("x2", x); gline.style.display = "";
   if (cpath) {
-    cpath.setAttribute("d", D.plots.map(function (p) { return "M" + x + " " + p.top + "V" + p.bottom; }).join(""));
+    cpath.setAttribute("d", D.Plots.map(function (p) { return "M" + x + " " + p.Top + "V" + p.Bottom; }).join(""));
     cpath.style.display = "";
   }
-  head.textContent = "+" + dur(t) + " · " + new Date(D.t0 + t).toISOString().slice(11, 19) + " UTC";
+  head.textContent = "+" + dur(t) + " · " + new Date(D.T0 + t).toISOString().slice(11, 19) + " UTC";
   var n = 0, more = 0;
-  D.phases.forEach(function (p) {
+  D.Phases.forEach(function (p) {
     if (p.s > t || p.e < t) return;
     if (n === prows.length) { more++; return; }
     var r = prows[n++];
@@ -190,8 +189,8 @@ function show(x, cx, cy) {
   for (var j = n; j < prows.length; j++) prows[j].r.hidden = true;
   pmore.hidden = more === 0;
   pmore.textContent = "… and " + more + " more phases";
-  if (D.t.length) {
-    var i = nearest(t), px = xOf(D.t[i]);
+  if (D.T.length) {
+    var i = nearest(t), px = xOf(D.T[i]);
     vrows.forEach(function (r) { r.v.textContent = r.s.v[i]; });
     dots.forEach(function (d) {
       var y = d.y[i];
