@@ -136,3 +136,20 @@ func BenchmarkReadOnly(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDiskstatsFirst is a sampler's first read of /proc/diskstats,
+// which tells whole disks from partitions in /sys/block.
+func BenchmarkDiskstatsFirst(b *testing.B) {
+	f := realFS(b)
+	var d Diskstats
+	if err := f.Diskstats(&d); err != nil {
+		b.Skip(err)
+	}
+	for b.Loop() {
+		f := NewFS("/proc", "/sys")
+		if err := f.Diskstats(&d); err != nil {
+			b.Fatal(err)
+		}
+		f.Close()
+	}
+}

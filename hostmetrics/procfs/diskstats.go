@@ -68,6 +68,7 @@ func (f FS) Diskstats(out *Diskstats) error {
 			d := &out.Devices[i]
 			d.Whole = f.disks.isWholeSys(f.paths.sysBlock, d.Name)
 		}
+		f.disks.listed = nil
 	} else {
 		markWholeByName(out.Devices)
 	}
@@ -77,6 +78,10 @@ func (f FS) Diskstats(out *Diskstats) error {
 type diskCache struct {
 	sysState int // 0 unknown, 1 <sys>/block exists, 2 it does not
 	whole    map[string]bool
+	// listed are the names in <sys>/block when it was first read, for the
+	// devices of that first read (nil after it): one read of the directory
+	// instead of one stat per device.
+	listed map[string]bool
 }
 
 func (c *diskCache) useSys(sysBlock string) bool {
@@ -85,20 +90,35 @@ func (c *diskCache) useSys(sysBlock string) bool {
 	}
 	if c.sysState == 0 {
 		c.sysState = 2
-		if fi, err := os.Stat(sysBlock); err == nil && fi.IsDir() {
-			c.sysState = 1
+		if d, err := os.Open(sysBlock); err == nil {
+			names, err := d.Readdirnames(-1)
+			d.Close()
+			if err == nil {
+				c.sysState = 1
+				c.listed = make(map[string]bool, len(names))
+				for _, n := range names {
+					c.listed[sysName(n)] = true
+				}
+			}
 		}
 	}
 	return c.sysState == 1
 }
 
+// sysName is the device name of a name in <sys>/block: sysfs spells a '/'
+// in a device name (cciss/c0d0) as '!'.
+func sysName(n string) string { return strings.ReplaceAll(n, "!", "/") }
+
 func (c *diskCache) isWholeSys(sysBlock, name string) bool {
 	if w, ok := c.whole[name]; ok {
 		return w
 	}
-	// sysfs spells a '/' in a device name (cciss/c0d0) as '!'.
-	_, err := os.Stat(sysBlock + "/" + strings.ReplaceAll(name, "/", "!"))
-	w := err == nil || !errors.Is(err, fs.ErrNotExist)
+	w := c.listed[name]
+	if c.listed == nil {
+		// A device that came after the first read.
+		_, err := os.Stat(sysBlock + "/" + strings.ReplaceAll(name, "/", "!"))
+		w = err == nil || !errors.Is(err, fs.ErrNotExist)
+	}
 	c.whole[name] = w
 	return w
 }

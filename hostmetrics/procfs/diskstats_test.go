@@ -64,6 +64,14 @@ func TestDiskstatsSysRule(t *testing.T) {
 	if err := f.Diskstats(&d); err != nil || !d.Devices[0].Whole || d.Devices[1].Whole {
 		t.Errorf("second read: %v %+v", err, d.Devices)
 	}
+	// A device that comes after the first read is looked up in /sys then.
+	writeFile(t, sys+"/block/sdb/dev", "x\n")
+	writeFile(t, proc+"/diskstats", ""+
+		"   8 16 sdb 1 0 8 0 2 0 16 0 0 3 0\n"+
+		"   8 17 sdb1 1 0 8 0 2 0 16 0 0 3 0\n")
+	if err := f.Diskstats(&d); err != nil || !d.Devices[0].Whole || d.Devices[1].Whole {
+		t.Errorf("a device added later: %v %+v", err, d.Devices)
+	}
 }
 
 func TestDiskstatsNameRule(t *testing.T) {
