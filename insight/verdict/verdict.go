@@ -246,6 +246,12 @@ func figuresOf(u *usage.Usage) figures {
 	f.cpuWait = f.waitOf(u.Pressure.CPUSome, u.Pressure.HasCPUSome, u.SystemPressure.CPUSome, u.SystemPressure.HasCPUSome)
 	f.memWait = f.waitOf(u.Pressure.MemorySome, u.Pressure.HasMemorySome, u.SystemPressure.MemorySome, u.SystemPressure.HasMemorySome)
 	f.ioWait = f.waitOf(u.Pressure.IOSome, u.Pressure.HasIOSome, u.SystemPressure.IOSome, u.SystemPressure.HasIOSome)
+	if !f.ioWait.ok && u.HasSystemCPU && f.secs > 0 {
+		// Without stall figures (a kernel without PSI), the CPUs' time
+		// idle with IO outstanding: at most one CPU's worth counts, as
+		// "some" would.
+		f.ioWait = wait{ok: true, share: min(u.SystemCPUIOWait.Seconds()/f.secs, 1), who: "the machine's CPUs idled"}
+	}
 	return f
 }
 
@@ -277,12 +283,14 @@ func cpus(v float64) string {
 	return "1 CPU"
 }
 
-// number has two significant decimals below 0.1 and one above, so that a
-// small figure does not read as 0.
+// number has two decimals below 0.1 and one above, so that a small figure
+// does not read as 0; one that would is "under 0.01".
 func number(v float64) string {
 	switch {
 	case v == 0:
 		return "0"
+	case v < 0.005:
+		return "under 0.01"
 	case v < 0.095:
 		return fmt.Sprintf("%.2f", v)
 	}

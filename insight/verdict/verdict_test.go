@@ -64,6 +64,12 @@ func steal(s float64) func(*usage.Usage) {
 	}
 }
 
+// iowait sets the machine's iowait to s × the window's duration (in CPU
+// time: up to the CPUs' count × the duration).
+func iowait(s float64) func(*usage.Usage) {
+	return func(u *usage.Usage) { u.SystemCPUIOWait = time.Duration(s * float64(u.Duration)) }
+}
+
 func oomKills(n uint64) func(*usage.Usage) {
 	return func(u *usage.Usage) { u.HasOOMKills, u.OOMKills = true, n }
 }
@@ -134,9 +140,15 @@ func TestJudgeRules(t *testing.T) {
 		{"own IO stall below", window(10, 2, 0.2, 0.2, ownIOStall(IOStallShare-eps)), Waiting, ""},
 		{"machine IO stall, job IO", window(10, 2, 0.2, 0.2, sysIOStall(0.6), wrote(MinIOBytes)), IOBound, "the machine's tasks waited for IO 60 %"},
 		{"machine IO stall, little job IO", window(10, 2, 0.2, 0.2, sysIOStall(0.6), wrote(MinIOBytes-1)), Waiting, ""},
+		{"iowait without stall figures", window(10, 2, 0.2, 0.2, iowait(0.3), wrote(MinIOBytes)), IOBound, "the machine's CPUs idled for IO 30 % of the time"},
+		{"iowait without stall figures, little job IO", window(10, 2, 0.2, 0.2, iowait(0.3), wrote(MinIOBytes-1)), Waiting, ""},
+		{"iowait without stall figures, below", window(10, 2, 0.2, 0.2, iowait(IOStallShare-eps), wrote(MinIOBytes)), Waiting, ""},
+		{"iowait of both CPUs", window(10, 2, 0.2, 0.2, iowait(1.6), wrote(MinIOBytes)), IOBound, "idled for IO 100 %"},
+		{"stall figures over iowait", window(10, 2, 0.2, 0.2, iowait(0.5), sysIOStall(0.1), wrote(MinIOBytes)), Waiting, ""},
 		{"single thread with IO stall", window(10, 2, 0.9, 0.5, ownIOStall(0.3)), SingleThread, ""},
 
-		{"sleep", window(10, 2, 0.001, 0.05), Waiting, "used 0.00 of 2 CPUs and waited little for CPU, IO or memory"},
+		{"sleep", window(10, 2, 0.001, 0.05), Waiting, "used under 0.01 of 2 CPUs and waited little for CPU, IO or memory"},
+		{"small", window(10, 2, 0.012, 0.05), Waiting, "used 0.01 of 2 CPUs"},
 		{"download", window(10, 2, 0.05, 0.05, network(50<<20)), Waiting, "the machine's network moved 50.0 MiB"},
 		{"no CPU count", window(10, 0, 0.3, 0.3), Waiting, "used 0.3 CPUs"},
 	} {
