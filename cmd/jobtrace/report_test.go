@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/jobtrace/jobtrace/insight/sizing"
 	"github.com/jobtrace/jobtrace/insight/verdict"
 	"github.com/jobtrace/jobtrace/internal/cdp"
 )
@@ -118,7 +119,7 @@ func TestRunRendersWhatTheOfflineCommandsRender(t *testing.T) {
 // TestReportChromium opens the report of a real run in a headless Chromium,
 // when there is one, and uses it as a person would, through the DevTools
 // protocol: the page must log no error; show every phase, the events as
-// markers with their text, and the verdicts; and hovering the timeline or
+// markers with their text, the verdicts and the advice; and hovering the timeline or
 // a chart must draw the crosshair on every chart and show the phases
 // running then and each series' value, the same as the chart's own hover
 // text at that point. With scripts off the page still shows the timeline
@@ -155,7 +156,7 @@ func TestReportChromium(t *testing.T) {
 
 	var shown struct {
 		Phases, Events, Titles []string
-		Verdict                string
+		Verdict, Advice        string
 		Verdicts               map[string]string // a row's verdict, by its phase
 	}
 	eval(t, b, `({
@@ -163,6 +164,7 @@ func TestReportChromium(t *testing.T) {
 		events: [...document.querySelectorAll("svg.gantt path.ev")].map(e => e.getBoundingClientRect().width > 0 ? "drawn" : "hidden"),
 		titles: [...document.querySelectorAll("svg.gantt path.ev title")].map(e => e.textContent),
 		verdict: (document.querySelector(".insight .vk") || {}).textContent || "",
+		advice: (document.querySelector(".insight .advice") || {}).textContent || "",
 		verdicts: Object.fromEntries([...document.querySelectorAll("tbody tr")].map(r => [r.cells[0].textContent, (r.querySelector("td.why .vk") || {}).textContent || ""])),
 	})`, &shown)
 	for _, p := range []string{"checkout", "build", "compile", "<script>alert(1)</script>", "test"} {
@@ -181,6 +183,10 @@ func TestReportChromium(t *testing.T) {
 	}
 	if !verdict.Kind(shown.Verdict).Known() {
 		t.Errorf("verdict at the top %q", shown.Verdict)
+	}
+	// The job is a few seconds long: too short to size a machine for.
+	if !strings.HasPrefix(shown.Advice, "Machine"+string(sizing.TooShort)+" ran ") {
+		t.Errorf("advice at the top %q", shown.Advice)
 	}
 	for _, p := range []string{"report-job", "checkout", "build", "compile", "<script>alert(1)</script>", "test"} {
 		if !verdict.Kind(shown.Verdicts[p]).Known() {

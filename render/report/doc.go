@@ -4,17 +4,17 @@
 // charts alone, for viewers that show an image next to an artifact.
 //
 // The report has, from top to bottom: the job's name, result, exit code,
-// duration, start time, host and service, and its verdict; the phases as
-// a nested timeline, with the spans' events as markers on their rows, on
-// the same time axis as the charts of CPU, memory, disk IO, network and pressure stall below
-// it; and a table of the phases with the resource usage their spans carry
-// (jobtrace.usage.*, docs/attributes.md) and their verdicts. Hovering a
-// bar, an event or a chart shows its values through SVG <title> elements;
-// with scripts on, a crosshair across the timeline and every chart shows
-// the values of every series and the phases running at the time under the
-// pointer (crosshair.go).
-// Verdicts are read back from the spans (verdict.FromAttributes), never
-// judged again.
+// duration, start time, host and service, its verdict and its right-sizing
+// advice (runmodel.Run.Advice); the phases as a nested timeline, with the
+// spans' events as markers on their rows, on the same time axis as the
+// charts of CPU, memory, disk IO, network and pressure stall below it; and
+// a table of the phases with the resource usage their spans carry
+// (jobtrace.usage.*, docs/attributes.md) and their verdicts. Verdicts are
+// read back from the spans (verdict.FromAttributes), never judged again.
+// Hovering a bar, an event or a chart shows its values through SVG <title>
+// elements; with scripts on, a crosshair across the timeline and every
+// chart shows the values of every series and the phases running at the
+// time under the pointer (crosshair.go).
 //
 // It is a pure renderer of the model of a run (package runmodel): it
 // reads no file. WriteHTML and WriteSVG render a run; Write writes both

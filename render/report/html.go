@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jobtrace/jobtrace/insight/sizing"
 	"github.com/jobtrace/jobtrace/insight/verdict"
 	"github.com/jobtrace/jobtrace/internal/safefile"
 	"github.com/jobtrace/jobtrace/runmodel"
@@ -32,6 +33,7 @@ type page struct {
 	Samples  int
 	Style    template.CSS
 	Verdict  verdict.Verdict
+	Advice   sizing.Advice // shown unless its kind is sizing.Unknown
 	Diff     template.HTML // the diff section (diff.go)
 	// Cross is the crosshair's data and Script its script (crosshair.go).
 	Cross, Script template.JS
@@ -82,6 +84,8 @@ th:first-child,td:first-child{text-align:left;white-space:normal;overflow-wrap:a
 .vk.cpu-bound{background:#dbeafe;color:#1e40af}.vk.single-thread{background:#e0e7ff;color:#3730a3}.vk.io-bound{background:#fef3c7;color:#92400e}
 .vk.memory-pressured{background:#f3e8ff;color:#6b21a8}.vk.starved{background:#ffedd5;color:#9a3412}.vk.waiting{background:#f1f5f9;color:#475569}
 .vk.too-short,.vk.unknown{background:#f8fafc;color:#94a3b8}
+.ak{display:inline-block;padding:0 8px;border-radius:4px;font-size:12px;font-weight:600;white-space:nowrap;background:#dcfce7;color:#166534}
+.ak.needs-memory,.ak.needs-cpus{background:#fee2e2;color:#991b1b}.ak.too-short{background:#f8fafc;color:#94a3b8}
 td.why{text-align:left;white-space:normal;min-width:220px;font-size:12px;color:#475569}
 .xh{stroke:#0f172a;stroke-width:1;stroke-dasharray:4 3;fill:none;pointer-events:none}.xh-dot{stroke:#fff;stroke-width:1.5;pointer-events:none}
 .xh-on .charts .hov{pointer-events:none}
@@ -104,9 +108,10 @@ tr.fail td{background:#fef2f2}.failkey{color:#b91c1c;font-weight:600}td.res.fail
 <div><dt>Host</dt><dd>{{if .Job.Host}}{{.Job.Host}}{{else}}–{{end}}</dd></div>
 <div><dt>Service</dt><dd>{{if .Job.Service}}{{.Job.Service}}{{else}}–{{end}}</dd></div>
 </dl>
-{{if .Verdict.Kind}}<div class="insight">
-<p class="verdict"><span class="lbl">Verdict</span><span class="vk {{.Verdict.Kind}}">{{.Verdict.Kind}}</span> {{.Verdict.Reason}}</p>
-</div>{{end}}
+{{if or .Verdict.Kind .Advice.Kind}}<div class="insight">
+{{with .Verdict}}{{if .Kind}}<p class="verdict"><span class="lbl">Verdict</span><span class="vk {{.Kind}}">{{.Kind}}</span> {{.Reason}}</p>
+{{end}}{{end}}{{with .Advice}}{{if .Kind}}<p class="advice"><span class="lbl">Machine</span><span class="ak {{.Kind}}">{{.Kind}}</span> {{.Text}}</p>
+{{end}}{{end}}</div>{{end}}
 <h2>Timeline</h2>
 <div class="card">
 {{.Gantt}}
@@ -169,6 +174,9 @@ func writePage(w io.Writer, d *Data, c charts) error {
 	}
 	if !d.Job.Start.IsZero() {
 		p.Start = d.Job.Start.UTC().Format("2006-01-02 15:04:05 UTC")
+	}
+	if d.Advice.Kind != sizing.Unknown {
+		p.Advice = d.Advice
 	}
 	var err error
 	if p.Diff, err = diffHTML(d); err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"html/template"
 	"io"
 	"os"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/jobtrace/jobtrace/insight/sizing"
 	"github.com/jobtrace/jobtrace/insight/verdict"
 	"github.com/jobtrace/jobtrace/runmodel"
 )
@@ -586,5 +588,31 @@ func TestCrosshairDataIsSafe(t *testing.T) {
 		if got != want {
 			t.Errorf("phase %d: %q in the crosshair's data, want %q", i, got, want)
 		}
+	}
+}
+
+// The job's right-sizing advice is the model's (runmodel.Run.Advice), at
+// the top beside the verdict, escaped; an advice of kind unknown (no
+// figures) is not shown.
+func TestAdvice(t *testing.T) {
+	run := readRun(t)
+	d := dataOf(run)
+	if want := run.Advice(); d.Advice.Kind != want.Kind || d.Advice.Text != want.Text || d.Advice.Kind == "" {
+		t.Errorf("advice %+v, want the model's %+v", d.Advice, want)
+	}
+	h, _ := render(t, d)
+	top := h[strings.Index(h, "<main>"):strings.Index(h, "<h2>Timeline")]
+	if want := `<span class="ak ` + string(d.Advice.Kind) + `">` + string(d.Advice.Kind) + `</span> ` + template.HTMLEscapeString(d.Advice.Text); !strings.Contains(top, want) {
+		t.Errorf("the advice is not at the top: want %q in\n%s", want, top)
+	}
+	d.Advice = sizing.Advice{Kind: sizing.NeedsMemory, Text: `hit memory pressure for 41 s: <b>needs more memory</b>`}
+	h, _ = render(t, d)
+	if !strings.Contains(h, `<span class="ak needs-memory">needs-memory</span> hit memory pressure for 41 s: &lt;b&gt;needs more memory&lt;/b&gt;`) {
+		t.Errorf("the advice is not shown escaped")
+	}
+	d.Advice = sizing.Advise(sizing.Figures{})
+	h, _ = render(t, d)
+	if d.Advice.Kind != sizing.Unknown || strings.Contains(h, `class="advice"`) {
+		t.Errorf("advice of kind %q shown", d.Advice.Kind)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+	"github.com/jobtrace/jobtrace/insight/sizing"
 	"github.com/jobtrace/jobtrace/insight/verdict"
 	"github.com/jobtrace/jobtrace/rundiff"
 	"github.com/jobtrace/jobtrace/runmodel"
@@ -24,6 +25,8 @@ type Data struct {
 	// Skipped counts the spans left out past spool.MaxReadSpans.
 	Skipped int
 	Rows    []runmodel.Row
+	// Advice is the job's right-sizing advice (runmodel.Run.Advice).
+	Advice sizing.Advice
 	// Diff compares the run with base runs (WithDiff); nil without.
 	Diff       *rundiff.Diff
 	DiffLabels rundiff.Labels
@@ -95,7 +98,7 @@ func resourceText(run *runmodel.Run, key string) string {
 // agent was killed before it ended: only ended spans are kept), the job's
 // name is unknown and its times come from the rest.
 func dataOf(run *runmodel.Run) *Data {
-	d := &Data{Skipped: run.SkippedSpans, Rows: run.Rows}
+	d := &Data{Skipped: run.SkippedSpans, Rows: run.Rows, Advice: run.Advice()}
 	d.Job.Host = resourceText(run, "host.name")
 	d.Job.Service = resourceText(run, "service.name")
 	if run.HasJob {
