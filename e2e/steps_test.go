@@ -85,13 +85,17 @@ func TestStepsStartStop(t *testing.T) {
 `)
 	for _, name := range []string{"compile", "test", "package"} {
 		s, _ := findSpan(spans, name)
-		for _, k := range []string{"jobtrace.usage.samples", "jobtrace.usage.cpu.user", "jobtrace.system.cpu.utilization.avg", "jobtrace.system.memory.peak"} {
+		for _, k := range []string{"jobtrace.usage.samples", "jobtrace.usage.cpu.user", "jobtrace.system.cpu.utilization.avg", "jobtrace.system.memory.peak",
+			"jobtrace.phase.verdict", "jobtrace.phase.verdict.reason"} {
 			if s.Attrs[k] == "" {
 				t.Errorf("step %s has no %s: %v", name, k, s.Attrs)
 			}
 		}
 	}
 	root, _ := findSpan(spans, "steps")
+	if root.Attrs["jobtrace.phase.verdict"] == "" {
+		t.Errorf("the job span has no verdict: %v", root.Attrs)
+	}
 	for k, want := range map[string]string{"cicd.pipeline.task.run.result": "failure", "jobtrace.job.stopped": "true", "jobtrace.job.end_reason": "stop"} {
 		if got := root.Attrs[k]; got != want {
 			t.Errorf("job span %s = %q, want %q", k, got, want)
