@@ -6,36 +6,39 @@ import (
 	"github.com/jobtrace/jobtrace/hostmetrics"
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
 	"github.com/jobtrace/jobtrace/insight/sizing"
+	"github.com/jobtrace/jobtrace/insight/verdict"
 )
 
 // Advice is the right-sizing advice for the job (insight/sizing): from the
 // statistics of its samples when the model was made during the run
 // (Stats), else from the rows of resource-usage.csv, which hold the same
-// figures; the job's peak memory is its span's when that is higher (its
-// cgroup's memory.peak, read at the end).
+// figures; with the job's span's peak memory when that is higher (its
+// cgroup's memory.peak, read at the end) and its verdict, read back
+// (verdict.FromAttributes).
 func (r *Run) Advice() sizing.Advice {
 	f := r.Stats.Sizing
 	if r.Stats.Samples == 0 {
 		f = figuresOfRows(r.Rows)
 	}
-	var job *usage.Usage
-	if r.HasJob {
-		job = &r.Job.Usage
+	if !r.HasJob {
+		return advise(f, nil, verdict.Verdict{})
 	}
-	return advise(f, job)
+	v, _ := verdict.FromAttributes(r.Job.Attributes)
+	return advise(f, &r.Job.Usage, v)
 }
 
-// Advice is the advice for the job from its samples so far, job being its
-// usage (nil when unknown): what a run sets on the job's span, and what
+// Advice is the advice for the job from its samples so far, with job its
+// usage (nil when unknown) and v its verdict: what a run sets on the job's span, and what
 // Run.Advice gives for the model of that run.
-func (r *Recorder) Advice(job *usage.Usage) sizing.Advice {
-	return advise(r.series.Stats().Sizing, job)
+func (r *Recorder) Advice(job *usage.Usage, v verdict.Verdict) sizing.Advice {
+	return advise(r.series.Stats().Sizing, job, v)
 }
 
-func advise(f sizing.Figures, job *usage.Usage) sizing.Advice {
+func advise(f sizing.Figures, job *usage.Usage, v verdict.Verdict) sizing.Advice {
 	if job != nil && job.HasMemory && (!f.HasMemory || job.MemoryPeak > f.MemoryPeak) {
 		f.HasMemory, f.MemoryPeak = true, job.MemoryPeak
 	}
+	f.Verdict = v
 	return sizing.Advise(f)
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/jobtrace/jobtrace/exporters/usagecsv"
 	"github.com/jobtrace/jobtrace/hostmetrics"
 	"github.com/jobtrace/jobtrace/insight/sizing"
+	"github.com/jobtrace/jobtrace/insight/verdict"
 )
 
 // sizingTick is a sample of a job on an 8-CPU, 32 GiB machine: cumulative
@@ -113,7 +114,7 @@ func bothWays(t *testing.T, ks []sizingTick, ownCgroup bool) (inRun, fromFiles s
 	if run.Stats.Samples != len(ks) || read.Stats.Samples != 0 {
 		t.Fatalf("%d and %d samples in the models' statistics; want %d and 0", run.Stats.Samples, read.Stats.Samples, len(ks))
 	}
-	if a, b := run.Advice(), rec.Advice(nil); a.Text != b.Text || a.Figures != b.Figures {
+	if a, b := run.Advice(), rec.Advice(nil, verdict.Verdict{}); a.Text != b.Text || a.Figures != b.Figures {
 		t.Errorf("the model's advice %+v\nis not the Recorder's %+v", a, b)
 	}
 	return run.Advice(), read.Advice()
@@ -203,6 +204,16 @@ func TestAdviceTakesTheJobsPeak(t *testing.T) {
 	run.Rows = rows
 	if a := run.Advice(); a.MemoryPeak != 7<<30 || a.Memory != 16<<30 || a.Kind != sizing.Sized {
 		t.Errorf("advice %+v; want a peak of 7 GiB, 16 GiB suggested", a)
+	}
+	// The job's verdict is read back from its span: starved, its CPUs are
+	// not sized.
+	for i := range run.Rows {
+		run.Rows[i].Set(JobCPUUser, 0.3)
+		run.Rows[i].Set(HostCPUs, 2)
+	}
+	run.Job.Attributes = verdict.Verdict{Kind: verdict.Starved, Reason: "waited for CPU"}.Attributes()
+	if a := run.Advice(); a.Kind != sizing.Starved || a.CPUs != 0 || a.Memory != 16<<30 || a.Verdict.Kind != verdict.Starved {
+		t.Errorf("a starved job's advice %+v", a)
 	}
 	if a := (&Run{}).Advice(); a.Kind != sizing.Unknown {
 		t.Errorf("an empty run: %+v", a)

@@ -235,11 +235,11 @@ func (r *resources) finish(log Logger, result string) {
 				u.MemoryPeak, u.HasMemory = p, true
 			}
 		}
-		setUsage(r.phases.root, &u)
+		v := setUsage(r.phases.root, &u)
 		if r.rec != nil {
 			// The sinks, the Recorder's statistics among them, had this
 			// last sample before this function.
-			a := r.rec.Advice(&u)
+			a := r.rec.Advice(&u, v)
 			r.phases.root.SetAttributes(a.Attributes()...)
 		}
 		if r.phases.onJob != nil {

@@ -52,6 +52,11 @@ type Figures struct {
 	// use at the first.
 	HasSwap bool
 	Swapped uint64
+
+	// Verdict is the job's verdict (insight/verdict), judged from its
+	// usage; its Kind is empty when unknown. A job starved of CPU used
+	// fewer CPUs than it wanted.
+	Verdict verdict.Verdict
 }
 
 // SetCPU sets the CPU figures from the histogram of CPUs busy.
@@ -101,6 +106,10 @@ const (
 	// NeedsCPUs: the job kept every CPU of the machine busy;
 	// Advice.CPUs is the next size up.
 	NeedsCPUs Kind = "needs-cpus"
+	// Starved: the job's verdict is starved (insight/verdict): others
+	// took the CPU it waited for, so what it used is not what it needs,
+	// and no CPUs are suggested; Advice.Memory is.
+	Starved Kind = "starved"
 	// TooShort: the job was too short to size a machine for.
 	TooShort Kind = "too-short"
 	// Unknown: no CPU or memory figure was read.
@@ -122,7 +131,8 @@ type Advice struct {
 // Advise gives the advice for a job's figures. The first rule that holds
 // decides: no figures; short of memory (OOM kills, then memory pressure
 // for at least verdict.MemoryStallShare of its time, then swapping); too
-// short; every CPU busy; otherwise a size.
+// short; every CPU busy; starved of CPU by others (its verdict); otherwise
+// a size.
 func Advise(f Figures) Advice {
 	a := Advice{Figures: f}
 	if !f.HasCPU && !f.HasMemory {
@@ -151,9 +161,18 @@ func Advise(f Figures) Advice {
 	if f.HasMemory {
 		a.Memory = memoryFor(f.MemoryPeak)
 	}
+	saturated := f.HasCPU && f.NumCPU > 0 && f.CPUBusyP95 >= SaturatedShare*float64(f.NumCPU)
+	if f.Verdict.Kind == verdict.Starved && !saturated {
+		a.Kind, a.CPUs = Starved, 0
+		a.Text = f.Verdict.Reason + ": too starved to size its CPUs"
+		if f.HasMemory {
+			a.Text += "; at most " + bytesText(f.MemoryPeak) + ": " + gib(a.Memory) + " of memory would do"
+		}
+		return a
+	}
 	var used []string
 	switch {
-	case f.HasCPU && f.NumCPU > 0 && f.CPUBusyP95 >= SaturatedShare*float64(f.NumCPU):
+	case saturated:
 		a.Kind, a.CPUs = NeedsCPUs, nextPow2(f.NumCPU+1)
 		used = append(used, fmt.Sprintf("kept all %d CPUs busy (%s at p95)", f.NumCPU, cpus(f.CPUBusyP95)))
 	case f.HasCPU:

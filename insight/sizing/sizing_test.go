@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jobtrace/jobtrace/insight/verdict"
 )
 
 const gibi = 1 << 30
@@ -70,6 +72,16 @@ func TestAdvise(t *testing.T) {
 			"used at most 3.1 GiB: an 8 GiB machine would do"},
 		{"every CPU busy", func(f *Figures) { f.NumCPU, f.CPUBusyP95 = 2, 1.9 }, NeedsCPUs, 4, 8 * gibi,
 			"kept all 2 CPUs busy (1.9 at p95) and used at most 3.1 GiB: a 4-CPU, 8 GiB machine would make it faster"},
+		{"starved", func(f *Figures) {
+			f.Verdict = verdict.Verdict{Kind: verdict.Starved, Reason: "waited for CPU 63 % of the time while the machine was 100 % busy"}
+		}, Starved, 0, 8 * gibi,
+			"waited for CPU 63 % of the time while the machine was 100 % busy: too starved to size its CPUs; at most 3.1 GiB: 8 GiB of memory would do"},
+		// A job that keeps every CPU busy wants more, starved or not.
+		{"starved on every CPU", func(f *Figures) {
+			f.NumCPU, f.CPUBusyP95, f.Verdict = 2, 1.9, verdict.Verdict{Kind: verdict.Starved, Reason: "waited"}
+		}, NeedsCPUs, 4, 8 * gibi, ""},
+		{"another verdict", func(f *Figures) { f.Verdict = verdict.Verdict{Kind: verdict.CPUBound, Reason: "kept 2.3 CPUs busy"} }, Sized, 4, 8 * gibi,
+			"used 2.3 of 8 CPUs (p95; more than one for 41 s) and at most 3.1 GiB: a 4-CPU, 8 GiB machine would do"},
 		{"OOM-killed", func(f *Figures) { f.OOMKills = 2 }, NeedsMemory, 4, 16 * gibi,
 			"2 processes were OOM-killed at 3.1 GiB: needs more memory, 16 GiB or more"},
 		{"OOM-killed, short", func(f *Figures) { f.OOMKills, f.Duration = 1, 3*time.Second }, NeedsMemory, 0, 16 * gibi,
