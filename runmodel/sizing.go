@@ -56,12 +56,17 @@ type reading struct {
 }
 
 // readingOf is the reading of a sample: the job's figures from where
-// hostmetrics.Job says, the CPU time at the time it was read.
+// hostmetrics.Job says, the CPU time at the time it was read. Times are
+// taken to the millisecond, as resource-usage.csv writes them (its other
+// figures are as exact as the sample's): the figures gathered in a run are
+// then those gathered again from its rows, which spans shorter than
+// usage.MinPeakSpan, joined or not by a fraction of a millisecond, would
+// otherwise tell apart.
 func readingOf(s *hostmetrics.Sample) reading {
 	j := &s.Job
-	r := reading{t: s.Time, numCPU: s.Host.NumCPU}
+	r := reading{t: s.Time.Truncate(time.Millisecond), numCPU: s.Host.NumCPU}
 	if u, sy, ok := j.CPU(); ok {
-		r.cpuT, r.cpu, r.hasCPU = s.ReadAt(j.CPUFrom()), (u + sy).Seconds(), true
+		r.cpuT, r.cpu, r.hasCPU = s.ReadAt(j.CPUFrom()).Truncate(time.Millisecond), (u + sy).Seconds(), true
 	}
 	r.mem, r.hasMem = j.Memory()
 	if p, ok := j.Pressure(); ok {
