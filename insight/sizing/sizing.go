@@ -193,11 +193,11 @@ func Advise(f Figures) Advice {
 		}
 		used = append(used, m)
 	}
-	verdict := " would do"
+	would := " would do"
 	if a.Kind == NeedsCPUs {
-		verdict = " would make it faster"
+		would = " would make it faster"
 	}
-	a.Text = strings.Join(used, " and ") + ": " + machineText(a.CPUs, a.Memory) + verdict
+	a.Text = strings.Join(used, " and ") + ": " + machineText(a.CPUs, a.Memory) + would
 	return a
 }
 
