@@ -103,16 +103,22 @@ func readKernelViews(t *testing.T, path string) map[string]kernelView {
 	return views
 }
 
+// noMemoryLimit is what the job prints when it could not limit its memory
+// (the job's cgroup is not its own, or has no memory controller): the
+// memory-pressured phase is then not checked.
+const noMemoryLimit = "JOBTRACE_TEST_NO_MEMORY_LIMIT"
+
 // memoryLimitScript returns the shell command that puts the rest of the
-// job under a limit of memLimit: the job's own cgroup's memory.max on a
-// cgroup v2 host, else a cgroup v1 memory group the test makes (removed
-// when the test ends). false when neither can be had.
+// job under a limit of memLimit, and fails (printing noMemoryLimit) when
+// it cannot: the job's own cgroup's memory.max on a cgroup v2 host, else a
+// cgroup v1 memory group the test makes (removed when the test ends).
+// false when neither can be had.
 func memoryLimitScript(t *testing.T, disk string) (string, bool) {
 	t.Helper()
 	v2 := `cg=$(sed -n 's/^0:://p' /proc/self/cgroup); f=/sys/fs/cgroup$cg/memory.max;`
 	if _, err := os.Stat("/sys/fs/cgroup/cgroup.controllers"); err == nil {
 		if data, err := os.ReadFile("/sys/fs/cgroup/cgroup.subtree_control"); err == nil && strings.Contains(string(data), "memory") {
-			return v2 + fmt.Sprintf(` [ -w "$f" ] && echo %d > "$f" || { echo "no memory.max: $f" >&2; exit 1; };`, memLimit), true
+			return v2 + fmt.Sprintf(` [ -w "$f" ] && echo %d > "$f" || { echo %s; false; }`, memLimit, noMemoryLimit), true
 		}
 	}
 	const v1 = "/sys/fs/cgroup/memory"
@@ -130,5 +136,5 @@ func memoryLimitScript(t *testing.T, disk string) (string, bool) {
 		t.Logf("limiting the memory group: %v: no memory-pressured phase", err)
 		return "", false
 	}
-	return fmt.Sprintf("echo $$ > %s/cgroup.procs || exit 1;", memcg), true
+	return fmt.Sprintf("echo $$ > %s/cgroup.procs || { echo %s; false; }", memcg, noMemoryLimit), true
 }
