@@ -1,8 +1,10 @@
 package sizing
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 	"unsafe"
@@ -115,5 +117,43 @@ func TestBusyEmptyAndOdd(t *testing.T) {
 	b.Add(-1, time.Second) // a counter that went back reads as none
 	if b.Time() != time.Second || b.Peak() != 0 || b.Quantile(Quantile) != 0 {
 		t.Errorf("time %v, peak %g, p95 %g; want 1s, 0, 0", b.Time(), b.Peak(), b.Quantile(Quantile))
+	}
+}
+
+// Against the exact weighted quantile of random spans: the histogram's is
+// never below it, at most 1/BusySubBuckets above it, never above the peak,
+// and grows with q.
+func TestBusyQuantileWithinABucket(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for round := range 300 {
+		var b BusyCPUs
+		type span struct{ cpus, sec float64 }
+		var spans []span
+		for range 1 + r.IntN(200) {
+			s := span{cpus: math.Ldexp(r.Float64()+0.5, r.IntN(12)-5), sec: []float64{0.001, 0.2, 1, 1, 1, 5}[r.IntN(6)]}
+			spans = append(spans, s)
+			b.Add(s.cpus, time.Duration(s.sec*float64(time.Second)))
+		}
+		slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.cpus, b.cpus) })
+		prev := 0.0
+		for _, q := range []float64{0.5, 0.9, 0.95, 0.99, 1} {
+			var total, sum float64
+			for _, s := range spans {
+				total += time.Duration(s.sec * float64(time.Second)).Seconds()
+			}
+			exact := spans[len(spans)-1].cpus
+			for _, s := range spans {
+				sum += time.Duration(s.sec * float64(time.Second)).Seconds()
+				if sum >= q*total*(1-1e-12) {
+					exact = s.cpus
+					break
+				}
+			}
+			got := b.Quantile(q)
+			if got < exact || got > exact*(1+1.0/BusySubBuckets) || got > b.Peak() || got < prev {
+				t.Fatalf("round %d, q %g: %g, exact %g, peak %g, previous %g", round, q, got, exact, b.Peak(), prev)
+			}
+			prev = got
+		}
 	}
 }
