@@ -22,14 +22,17 @@ import (
 	"github.com/jobtrace/jobtrace/internal/cdp"
 )
 
-// reportJob has nested phases, one failed and one named like markup, a
-// phase that keeps a CPU busy, and events, one named and valued like markup.
+// reportJob has nested phases, one failed and one named like markup, one
+// with control characters in a long name, a phase that keeps a CPU busy,
+// and events, one named and valued like markup, one with a long value.
 const reportJob = `jobtrace phase begin checkout; sleep 0.3; jobtrace phase end checkout
 jobtrace phase begin build
 jobtrace phase begin compile; jobtrace event cache-miss --attr key=deps; i=0; while [ $i -lt 150000 ]; do i=$((i+1)); done; jobtrace phase end compile
 jobtrace phase begin '<script>alert(1)</script>'; jobtrace event '</script><!--<b>' --attr 'x=</script><script>alert(2)</script>'; sleep 0.4; jobtrace phase end '<script>alert(1)</script>' --result failure
 jobtrace phase end build
-jobtrace phase begin test; sleep 0.5; jobtrace phase end test
+jobtrace phase begin test
+n="$(printf 'ctl\033[2J\001 ')$(printf '%0230d' 0)"; jobtrace phase begin "$n"; jobtrace event long --attr "v=$(printf '%05000d' 0)"; sleep 0.3; jobtrace phase end "$n"
+sleep 0.2; jobtrace phase end test
 exit 4`
 
 var reportPhases = []string{"checkout", "build", "compile", "&lt;script&gt;alert(1)&lt;/script&gt;", "test"}
@@ -173,7 +176,7 @@ func TestReportChromium(t *testing.T) {
 		}
 	}
 	titles := strings.Join(shown.Titles, "\n---\n")
-	for _, want := range []string{"cache-miss\n+", " in compile\n", "\nkey = deps", "</script><!--<b>\n+", "\nx = </script><script>alert(2)</script>"} {
+	for _, want := range []string{"cache-miss\n+", " in compile\n", "\nkey = deps", "</script><!--<b>\n+", "\nx = </script><script>alert(2)</script>", "\nv = " + strings.Repeat("0", 199) + "…"} {
 		if !strings.Contains(titles, want) {
 			t.Errorf("no event marker says %q:\n%s", want, titles)
 		}
@@ -220,6 +223,33 @@ func TestReportChromium(t *testing.T) {
 	}
 	if math.Abs(hover.GanttX-at.SvgX) > 1 || !strings.HasPrefix(hover.ChartD, fmt.Sprintf("M%g ", hover.GanttX)) || strings.Count(hover.ChartD, "M") < 4 {
 		t.Errorf("crosshair at x %g in the timeline, %q in the charts; the bar's middle is at %g", hover.GanttX, hover.ChartD, at.SvgX)
+	}
+
+	// Hover the phase of the long name: its control characters are
+	// U+FFFD, its line in the box is cut to the box's width, and nothing
+	// is wider than the window; the crosshair added no element.
+	var nodes, nodesAfter int
+	eval(t, b, `document.getElementsByTagName("*").length`, &nodes)
+	eval(t, b, `(() => { const g = [...document.querySelectorAll("svg.gantt g")].find(g => g.querySelector("text.pl").textContent.startsWith("ctl"));
+		const c = g.querySelector("rect.bar").getBoundingClientRect(); return {x: c.x + c.width / 2, y: c.y + c.height / 2}; })()`, &at)
+	if err := b.MoveMouse(at.X, at.Y); err != nil {
+		t.Fatal(err)
+	}
+	eval(t, b, crossState, &hover)
+	var fit struct {
+		BoxWidth, PageWidth float64
+		ESC                 bool
+	}
+	eval(t, b, `({boxWidth: document.querySelector(".xh-box").getBoundingClientRect().width, pageWidth: document.documentElement.scrollWidth,
+		esc: document.body.textContent.includes("\x1b") || document.body.innerHTML.includes("\x1b")})`, &fit)
+	eval(t, b, `document.getElementsByTagName("*").length`, &nodesAfter)
+	long := "ctl\uFFFD[2J\uFFFD " + strings.Repeat("0", 230)
+	long = long[:strings.Index(long, "0")] + strings.Repeat("0", 200-1-len([]rune(long[:strings.Index(long, "0")]))) + "…" // cut to 200
+	if !slices.Contains(hover.Phases, long) || fit.BoxWidth > 360 || fit.PageWidth > 1280 || fit.ESC {
+		t.Errorf("hovering the long name: phases %q, box %g px wide, page %g px, ESC in the page %v", hover.Phases, fit.BoxWidth, fit.PageWidth, fit.ESC)
+	}
+	if nodesAfter != nodes {
+		t.Errorf("the page had %d elements before a move, %d after", nodes, nodesAfter)
 	}
 
 	// Hover the CPU chart: the box's values are those of the chart's own

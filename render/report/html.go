@@ -89,7 +89,7 @@ th:first-child,td:first-child{text-align:left;white-space:normal;overflow-wrap:a
 td.why{text-align:left;white-space:normal;min-width:220px;font-size:12px;color:#475569}
 .xh{stroke:#0f172a;stroke-width:1;stroke-dasharray:4 3;fill:none;pointer-events:none}.xh-dot{stroke:#fff;stroke-width:1.5;pointer-events:none}
 .xh-on .charts .hov{pointer-events:none}
-.xh-box{position:fixed;z-index:10;pointer-events:none;background:rgba(255,255,255,.97);border:1px solid #cbd5e1;border-radius:6px;box-shadow:0 4px 14px rgba(15,23,42,.18);padding:8px 10px;font-size:12px;line-height:1.45;min-width:190px;max-width:340px}
+.xh-box{position:fixed;z-index:10;pointer-events:none;background:rgba(255,255,255,.97);border:1px solid #cbd5e1;border-radius:6px;box-shadow:0 4px 14px rgba(15,23,42,.18);padding:8px 10px;font-size:12px;line-height:1.45;box-sizing:border-box;min-width:200px;max-width:360px}
 .xh-box [hidden],.xh-box[hidden]{display:none}.xh-t{font-weight:600;margin-bottom:2px}.xh-p{display:flex;gap:6px;align-items:baseline}
 .xh-p .n{overflow:hidden;text-overflow:ellipsis;white-space:nowrap;flex:1}.xh-p.fail .n{color:#b91c1c;font-weight:600}.xh-p .vk.none{display:none}.xh-more{color:#64748b;font-style:italic}
 .xh-c{margin-top:5px;font-weight:600;color:#334155}.xh-r{display:flex;gap:6px;align-items:center}.xh-r .sw{width:9px;height:9px;border-radius:2px;flex:none}.xh-r .sw.none{border:1px solid #94a3b8}
