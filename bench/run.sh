@@ -99,15 +99,24 @@ echo "out dirs: $work ($(stat -f -c %T "$work")) and $shm ($(stat -f -c %T "$shm
 # mapping, and a file still cached as the linker wrote it starts about 1 ms
 # of CPU slower than the same bytes written with write(2) (a copy, a
 # download, a file read back from disk); see docs/performance.md.
+# normal CMD...: CMD at the normal priority (SCHED_OTHER).
+normal() {
+	if command -v chrt >/dev/null; then chrt -o 0 "$@"; else "$@"; fi
+}
 # built DIR OUT ARGS...: CGO_ENABLED=0 go build ARGS in DIR, copied to OUT.
+# The build runs at the normal priority even when the script was started
+# under `chrt -f`: the Go toolchain's threads at a real-time priority spin
+# waiting for each other and keep every other task off the CPUs.
 built() {
 	built_dir=$1 built_out=$2
 	shift 2
-	(cd "$built_dir" && CGO_ENABLED=0 go build -o "$built_out.linked" "$@") &&
+	(cd "$built_dir" && normal env CGO_ENABLED=0 go build -o "$built_out.linked" "$@") &&
 		cp "$built_out.linked" "$built_out" && rm "$built_out.linked"
 }
 jt=$work/jobtrace
 built "$root" "$jt" ./cmd/jobtrace
+il=$work/interleave
+built "$here" "$il" ./interleave
 oc=$work/otel-cli
 ocdir=$(go mod download -json github.com/equinix-labs/otel-cli@v0.4.5 | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
 built "$ocdir" "$oc" .
@@ -135,7 +144,7 @@ for s in $sections; do
 		row '… `--interval 0` (no sampling)' "$(med start 6) ms, CPU $(cpu start 6) ms" "$oc1 ms" "$(ratio "$(med start 6)" "$oc1")" ""
 		# The same taking turns, which spreads a busy machine's noise
 		# over both alike (bench/interleave -c).
-		(cd "$here" && go run ./interleave -c "$RUNS" "$oc exec -- true" "$jt run --out OUT -- true" "$jt version") | tee "$work/inter.txt"
+		("$il" -c "$RUNS" "$oc exec -- true" "$jt run --out OUT -- true" "$jt version") | tee "$work/inter.txt"
 		i=$work/inter.txt
 		row 'taking turns: `jobtrace run -- true` / `otel-cli exec -- true` (wall median, mean CPU)' "$(g "$i" "$jt run --out OUT -- true" median) ms, CPU $(g "$i" "$jt run --out OUT -- true" cpu) ms" "$(g "$i" "$oc exec -- true" median) ms, CPU $(g "$i" "$oc exec -- true" cpu) ms" "$(ratio "$(g "$i" "$jt run --out OUT -- true" median)" "$(g "$i" "$oc exec -- true" median)") wall, $(ratio "$(g "$i" "$jt run --out OUT -- true" cpu)" "$(g "$i" "$oc exec -- true" cpu)") CPU" "≤ 1× otel-cli"
 		row 'taking turns: `jobtrace version` / `otel-cli exec -- true`' "$(g "$i" "$jt version" median) ms, CPU $(g "$i" "$jt version" cpu) ms" "" "$(ratio "$(g "$i" "$jt version" median)" "$(g "$i" "$oc exec -- true" median)") wall, $(ratio "$(g "$i" "$jt version" cpu)" "$(g "$i" "$oc exec -- true" cpu)") CPU" ""
@@ -229,7 +238,7 @@ for s in $sections; do
 	collector)
 		say "collector: live, refused and silent collectors"
 		col=${OTELCOL:-$work/otelcol}
-		[ -n "${OTELCOL:-}" ] || (cd "$root/e2e/otelcol" && go build -o "$col" .)
+		[ -n "${OTELCOL:-}" ] || (cd "$root/e2e/otelcol" && normal go build -o "$col" .)
 		cat >"$work/otelcol.yaml" <<-EOF
 			receivers:
 			  otlp:
@@ -284,9 +293,9 @@ s = socket.socket(); s.bind(("127.0.0.1", 47998)); s.listen(64); time.sleep(3600
 		cp "$jt" "$work/jt-guard-copy"
 		(cd "$root" && go test -run '^$' -bench ShortJob -count 3 ./supervise/guard | tee "$work/guardbench.txt")
 		row "the guard's part of a job that ends within its delay (BenchmarkShortJob)" "$(gomed "$work/guardbench.txt" BenchmarkShortJob) ms" "" "" ""
-		(cd "$here" && go run ./interleave "$((RUNS * 2))" "$work/jt-noguard" "$jt" | tee "$work/guard1.txt")
-		(cd "$here" && go run ./interleave "$RUNS" "$jt" "$work/jt-guard-copy" | tee "$work/guard2.txt")
-		(cd "$here" && go run ./interleave "$((RUNS / 4 + 1))" "$work/jt-noguard" "$jt" -- sleep 0.2 | tee "$work/guard3.txt")
+		("$il" "$((RUNS * 2))" "$work/jt-noguard" "$jt" | tee "$work/guard1.txt")
+		("$il" "$RUNS" "$jt" "$work/jt-guard-copy" | tee "$work/guard2.txt")
+		("$il" "$((RUNS / 4 + 1))" "$work/jt-noguard" "$jt" -- sleep 0.2 | tee "$work/guard3.txt")
 		row '`run -- true`: guard (wall median, CPU)' "$(g "$work/guard1.txt" "$jt" median) ms, $(g "$work/guard1.txt" "$jt" cpu) ms" "no guard: $(g "$work/guard1.txt" "$work/jt-noguard" median) ms, $(g "$work/guard1.txt" "$work/jt-noguard" cpu) ms" "" "nothing measurable"
 		row '… control: the same binary twice' "$(g "$work/guard2.txt" "$jt" median) ms, $(g "$work/guard2.txt" "$jt" cpu) ms" "$(g "$work/guard2.txt" "$work/jt-guard-copy" median) ms, $(g "$work/guard2.txt" "$work/jt-guard-copy" cpu) ms" "" ""
 		row '`run -- sleep 0.2`: guard (wall median, CPU, left behind)' "$(g "$work/guard3.txt" "$jt" median) ms, $(g "$work/guard3.txt" "$jt" cpu) ms, $(g "$work/guard3.txt" "$jt" left)" "no guard: $(g "$work/guard3.txt" "$work/jt-noguard" median) ms, $(g "$work/guard3.txt" "$work/jt-noguard" cpu) ms" "" ""
@@ -320,7 +329,7 @@ s = socket.socket(); s.bind(("127.0.0.1", 47998)); s.listen(64); time.sleep(3600
 		done
 		m() { sort -n "$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 		row "output passthrough, a flood of 1M marker lines (printing time, median of 5)" "$(m "$work/t_jt") ms" "into cat $(m "$work/t_plain") ms" "$(awk -v a="$(m "$work/t_plain")" -v b="$(m "$work/t_jt")" 'BEGIN { printf "%.0f %%", 100 * a / b }') of its speed" "≥ 90 %"
-		(cd "$root" && go build -o "$work/flood" ./internal/flood)
+		(cd "$root" && normal go build -o "$work/flood" ./internal/flood)
 		for f in "pairs 100000" "nest 1000 256" "nest 100000"; do
 			rm -rf "$work/fs"
 			/usr/bin/time -f '%e %M' -o "$work/time.txt" "$jt" run --summary off --out "$work/fs" -- "$work/flood" $f 2>"$work/flood.log" >/dev/null || true
