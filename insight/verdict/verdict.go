@@ -136,15 +136,25 @@ var rules = []rule{
 	}},
 	{MemoryPressured, memoryPressured},
 	{Starved, starved},
-	{CPUBound, func(f *figures) (string, bool) {
-		return "kept " + cpusOf(f) + " busy",
-			(f.n > 0 && f.busy >= CPUBoundShare*float64(f.n)) || f.busy > ParallelCPUs
-	}},
+	{CPUBound, cpuBound},
 	{SingleThread, func(f *figures) (string, bool) {
 		return "kept about one CPU busy (" + cpusOf(f) + "): one thread did the work",
 			f.n >= 2 && f.busy >= SingleThreadCPUs
 	}},
 	{IOBound, ioBound},
+}
+
+func cpuBound(f *figures) (string, bool) {
+	if !(f.n > 0 && f.busy >= CPUBoundShare*float64(f.n)) && f.busy <= ParallelCPUs {
+		return "", false
+	}
+	r := "kept " + cpusOf(f) + " busy"
+	if w := f.cpuWait; w.ok && w.own && w.share >= CPUStallShare {
+		// Its own tasks queued for the CPUs: it had more work at once
+		// than CPUs (neighbours were too few to make it starved).
+		r += fmt.Sprintf(", and its tasks waited for a CPU %s of the time: more CPUs would help", percent(w.share))
+	}
+	return r, true
 }
 
 func memoryPressured(f *figures) (string, bool) {

@@ -123,6 +123,7 @@ func TestJudgeRules(t *testing.T) {
 		{"no stall figures, busy machine", window(10, 2, 0.6, 1), Waiting, ""},
 
 		{"all CPUs", window(10, 2, 1.9, 1), CPUBound, "kept 1.9 of 2 CPUs busy"},
+		{"all CPUs and more work", window(10, 2, 2, 1, ownCPUStall(0.6)), CPUBound, "kept 2.0 of 2 CPUs busy, and its tasks waited for a CPU 60 % of the time: more CPUs would help"},
 		{"CPU share just below", window(10, 8, 8*CPUBoundShare-eps, 0.8), CPUBound, ""}, // over ParallelCPUs
 		{"parallel on many CPUs", window(10, 64, ParallelCPUs+eps, 0.1), CPUBound, "kept 1.3 of 64 CPUs busy"},
 		{"one CPU machine", window(10, 1, CPUBoundShare, 0.8), CPUBound, "kept 0.8 of 1 CPUs busy"},
@@ -161,6 +162,14 @@ func TestJudgeRules(t *testing.T) {
 				t.Errorf("reason %q: want one sentence without a full stop", v.Reason)
 			}
 		})
+	}
+}
+
+// The machine's CPU stall is not the job's own queue: a cpu-bound job says
+// nothing of it.
+func TestCPUBoundMachineStallNotItsOwn(t *testing.T) {
+	if v := Judge(window(10, 2, 2, 1, sysCPUStall(0.6))); v.Kind != CPUBound || v.Reason != "kept 2.0 of 2 CPUs busy" {
+		t.Errorf("Judge = %v", v)
 	}
 }
 
