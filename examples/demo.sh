@@ -16,7 +16,11 @@ echo "::group::Build"
 
 # 2. The socket: 'jobtrace phase|event' inside 'jobtrace run'.
 jobtrace phase begin compile --attr lang=c
-i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done   # some CPU work
+# Some CPU work, one to two seconds of it: long enough for a verdict.
+end=$(($(date +%s) + 2))
+while [ "$(date +%s)" -lt "$end" ]; do
+	i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done
+done
 jobtrace event cache-miss --attr key=deps
 jobtrace phase end compile
 
