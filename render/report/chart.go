@@ -54,6 +54,11 @@ type seriesDef struct {
 	col   runmodel.Col
 	delta bool
 	scale float64 // applied after the rate; 0 means 1
+	// share marks a share of the time (stall time over the time it was
+	// counted in), at most 100 %: the kernel's stall totals are read a
+	// moment after the row's time, so over a window of 50 ms a stall
+	// total can run ahead of the window and read as more than all of it.
+	share bool
 }
 
 type chartDef struct {
@@ -80,15 +85,15 @@ const (
 // all is left out.
 func chartDefs(rows []runmodel.Row) []chartDef {
 	stall := []seriesDef{
-		{name: "job cpu", color: colorCPU, col: runmodel.JobCPUStall, delta: true, scale: 100},
-		{name: "job memory", color: colorMem, col: runmodel.JobMemoryStall, delta: true, scale: 100},
-		{name: "job io", color: colorIO, col: runmodel.JobIOStall, delta: true, scale: 100},
+		{name: "job cpu", color: colorCPU, col: runmodel.JobCPUStall, delta: true, scale: 100, share: true},
+		{name: "job memory", color: colorMem, col: runmodel.JobMemoryStall, delta: true, scale: 100, share: true},
+		{name: "job io", color: colorIO, col: runmodel.JobIOStall, delta: true, scale: 100, share: true},
 	}
 	if !anyValue(rows, runmodel.JobCPUStall, runmodel.JobMemoryStall, runmodel.JobIOStall) {
 		stall = []seriesDef{
-			{name: "host cpu", color: colorCPU, col: runmodel.HostCPUStall, delta: true, scale: 100},
-			{name: "host memory", color: colorMem, col: runmodel.HostMemoryStall, delta: true, scale: 100},
-			{name: "host io", color: colorIO, col: runmodel.HostIOStall, delta: true, scale: 100},
+			{name: "host cpu", color: colorCPU, col: runmodel.HostCPUStall, delta: true, scale: 100, share: true},
+			{name: "host memory", color: colorMem, col: runmodel.HostMemoryStall, delta: true, scale: 100, share: true},
+			{name: "host io", color: colorIO, col: runmodel.HostIOStall, delta: true, scale: 100, share: true},
 		}
 	}
 	defs := []chartDef{
@@ -172,7 +177,11 @@ func values(rows []runmodel.Row, s seriesDef) []Opt {
 		if dt <= 0 {
 			continue
 		}
-		out[i] = Opt{v / dt * scale, true}
+		rate := v / dt
+		if s.share {
+			rate = min(rate, 1)
+		}
+		out[i] = Opt{rate * scale, true}
 	}
 	return out
 }

@@ -317,6 +317,33 @@ func TestValuesRates(t *testing.T) {
 	}
 }
 
+// A stall total read a moment after its row's time can run ahead of a
+// short window: the chart says at most 100 % of the time.
+func TestStallShareAtMostAllTheTime(t *testing.T) {
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	rows := []runmodel.Row{{Time: start}, {Time: start.Add(50 * time.Millisecond)}, {Time: start.Add(100 * time.Millisecond)}}
+	rows[1].Set(runmodel.HostIOStall, 0.1) // 100 ms of stall counted in a 50 ms window
+	rows[2].Set(runmodel.HostIOStall, 0.025)
+	var def seriesDef
+	for _, c := range chartDefs(rows) {
+		for _, s := range c.series {
+			if s.col == runmodel.HostIOStall {
+				def = s
+			}
+		}
+	}
+	if def.col != runmodel.HostIOStall {
+		t.Fatal("no chart draws the host's IO stall")
+	}
+	got := values(rows, def)
+	want := []Opt{{}, {100, true}, {50, true}}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("row %d: %v, want %v", i, got[i], want[i])
+		}
+	}
+}
+
 func TestNoJobSpan(t *testing.T) {
 	// The agent was killed: the spool has the phases that ended, not the
 	// job span, whose id is their parent.
