@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+	"github.com/jobtrace/jobtrace/internal/cleantext"
 )
 
 // Kind is what held a window back.
@@ -354,9 +355,20 @@ func (v Verdict) Attributes() []attribute.KeyValue {
 	return []attribute.KeyValue{AttrKind.String(string(v.Kind)), AttrReason.String(v.Reason)}
 }
 
+// MaxReasonBytes bounds the reason FromAttributes reads back. The reasons
+// Judge writes are one sentence of about 120 bytes; spans written by
+// another tool, or edited, may carry any length, and every reader (the
+// summary, the report, the profile, the diff) shows the reason as it is
+// read back here. A longer reason is cut at a character boundary and ends
+// with "…", so the cut shows.
+const MaxReasonBytes = 256
+
 // FromAttributes reads back the verdict that Attributes wrote; false when
-// the attributes hold no verdict of a known kind. A key set twice counts as
-// its last.
+// the attributes hold no verdict of a known kind (of another type than
+// string, or a word jobtrace does not know). A key set twice counts as its
+// last. The reason comes back cleaned (cleantext.String) and bounded by
+// MaxReasonBytes: it is the one door through which a verdict read from
+// artifacts reaches what jobtrace renders.
 func FromAttributes(attrs []attribute.KeyValue) (Verdict, bool) {
 	var v Verdict
 	for _, kv := range attrs {
@@ -376,5 +388,15 @@ func FromAttributes(attrs []attribute.KeyValue) (Verdict, bool) {
 	if !v.Kind.Known() {
 		return Verdict{}, false
 	}
+	v.Reason = boundReason(cleantext.String(v.Reason))
 	return v, true
+}
+
+// boundReason cuts r to MaxReasonBytes, "…" included.
+func boundReason(r string) string {
+	if len(r) <= MaxReasonBytes {
+		return r
+	}
+	const more = "…"
+	return cleantext.Truncate(r, MaxReasonBytes-len(more)) + more
 }

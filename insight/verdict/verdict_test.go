@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/attribute"
 
@@ -213,6 +214,25 @@ func TestAttributesRoundTrip(t *testing.T) {
 	} {
 		if v, ok := FromAttributes(attrs); ok {
 			t.Errorf("FromAttributes(%v) = %v, true; want false", attrs, v)
+		}
+	}
+}
+
+// A verdict read back from spans another tool wrote (or an edited spool)
+// comes back bounded and clean, whatever its reason holds.
+func TestFromAttributesBoundsAndCleansTheReason(t *testing.T) {
+	huge := strings.Repeat("é", 1<<19) // 1 MiB, two bytes a character
+	for _, tc := range []struct{ reason, want string }{
+		{"kept 1.9 of 2 CPUs busy", "kept 1.9 of 2 CPUs busy"},
+		{"a\x1b[2Jb\xffc\u202e", "a\uFFFD[2Jb\uFFFDc\uFFFD"},
+		{huge, strings.Repeat("é", (MaxReasonBytes-len("…"))/2) + "…"},
+	} {
+		v, ok := FromAttributes([]attribute.KeyValue{AttrKind.String(string(CPUBound)), AttrReason.String(tc.reason)})
+		if !ok {
+			t.Fatalf("FromAttributes: no verdict")
+		}
+		if v.Reason != tc.want || len(v.Reason) > MaxReasonBytes || !utf8.ValidString(v.Reason) {
+			t.Errorf("reason %.40q… (%d bytes) read back as %.60q (%d bytes), want %.60q", tc.reason, len(tc.reason), v.Reason, len(v.Reason), tc.want)
 		}
 	}
 }
