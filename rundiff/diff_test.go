@@ -210,12 +210,14 @@ func TestExplain(t *testing.T) {
 }
 
 func TestParseLimit(t *testing.T) {
-	for in, want := range map[string]Limit{"20%": {Rel: 0.2}, " 5.5 %": {Rel: 0.055}, "30s": {Abs: 30 * time.Second}, "1m30s": {Abs: 90 * time.Second}, "0%": {}} {
+	for in, want := range map[string]Limit{"20%": {Rel: 0.2}, " 5.5 %": {Rel: 0.055}, "30s": {Abs: 30 * time.Second}, "1m30s": {Abs: 90 * time.Second}, "0%": {}, ".5%": {Rel: 0.005}, "1000000%": {Rel: 10000}} {
 		if got, err := ParseLimit(in); err != nil || got != want {
 			t.Errorf("ParseLimit(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"", "20", "-5%", "x%", "-1s", "fast"} {
+	for _, in := range []string{"", "20", "-5%", "x%", "-1s", "fast",
+		// strconv.ParseFloat takes these; a NaN limit never fails.
+		"NaN%", "nan %", "Inf%", "+Inf%", "1e9%", "1e2%", "0x1p4%", "1_0%", "+5%", ".%", "1.2.3%", "1000001%"} {
 		if _, err := ParseLimit(in); err == nil {
 			t.Errorf("ParseLimit(%q): no error", in)
 		}

@@ -26,14 +26,24 @@ type Limit struct {
 	Abs time.Duration
 }
 
-// ParseLimit reads a limit: a percentage ("20%") or a duration as Go
-// writes them ("30s", "1m30s").
+// MaxPercent is the largest relative limit: a run ten thousand times as
+// long as its base. A larger figure is a typing error (a duration meant,
+// or a factor written as a percentage), refused rather than read as a
+// check that can never fail.
+const MaxPercent = 1e6
+
+// ParseLimit reads a limit: a percentage, a decimal number from 0 to
+// MaxPercent followed by "%" ("20%", "2.5%"), or a duration as Go writes
+// them ("30s", "1m30s"). A percentage is plain decimal digits: NaN, Inf,
+// exponents, hexadecimal and digit separators, which strconv.ParseFloat
+// takes, are refused (a NaN limit would never fail).
 func ParseLimit(s string) (Limit, error) {
 	t := strings.TrimSpace(s)
 	if p, ok := strings.CutSuffix(t, "%"); ok {
-		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
-		if err != nil || v < 0 || v > 1e6 {
-			return Limit{}, fmt.Errorf("%w: %q (a percentage is a number from 0, such as 20%%)", ErrLimit, s)
+		p = strings.TrimSpace(p)
+		v, err := strconv.ParseFloat(p, 64)
+		if !decimal(p) || err != nil || v > MaxPercent {
+			return Limit{}, fmt.Errorf("%w: %q (a percentage is a decimal number from 0 to %g, such as 20%%)", ErrLimit, s, float64(MaxPercent))
 		}
 		return Limit{Rel: v / 100}, nil
 	}
@@ -42,6 +52,23 @@ func ParseLimit(s string) (Limit, error) {
 		return Limit{}, fmt.Errorf("%w: %q (say 20%% or a duration such as 30s)", ErrLimit, s)
 	}
 	return Limit{Abs: d}, nil
+}
+
+// decimal reports whether s is digits with at most one decimal point
+// among them ("20", "2.5", ".5").
+func decimal(s string) bool {
+	digits, point := 0, false
+	for _, c := range s {
+		switch {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == '.' && !point:
+			point = true
+		default:
+			return false
+		}
+	}
+	return digits > 0
 }
 
 // String writes the limit as ParseLimit reads it.
