@@ -18,7 +18,10 @@ import (
 // ReadDir builds the model of the run whose artifacts are in dir: the
 // spans of spans.otlp.jsonl (at most spool.MaxReadSpans and their
 // ancestors, decoded once, as pdata) and the rows of resource-usage.csv
-// (usagecsv.Decoder). It needs at least one of the two; when both are
+// (usagecsv.Decoder). Both must be regular files; a symbolic link is
+// followed only while it stays inside dir (regularfile.OpenIn), so a
+// directory from elsewhere cannot make jobtrace read /etc/passwd or
+// /dev/zero, or block on a FIFO. It needs at least one of the two; when both are
 // missing the error wraps fs.ErrNotExist. A spool that cannot be read at
 // all (not a regular file, a read error) is an error. Lines and rows that
 // could not be read, and a CSV that could not be opened, are reported in
@@ -65,7 +68,7 @@ func readSpans(path string, spans *[]Span) (skipped int, err error) {
 // usagecsv.MaxLineBytes a line. A missing file is an error wrapping
 // fs.ErrNotExist.
 func readRowsFile(path string) ([]Row, error) {
-	f, err := regularfile.Open(path)
+	f, err := regularfile.OpenIn(filepath.Dir(path), filepath.Base(path))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", usagecsv.FileName, err)
 	}

@@ -38,7 +38,7 @@ func (c *cli) cmdReplay(args []string) error {
 		return usagef("replay: want one DIR (usage: jobtrace replay [flags] DIR)")
 	}
 	dir := fs.Arg(0)
-	f, err := regularfile.Open(filepath.Join(dir, spool.TracesFile))
+	f, err := regularfile.OpenIn(dir, spool.TracesFile)
 	if errors.Is(err, os.ErrNotExist) {
 		return usagef("replay: %s: no %s there", dir, spool.TracesFile)
 	}

@@ -87,9 +87,11 @@ func ReadLines(path string, from int64, fn func(td ptrace.Traces, spans int, end
 // each complete, non-blank line (spaces trimmed), its number, and the
 // offsets of its start and just past it. fn returns a line error (a line that
 // could not be used) and an error that stops reading. A last line without
-// its newline is reported as torn.
+// its newline is reported as torn. The spool must be a regular file; a
+// symbolic link is followed only inside its directory
+// (regularfile.OpenIn).
 func readRaw(path string, from int64, fn func(body []byte, n int, start, end int64) (bad, err error)) error {
-	f, err := regularfile.Open(path)
+	f, err := regularfile.OpenIn(filepath.Dir(path), filepath.Base(path))
 	if err != nil {
 		return fmt.Errorf("spool: %s: %w", path, err)
 	}

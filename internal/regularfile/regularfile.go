@@ -78,25 +78,75 @@ func Open(path string) (*os.File, error) {
 	return f, err
 }
 
+// ErrOutside is a symbolic link that leads out of the directory OpenIn
+// reads in.
+var ErrOutside = errors.New("a symbolic link out of its directory: not followed")
+
+// OpenIn opens the regular file name in the directory dir for reading, as
+// Open does, except that a symbolic link is followed only while it stays
+// inside dir (os.Root): one that leads out of it, to another directory,
+// /etc/passwd or /dev/zero, is refused with ErrOutside. It is the reader
+// of artifact directories (the spool, the CSV), which may come from
+// another machine or another user, so that what jobtrace reads from one,
+// and shows or sends on, is what the directory holds. The path of dir
+// itself, links included, is the user's choice and is followed.
+func OpenIn(dir, name string) (*os.File, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, pathErr(err)
+	}
+	defer root.Close()
+	f, err := root.OpenFile(name, os.O_RDONLY|openFlags, 0)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+			return nil, pathErr(err)
+		}
+		if fi, lerr := root.Lstat(name); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return nil, ErrOutside
+		}
+		return nil, pathErr(err)
+	}
+	if _, err := check(f); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// pathErr drops the operation and path of a *fs.PathError: the caller
+// names the file.
+func pathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
 func open(path string) (*os.File, fs.FileInfo, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|openFlags, 0)
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			return nil, nil, pe.Err
-		}
+		return nil, nil, pathErr(err)
+	}
+	st, err := check(f)
+	if err != nil {
 		return nil, nil, err
 	}
+	return f, st, nil
+}
+
+// check returns the FileInfo of f, and closes it and returns an error
+// wrapping ErrNotRegular when it is not a regular file.
+func check(f *os.File) (fs.FileInfo, error) {
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, nil, err
+		return nil, err
 	}
 	if !st.Mode().IsRegular() {
 		f.Close()
-		return nil, nil, fmt.Errorf("%w (%s)", ErrNotRegular, kind(st.Mode()))
+		return nil, fmt.Errorf("%w (%s)", ErrNotRegular, kind(st.Mode()))
 	}
-	return f, st, nil
+	return st, nil
 }
 
 // ErrLineTooLong is a line longer than the bound a LimitLines reader was
