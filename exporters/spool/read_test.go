@@ -60,8 +60,9 @@ func TestReadLine(t *testing.T) {
 	}
 }
 
-// A spool replaced by a link to /dev/zero, or by a FIFO, is refused at once
-// instead of growing memory without bound or blocking the reader.
+// A spool replaced by a link to /dev/zero, or by a directory, is refused
+// at once instead of growing memory without bound or blocking the reader;
+// the link as one out of the spool's directory.
 func TestSpoolThatIsNotARegularFile(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, TracesFile)
@@ -69,8 +70,16 @@ func TestSpoolThatIsNotARegularFile(t *testing.T) {
 		t.Skip(err)
 	}
 	err := ReadLines(path, 0, func(ptrace.Traces, int, int64) error { return nil })
-	if !errors.Is(err, regularfile.ErrNotRegular) {
+	if !errors.Is(err, regularfile.ErrOutside) {
 		t.Errorf("link to /dev/zero: %v", err)
+	}
+	path = filepath.Join(t.TempDir(), TracesFile)
+	if err := os.Mkdir(path, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	err = ReadLines(path, 0, func(ptrace.Traces, int, int64) error { return nil })
+	if !errors.Is(err, regularfile.ErrNotRegular) {
+		t.Errorf("a directory: %v", err)
 	}
 }
 
