@@ -150,7 +150,9 @@ func colourTerminal(f *os.File, getenv func(string) string) bool {
 	return term.IsTerminal(int(f.Fd())) && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
 }
 
-// readRuns reads the runs in dirs (readRun).
+// readRuns reads the base runs in dirs (readRun), each slimmed to what a
+// comparison reads (runmodel.Run.Slim) before the next is read: many base
+// runs cost their figures, not their artifacts.
 func readRuns(cmd string, dirs []string, log *supervise.Logger) ([]*runmodel.Run, error) {
 	runs := make([]*runmodel.Run, len(dirs))
 	for i, dir := range dirs {
@@ -158,6 +160,7 @@ func readRuns(cmd string, dirs []string, log *supervise.Logger) ([]*runmodel.Run
 		if runs[i], err = readRun(cmd, dir, log); err != nil {
 			return nil, err
 		}
+		runs[i].Slim()
 	}
 	return runs, nil
 }

@@ -15,6 +15,9 @@ import (
 
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/exporters/usagecsv"
+	"github.com/jobtrace/jobtrace/insight/verdict"
+	"github.com/jobtrace/jobtrace/runmodel"
+	"github.com/jobtrace/jobtrace/supervise"
 )
 
 // diffFixture is a real run's artifacts, and its twin run with a CPU hog
@@ -228,5 +231,26 @@ func TestDiffColourOnATerminal(t *testing.T) {
 	}
 	if r := jt(t, []string{"TERM=xterm"}, "diff", base, slow); strings.Contains(r.stdout, "\x1b") {
 		t.Errorf("colour into a pipe:\n%q", r.stdout)
+	}
+}
+
+// The base runs are held slimmed (runmodel.Run.Slim): what their artifacts
+// carry beyond the figures is not kept while the next ones are read, so
+// 50 base runs with an attribute of megabytes each do not take gigabytes.
+func TestDiffHoldsBaseRunsSlimmed(t *testing.T) {
+	base := diffFixture(t, "base")
+	runs, err := readRuns("diff", []string{base, base}, supervise.NewLogger(io.Discard))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range runs {
+		if len(r.Rows) != 0 || len(r.Resource) != 0 {
+			t.Errorf("a base run holds %d usage rows and %d resource attributes", len(r.Rows), len(r.Resource))
+		}
+		for _, s := range append([]runmodel.Span{r.Job}, r.Phases...) {
+			if len(s.Events) != 0 || len(s.Attributes) > len(verdict.AttributeKeys) {
+				t.Errorf("base span %q holds %d events and %d attributes", s.Name, len(s.Events), len(s.Attributes))
+			}
+		}
 	}
 }
