@@ -188,8 +188,7 @@ func readRun(cmd, dir string, log *supervise.Logger) (*runmodel.Run, error) {
 		return nil, usagef("%s: %s: %v", cmd, dir, err)
 	}
 	if warn != nil {
-		msg := warn.Error()
-		log.Printf("%s: %s: skipped %d unreadable lines of the artifacts (first: %s)", cmd, dir, strings.Count(msg, "\n")+1, firstLine(msg))
+		log.Printf("%s: %s: %s", cmd, dir, artifactWarning(warn))
 	}
 	if !run.HasJob {
 		return nil, usagef("%s: %s: no job span: the run did not end (was its agent killed?); read %d phases and %d usage rows", cmd, dir, len(run.Phases), len(run.Rows))

@@ -4,6 +4,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -152,7 +153,7 @@ func TestDiffRefuses(t *testing.T) {
 	}
 	// The killed run's torn last line is said.
 	r := jt(t, nil, "diff", base, killed)
-	if !strings.Contains(r.stderr, "skipped 1 unreadable lines") {
+	if !strings.Contains(r.stderr, "could not read part of the artifacts, skipped it: spool: torn") {
 		t.Errorf("killed run: the torn line is not said:\n%s", r.stderr)
 	}
 }
@@ -251,6 +252,25 @@ func TestDiffHoldsBaseRunsSlimmed(t *testing.T) {
 			if len(s.Events) != 0 || len(s.Attributes) > len(verdict.AttributeKeys) {
 				t.Errorf("base span %q holds %d events and %d attributes", s.Name, len(s.Events), len(s.Attributes))
 			}
+		}
+	}
+}
+
+// What could not be read of the artifacts is counted by what failed (a
+// row's bad figures each, a file once), not by the lines of the message: a
+// CSV that is a FIFO is one thing skipped, not "1 unreadable lines".
+func TestArtifactWarningCounts(t *testing.T) {
+	row := errors.Join(errors.New("column a: \"x\""), errors.New("column b: \"y\""))
+	for _, c := range []struct {
+		warn error
+		want string
+	}{
+		{errors.Join(errors.New("resource-usage.csv: not a regular file (a FIFO)")), "could not read part of the artifacts, skipped it: resource-usage.csv: not a regular file (a FIFO)"},
+		{errors.New("line 1\nline 2"), "could not read part of the artifacts, skipped it: line 1"},
+		{errors.Join(errors.New("spool: torn last line"), row), "could not read 3 parts of the artifacts, skipped them (first: spool: torn last line)"},
+	} {
+		if got := artifactWarning(c.warn); got != c.want {
+			t.Errorf("artifactWarning(%q) = %q, want %q", c.warn, got, c.want)
 		}
 	}
 }

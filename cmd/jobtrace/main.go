@@ -158,6 +158,32 @@ func exitCode(err error) int {
 	return 1
 }
 
+// artifactWarning says what ReadDir could not read of a run's artifacts
+// and skipped (its warn, errors joined, some joined in turn: a row's bad
+// figures): how many, each leaf counted once, and the first.
+func artifactWarning(warn error) string {
+	var leaves []error
+	var walk func(error)
+	walk = func(err error) {
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			for _, e := range j.Unwrap() {
+				walk(e)
+			}
+			return
+		}
+		leaves = append(leaves, err)
+	}
+	walk(warn)
+	if len(leaves) == 0 {
+		return ""
+	}
+	first := firstLine(leaves[0].Error())
+	if len(leaves) == 1 {
+		return "could not read part of the artifacts, skipped it: " + first
+	}
+	return fmt.Sprintf("could not read %d parts of the artifacts, skipped them (first: %s)", len(leaves), first)
+}
+
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return s

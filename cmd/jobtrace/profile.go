@@ -3,7 +3,6 @@ package main
 import (
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/exporters/usagecsv"
@@ -42,9 +41,7 @@ func (c *cli) cmdProfile(args []string) error {
 		err = profile.Write(dir, run)
 	}
 	if warn != nil {
-		// errors.Join puts one report a line.
-		msg := warn.Error()
-		log.Printf("skipped %d unreadable lines of the artifacts (first: %s)", strings.Count(msg, "\n")+1, firstLine(msg))
+		log.Printf("%s", artifactWarning(warn))
 	}
 	if err != nil {
 		return err

@@ -3,7 +3,6 @@ package main
 import (
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/exporters/usagecsv"
@@ -68,8 +67,7 @@ func (c *cli) cmdReport(args []string) error {
 		err = report.Write(dir, run, opts...)
 	}
 	if warn != nil {
-		msg := warn.Error()
-		log.Printf("skipped %d unreadable lines of the artifacts (first: %s)", strings.Count(msg, "\n")+1, firstLine(msg))
+		log.Printf("%s", artifactWarning(warn))
 	}
 	if err != nil {
 		return err
