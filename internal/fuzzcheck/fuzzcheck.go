@@ -97,3 +97,18 @@ func NoHang(input ...any) (stop func()) {
 	})
 	return func() { t.Stop() }
 }
+
+// FirstDifference says where got first differs from want, with the bytes
+// around it in each; "" when they are equal.
+func FirstDifference(got, want []byte) string {
+	i := 0
+	for i < len(got) && i < len(want) && got[i] == want[i] {
+		i++
+	}
+	if i == len(got) && i == len(want) {
+		return ""
+	}
+	const around = 60
+	return fmt.Sprintf("differs at byte %d:\n got %q\nwant %q", i,
+		got[max(0, i-around):min(len(got), i+around)], want[max(0, i-around):min(len(want), i+around)])
+}

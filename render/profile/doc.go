@@ -18,8 +18,9 @@
 //     memory, its disk IO and the machine's network IO.
 //
 // It is a pure renderer of the model of a run (package runmodel): it reads
-// no file. Build makes a Profile of a run, which encoding/json writes as it
-// is; Write builds it and writes the file:
+// no file. Build makes a Profile of a run, written as encoding/json would
+// write it (by hand, in encode.go, without reflection); Write builds it and
+// writes the file:
 //
 //	run, warn, err := runmodel.ReadDir(out) // or Recorder.Run during a run
 //	err = profile.Write(out, run)           // out/profile.json

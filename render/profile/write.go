@@ -1,8 +1,6 @@
 package profile
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -23,14 +21,16 @@ func Write(dir string, run *runmodel.Run) error {
 
 // WriteFile writes p as JSON to path, atomically and without following a
 // symbolic link at path (safefile.Replace); no temporary file is left when
-// it fails.
+// it fails. The bytes are those of json.NewEncoder(f).Encode(p)
+// (appendProfile).
 func WriteFile(path string, p *Profile) error {
 	err := safefile.Replace(path, 0o644, func(f io.Writer) error {
-		w := bufio.NewWriterSize(f, 64<<10)
-		if err := json.NewEncoder(w).Encode(p); err != nil {
+		b, err := appendProfile(make([]byte, 0, 64<<10), p)
+		if err != nil {
 			return err
 		}
-		return w.Flush()
+		_, err = f.Write(b)
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("profile: %w", err)

@@ -4,7 +4,8 @@ import (
 	"math"
 	"strconv"
 	"time"
-	"unicode/utf8"
+
+	"github.com/jobtrace/jobtrace/internal/jsonstring"
 )
 
 // Version is the protocol version written in every message.
@@ -127,54 +128,7 @@ func AppendFloat(b []byte, f float64) []byte {
 	return strconv.AppendFloat(b, f, 'g', -1, 64)
 }
 
-const hexDigits = "0123456789abcdef"
-
 // AppendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD;
-// U+2028 and U+2029 are escaped so the line is also valid JavaScript.
-func AppendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
+// U+2028 and U+2029 are escaped so the line is also valid JavaScript
+// (jsonstring.Append).
+func AppendString(b []byte, s string) []byte { return jsonstring.Append(b, s) }
