@@ -7,7 +7,7 @@ import (
 	"html/template"
 	"io"
 	"path/filepath"
-	"sync"
+	"strconv"
 	"time"
 
 	"github.com/jobtrace/jobtrace/insight/sizing"
@@ -16,9 +16,9 @@ import (
 	"github.com/jobtrace/jobtrace/runmodel"
 )
 
-// page is what the HTML template fills in. Text from the job goes in as
-// strings and html/template escapes it; the SVGs are built with esc and go
-// in as template.HTML.
+// page is what report.html shows (appendPage). Text from the job goes in
+// as strings, escaped by appendHTMLText; the SVGs are built with esc and go
+// in as template.HTML, as they are.
 type page struct {
 	Title    string
 	Job      Job
@@ -50,18 +50,8 @@ type tableRow struct {
 	Verdict                      verdict.Verdict
 }
 
-// pageTemplate is report.html, parsed once, when the first report is
-// written (not when the program starts).
-var pageTemplate = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("report").Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{.Title}}</title>
-<style>
-{{.Style}}
-body{margin:0;background:#f8fafc;color:#0f172a;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
+// pageCSS is the page's own style sheet, after the charts' (svgStyle).
+const pageCSS = `body{margin:0;background:#f8fafc;color:#0f172a;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
 main{max-width:1240px;margin:0 auto;padding:24px 20px 48px}
 h1{font-size:22px;margin:0 0 4px;word-break:break-word}
 h2{font-size:16px;margin:28px 0 10px}
@@ -95,46 +85,163 @@ td.why{text-align:left;white-space:normal;min-width:220px;font-size:12px;color:#
 .xh-c{margin-top:5px;font-weight:600;color:#334155}.xh-r{display:flex;gap:6px;align-items:center}.xh-r .sw{width:9px;height:9px;border-radius:2px;flex:none}.xh-r .sw.none{border:1px solid #94a3b8}
 .xh-r .nm{color:#475569;flex:1}.xh-r .val{font-variant-numeric:tabular-nums;font-weight:600}
 tr.fail td{background:#fef2f2}.failkey{color:#b91c1c;font-weight:600}td.res.fail{color:#b91c1c;font-weight:600}
-</style>
-</head>
-<body>
-<main>
-<h1>{{.Job.Name}}<span class="badge{{if .Failed}} fail{{end}}">{{.Result}}</span></h1>
-<dl class="meta">
-<div><dt>Result</dt><dd>{{.Result}}</dd></div>
-<div><dt>Exit code</dt><dd>{{if .Job.ExitCode}}{{.Job.ExitCode}}{{else}}–{{end}}</dd></div>
-<div><dt>Duration</dt><dd>{{.Duration}}</dd></div>
-<div><dt>Started</dt><dd>{{.Start}}</dd></div>
-<div><dt>Host</dt><dd>{{if .Job.Host}}{{.Job.Host}}{{else}}–{{end}}</dd></div>
-<div><dt>Service</dt><dd>{{if .Job.Service}}{{.Job.Service}}{{else}}–{{end}}</dd></div>
-</dl>
-{{if or .Verdict.Kind .Advice.Kind}}<div class="insight">
-{{with .Verdict}}{{if .Kind}}<p class="verdict"><span class="lbl">Verdict</span><span class="vk {{.Kind}}">{{.Kind}}</span> {{.Reason}}</p>
-{{end}}{{end}}{{with .Advice}}{{if .Kind}}<p class="advice"><span class="lbl">Machine</span><span class="ak {{.Kind}}">{{.Kind}}</span> {{.Text}}</p>
-{{end}}{{end}}</div>{{end}}
-<h2>Timeline</h2>
-<div class="card">
-{{.Gantt}}
-{{.Charts}}
-</div>
-<p class="note">Times are from the start of the job; <span class="failkey">red</span> bars are failed phases, <span class="evkey">◆</span> marks an event. Hover a bar, an event or a chart for its values. {{.Samples}} samples{{if gt .Samples 1000}}, drawn as at most 1000 points a series (each the highest of the samples it stands for){{end}}.</p>
-<h2>Phases</h2>
-<div class="tablewrap">
-<table>
-<thead><tr><th>Phase</th><th>Start</th><th>Duration</th><th>CPU</th><th>Avg CPU</th><th>Peak CPU</th><th>Peak memory</th><th>Disk read</th><th>Disk written</th><th>Result</th><th>Verdict</th></tr></thead>
-<tbody>
-{{range .Phases}}<tr{{if .Failed}} class="fail"{{end}}><td style="padding-left:{{.Indent}}px">{{.Name}}</td><td>{{.Start}}</td><td>{{.Duration}}</td><td>{{.CPU}}</td><td>{{.CPUAvg}}</td><td>{{.CPUPeak}}</td><td>{{.Memory}}</td><td>{{.Read}}</td><td>{{.Write}}</td><td class="res{{if .Failed}} fail{{end}}">{{.Result}}</td><td class="why">{{with .Verdict}}{{if .Kind}}<span class="vk {{.Kind}}">{{.Kind}}</span> {{.Reason}}{{else}}–{{end}}{{end}}</td></tr>
-{{end}}</tbody>
-</table>
-</div>
-{{if .More}}<p class="note">… and {{.More}} more phases, not shown.</p>{{end}}
-{{.Diff}}</main>
-<script type="application/json" id="xh-data">{{.Cross}}</script>
-<script>{{.Script}}</script>
-</body>
-</html>
-`))
-})
+`
+
+// appendPage appends report.html for p. Every string from the job goes
+// through appendHTMLText, which escapes it as html/template escapes text
+// and quoted attribute values; the SVGs, the style sheet and the
+// crosshair's data and script go in as they are. The page is written by
+// hand rather than by html/template, whose parsing and escaping analysis,
+// done again in every process, cost a run more than the writing.
+func appendPage(b []byte, p *page) []byte {
+	t := func(s string) { b = appendHTMLText(b, s) }
+	or := func(s string) {
+		if s == "" {
+			s = "–"
+		}
+		t(s)
+	}
+	// kind writes a verdict's or an advice's kind as a badge of class
+	// class, and its text after it.
+	kind := func(class, kind, text string) {
+		b = append(b, "<span class=\""...)
+		b = append(b, class...)
+		b = append(b, ' ')
+		t(kind)
+		b = append(b, "\">"...)
+		t(kind)
+		b = append(b, "</span> "...)
+		t(text)
+	}
+	b = append(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>"...)
+	t(p.Title)
+	b = append(b, "</title>\n<style>\n"...)
+	b = append(b, p.Style...)
+	b = append(b, '\n')
+	b = append(b, pageCSS...)
+	b = append(b, "</style>\n</head>\n<body>\n<main>\n<h1>"...)
+	t(p.Job.Name)
+	b = append(b, "<span class=\"badge"...)
+	if p.Failed {
+		b = append(b, " fail"...)
+	}
+	b = append(b, "\">"...)
+	t(p.Result)
+	b = append(b, "</span></h1>\n<dl class=\"meta\">\n<div><dt>Result</dt><dd>"...)
+	t(p.Result)
+	b = append(b, "</dd></div>\n<div><dt>Exit code</dt><dd>"...)
+	or(p.Job.ExitCode)
+	b = append(b, "</dd></div>\n<div><dt>Duration</dt><dd>"...)
+	t(p.Duration)
+	b = append(b, "</dd></div>\n<div><dt>Started</dt><dd>"...)
+	t(p.Start)
+	b = append(b, "</dd></div>\n<div><dt>Host</dt><dd>"...)
+	or(p.Job.Host)
+	b = append(b, "</dd></div>\n<div><dt>Service</dt><dd>"...)
+	or(p.Job.Service)
+	b = append(b, "</dd></div>\n</dl>\n"...)
+	if p.Verdict.Kind != "" || p.Advice.Kind != "" {
+		b = append(b, "<div class=\"insight\">\n"...)
+		if v := p.Verdict; v.Kind != "" {
+			b = append(b, "<p class=\"verdict\"><span class=\"lbl\">Verdict</span>"...)
+			kind("vk", string(v.Kind), v.Reason)
+			b = append(b, "</p>\n"...)
+		}
+		if a := p.Advice; a.Kind != "" {
+			b = append(b, "<p class=\"advice\"><span class=\"lbl\">Machine</span>"...)
+			kind("ak", string(a.Kind), a.Text)
+			b = append(b, "</p>\n"...)
+		}
+		b = append(b, "</div>"...)
+	}
+	b = append(b, "\n<h2>Timeline</h2>\n<div class=\"card\">\n"...)
+	b = append(b, p.Gantt...)
+	b = append(b, '\n')
+	b = append(b, p.Charts...)
+	b = append(b, "\n</div>\n<p class=\"note\">Times are from the start of the job; <span class=\"failkey\">red</span> bars are failed phases, <span class=\"evkey\">◆</span> marks an event. Hover a bar, an event or a chart for its values. "...)
+	b = strconv.AppendInt(b, int64(p.Samples), 10)
+	b = append(b, " samples"...)
+	if p.Samples > 1000 {
+		b = append(b, ", drawn as at most 1000 points a series (each the highest of the samples it stands for)"...)
+	}
+	b = append(b, ".</p>\n<h2>Phases</h2>\n<div class=\"tablewrap\">\n<table>\n<thead><tr><th>Phase</th><th>Start</th><th>Duration</th><th>CPU</th><th>Avg CPU</th><th>Peak CPU</th><th>Peak memory</th><th>Disk read</th><th>Disk written</th><th>Result</th><th>Verdict</th></tr></thead>\n<tbody>\n"...)
+	for i := range p.Phases {
+		r := &p.Phases[i]
+		b = append(b, "<tr"...)
+		if r.Failed {
+			b = append(b, " class=\"fail\""...)
+		}
+		b = append(b, "><td style=\"padding-left:"...)
+		b = strconv.AppendInt(b, int64(r.Indent), 10)
+		b = append(b, "px\">"...)
+		for j, s := range [...]string{r.Name, r.Start, r.Duration, r.CPU, r.CPUAvg, r.CPUPeak, r.Memory, r.Read, r.Write} {
+			if j > 0 {
+				b = append(b, "</td><td>"...)
+			}
+			t(s)
+		}
+		b = append(b, "</td><td class=\"res"...)
+		if r.Failed {
+			b = append(b, " fail"...)
+		}
+		b = append(b, "\">"...)
+		t(r.Result)
+		b = append(b, "</td><td class=\"why\">"...)
+		if v := r.Verdict; v.Kind != "" {
+			kind("vk", string(v.Kind), v.Reason)
+		} else {
+			b = append(b, "–"...)
+		}
+		b = append(b, "</td></tr>\n"...)
+	}
+	b = append(b, "</tbody>\n</table>\n</div>\n"...)
+	if p.More != 0 {
+		b = append(b, "<p class=\"note\">… and "...)
+		b = strconv.AppendInt(b, int64(p.More), 10)
+		b = append(b, " more phases, not shown.</p>"...)
+	}
+	b = append(b, '\n')
+	b = append(b, p.Diff...)
+	b = append(b, "</main>\n<script type=\"application/json\" id=\"xh-data\">"...)
+	b = append(b, p.Cross...)
+	b = append(b, "</script>\n<script>"...)
+	b = append(b, p.Script...)
+	b = append(b, "</script>\n</body>\n</html>\n"...)
+	return b
+}
+
+// appendHTMLText appends s escaped as html/template escapes a string in
+// text, in RCDATA (the title) and in a quoted attribute value: NUL as
+// U+FFFD, and " & ' + < > as character references; any other byte,
+// invalid UTF-8 included, as it is.
+func appendHTMLText(b []byte, s string) []byte {
+	start := 0
+	for i := 0; i < len(s); i++ {
+		var repl string
+		switch s[i] {
+		case 0:
+			repl = "\uFFFD"
+		case '"':
+			repl = "&#34;"
+		case '&':
+			repl = "&amp;"
+		case '\'':
+			repl = "&#39;"
+		case '+':
+			repl = "&#43;"
+		case '<':
+			repl = "&lt;"
+		case '>':
+			repl = "&gt;"
+		default:
+			continue
+		}
+		b = append(b, s[start:i]...)
+		b = append(b, repl...)
+		start = i + 1
+	}
+	return append(b, s[start:]...)
+}
 
 // WriteHTML writes the report of run as one self-contained HTML page.
 func WriteHTML(w io.Writer, run *runmodel.Run, opts ...Option) error {
@@ -148,6 +255,16 @@ func writeHTML(w io.Writer, d *Data) error {
 // writePage writes the page of d with its charts c, drawn once for the page
 // and usage.svg.
 func writePage(w io.Writer, d *Data, c charts) error {
+	p, err := pageOf(d, c)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(appendPage(make([]byte, 0, 64<<10), &p))
+	return err
+}
+
+// pageOf is what the page of d with its charts c shows.
+func pageOf(d *Data, c charts) (page, error) {
 	a := newAxis(d.Job.Start, d.Job.End)
 	result := d.Job.Result
 	if result == "" {
@@ -180,7 +297,7 @@ func writePage(w io.Writer, d *Data, c charts) error {
 	}
 	var err error
 	if p.Diff, err = diffHTML(d); err != nil {
-		return err
+		return page{}, err
 	}
 	p.Phases = append(p.Phases, rowOf(jobPhase(job), 0, job.Start))
 	phases := d.Phases
@@ -194,10 +311,10 @@ func writePage(w io.Writer, d *Data, c charts) error {
 	}
 	cross, err := crossJSON(&Data{Job: job}, phases, c, a)
 	if err != nil {
-		return fmt.Errorf("report: %w", err)
+		return page{}, fmt.Errorf("report: %w", err)
 	}
 	p.Cross, p.Script = cross, crossScript
-	return pageTemplate().Execute(w, p)
+	return p, nil
 }
 
 func rowOf(ph Phase, depth int, jobStart time.Time) tableRow {

@@ -221,10 +221,13 @@ func TestReport(t *testing.T) {
 	}
 }
 
-func TestEscaping(t *testing.T) {
-	const evil = `<script>alert(1)</script>`
+const evil = `<script>alert(1)</script>`
+
+// hostileData is a run whose job, host, service and phases have names
+// made of markup, quotes and control characters.
+func hostileData() *Data {
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	d := &Data{
+	return &Data{
 		Job: Job{Name: `job "&" <b>`, Result: "failure", Start: start, End: start.Add(time.Minute), Host: `<i>h</i>`, Service: "s'"},
 		Phases: []Phase{
 			{Name: evil, Start: start, End: start.Add(time.Second), Result: `<x>`, Failed: true},
@@ -232,7 +235,10 @@ func TestEscaping(t *testing.T) {
 		},
 		Rows: []runmodel.Row{{Time: start}, {Time: start.Add(time.Second)}},
 	}
-	h, s := render(t, d)
+}
+
+func TestEscaping(t *testing.T) {
+	h, s := render(t, hostileData())
 	checkHTML(t, h)
 	checkXML(t, "usage.svg", s)
 	if strings.Contains(h, evil) || strings.Contains(h, "<b>") || strings.Contains(h, "<i>h") {
