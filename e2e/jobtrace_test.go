@@ -290,6 +290,10 @@ func testDemoJob(t *testing.T, protocol string) {
 	if root.Resource["service.name"] == "" {
 		t.Errorf("root span has no service.name resource attribute: %v", root.Resource)
 	}
+	// The job's verdict and advice, and every phase's verdict, reach
+	// Jaeger as the artifact has them; the phases that ran a process
+	// (their usage measured) carry one.
+	checkVerdictsInJaeger(t, jaeger, spans, fileSpans, traceID, "demo", []string{"build", "test", "unit", "integration", "vet"})
 
 	test, _ := findSpan(spans, "test")
 	var flaky *event
