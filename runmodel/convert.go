@@ -15,10 +15,28 @@ import (
 // pdata reads it from the spool. Both give the same Span for the same span,
 // and clean every string.
 
+// MaxNameBytes bounds the name of a span or an event in the model. The
+// names jobtrace's own sources give are at most 256 bytes
+// (protocol.MaxNameBytes); a spool written by another tool, or edited,
+// may hold a name of megabytes, which every renderer would otherwise
+// print whole (the report's table, the profile, the diff's JSON). A longer
+// name is cut at a character boundary and ends with "…".
+const MaxNameBytes = 1024
+
+// name is s cleaned and cut to MaxNameBytes.
+func name(s string) string {
+	s = cleantext.String(s)
+	if len(s) <= MaxNameBytes {
+		return s
+	}
+	const more = "…"
+	return cleantext.Truncate(s, MaxNameBytes-len(more)) + more
+}
+
 // fromSDK is the Span of a span the SDK ended.
 func fromSDK(s sdktrace.ReadOnlySpan) Span {
 	sp := Span{
-		Name:   cleantext.String(s.Name()),
+		Name:   name(s.Name()),
 		ID:     s.SpanContext().SpanID(),
 		Parent: s.Parent().SpanID(),
 		Start:  timeOf(s.StartTime().UnixNano()),
@@ -30,7 +48,7 @@ func fromSDK(s sdktrace.ReadOnlySpan) Span {
 	if evs := s.Events(); len(evs) > 0 {
 		sp.Events = make([]Event, len(evs))
 		for i, e := range evs {
-			sp.Events[i] = Event{Name: cleantext.String(e.Name), Time: timeOf(e.Time.UnixNano()), Attributes: cleanAttrs(e.Attributes)}
+			sp.Events[i] = Event{Name: name(e.Name), Time: timeOf(e.Time.UnixNano()), Attributes: cleanAttrs(e.Attributes)}
 		}
 	}
 	if res := s.Resource(); res != nil {
@@ -43,7 +61,7 @@ func fromSDK(s sdktrace.ReadOnlySpan) Span {
 // resource of its line, converted once per line.
 func fromPData(s ptrace.Span, res []attribute.KeyValue) Span {
 	sp := Span{
-		Name:       cleantext.String(s.Name()),
+		Name:       name(s.Name()),
 		ID:         trace.SpanID(s.SpanID()),
 		Parent:     trace.SpanID(s.ParentSpanID()),
 		Start:      timeOf(int64(s.StartTimestamp())),
@@ -57,7 +75,7 @@ func fromPData(s ptrace.Span, res []attribute.KeyValue) Span {
 		sp.Events = make([]Event, evs.Len())
 		for i := range evs.Len() {
 			e := evs.At(i)
-			sp.Events[i] = Event{Name: cleantext.String(e.Name()), Time: timeOf(int64(e.Timestamp())), Attributes: attrsOf(e.Attributes())}
+			sp.Events[i] = Event{Name: name(e.Name()), Time: timeOf(int64(e.Timestamp())), Attributes: attrsOf(e.Attributes())}
 		}
 	}
 	return sp

@@ -20,9 +20,9 @@
 //
 // Either way a span's usage is read back by usage.FromAttributes, the
 // inverse of the function that set it, and every string is cleaned
-// (cleantext.String). Both keep to the same bounds: spool.MaxReadSpans
-// spans and their ancestors (spool.SpanBound), lines of at most
-// spool.MaxLineBytes and usagecsv.MaxLineBytes.
+// (cleantext.String), names cut to MaxNameBytes. Both keep to the same
+// bounds: spool.MaxReadSpans spans and their ancestors (spool.SpanBound),
+// lines of at most spool.MaxLineBytes and usagecsv.MaxLineBytes.
 //
 // The job's span is found by one rule (New): a span that names the task
 // (cicd.pipeline.task.name) and whose parent is not in the run, the

@@ -4,7 +4,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"unicode/utf8"
+
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/exporters/usagecsv"
@@ -73,5 +78,36 @@ func copyFile(t *testing.T, from, to string) {
 	}
 	if err := os.WriteFile(to, data, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A name of 100 KB in a spool another tool wrote is cut to MaxNameBytes
+// when it is read, span and event alike, as a span the SDK ended with it
+// is: the two doors give the same model.
+func TestNamesAreBounded(t *testing.T) {
+	long := strings.Repeat("é", 50_000)
+	dir := t.TempDir()
+	line := `{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"0102030405060708090a0b0c0d0e0f10","spanId":"0102030405060708","name":"` + long +
+		`","startTimeUnixNano":"1","endTimeUnixNano":"2","events":[{"timeUnixNano":"1","name":"` + long + `"}]}]}]}]}` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, spool.TracesFile), []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run, _, err := ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Phases) != 1 || len(run.Phases[0].Events) != 1 {
+		t.Fatalf("read %d phases", len(run.Phases))
+	}
+	read := run.Phases[0]
+	stub := tracetest.SpanStub{Name: long, Events: []sdktrace.Event{{Name: long}}}
+	ended := fromSDK(stub.Snapshot())
+	for what, got := range map[string]string{"span": read.Name, "event": read.Events[0].Name, "SDK span": ended.Name, "SDK event": ended.Events[0].Name} {
+		if len(got) > MaxNameBytes || !strings.HasSuffix(got, "…") || !utf8.ValidString(got) || !strings.HasPrefix(long, strings.TrimSuffix(got, "…")) {
+			t.Errorf("%s name of %d bytes read as %d bytes: %.40q…", what, len(long), len(got), got)
+		}
+	}
+	if read.Name != ended.Name {
+		t.Errorf("the spool and the SDK give two names")
 	}
 }
