@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/jobtrace/jobtrace/internal/cleantext"
 	"github.com/jobtrace/jobtrace/render/summary"
 )
 
@@ -224,22 +225,24 @@ func displayName(r *Row) string {
 	return r.Name
 }
 
-// Against says what the run is compared with, the labels written by
-// quote.
+// Against says what the run is compared with, the labels cleaned
+// (cleantext.String: a directory's name may hold a terminal's escapes)
+// and written by quote.
 func (d *Diff) Against(l Labels, quote func(string) string) string {
+	q := func(s string) string { return quote(cleantext.String(s)) }
 	switch {
 	case d.Baselines == 1 && len(l.Base) == 1:
-		return quote(l.Base[0])
+		return q(l.Base[0])
 	case d.Baselines == 1:
 		return "the base run"
 	}
 	s := "the median of " + strconv.Itoa(d.Baselines) + " base runs"
 	if len(l.Base) == d.Baselines {
-		q := make([]string, len(l.Base))
+		qs := make([]string, len(l.Base))
 		for i, b := range l.Base {
-			q[i] = quote(b)
+			qs[i] = q(b)
 		}
-		s += " (" + strings.Join(q, ", ") + ")"
+		s += " (" + strings.Join(qs, ", ") + ")"
 	}
 	return s
 }

@@ -22,7 +22,7 @@ func TestDiffSection(t *testing.T) {
 	}
 	d := rundiff.Compare([]*runmodel.Run{base}, run)
 	var h bytes.Buffer
-	if err := WriteHTML(&h, run, WithDiff(d, rundiff.Labels{Base: []string{`<b>base</b>`}, Run: "new"})); err != nil {
+	if err := WriteHTML(&h, run, WithDiff(d, rundiff.Labels{Base: []string{"<b>base</b>\x1b[31m"}, Run: "new"})); err != nil {
 		t.Fatal(err)
 	}
 	page := h.String()
@@ -32,7 +32,7 @@ func TestDiffSection(t *testing.T) {
 	}
 	section := page[i:strings.Index(page, "</main>")] // the crosshair's scripts follow
 	for _, want := range []string{
-		"Compared with &lt;b&gt;base&lt;/b&gt;",
+		"Compared with &lt;b&gt;base&lt;/b&gt;\uFFFD[31m",
 		"&lt;script&gt;alert(1)&lt;/script&gt;",
 		`<tr class="slower">`,
 		"&#43;3.00s (",
@@ -41,7 +41,7 @@ func TestDiffSection(t *testing.T) {
 			t.Errorf("the diff section has no %q:\n%s", want, section)
 		}
 	}
-	for _, bad := range []string{"<b>base", "<script>"} {
+	for _, bad := range []string{"<b>base", "<script>", "\x1b"} {
 		if strings.Contains(section, bad) {
 			t.Errorf("the diff section holds %q unescaped", bad)
 		}
