@@ -121,6 +121,7 @@ func (c *cli) cmdDiff(args []string) error {
 	if err != nil {
 		return err
 	}
+	noteOtherJobs(log, "diff", bases, baseRuns, pos[0], run)
 	d := rundiff.Compare(baseRuns, run)
 	if err := write(os.Stdout, d, rundiff.Labels{Base: bases, Run: pos[0]}); err != nil {
 		return err
@@ -142,6 +143,38 @@ func (c *cli) cmdDiff(args []string) error {
 	}
 	log.Printf("diff: slower than --fail-if-slower %s: %s", limit, strings.Join(names, ", "))
 	return &exitError{code: 1}
+}
+
+// maxOtherJobsNamed bounds the base runs of another job that
+// noteOtherJobs names; the rest are counted.
+const maxOtherJobsNamed = 3
+
+// noteOtherJobs says, in one line, when base runs are of another job than
+// the run compared (their job spans' names differ): the phases are
+// compared by their names all the same, which is seldom what was meant
+// (a wrong directory), and a --fail-if-slower check would judge one job
+// by another.
+func noteOtherJobs(log *supervise.Logger, cmd string, bases []string, baseRuns []*runmodel.Run, dir string, run *runmodel.Run) {
+	if !run.HasJob {
+		return
+	}
+	var other []string
+	n := 0
+	for i, b := range baseRuns {
+		if !b.HasJob || b.Job.Name == run.Job.Name {
+			continue
+		}
+		if n++; n <= maxOtherJobsNamed {
+			other = append(other, fmt.Sprintf("%s is job %q", bases[i], b.Job.Name))
+		}
+	}
+	if n == 0 {
+		return
+	}
+	if n > maxOtherJobsNamed {
+		other = append(other, fmt.Sprintf("and %d more", n-maxOtherJobsNamed))
+	}
+	log.Printf("%s: %s is job %q, but %s: their phases are compared by name all the same", cmd, dir, run.Job.Name, strings.Join(other, ", "))
 }
 
 // colourTerminal reports whether f is a terminal to write colour to: not

@@ -274,3 +274,43 @@ func TestArtifactWarningCounts(t *testing.T) {
 		}
 	}
 }
+
+// Base runs of another job are compared all the same, and said: a wrong
+// directory given would otherwise pass for a comparison.
+func TestDiffSaysOtherJobs(t *testing.T) {
+	base, slow := diffFixture(t, "base"), diffFixture(t, "slow")
+	other := t.TempDir()
+	for _, name := range []string{spool.TracesFile, usagecsv.FileName} {
+		data, err := os.ReadFile(filepath.Join(base, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(other, name), []byte(strings.ReplaceAll(string(data), "job2.sh", "other.sh")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const says = `is job "job2.sh", but `
+	for _, args := range [][]string{
+		{"diff", other, slow},
+		{"diff", "--baseline", base, other, other, other, other, "--", slow},
+		{"report", "--baseline", other, "--", t.TempDir()},
+	} {
+		if args[0] == "report" {
+			dir := args[len(args)-1]
+			for _, name := range []string{spool.TracesFile, usagecsv.FileName} {
+				data, _ := os.ReadFile(filepath.Join(slow, name))
+				os.WriteFile(filepath.Join(dir, name), data, 0o644)
+			}
+		}
+		r := jt(t, nil, args...)
+		if r.code != 0 || !strings.Contains(r.stderr, says) || !strings.Contains(r.stderr, `is job "other.sh"`) {
+			t.Errorf("%q: exit %d, stderr %q; want 0 and %q", args, r.code, r.stderr, says)
+		}
+		if len(args) > 5 && !strings.Contains(r.stderr, "and 1 more") {
+			t.Errorf("%q: four other base runs not bounded: %q", args, r.stderr)
+		}
+	}
+	if r := jt(t, nil, "diff", base, slow); strings.Contains(r.stderr, says) {
+		t.Errorf("two runs of one job said to be of two: %q", r.stderr)
+	}
+}

@@ -62,6 +62,7 @@ func (c *cli) cmdReport(args []string) error {
 	if err == nil {
 		var opts []report.Option
 		if len(baseRuns) > 0 {
+			noteOtherJobs(log, "report", bases, baseRuns, dir, run)
 			opts = append(opts, report.WithDiff(rundiff.Compare(baseRuns, run), rundiff.Labels{Base: bases, Run: dir}))
 		}
 		err = report.Write(dir, run, opts...)
