@@ -2,12 +2,11 @@ package profile
 
 import (
 	"encoding/json"
-	"fmt"
 	"maps"
-	"math"
 	"slices"
 	"strconv"
 
+	"github.com/jobtrace/jobtrace/internal/jsonnumber"
 	"github.com/jobtrace/jobtrace/internal/jsonstring"
 )
 
@@ -66,7 +65,7 @@ func (e *encoder) object(members ...any) {
 func (e *encoder) str(s string) { e.b = jsonstring.AppendAsEncodingJSON(e.b, s) }
 
 func (e *encoder) float(f float64) {
-	b, err := appendFloat(e.b, f)
+	b, err := jsonnumber.AppendFloat(e.b, f)
 	if err != nil && e.err == nil {
 		e.err = err
 	}
@@ -265,26 +264,3 @@ func sortedMap[V any](e *encoder, m map[string]V) {
 }
 
 func (e *encoder) mapAny(m map[string]any) { sortedMap(e, m) }
-
-// appendFloat appends f as encoding/json writes a float64: the shortest
-// decimal that reads back as f, in exponent form below 1e-6 and from 1e21
-// on, with a one-digit negative exponent written without its leading 0;
-// NaN and the infinities are an error, as they are there.
-func appendFloat(b []byte, f float64) ([]byte, error) {
-	if math.IsInf(f, 0) || math.IsNaN(f) {
-		return b, fmt.Errorf("json: unsupported value: %s", strconv.FormatFloat(f, 'g', -1, 64))
-	}
-	format := byte('f')
-	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	b = strconv.AppendFloat(b, f, format, -1, 64)
-	if format == 'e' {
-		// e-09 as e-9
-		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
-	}
-	return b, nil
-}

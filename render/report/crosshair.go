@@ -1,10 +1,13 @@
 package report
 
 import (
-	"encoding/json"
 	"html/template"
 	"math"
+	"strconv"
 	"time"
+
+	"github.com/jobtrace/jobtrace/internal/jsonnumber"
+	"github.com/jobtrace/jobtrace/internal/jsonstring"
 )
 
 // The crosshair: hovering the timeline or any chart of report.html draws a
@@ -70,9 +73,10 @@ type phaseMark struct {
 }
 
 // crossJSON is the crosshair's data for the page of d, whose timeline
-// shows phases and whose charts are c. encoding/json writes <, > and & as
-// \u escapes (and U+2028, U+2029), so the data cannot close its script
-// element or open a comment whatever the names hold.
+// shows phases and whose charts are c, as encoding/json writes it
+// (appendCross): <, > and & as \u escapes (and U+2028, U+2029), so the data
+// cannot close its script element or open a comment whatever the names
+// hold.
 func crossJSON(d *Data, phases []Phase, c charts, a axis) (template.JS, error) {
 	ms := func(t time.Time) float64 { return math.Round(float64(t.Sub(a.start))/1e5) / 10 }
 	x := crossData{
@@ -89,8 +93,103 @@ func crossJSON(d *Data, phases []Phase, c charts, a axis) (template.JS, error) {
 	for _, p := range phases {
 		x.Phases = append(x.Phases, mark(p, p.Depth+1))
 	}
-	b, err := json.Marshal(x)
+	b, err := appendCross(nil, &x)
 	return template.JS(b), err
+}
+
+// appendCross appends x as json.Marshal writes it, by hand: without the
+// reflection encoding/json's first use costs every process.
+func appendCross(b []byte, x *crossData) ([]byte, error) {
+	var err error
+	num := func(f float64) {
+		var e error
+		if b, e = jsonnumber.AppendFloat(b, f); e != nil && err == nil {
+			err = e
+		}
+	}
+	str := func(s string) { b = jsonstring.AppendAsEncodingJSON(b, s) }
+	// list writes n elements, each by elem, or null when null.
+	list := func(n int, null bool, elem func(int)) {
+		if null {
+			b = append(b, "null"...)
+			return
+		}
+		b = append(b, '[')
+		for i := range n {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			elem(i)
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `{"X0":`...)
+	num(x.X0)
+	b = append(b, `,"W":`...)
+	num(x.W)
+	b = append(b, `,"Span":`...)
+	num(x.Span)
+	b = append(b, `,"T0":`...)
+	b = strconv.AppendInt(b, x.T0, 10)
+	b = append(b, `,"GTop":`...)
+	num(x.GTop)
+	b = append(b, `,"T":`...)
+	list(len(x.T), x.T == nil, func(i int) { num(x.T[i]) })
+	b = append(b, `,"Plots":`...)
+	list(len(x.Plots), x.Plots == nil, func(i int) {
+		p := &x.Plots[i]
+		b = append(b, `{"Title":`...)
+		str(p.Title)
+		b = append(b, `,"Top":`...)
+		num(p.Top)
+		b = append(b, `,"Bottom":`...)
+		num(p.Bottom)
+		b = append(b, `,"Series":`...)
+		list(len(p.Series), p.Series == nil, func(i int) {
+			s := &p.Series[i]
+			b = append(b, `{"name":`...)
+			str(s.Name)
+			if s.Color != "" {
+				b = append(b, `,"color":`...)
+				str(s.Color)
+			}
+			b = append(b, `,"v":`...)
+			list(len(s.V), s.V == nil, func(i int) { str(s.V[i]) })
+			if len(s.Y) != 0 {
+				b = append(b, `,"y":`...)
+				list(len(s.Y), false, func(i int) { num(s.Y[i]) })
+			}
+			b = append(b, '}')
+		})
+		b = append(b, '}')
+	})
+	b = append(b, `,"Phases":`...)
+	list(len(x.Phases), x.Phases == nil, func(i int) {
+		m := &x.Phases[i]
+		b = append(b, `{"n":`...)
+		str(m.N)
+		b = append(b, `,"d":`...)
+		b = strconv.AppendInt(b, int64(m.D), 10)
+		b = append(b, `,"s":`...)
+		num(m.S)
+		b = append(b, `,"e":`...)
+		num(m.E)
+		if m.F {
+			b = append(b, `,"f":true`...)
+		}
+		if m.V != "" {
+			b = append(b, `,"v":`...)
+			str(m.V)
+		}
+		b = append(b, '}')
+	})
+	b = append(b, `,"MaxActive":`...)
+	b = strconv.AppendInt(b, int64(x.MaxActive), 10)
+	b = append(b, '}')
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
 }
 
 // crossScript draws the crosshair from the data island #xh-data. It builds

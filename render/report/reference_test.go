@@ -2,7 +2,9 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"html/template"
+	"math"
 	"sync"
 	"testing"
 
@@ -121,5 +123,58 @@ func FuzzPageAsHTMLTemplate(f *testing.F) {
 			},
 		}
 		samePage(t, &p)
+	})
+}
+
+// sameCross: appendCross writes what json.Marshal writes for x, or fails
+// where it fails.
+func sameCross(tb testing.TB, x *crossData) {
+	tb.Helper()
+	want, wantErr := json.Marshal(x)
+	got, err := appendCross(nil, x)
+	if (err != nil) != (wantErr != nil) {
+		tb.Fatalf("error %v, encoding/json's %v", err, wantErr)
+	}
+	if d := fuzzcheck.FirstDifference(got, want); wantErr == nil && d != "" {
+		tb.Fatalf("the crosshair's data %s (want: encoding/json's)", d)
+	}
+}
+
+// The crosshair's data of the fixture and of hostile names is byte for
+// byte encoding/json's.
+func TestCrossAsEncodingJSON(t *testing.T) {
+	for _, d := range []*Data{loadRun(t), hostileData()} {
+		c := drawCharts(d, newAxis(d.Job.Start, d.Job.End))
+		p, err := pageOf(d, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var x crossData
+		if err := json.Unmarshal([]byte(p.Cross), &x); err != nil {
+			t.Fatal(err)
+		}
+		if len(x.Plots) == 0 || len(x.Phases) == 0 {
+			t.Fatalf("no plots or phases: %s", p.Cross)
+		}
+		sameCross(t, &x)
+	}
+}
+
+// FuzzCrossAsEncodingJSON: whatever the names and figures, appendCross
+// writes what json.Marshal writes (NaN and infinities an error in both).
+func FuzzCrossAsEncodingJSON(f *testing.F) {
+	f.Add("cpu", "<script>", "\u2028\xff\x00&", 1.5, 1e21, int64(1700000000000), 3, true)
+	f.Add("", "", "", math.NaN(), 0.0, int64(-1), 0, false)
+	f.Add("a", "b", "c", 1e-7, math.Inf(1), int64(0), -5, false)
+	f.Fuzz(func(t *testing.T, s, u, v string, x, y float64, n int64, k int, failed bool) {
+		var ys []float64
+		if failed {
+			ys = []float64{x, -1}
+		}
+		sameCross(t, &crossData{X0: x, W: y, Span: x, T0: n, GTop: y, T: []float64{x, y}, MaxActive: k,
+			Plots: []plotData{{Title: s, Top: x, Bottom: y, Series: []seriesPlot{
+				{Name: u, Color: v, V: []string{s, v}, Y: ys}, {Name: s, V: nil}, {Name: v, V: []string{}, Y: []float64{}}}}, {Title: v}},
+			Phases: []phaseMark{{N: s, D: k, S: x, E: y, F: failed, V: u}, {N: v}},
+		})
 	})
 }
