@@ -36,12 +36,14 @@ const (
 	verdictWork = "4"
 
 	// memLimit is the memory the memory-pressured phase is limited to, and
-	// memFile the file-backed memory its stressor maps, twice as much:
-	// without swap (CI machines have none) anonymous memory over a limit is
-	// killed rather than pressured, while file pages are dropped and read
-	// back, which is memory pressure.
+	// memFile the file-backed memory each of its two stressors maps, four
+	// times as much: without swap (CI machines have none) anonymous memory
+	// over a limit is killed rather than pressured, while file pages are
+	// dropped and read back, which is memory pressure. One stressor mapping
+	// twice the limit stalled 9–14 % of the time on a quiet machine, at the
+	// rule's edge; two mapping four times it, 29 %.
 	memLimit = 128 << 20
-	memFile  = 256 << 20
+	memFile  = 512 << 20
 
 	// starvedShare is the share of a CPU the starved phase's one busy
 	// thread should get beside the CPU hog, on a machine with nothing
@@ -112,7 +114,7 @@ func TestVerdictWorkloads(t *testing.T) {
 		phases = append(phases, workloadPhase{"io-bound", "(cd " + disk + " && stress-ng --hdd 1 --hdd-opts direct --timeout " + verdictWork + "s -q)", verdict.IOBound})
 		if limit, ok := memoryLimitScript(t, disk); ok {
 			// Last: the limit may hold the job's whole cgroup.
-			phases = append(phases, workloadPhase{"memory-pressured", limit + " && (cd " + disk + " && stress-ng --mmap 1 --mmap-file --mmap-bytes " +
+			phases = append(phases, workloadPhase{"memory-pressured", limit + " && (cd " + disk + " && stress-ng --mmap 2 --mmap-file --mmap-bytes " +
 				fmt.Sprint(memFile) + " --timeout " + verdictWork + "s -q)", verdict.MemoryPressured})
 		}
 		runVerdictJob(t, "auto", boostScript, phases)

@@ -171,6 +171,12 @@ func memoryPressured(f *figures) (string, bool) {
 
 func starved(f *figures) (string, bool) {
 	if f.stealOK && f.steal >= StealShare {
+		if _, io := ioBound(f); io && f.ioWait.share > f.steal {
+			// A virtual machine's disk IO is done by its host, which takes
+			// CPU time from it while it waits: waiting for IO longer than
+			// the steal took is io-bound.
+			return "", false
+		}
 		return fmt.Sprintf("the hypervisor took %s of the machine's CPU time (steal) while the job used %s",
 			percent(f.steal), cpus(f.busy)), true
 	}

@@ -103,6 +103,8 @@ func TestJudgeRules(t *testing.T) {
 
 		{"steal", window(10, 2, 1, 1, steal(StealShare+eps)), Starved, "the hypervisor took 11 % of the machine's CPU time (steal) while the job used 1 CPU"},
 		{"steal below", window(10, 2, 1, 1, steal(StealShare-eps)), SingleThread, ""},
+		{"steal while waiting longer for IO", window(10, 2, 0.5, 0.4, steal(0.16), ownIOStall(0.26), wrote(1<<30)), IOBound, "waited for IO 26 %"},
+		{"steal longer than the wait for IO", window(10, 2, 0.5, 0.4, steal(0.30), ownIOStall(0.26), wrote(1<<30)), Starved, "(steal)"},
 		{"own CPU stall, busy machine", window(10, 2, 0.6, 0.98, ownCPUStall(0.41)), Starved,
 			"waited for CPU 41 % of the time while the machine was 98 % busy, 1.4 CPUs by others, and the job used 0.6 CPUs"},
 		{"own CPU stall below", window(10, 2, 0.6, 0.98, ownCPUStall(CPUStallShare-eps)), Waiting, ""},
