@@ -4,6 +4,11 @@
 set -e
 
 now() { date +%s.%N 2>/dev/null || date +%s; }
+# ms: milliseconds since the epoch (whole seconds where date has no %N).
+ms() {
+	n=$(date +%s%N)
+	case $n in *N) echo $(($(date +%s) * 1000)) ;; *) echo $((n / 1000000)) ;; esac
+}
 
 # 1. Marker lines in the job's output.
 echo "BEGIN_PHASE checkout"
@@ -16,9 +21,10 @@ echo "::group::Build"
 
 # 2. The socket: 'jobtrace phase|event' inside 'jobtrace run'.
 jobtrace phase begin compile --attr lang=c
-# Some CPU work, one to two seconds of it: long enough for a verdict.
-end=$(($(date +%s) + 2))
-while [ "$(date +%s)" -lt "$end" ]; do
+# Some CPU work, for 1.5 s: long enough for a verdict, and the same in
+# every run, so that two runs compare (jobtrace diff) as the same.
+end=$(($(ms) + 1500))
+while [ "$(ms)" -lt "$end" ]; do
 	i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done
 done
 jobtrace event cache-miss --attr key=deps
