@@ -120,6 +120,55 @@ func BenchmarkOwnCgroup(b *testing.B) {
 	}
 }
 
+// BenchmarkShortRun measures the samples of a short job as `jobtrace run`
+// takes them: the source made (a child subreaper; with the job's own
+// cgroup, made as root, or without one), the first sample before the job
+// starts, which opens every file, the last one after the job was reaped,
+// and the source closed. BenchmarkRead and BenchmarkOwnCgroup read files
+// already open; this is what a run of a few milliseconds pays. It reports
+// the CPU time of the thread (cpu-ns/op) beside the elapsed time.
+func BenchmarkShortRun(b *testing.B) {
+	if err := SetSubreaper(); err != nil {
+		b.Skip(err)
+	}
+	for _, own := range []bool{true, false} {
+		name := "own-cgroup"
+		if !own {
+			name = "no-cgroup"
+		}
+		b.Run(name, func(b *testing.B) {
+			cfg := Config{WorkDir: b.TempDir(), Subreaper: true}
+			if own {
+				g, _ := sleeptree.Cgroup(b)
+				cfg.CgroupDir, cfg.CgroupOwn = g.Dir, true
+			}
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			var cpu time.Duration
+			var s Sample
+			b.ReportAllocs()
+			for b.Loop() {
+				t0 := threadCPU()
+				src, err := NewSource(cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				s.Time, s.Reason = time.Now(), ReasonStart
+				src.Read(&s)
+				src.SetJob(1 << 30)
+				src.JobExited(ExitUsage{})
+				s.Time, s.Reason = time.Now(), ReasonEnd
+				if err := src.Read(&s); err != nil || !s.Host.HasCPU || s.Job.HasCgroup != own {
+					b.Fatalf("last sample: %v, host CPU %v, cgroup %v", err, s.Host.HasCPU, s.Job.HasCgroup)
+				}
+				src.Close()
+				cpu += threadCPU() - t0
+			}
+			b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
+		})
+	}
+}
+
 // threadCPU is the CPU time of the calling thread.
 func threadCPU() time.Duration {
 	var ts unix.Timespec

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/jobtrace/jobtrace/internal/sleeptree"
+	"github.com/jobtrace/jobtrace/internal/timingtest"
 )
 
 // spawnSleepers starts sh with n sleeping children (see package sleeptree).
@@ -143,5 +145,50 @@ func TestSampleCgroupNested(t *testing.T) {
 	}
 	if s := pidsSeen(r, os.Getpid(), cmd.Process.Pid); !s[0] || !s[1] {
 		t.Errorf("SampleCgroup found this process %v and sh %v", s[0], s[1])
+	}
+}
+
+// OwnChildren finds the caller's children, running or exited and not yet
+// waited for, without reaping them (os/exec still gets the exit status);
+// with no child at all it reads no file.
+func TestOwnChildren(t *testing.T) {
+	r := NewReader("/proc")
+	var opened []string
+	r.openHook = func(path string) syscall.Errno {
+		opened = append(opened, path)
+		return 0
+	}
+	if kids, _ := r.Children(os.Getpid(), nil); len(kids) > 0 {
+		t.Skipf("this test process has children already: %v", kids)
+	}
+	opened = nil
+	if kids, err := r.OwnChildren(nil); len(kids) != 0 || err != nil || len(opened) != 0 {
+		t.Errorf("with no child, OwnChildren = %v, %v and read %v; want nothing read", kids, err, opened)
+	}
+
+	running := exec.Command("sleep", "30")
+	zombie := exec.Command("sh", "-c", "exit 7")
+	for _, c := range []*exec.Cmd{running, zombie} {
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer func() { running.Process.Kill(); running.Wait() }()
+	timingtest.Eventually(t, "sh exited, not yet waited for", func() bool {
+		data, err := os.ReadFile("/proc/" + strconv.Itoa(zombie.Process.Pid) + "/stat")
+		st, ok := parseStat(data)
+		return err == nil && ok && st.state == 'Z'
+	})
+	opened = nil
+	kids, err := r.OwnChildren(nil)
+	if err != nil || !slices.Contains(kids, running.Process.Pid) || !slices.Contains(kids, zombie.Process.Pid) {
+		t.Errorf("OwnChildren = %v, %v; want the running %d and the zombie %d", kids, err, running.Process.Pid, zombie.Process.Pid)
+	}
+	if len(opened) == 0 {
+		t.Error("OwnChildren found children without reading their files")
+	}
+	zombie.Wait()
+	if zombie.ProcessState == nil || zombie.ProcessState.ExitCode() != 7 {
+		t.Errorf("the zombie's exit status was taken: %v", zombie.ProcessState)
 	}
 }
