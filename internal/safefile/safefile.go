@@ -6,7 +6,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 )
 
 // Errors, wrapped with the path.
@@ -46,26 +45,11 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 // Replace writes a new version of path with write, under a temporary name
 // in the same directory created with O_EXCL, then renames it over path (a
 // symbolic link at path is replaced, not followed). The file gets mode
-// perm. Whatever fails, the temporary file is removed and path is left as
-// it was.
+// perm, whatever the umask. Whatever fails, the temporary file is removed
+// and path is left as it was.
 func Replace(path string, perm os.FileMode, write func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
+	if err := replace(path, perm, write); err != nil {
 		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
-	}
-	werr := write(tmp)
-	if werr == nil {
-		werr = tmp.Chmod(perm)
-	}
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), path)
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, unwrapPath(werr))
 	}
 	return nil
 }

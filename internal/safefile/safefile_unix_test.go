@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -344,4 +345,57 @@ func TestReclaim(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
+}
+
+func TestReplaceGivesPermWhateverTheUmask(t *testing.T) {
+	old := syscall.Umask(0o077)
+	defer syscall.Umask(old)
+	p := filepath.Join(t.TempDir(), "f")
+	for _, perm := range []os.FileMode{0o644, 0o600, 0o640} {
+		if err := WriteFile(p, []byte("x"), perm); err != nil {
+			t.Fatal(err)
+		}
+		if fi, err := os.Lstat(p); err != nil || fi.Mode().Perm() != perm {
+			t.Errorf("mode %v, %v; want %v", fi.Mode().Perm(), err, perm)
+		}
+	}
+}
+
+// TestReplaceIsARename checks that the file at path is replaced by a new
+// one, not rewritten: another name of the old file keeps its content.
+func TestReplaceIsARename(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f")
+	if err := os.WriteFile(p, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(p, filepath.Join(dir, "g")); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(p, []byte("new"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(p); string(data) != "new" {
+		t.Errorf("file = %q", data)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "g")); string(data) != "old" {
+		t.Errorf("the old file's other name holds %q, want old", data)
+	}
+	assertOnly(t, dir, "f", "g")
+}
+
+func TestReplaceLeavesADirectory(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "d")
+	if err := os.Mkdir(p, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	err := WriteFile(p, []byte("x"), 0o644)
+	if !errors.Is(err, fs.ErrExist) {
+		t.Errorf("err = %v, want one saying the file exists", err)
+	}
+	if fi, err := os.Lstat(p); err != nil || !fi.IsDir() {
+		t.Errorf("%s is no longer a directory: %v", p, err)
+	}
+	assertOnly(t, dir, "d")
 }
