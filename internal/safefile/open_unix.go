@@ -14,7 +14,7 @@ import (
 // Open opens path with flag (os.O_* values) and perm, never following a
 // symbolic link at path. An existing file must be a regular file with one
 // hard link; O_TRUNC is applied only once that is checked, so a refused
-// file is left as it was. The file is opened with O_NONBLOCK, so that a
+// file is left as it was, and only to a file that is not empty. The file is opened with O_NONBLOCK, so that a
 // FIFO planted at path cannot hang jobtrace, and set back to blocking.
 func Open(path string, flag int, perm os.FileMode) (*os.File, error) {
 	return open(path, flag, perm, false)
@@ -60,7 +60,10 @@ func open(path string, flag int, perm os.FileMode, device bool) (*os.File, error
 		return nil, &os.PathError{Op: "open", Path: path, Err: err}
 	}
 	f := os.NewFile(uintptr(fd), path)
-	if trunc && st.Mode&syscall.S_IFMT == syscall.S_IFREG {
+	// An empty file is not truncated: ext4 takes a truncation to zero as
+	// a file being rewritten in place and writes its blocks out when it is
+	// closed (auto_da_alloc), which a file just created does not need.
+	if trunc && st.Mode&syscall.S_IFMT == syscall.S_IFREG && st.Size > 0 {
 		if err := f.Truncate(0); err != nil {
 			f.Close()
 			return nil, err

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -398,4 +399,26 @@ func TestReplaceLeavesADirectory(t *testing.T) {
 		t.Errorf("%s is no longer a directory: %v", p, err)
 	}
 	assertOnly(t, dir, "d")
+}
+
+// TestCreateLeavesAnEmptyFileUntouched checks that an empty file is not
+// truncated (ext4 writes a truncated file's blocks out at its close): its
+// modification time stays.
+func TestCreateLeavesAnEmptyFileUntouched(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(p, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	then := time.Now().Add(-time.Hour).Truncate(time.Second)
+	if err := os.Chtimes(p, then, then); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Create(p, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if fi, err := os.Stat(p); err != nil || !fi.ModTime().Equal(then) {
+		t.Errorf("modified at %v, %v; want %v", fi.ModTime(), err, then)
+	}
 }
