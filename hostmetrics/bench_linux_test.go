@@ -202,16 +202,15 @@ func newSyscallFloor(tb testing.TB, wd, cgroupDir string) *syscallFloor {
 	for _, res := range []string{"cpu", "memory", "io"} {
 		paths = append(paths, "/proc/pressure/"+res)
 	}
-	// The fixture holds the files the cgroup reader reads, and
-	// cgroup.controllers, which it does not.
+	// The fixture holds the files the cgroup reader reads, and only
+	// those: cgroup.controllers, which says which of them exist, among
+	// them.
 	ents, err := os.ReadDir(cgroupDir)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	for _, e := range ents {
-		if e.Name() != "cgroup.controllers" {
-			paths = append(paths, filepath.Join(cgroupDir, e.Name()))
-		}
+		paths = append(paths, filepath.Join(cgroupDir, e.Name()))
 	}
 	for _, p := range paths {
 		if _, err := os.Stat(p); err == nil {

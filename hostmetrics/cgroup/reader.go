@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"path/filepath"
 
+	"github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
 	"github.com/jobtrace/jobtrace/hostmetrics/procfs"
 )
 
@@ -24,7 +25,11 @@ const (
 	fileCPUPressure
 	fileMemoryPressure
 	fileIOPressure
-	numFiles
+	numStatFiles
+	// fileControllers, read first, lists the controllers enabled in the
+	// cgroup: the files of the others are not there.
+	fileControllers = numStatFiles
+	numFiles        = numStatFiles + 1
 )
 
 var fileNames = [numFiles]string{
@@ -40,6 +45,55 @@ var fileNames = [numFiles]string{
 	fileCPUPressure:    "cpu.pressure",
 	fileMemoryPressure: "memory.pressure",
 	fileIOPressure:     "io.pressure",
+	fileControllers:    "cgroup.controllers",
+}
+
+// controllers is a set of the controllers whose files a Reader reads.
+type controllers uint8
+
+const (
+	ctlMemory controllers = 1 << iota
+	ctlIO
+	ctlPids
+	// anyController is every one: what is assumed of a directory whose
+	// cgroup.controllers cannot be read.
+	anyController = ctlMemory | ctlIO | ctlPids
+)
+
+// fileController is the controller that makes each file; 0 for the files
+// every cgroup v2 directory has (cpu.stat and the pressure files, which the
+// kernel makes without a controller).
+var fileController = [numStatFiles]controllers{
+	fileMemoryCurrent: ctlMemory,
+	fileMemoryPeak:    ctlMemory,
+	fileMemoryMax:     ctlMemory,
+	fileMemoryEvents:  ctlMemory,
+	fileMemoryStat:    ctlMemory,
+	fileIOStat:        ctlIO,
+	filePidsCurrent:   ctlPids,
+	filePidsMax:       ctlPids,
+}
+
+// parseControllers reads cgroup.controllers: the names of the controllers
+// enabled in the cgroup, separated by spaces. Names the Reader has no file
+// of are ignored.
+func parseControllers(data []byte) controllers {
+	var c controllers
+	for {
+		var f []byte
+		f, data = kernfmt.NextField(data)
+		if len(f) == 0 {
+			return c
+		}
+		switch string(f) {
+		case "memory":
+			c |= ctlMemory
+		case "io":
+			c |= ctlIO
+		case "pids":
+			c |= ctlPids
+		}
+	}
 }
 
 // initialBuf fits every file above on a typical host in one read: memory.stat,
@@ -82,7 +136,13 @@ func (r *Reader) Read(s *Stats) error {
 	*s = Stats{}
 	var errs []error
 	found := 0
-	for i := range numFiles {
+	enabled := r.controllers()
+	for i := range numStatFiles {
+		if c := fileController[i]; c != 0 && enabled&c == 0 {
+			// Its controller is not enabled here: the kernel made no
+			// such file, and looking for it costs a failed open.
+			continue
+		}
 		data, err := r.readFile(i)
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
@@ -102,6 +162,18 @@ func (r *Reader) Read(s *Stats) error {
 		return nil
 	}
 	return errors.Join(errs...)
+}
+
+// controllers returns the controllers enabled in the cgroup, from its
+// cgroup.controllers, read again at every Read, since a controller may be
+// enabled or disabled while the cgroup lives; every one when the file
+// cannot be read (not a cgroup v2 directory, or a fixture without it).
+func (r *Reader) controllers() controllers {
+	data, err := r.readFile(fileControllers)
+	if err != nil {
+		return anyController
+	}
+	return parseControllers(data)
 }
 
 func (r *Reader) parse(i int, data []byte, s *Stats) error {

@@ -146,18 +146,32 @@ func TestReadHybrid(t *testing.T) {
 	}
 }
 
-func TestReadDegrades(t *testing.T) {
-	dir := t.TempDir()
-	// An older kernel (no memory.peak), one malformed file, one good one.
-	write := func(name, data string) {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
+// writeFixture writes a file of a fixture cgroup made by a test.
+func writeFixture(t *testing.T, dir, name, data string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	write("cpu.stat", "usage_usec 5\nuser_usec 3\nsystem_usec 2\n")
-	write("memory.current", "banana\n")
-	write("pids.current", "3\n")
-	write("io.pressure", "some avg10=0.00 avg60=0.00 avg300=0.00 total=9\n")
+}
+
+// fixtureCgroup makes a fixture cgroup holding files (name: content).
+func fixtureCgroup(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, data := range files {
+		writeFixture(t, dir, name, data)
+	}
+	return dir
+}
+
+func TestReadDegrades(t *testing.T) {
+	// An older kernel (no memory.peak), one malformed file, one good one.
+	dir := fixtureCgroup(t, map[string]string{
+		"cpu.stat":       "usage_usec 5\nuser_usec 3\nsystem_usec 2\n",
+		"memory.current": "banana\n",
+		"pids.current":   "3\n",
+		"io.pressure":    "some avg10=0.00 avg60=0.00 avg300=0.00 total=9\n",
+	})
 	r := NewReader(dir)
 	s := Stats{MemoryPeak: u(99)} // stale values must not survive a read
 	err := r.Read(&s)
@@ -178,7 +192,7 @@ func TestReadDegrades(t *testing.T) {
 	for range 2000 {
 		long = append(long, "8:0 rbytes=1 wbytes=2 rios=3 wios=4 dbytes=0 dios=0\n"...)
 	}
-	write("io.stat", string(long))
+	writeFixture(t, dir, "io.stat", string(long))
 	_ = r.Read(&s)
 	if s.IO.Devices != 2000 || s.IO.WriteOps != u(8000) {
 		t.Errorf("long io.stat: %+v", s.IO)
@@ -188,6 +202,49 @@ func TestReadDegrades(t *testing.T) {
 	err = ReadDir(filepath.Join(dir, "gone"), &s)
 	if !errors.Is(err, fs.ErrNotExist) || s != (Stats{}) {
 		t.Errorf("gone: %+v, %v", s, err)
+	}
+}
+
+// The files of a controller that cgroup.controllers does not list are not
+// read (the kernel makes them only for the controllers enabled there, and a
+// failed open costs as much as a read), and cgroup.controllers is read again
+// at every Read: a controller enabled since is read. Without
+// cgroup.controllers every file is read.
+func TestReadOnlyEnabledControllers(t *testing.T) {
+	// Every file of the three controllers is made, whatever the list says.
+	files := map[string]string{"cpu.stat": "usage_usec 5\nuser_usec 3\nsystem_usec 2\n", "pids.current": "3\n"}
+	files["memory.current"], files["io.stat"] = "4096\n", "8:0 rbytes=1 wbytes=2 rios=3 wios=4 dbytes=0 dios=0\n"
+	dir := fixtureCgroup(t, files)
+	r := NewReader(dir)
+	defer func() { r.Close() }()
+	var s Stats
+	for _, c := range []struct {
+		controllers      string // "-": no cgroup.controllers
+		memory, io, pids bool
+	}{
+		{"cpu\n", false, false, false},
+		{"cpu memory\n", true, false, false},
+		{"io pids cpuset", false, true, true},
+		{"\n", false, false, false},
+		{"-", true, true, true},
+	} {
+		if c.controllers == "-" {
+			// A Reader keeps the file open: a new one sees it gone.
+			os.Remove(filepath.Join(dir, "cgroup.controllers"))
+			r.Close()
+			r = NewReader(dir)
+		} else {
+			writeFixture(t, dir, "cgroup.controllers", c.controllers)
+		}
+		if err := r.Read(&s); err != nil {
+			t.Fatal(err)
+		}
+		if !s.CPU.UsageUsec.Present || s.MemoryCurrent.Present != c.memory || s.IO.ReadBytes.Present != c.io ||
+			s.PidsCurrent.Present != c.pids {
+			t.Errorf("cgroup.controllers %q: cpu.stat read %v, memory.current %v, io.stat %v, pids.current %v; want true, %v, %v, %v",
+				c.controllers, s.CPU.UsageUsec.Present, s.MemoryCurrent.Present, s.IO.ReadBytes.Present, s.PidsCurrent.Present,
+				c.memory, c.io, c.pids)
+		}
 	}
 }
 
