@@ -19,11 +19,11 @@ func ExitUsageOf(ps *os.ProcessState) ExitUsage {
 	if !ok || ru == nil {
 		return ExitUsage{}
 	}
-	return exitUsage(ru)
+	return ExitUsageOfRusage(ru)
 }
 
-// exitUsage converts what wait4(2) reports for a reaped process.
-func exitUsage(ru *syscall.Rusage) ExitUsage {
+// ExitUsageOfRusage converts what wait4(2) reports for a reaped process.
+func ExitUsageOfRusage(ru *syscall.Rusage) ExitUsage {
 	// ru_maxrss is in KiB everywhere but on darwin, where it is in bytes.
 	unit := uint64(1024)
 	if runtime.GOOS == "darwin" || runtime.GOOS == "ios" {

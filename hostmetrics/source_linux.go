@@ -303,7 +303,7 @@ func (s *linuxSource) wait(pid int) {
 		return
 	}
 	s.mu.Lock()
-	s.reaped.add(exitUsage(&ru))
+	s.reaped.add(ExitUsageOfRusage(&ru))
 	s.mu.Unlock()
 }
 

@@ -212,8 +212,8 @@ func (r *resources) jobStarted(j Job, log Logger) {
 }
 
 // jobExited gives the source the job's rusage, as soon as it is reaped.
-func (r *resources) jobExited(ps *os.ProcessState) {
-	r.src.JobExited(hostmetrics.ExitUsageOf(ps))
+func (r *resources) jobExited(u hostmetrics.ExitUsage) {
+	r.src.JobExited(u)
 }
 
 // finish takes the job's last sample, sets the job's usage and its

@@ -387,9 +387,9 @@ func (s *Session) JobNotStarted() { s.jobDone(nil) }
 
 // JobExited gives the session the job's resource usage, as soon as it is
 // reaped (supervise.Options.OnExit).
-func (s *Session) JobExited(ps *os.ProcessState) {
+func (s *Session) JobExited(u hostmetrics.ExitUsage) {
 	if s.res != nil {
-		s.res.jobExited(ps)
+		s.res.jobExited(u)
 	}
 }
 
@@ -427,7 +427,7 @@ func (s *Session) CommandExited(ps *os.ProcessState) {
 		return
 	}
 	s.cmdPid = 0
-	s.res.jobExited(ps)
+	s.res.jobExited(hostmetrics.ExitUsageOf(ps))
 }
 
 // jobDone ends start-up: the job has started (j), or failed to, or there

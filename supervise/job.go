@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/jobtrace/jobtrace/hostmetrics"
 )
 
 // Exit codes jobtrace gives, as a POSIX shell does.
@@ -108,14 +110,20 @@ type Options struct {
 	// started in (Linux).
 	CgroupFD int
 	// OnExit, when set, is called as soon as the job has been reaped, before
-	// its output is drained.
-	OnExit func(*os.ProcessState)
+	// its output is drained, with the resources the system reported for it
+	// (the zero ExitUsage when it reported none).
+	OnExit func(hostmetrics.ExitUsage)
 }
 
 // Job is a started job.
 type Job struct {
-	opts    Options
-	cmd     *exec.Cmd
+	opts Options
+	path string // the program, found as a shell finds it
+	// stdout and stderr are the job's ends of its output: the write end of
+	// a pipe, or a pseudo-terminal (the same file when both go to one).
+	stdout, stderr *os.File
+	pid            int // the job's process id, once started
+
 	copies  sync.WaitGroup // the copies of the output streams
 	taps    sync.WaitGroup // their taps
 	readers []*os.File
@@ -178,8 +186,7 @@ func Start(o Options) (*Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := &exec.Cmd{Path: path, Args: o.Args, Env: o.Env, Dir: o.Dir, Stdin: o.Stdin}
-	j := &Job{opts: o, cmd: cmd}
+	j := &Job{opts: o, path: path}
 	if err := j.setupOutput(); err != nil {
 		j.closeAll()
 		return nil, fmt.Errorf("output: %w", err)
@@ -245,26 +252,26 @@ func (j *Job) setupOutput() error {
 	if isTerminal(o.Stdout) {
 		tty, err := j.openPTY()
 		if err == nil {
-			j.cmd.Stdout = tty
+			j.stdout = tty
 			if isTerminal(o.Stderr) {
-				j.cmd.Stderr = tty
+				j.stderr = tty
 				return nil
 			}
-			return j.pipe("stderr", &j.cmd.Stderr, j.errW(), o.OutStderr)
+			return j.pipe("stderr", &j.stderr, j.errW(), o.OutStderr)
 		}
 		o.Warn("no pseudo-terminal for the job (" + err.Error() + "): its output goes through a pipe")
 	}
 	if SameFile(o.Stdout, o.Stderr) {
-		if err := j.pipe("stdout and stderr", &j.cmd.Stdout, j.outW(), o.OutStdout); err != nil {
+		if err := j.pipe("stdout and stderr", &j.stdout, j.outW(), o.OutStdout); err != nil {
 			return err
 		}
-		j.cmd.Stderr = j.cmd.Stdout
+		j.stderr = j.stdout
 		return nil
 	}
-	if err := j.pipe("stdout", &j.cmd.Stdout, j.outW(), o.OutStdout); err != nil {
+	if err := j.pipe("stdout", &j.stdout, j.outW(), o.OutStdout); err != nil {
 		return err
 	}
-	return j.pipe("stderr", &j.cmd.Stderr, j.errW(), o.OutStderr)
+	return j.pipe("stderr", &j.stderr, j.errW(), o.OutStderr)
 }
 
 func (j *Job) outW() io.Writer {
@@ -281,7 +288,7 @@ func (j *Job) errW() io.Writer {
 	return j.opts.Stderr
 }
 
-func (j *Job) pipe(name string, child *io.Writer, dst io.Writer, tap io.Writer) error {
+func (j *Job) pipe(name string, child **os.File, dst io.Writer, tap io.Writer) error {
 	r, w, err := newPipe()
 	if err != nil {
 		return err
@@ -608,9 +615,9 @@ const syncPause = 20 * time.Microsecond
 // returns its exit code as a shell reports it: the exit status, or 128+N
 // for a job killed by signal N.
 func (j *Job) Wait() int {
-	err := j.cmd.Wait()
+	code, usage := j.wait()
 	if j.opts.OnExit != nil {
-		j.opts.OnExit(j.cmd.ProcessState)
+		j.opts.OnExit(usage)
 	}
 	drained := make(chan struct{})
 	go func() { j.copies.Wait(); close(drained) }()
@@ -630,7 +637,7 @@ func (j *Job) Wait() int {
 		r.Close()
 	}
 	j.plat.close()
-	return ExitCode(j.cmd.ProcessState, err)
+	return code
 }
 
 // waitTaps waits until the taps have scanned what they were behind with,
@@ -663,10 +670,19 @@ func ExitCode(ps *os.ProcessState, err error) int {
 		}
 		return 0
 	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return ExitSignalBase + int(ws.Signal())
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok {
+		return exitCode(ws)
 	}
 	return ps.ExitCode()
+}
+
+// exitCode is the exit code of a process that ended with ws, as a shell
+// reports it.
+func exitCode(ws syscall.WaitStatus) int {
+	if ws.Signaled() {
+		return ExitSignalBase + int(ws.Signal())
+	}
+	return ws.ExitStatus()
 }
 
 // OutputLost is how many bytes of the job's output could not be written
@@ -675,7 +691,7 @@ func ExitCode(ps *os.ProcessState, err error) int {
 func (j *Job) OutputLost() uint64 { return j.lostBytes.Load() }
 
 // Pid is the job's process id.
-func (j *Job) Pid() int { return j.cmd.Process.Pid }
+func (j *Job) Pid() int { return j.pid }
 
 // CgroupErr returns why the job could not be started in the cgroup of
 // Options.CgroupFD, or nil when it was (or none was asked for).

@@ -1,15 +1,12 @@
 package supervise
 
-import (
-	"os/exec"
-	"syscall"
-)
+import "syscall"
 
 // setParentDeathSignal makes the kernel kill the job if jobtrace dies, so
 // the job never lives on as an orphan.
 func setParentDeathSignal(a *syscall.SysProcAttr) { a.Pdeathsig = syscall.SIGKILL }
 
-// start starts the job from the calling goroutine's thread. Linux sends the
+// startProcess forks and executes the job (see start). Linux sends the
 // parent-death signal when the thread that forked the child ends, not the
 // process; the Go runtime ends a thread only when a goroutine exits while
 // locked to it (runtime.LockOSThread), which nothing in jobtrace's binary
@@ -21,19 +18,17 @@ func setParentDeathSignal(a *syscall.SysProcAttr) { a.Pdeathsig = syscall.SIGKIL
 // CLONE_INTO_CGROUP), so no process of the job ever runs outside it. If the
 // kernel refuses that (too old, or no permission on the cgroup), the job is
 // started again without it and CgroupErr says why.
-func (j *Job) start() error {
-	j.cmd.SysProcAttr = j.sysProcAttr()
-	if j.opts.CgroupFD > 0 {
-		j.cmd.SysProcAttr.UseCgroupFD = true
-		j.cmd.SysProcAttr.CgroupFD = j.opts.CgroupFD
+func (j *Job) startProcess(attr *syscall.ProcAttr) (int, error) {
+	if j.opts.CgroupFD <= 0 {
+		return j.forkExec(attr, j.sysProcAttr())
 	}
-	err := j.cmd.Start()
-	if err != nil && j.opts.CgroupFD > 0 {
+	sys := j.sysProcAttr()
+	sys.UseCgroupFD = true
+	sys.CgroupFD = j.opts.CgroupFD
+	pid, err := j.forkExec(attr, sys)
+	if err != nil {
 		j.cgroupErr = err
-		c := j.cmd
-		j.cmd = &exec.Cmd{Path: c.Path, Args: c.Args, Env: c.Env, Dir: c.Dir,
-			Stdin: c.Stdin, Stdout: c.Stdout, Stderr: c.Stderr, SysProcAttr: j.sysProcAttr()}
-		err = j.cmd.Start()
+		pid, err = j.forkExec(attr, j.sysProcAttr())
 	}
-	return err
+	return pid, err
 }

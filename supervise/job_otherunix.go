@@ -6,7 +6,7 @@ import "syscall"
 
 func setParentDeathSignal(*syscall.SysProcAttr) {}
 
-func (j *Job) start() error {
-	j.cmd.SysProcAttr = j.sysProcAttr()
-	return j.cmd.Start()
+// startProcess forks and executes the job (see start).
+func (j *Job) startProcess(attr *syscall.ProcAttr) (int, error) {
+	return j.forkExec(attr, j.sysProcAttr())
 }

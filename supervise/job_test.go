@@ -20,6 +20,7 @@ import (
 	"github.com/creack/pty"
 	"go.uber.org/goleak"
 
+	"github.com/jobtrace/jobtrace/hostmetrics"
 	"github.com/jobtrace/jobtrace/internal/timingtest"
 )
 
@@ -206,13 +207,17 @@ func TestGateKeepsMessagesOutOfLines(t *testing.T) {
 }
 
 // TestHelperJobtrace is not a test: TestOrphanDiesWithJobtrace runs the test
-// binary as a stand-in for jobtrace, which starts a long job and reports its
-// pid.
+// binary as a stand-in for jobtrace, which starts a long job (or the one
+// JOBTRACE_TEST_JOB names) and reports its pid.
 func TestHelperJobtrace(t *testing.T) {
 	if os.Getenv("JOBTRACE_TEST_HELPER") != "1" {
 		t.Skip("helper process")
 	}
-	j, err := Start(Options{Args: []string{"sleep", "60"}, Stdout: os.Stdout, Stderr: os.Stderr})
+	args := []string{"sleep", "60"}
+	if job := os.Getenv("JOBTRACE_TEST_JOB"); job != "" {
+		args = []string{job}
+	}
+	j, err := Start(Options{Args: args, Stdout: os.Stdout, Stderr: os.Stderr})
 	if err != nil {
 		os.Exit(3)
 	}
@@ -246,6 +251,43 @@ func TestOrphanDiesWithJobtrace(t *testing.T) {
 		// Gone, or a zombie waiting for init to reap it.
 		return err != nil || strings.Contains(string(b), ") Z ")
 	})
+}
+
+// Starting the job creates one process, the job: no other process is
+// forked on the way (os.StartProcess forks one the first time it is used,
+// to check that pidfds work, and waits for it to exit). The test binary
+// stands for jobtrace (TestHelperJobtrace), run under strace.
+func TestStartForksOnlyTheJob(t *testing.T) {
+	strace, err := exec.LookPath("strace")
+	if err != nil {
+		t.Skip("needs strace")
+	}
+	trace := filepath.Join(t.TempDir(), "trace")
+	cmd := exec.Command(strace, "-f", "-qq", "-e", "trace=clone,clone3,fork,vfork", "-o", trace,
+		os.Args[0], "-test.run=^TestHelperJobtrace$")
+	cmd.Env = append(os.Environ(), "JOBTRACE_TEST_HELPER=1", "JOBTRACE_TEST_JOB=true")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		if bytes.Contains(out, []byte("strace:")) {
+			t.Skipf("strace cannot trace here: %s", out)
+		}
+		t.Fatalf("helper: %v\n%s", err, out)
+	}
+	b, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var forks []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.Contains(l, "resumed>") || strings.Contains(l, "CLONE_THREAD") {
+			continue // a thread of the Go runtime, or the end of a call already counted
+		}
+		if strings.Contains(l, "clone(") || strings.Contains(l, "clone3(") || strings.Contains(l, "fork(") {
+			forks = append(forks, l)
+		}
+	}
+	if len(forks) != 1 {
+		t.Errorf("%d processes created to start one job, want 1:\n%s", len(forks), strings.Join(forks, "\n"))
+	}
 }
 
 func waitFor(t *testing.T, cond func() bool) {
@@ -361,4 +403,66 @@ func TestFailedStartLeavesNoGoroutine(t *testing.T) {
 		t.Fatalf("Start: %v, want a StartError of code %d", err, ExitNotExecutable)
 	}
 	goleak.VerifyNone(t, ignore)
+}
+
+// The job's environment is the one exec.Cmd gives a command: the last of a
+// variable set twice, jobtrace's own (with PWD set to the job's directory)
+// when none is given, and none at all with a variable holding a NUL.
+func TestEnvironmentIsExecCmds(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name string
+		env  []string
+	}{
+		{"set twice", []string{"A=1", "B=2", "A=3", "NOVALUE"}},
+		{"none given", nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, errf := files(t)
+			j, err := Start(Options{Args: []string{"env"}, Env: c.env, Dir: dir, Stdout: out, Stderr: errf})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if code := j.Wait(); code != 0 {
+				t.Fatalf("env exited with %d", code)
+			}
+			got, _ := os.ReadFile(out.Name())
+			cmd := exec.Command("env")
+			cmd.Env, cmd.Dir = c.env, dir
+			want, err := cmd.Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != string(want) {
+				t.Errorf("the job's environment:\n%s\nexec.Cmd's:\n%s", got, want)
+			}
+		})
+	}
+	out, errf := files(t)
+	_, err := Start(Options{Args: []string{"env"}, Env: []string{"A=1\x00B=2"}, Stdout: out, Stderr: errf})
+	var se *StartError
+	if !errors.As(err, &se) || se.Code != ExitNotExecutable || !strings.Contains(err.Error(), "NUL") {
+		t.Errorf("Start with a NUL in the environment: %v, want a StartError of code %d about the NUL", err, ExitNotExecutable)
+	}
+}
+
+// OnExit gets the resources the system reported for the job when it was
+// reaped, which count its CPU time and its memory.
+func TestOnExitGetsTheJobsUsage(t *testing.T) {
+	out, errf := files(t)
+	var got []hostmetrics.ExitUsage
+	j, err := Start(Options{Args: []string{"sh", "-c", `i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done`},
+		Stdout: out, Stderr: errf, OnExit: func(u hostmetrics.ExitUsage) { got = append(got, u) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := j.Wait(); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+	if len(got) != 1 {
+		t.Fatalf("OnExit called %d times, want once", len(got))
+	}
+	if u := got[0]; u.User+u.System <= 0 || u.MaxRSS == 0 {
+		t.Errorf("usage %+v: want the job's CPU time and memory", u)
+	}
 }

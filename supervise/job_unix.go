@@ -3,13 +3,19 @@
 package supervise
 
 import (
+	"errors"
 	"os"
+	"os/exec"
 	"os/signal"
+	"slices"
+	"strings"
 	"sync"
 	"syscall"
 
 	"github.com/creack/pty"
 	"golang.org/x/term"
+
+	"github.com/jobtrace/jobtrace/hostmetrics"
 )
 
 // ForwardedSignals returns the signals jobtrace passes on to the job's
@@ -98,14 +104,73 @@ func (j *Job) sysProcAttr() *syscall.SysProcAttr {
 	return a
 }
 
+// start starts the job from the calling goroutine's thread, as
+// exec.Cmd.Start would with the same program, arguments, environment,
+// directory, files and attributes, but through syscall.StartProcess:
+// os.StartProcess first checks, once per process on Linux, whether pidfds
+// work, by forking a child that exits at once and waiting for it; the job
+// would wait for that process creation, and needs no pidfd: it is waited
+// for by its pid (wait) and signalled through its process group.
+func (j *Job) start() error {
+	env, err := environ(j.opts.Env, j.opts.Dir)
+	if err != nil {
+		return err
+	}
+	// Fd puts a file in blocking mode, as os.StartProcess does; a nil
+	// Stdin is a closed stdin, as it is for exec.Cmd given a nil *os.File.
+	attr := &syscall.ProcAttr{Dir: j.opts.Dir, Env: env,
+		Files: []uintptr{j.opts.Stdin.Fd(), j.stdout.Fd(), j.stderr.Fd()}}
+	j.pid, err = j.startProcess(attr)
+	return err
+}
+
+// environ is the job's environment as exec.Cmd.Start makes it from env
+// and dir (Cmd.Environ: the last of a variable set twice; jobtrace's own
+// environment, with PWD set to dir, when env is nil), refusing, as Start
+// does, a variable that holds a NUL.
+func environ(env []string, dir string) ([]string, error) {
+	if slices.ContainsFunc(env, func(kv string) bool { return strings.IndexByte(kv, 0) >= 0 }) {
+		return nil, errors.New("exec: environment variable contains NUL")
+	}
+	return (&exec.Cmd{Env: env, Dir: dir}).Environ(), nil
+}
+
+// forkExec starts the job with attr and sys. Its error is the one
+// exec.Cmd.Start gives.
+func (j *Job) forkExec(attr *syscall.ProcAttr, sys *syscall.SysProcAttr) (int, error) {
+	attr.Sys = sys
+	pid, _, err := syscall.StartProcess(j.path, j.opts.Args, attr)
+	if err != nil {
+		return 0, &os.PathError{Op: "fork/exec", Path: j.path, Err: err}
+	}
+	return pid, nil
+}
+
+// wait reaps the job, and returns its exit code as a shell reports it
+// and the resources wait4 reported for it: what exec.Cmd.Wait would have
+// put in its ProcessState.
+func (j *Job) wait() (int, hostmetrics.ExitUsage) {
+	var ws syscall.WaitStatus
+	var ru syscall.Rusage
+	for {
+		_, err := syscall.Wait4(j.pid, &ws, 0, &ru)
+		if err == nil {
+			return exitCode(ws), hostmetrics.ExitUsageOfRusage(&ru)
+		}
+		if err != syscall.EINTR {
+			return ExitCode(nil, err), hostmetrics.ExitUsage{}
+		}
+	}
+}
+
 // Signal sends sig to the job's process group.
 func (j *Job) Signal(sig os.Signal) error {
 	s, ok := sig.(syscall.Signal)
 	if !ok {
-		return j.cmd.Process.Signal(sig)
+		return errors.New("supervise: unsupported signal type")
 	}
-	return syscall.Kill(-j.cmd.Process.Pid, s)
+	return syscall.Kill(-j.pid, s)
 }
 
 // Kill sends SIGKILL to the job's process group.
-func (j *Job) Kill() error { return syscall.Kill(-j.cmd.Process.Pid, syscall.SIGKILL) }
+func (j *Job) Kill() error { return syscall.Kill(-j.pid, syscall.SIGKILL) }

@@ -3,9 +3,12 @@ package supervise
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"syscall"
 
 	"golang.org/x/term"
+
+	"github.com/jobtrace/jobtrace/hostmetrics"
 )
 
 // ForwardedSignals returns the signals jobtrace passes on to the job.
@@ -15,7 +18,9 @@ func ForwardedSignals() []os.Signal { return []os.Signal{os.Interrupt} }
 // a write to a closed pipe returns an error.
 func SurviveBrokenOutput() {}
 
-type platformJob struct{}
+type platformJob struct {
+	cmd *exec.Cmd
+}
 
 func (platformJob) close() {}
 
@@ -26,12 +31,26 @@ func (j *Job) openPTY() (*os.File, error) {
 }
 
 func (j *Job) start() error {
-	j.cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: syscall.CREATE_NEW_PROCESS_GROUP}
-	return j.cmd.Start()
+	cmd := &exec.Cmd{Path: j.path, Args: j.opts.Args, Env: j.opts.Env, Dir: j.opts.Dir,
+		Stdin: j.opts.Stdin, Stdout: j.stdout, Stderr: j.stderr,
+		SysProcAttr: &syscall.SysProcAttr{CreationFlags: syscall.CREATE_NEW_PROCESS_GROUP}}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	j.plat.cmd, j.pid = cmd, cmd.Process.Pid
+	return nil
+}
+
+// wait waits for the job, and returns its exit code and the resources
+// the system reported for it.
+func (j *Job) wait() (int, hostmetrics.ExitUsage) {
+	err := j.plat.cmd.Wait()
+	ps := j.plat.cmd.ProcessState
+	return ExitCode(ps, err), hostmetrics.ExitUsageOf(ps)
 }
 
 // Signal stops the job: windows cannot deliver other signals to a process.
-func (j *Job) Signal(os.Signal) error { return j.cmd.Process.Kill() }
+func (j *Job) Signal(os.Signal) error { return j.plat.cmd.Process.Kill() }
 
 // Kill stops the job.
-func (j *Job) Kill() error { return j.cmd.Process.Kill() }
+func (j *Job) Kill() error { return j.plat.cmd.Process.Kill() }
