@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"io"
 	"testing"
 
 	"github.com/jobtrace/jobtrace/runmodel"
@@ -45,4 +46,21 @@ func BenchmarkPage(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkPageAndImage draws report.html and usage.svg of the real run of
+// testdata/run in memory, as WriteHTML and WriteSVG do.
+func BenchmarkPageAndImage(b *testing.B) {
+	run, _, err := runmodel.ReadDir(runDir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if err := WriteHTML(io.Discard, run); err != nil {
+			b.Fatal(err)
+		}
+		if err := WriteSVG(io.Discard, run); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -1,7 +1,7 @@
 package report
 
 import (
-	"fmt"
+	"bytes"
 	"math"
 	"strconv"
 	"strings"
@@ -254,17 +254,32 @@ func (a axis) ticks() (step time.Duration, offs []time.Duration) {
 	return step, offs
 }
 
-// elapsed prints an offset from the start of the job: 0.25s, 1:05,
+// appendElapsed appends an offset from the start of the job: 0.25s, 1:05,
 // 1:02:03.
-func elapsed(d, step time.Duration) string {
+func appendElapsed(b []byte, d, step time.Duration) []byte {
 	if step < time.Second {
-		return fmt.Sprintf("%.2gs", d.Seconds())
+		b = strconv.AppendFloat(b, d.Seconds(), 'g', 2, 64)
+		return append(b, 's')
 	}
 	s := int64(d / time.Second)
 	if s >= 3600 {
-		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
+		b = strconv.AppendInt(b, s/3600, 10)
+		b = append(b, ':')
+		b = append2(b, s/60%60)
+		b = append(b, ':')
+		return append2(b, s%60)
 	}
-	return fmt.Sprintf("%d:%02d", s/60, s%60)
+	b = strconv.AppendInt(b, s/60, 10)
+	b = append(b, ':')
+	return append2(b, s%60)
+}
+
+// append2 appends v as %02d does.
+func append2(b []byte, v int64) []byte {
+	if v >= 0 && v < 10 {
+		b = append(b, '0')
+	}
+	return strconv.AppendInt(b, v, 10)
 }
 
 // niceMax rounds a chart's highest value up to 1, 2 or 5 times a power of
@@ -291,79 +306,131 @@ func niceMax(v float64, u unit) float64 {
 }
 
 func formatValue(v float64, u unit) string {
+	return string(appendValue(make([]byte, 0, 16), v, u))
+}
+
+func appendValue(b []byte, v float64, u unit) []byte {
 	switch u {
 	case unitPct:
 		if v != 0 && math.Abs(v) < 10 {
-			return f1(v) + " %"
+			b = appendF1(b, v)
+		} else {
+			b = appendF0(b, v)
 		}
-		return f0(v) + " %"
+		return append(b, " %"...)
 	case unitRate:
-		return formatBytes(v) + "/s"
+		b = appendBytes(b, v)
+		return append(b, "/s"...)
 	}
-	return formatBytes(v)
+	return appendBytes(b, v)
 }
 
-// f0 and f1 write v with no decimal and with one, as %.0f and %.1f do.
-func f0(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }
-func f1(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
+// f0 and f1 write v with no decimal and with one, as %.0f and %.1f do;
+// appendF0 and appendF1 append it.
+func f0(v float64) string                 { return strconv.FormatFloat(v, 'f', 0, 64) }
+func f1(v float64) string                 { return strconv.FormatFloat(v, 'f', 1, 64) }
+func appendF0(b []byte, v float64) []byte { return strconv.AppendFloat(b, v, 'f', 0, 64) }
+func appendF1(b []byte, v float64) []byte { return strconv.AppendFloat(b, v, 'f', 1, 64) }
 
-func formatBytes(v float64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"}
+var byteUnits = [...]string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"}
+
+func formatBytes(v float64) string { return string(appendBytes(make([]byte, 0, 16), v)) }
+
+func appendBytes(b []byte, v float64) []byte {
 	i := 0
-	for math.Abs(v) >= 1024 && i < len(units)-1 {
+	for math.Abs(v) >= 1024 && i < len(byteUnits)-1 {
 		v /= 1024
 		i++
 	}
 	if i == 0 {
-		return f0(v) + " B"
+		b = appendF0(b, v)
+		return append(b, " B"...)
 	}
 	if math.Abs(v) < 10 {
-		return f1(v) + " " + units[i]
+		b = appendF1(b, v)
+	} else {
+		b = appendF0(b, v)
 	}
-	return f0(v) + " " + units[i]
+	b = append(b, ' ')
+	return append(b, byteUnits[i]...)
 }
 
 func formatDuration(d time.Duration) string {
+	return string(appendDuration(make([]byte, 0, 16), d))
+}
+
+func appendDuration(b []byte, d time.Duration) []byte {
 	switch {
 	case d < time.Second:
-		return strconv.FormatInt(d.Milliseconds(), 10) + " ms"
+		b = strconv.AppendInt(b, d.Milliseconds(), 10)
+		return append(b, " ms"...)
 	case d < time.Minute:
-		return f1(d.Seconds()) + " s"
+		b = appendF1(b, d.Seconds())
+		return append(b, " s"...)
 	case d < time.Hour:
-		return fmt.Sprintf("%dm %02ds", int(d.Minutes()), int(d.Seconds())%60)
+		b = strconv.AppendInt(b, int64(int(d.Minutes())), 10)
+		b = append(b, "m "...)
+		b = append2(b, int64(int(d.Seconds())%60))
+		return append(b, 's')
 	}
-	return fmt.Sprintf("%dh %02dm %02ds", int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60)
+	b = strconv.AppendInt(b, int64(int(d.Hours())), 10)
+	b = append(b, "h "...)
+	b = append2(b, int64(int(d.Minutes())%60))
+	b = append(b, "m "...)
+	b = append2(b, int64(int(d.Seconds())%60))
+	return append(b, 's')
 }
 
 // esc escapes text for XML and HTML: every text that comes from the job
-// (phase names, attributes) goes through it before it is written in SVG.
+// (phase names, attributes) goes through it, or through appendEsc and
+// appendEscString, which append the same, before it is written in SVG.
 func esc(s string) string {
-	if utf8.ValidString(s) && !strings.ContainsFunc(s, escaped) {
+	if plain(s) {
 		return s // the usual case, without a copy
 	}
-	var b strings.Builder
+	return string(appendEscaped(nil, s))
+}
+
+func plain(s string) bool { return utf8.ValidString(s) && !strings.ContainsFunc(s, escaped) }
+
+// appendEscString appends esc(s).
+func appendEscString(b []byte, s string) []byte {
+	if plain(s) {
+		return append(b, s...)
+	}
+	return appendEscaped(b, s)
+}
+
+// appendEsc appends esc(string(s)).
+func appendEsc(b, s []byte) []byte {
+	if utf8.Valid(s) && !bytes.ContainsFunc(s, escaped) {
+		return append(b, s...)
+	}
+	return appendEscaped(b, string(s))
+}
+
+func appendEscaped(b []byte, s string) []byte {
 	for _, r := range s {
 		switch r {
 		case '<':
-			b.WriteString("&lt;")
+			b = append(b, "&lt;"...)
 		case '>':
-			b.WriteString("&gt;")
+			b = append(b, "&gt;"...)
 		case '&':
-			b.WriteString("&amp;")
+			b = append(b, "&amp;"...)
 		case '"':
-			b.WriteString("&#34;")
+			b = append(b, "&#34;"...)
 		case '\'':
-			b.WriteString("&#39;")
+			b = append(b, "&#39;"...)
 		default:
 			// Control characters are not allowed in XML 1.0.
 			if r < 0x20 && r != '\n' && r != '\t' || r == 0xFFFE || r == 0xFFFF {
-				b.WriteRune('\uFFFD')
-				continue
+				r = '\uFFFD'
 			}
-			b.WriteRune(r)
+			b = utf8.AppendRune(b, r)
 		}
 	}
-	return b.String()
+	return b
 }
 
 // escaped reports whether esc changes r.

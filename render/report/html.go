@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"html/template"
@@ -259,8 +258,14 @@ func writePage(w io.Writer, d *Data, c charts) error {
 	if err != nil {
 		return err
 	}
-	_, err = w.Write(appendPage(make([]byte, 0, 64<<10), &p))
+	_, err = w.Write(appendPage(make([]byte, 0, pageSize(&p)), &p))
 	return err
+}
+
+// pageSize is about the size of the page of p: its SVGs, style, script
+// and data, and a few hundred bytes a row of its table.
+func pageSize(p *page) int {
+	return 8<<10 + len(pageCSS) + len(p.Style) + len(p.Gantt) + len(p.Charts) + len(p.Diff) + len(p.Cross) + len(p.Script) + 512*len(p.Phases)
 }
 
 // pageOf is what the page of d with its charts c shows.
@@ -341,7 +346,7 @@ func rowOf(ph Phase, depth int, jobStart time.Time) tableRow {
 		Verdict:  ph.Verdict,
 	}
 	if c := cpuSeconds(u); c.OK {
-		r.CPU = fmt.Sprintf("%.2f s", c.V)
+		r.CPU = strconv.FormatFloat(c.V, 'f', 2, 64) + " s"
 	}
 	if r.Result == "" {
 		r.Result = "–"
@@ -351,18 +356,20 @@ func rowOf(ph Phase, depth int, jobStart time.Time) tableRow {
 
 // Write renders the report of run into dir/report.html and dir/usage.svg.
 func Write(dir string, run *runmodel.Run, opts ...Option) error {
-	d := dataWith(run, opts)
+	return write(dir, dataWith(run, opts))
+}
+
+// write renders the report of d into dir: the page and the image are
+// written from the buffers they are drawn in.
+func write(dir string, d *Data) error {
 	c := drawCharts(d, newAxis(d.Job.Start, d.Job.End))
-	var h, s bytes.Buffer
-	if err := writePage(&h, d, c); err != nil {
-		return err
-	}
-	if err := writeChartsSVG(&s, d, c); err != nil {
+	p, err := pageOf(d, c)
+	if err != nil {
 		return err
 	}
 	return errors.Join(
-		writeFile(filepath.Join(dir, HTMLName), h.Bytes()),
-		writeFile(filepath.Join(dir, SVGName), s.Bytes()),
+		writeFile(filepath.Join(dir, HTMLName), appendPage(make([]byte, 0, pageSize(&p)), &p)),
+		writeFile(filepath.Join(dir, SVGName), c.appendStandaloneSVG(make([]byte, 0, len(c.body)+1024), d)),
 	)
 }
 

@@ -1,11 +1,9 @@
 package report
 
 import (
-	"fmt"
 	"io"
 	"math"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/jobtrace/jobtrace/runmodel"
@@ -21,20 +19,33 @@ const svgStyle = `text{font:12px system-ui,-apple-system,"Segoe UI",Roboto,"Helv
 .bar{fill:#3b82f6}.bar.d1{fill:#60a5fa}.bar.d2{fill:#93c5fd}.bar.job{fill:#1e3a8a}.bar.fail{fill:#dc2626}
 .bar:hover{opacity:.8}.pl.fail{fill:#b91c1c}.more{fill:#64748b;font-style:italic}`
 
-// timeAxis draws the vertical grid lines between y0 and y1 and the time
+// timeAxis appends the vertical grid lines between y0 and y1 and the time
 // labels at ly.
-func timeAxis(b *strings.Builder, a axis, y0, y1, ly float64) {
+func timeAxis(b []byte, a axis, y0, y1, ly float64) []byte {
 	step, offs := a.ticks()
 	for _, o := range offs {
 		x := a.x(a.start.Add(o))
-		b.WriteString(`<line class="grid" x1="` + f1(x) + `" y1="` + f1(y0) + `" x2="` + f1(x) + `" y2="` + f1(y1) + `"/>`)
-		anchor := "middle"
+		b = append(b, `<line class="grid" x1="`...)
+		b = appendF1(b, x)
+		b = append(b, `" y1="`...)
+		b = appendF1(b, y0)
+		b = append(b, `" x2="`...)
+		b = appendF1(b, x)
+		b = append(b, `" y2="`...)
+		b = appendF1(b, y1)
+		b = append(b, `"/><text class="ax" x="`...)
+		b = appendF1(b, x)
+		b = append(b, `" y="`...)
+		b = appendF1(b, ly)
 		if o == 0 {
-			anchor = "start"
+			b = append(b, `" text-anchor="start">`...)
+		} else {
+			b = append(b, `" text-anchor="middle">`...)
 		}
-		b.WriteString(`<text class="ax" x="` + f1(x) + `" y="` + f1(ly) + `" text-anchor="` + anchor + `">` + esc(elapsed(o, step)) + `</text>`)
+		b = appendElapsed(b, o, step)
+		b = append(b, `</text>`...)
 	}
-	b.WriteByte('\n')
+	return append(b, '\n')
 }
 
 // ganttSVG draws the job and its phases, one row each, indented by depth,
@@ -55,44 +66,90 @@ func ganttSVG(d *Data, a axis) string {
 		rows++
 	}
 	h := ganttAxis + rows*ganttRow + 6
-	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="gantt" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="phases">`+"\n", svgWidth, h, svgWidth, h)
-	timeAxis(&b, a, ganttAxis-6, float64(h), ganttAxis-10)
-	row := func(i int, name, class string, depth int, start, end time.Time, tip string) {
+	b := make([]byte, 0, 2<<10+rows*512+len(evs.shown)*256)
+	b = appendSVGHead(b, "gantt", "phases", 0, h)
+	b = timeAxis(b, a, ganttAxis-6, float64(h), ganttAxis-10)
+	var tip []byte
+	row := func(i int, name, class string, depth int, start, end time.Time, p *Phase) {
 		y := float64(ganttAxis + i*ganttRow)
 		indent := min(depth, maxIndent) * 12
 		chars := (plotLeft - 12 - indent) / 7
 		x0, x1 := a.x(start), a.x(end)
 		w := max(x1-x0, 1.5)
-		fmt.Fprintf(&b, `<g><title>%s</title>`, esc(tip))
-		fmt.Fprintf(&b, `<text class="pl %s" x="%d" y="%.1f">%s</text>`, class, 6+indent, y+14, esc(clip(name, chars)))
-		fmt.Fprintf(&b, `<rect class="bar %s" x="%.1f" y="%.1f" width="%.1f" height="%d" rx="2"/></g>`+"\n", class, x0, y+3, w, ganttRow-6)
+		tip = appendSpanTip(tip[:0], p, d.Job.Start)
+		b = append(b, `<g><title>`...)
+		b = appendEsc(b, tip)
+		b = append(b, `</title><text class="pl `...)
+		b = append(b, class...)
+		b = append(b, `" x="`...)
+		b = strconv.AppendInt(b, int64(6+indent), 10)
+		b = append(b, `" y="`...)
+		b = appendF1(b, y+14)
+		b = append(b, `">`...)
+		b = appendEscString(b, clip(name, chars))
+		b = append(b, `</text><rect class="bar `...)
+		b = append(b, class...)
+		b = append(b, `" x="`...)
+		b = appendF1(b, x0)
+		b = append(b, `" y="`...)
+		b = appendF1(b, y+3)
+		b = append(b, `" width="`...)
+		b = appendF1(b, w)
+		b = append(b, `" height="`...)
+		b = strconv.AppendInt(b, ganttRow-6, 10)
+		b = append(b, "\" rx=\"2\"/></g>\n"...)
 	}
 	job := d.Job
-	row(0, job.Name, "job", 0, job.Start, job.End, spanTip(jobPhase(job), job.Start))
-	for i, p := range phases {
-		class := fmt.Sprintf("d%d", p.Depth%3)
+	jp := jobPhase(job)
+	row(0, job.Name, "job", 0, job.Start, job.End, &jp)
+	for i := range phases {
+		p := &phases[i]
+		class := depthClass[p.Depth%3]
+		if p.Depth%3 < 0 {
+			class = "d" + strconv.Itoa(p.Depth%3)
+		}
 		if p.Failed {
 			class = "fail"
 		}
-		row(i+1, p.Name, class, p.Depth+1, p.Start, p.End, spanTip(p, job.Start))
+		row(i+1, p.Name, class, p.Depth+1, p.Start, p.End, p)
 	}
 	// The markers come after every bar, so that no bar hides one.
 	for _, e := range evs.shown {
 		x := a.x(e.Time)
 		y := float64(ganttAxis+e.row*ganttRow) + ganttRow/2
-		fmt.Fprintf(&b, `<path class="ev" d="M%.1f %.1fl4.5 6.5-4.5 6.5-4.5-6.5z"><title>%s</title></path>`+"\n", x, y-6.5, esc(eventTip(e, job.Start)))
+		b = append(b, `<path class="ev" d="M`...)
+		b = appendF1(b, x)
+		b = append(b, ' ')
+		b = appendF1(b, y-6.5)
+		b = append(b, `l4.5 6.5-4.5 6.5-4.5-6.5z"><title>`...)
+		tip = appendEventTip(tip[:0], e, job.Start)
+		b = appendEsc(b, tip)
+		b = append(b, "</title></path>\n"...)
 	}
 	last := rows - 1
 	if evs.more > 0 {
-		fmt.Fprintf(&b, `<text class="more" x="6" y="%d">… and %d more events, not shown</text>`+"\n", ganttAxis+last*ganttRow+14, evs.more)
+		b = appendMore(b, ganttAxis+last*ganttRow+14, evs.more, "events")
 		last--
 	}
 	if more > 0 {
-		fmt.Fprintf(&b, `<text class="more" x="6" y="%d">… and %d more phases, not shown</text>`+"\n", ganttAxis+last*ganttRow+14, more)
+		b = appendMore(b, ganttAxis+last*ganttRow+14, more, "phases")
 	}
-	b.WriteString("</svg>")
-	return b.String()
+	b = append(b, "</svg>"...)
+	return string(b)
+}
+
+// depthClass is the class of a phase's bar by its depth, modulo 3.
+var depthClass = [3]string{"d0", "d1", "d2"}
+
+// appendMore appends the line at y that says n more things are not shown.
+func appendMore(b []byte, y, n int, what string) []byte {
+	b = append(b, `<text class="more" x="6" y="`...)
+	b = strconv.AppendInt(b, int64(y), 10)
+	b = append(b, `">… and `...)
+	b = strconv.AppendInt(b, int64(n), 10)
+	b = append(b, " more "...)
+	b = append(b, what...)
+	return append(b, ", not shown</text>\n"...)
 }
 
 // MaxEvents bounds the event markers on the timeline; the events beyond
@@ -144,19 +201,29 @@ func placeEvents(d *Data, phases []Phase) placedEvents {
 	return p
 }
 
-// eventTip is the hover text of an event marker: its name, time, span and
-// attributes, each clipped to maxTipRunes.
-func eventTip(e placedEvent, jobStart time.Time) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n+%s (%s UTC) in %s", clip(e.Name, maxTipRunes), formatDuration(e.Time.Sub(jobStart)), e.Time.UTC().Format("15:04:05.000"), clip(e.span, maxTipRunes))
+// appendEventTip appends the hover text of an event marker: its name,
+// time, span and attributes, each clipped to maxTipRunes.
+func appendEventTip(b []byte, e placedEvent, jobStart time.Time) []byte {
+	b = append(b, clip(e.Name, maxTipRunes)...)
+	b = append(b, "\n+"...)
+	b = appendDuration(b, e.Time.Sub(jobStart))
+	b = append(b, " ("...)
+	b = e.Time.UTC().AppendFormat(b, "15:04:05.000")
+	b = append(b, " UTC) in "...)
+	b = append(b, clip(e.span, maxTipRunes)...)
 	for i, kv := range e.Attributes {
 		if i == MaxEventAttributes {
-			fmt.Fprintf(&b, "\n… and %d more attributes", len(e.Attributes)-i)
+			b = append(b, "\n… and "...)
+			b = strconv.AppendInt(b, int64(len(e.Attributes)-i), 10)
+			b = append(b, " more attributes"...)
 			break
 		}
-		fmt.Fprintf(&b, "\n%s = %s", clip(string(kv.Key), maxTipRunes), clip(runmodel.Text(kv.Value), maxTipRunes))
+		b = append(b, '\n')
+		b = append(b, clip(string(kv.Key), maxTipRunes)...)
+		b = append(b, " = "...)
+		b = append(b, clip(runmodel.Text(kv.Value), maxTipRunes)...)
 	}
-	return b.String()
+	return b
 }
 
 // jobPhase is the job as a row of the timeline and the table.
@@ -164,33 +231,48 @@ func jobPhase(j Job) Phase {
 	return Phase{Name: j.Name, Start: j.Start, End: j.End, Result: j.Result, Failed: j.Result != "success", Usage: j.Usage, Verdict: j.Verdict}
 }
 
-// spanTip is the hover text of a timeline bar.
-func spanTip(p Phase, jobStart time.Time) string {
-	var b strings.Builder
-	u := p.Usage
-	fmt.Fprintf(&b, "%s\nstart +%s, duration %s", p.Name, formatDuration(p.Start.Sub(jobStart)), formatDuration(p.End.Sub(p.Start)))
+// appendSpanTip appends the hover text of a timeline bar.
+func appendSpanTip(b []byte, p *Phase, jobStart time.Time) []byte {
+	u := &p.Usage
+	b = append(b, p.Name...)
+	b = append(b, "\nstart +"...)
+	b = appendDuration(b, p.Start.Sub(jobStart))
+	b = append(b, ", duration "...)
+	b = appendDuration(b, p.End.Sub(p.Start))
 	if p.Result != "" {
-		fmt.Fprintf(&b, "\nresult %s", p.Result)
+		b = append(b, "\nresult "...)
+		b = append(b, p.Result...)
 	}
 	if p.Verdict.Kind != "" {
-		fmt.Fprintf(&b, "\nverdict %s: %s", p.Verdict.Kind, p.Verdict.Reason)
+		b = append(b, "\nverdict "...)
+		b = append(b, p.Verdict.Kind...)
+		b = append(b, ": "...)
+		b = append(b, p.Verdict.Reason...)
 	}
-	if c := cpuSeconds(u); c.OK {
-		fmt.Fprintf(&b, "\nCPU %.2f s", c.V)
+	if c := cpuSeconds(*u); c.OK {
+		b = append(b, "\nCPU "...)
+		b = strconv.AppendFloat(b, c.V, 'f', 2, 64)
+		b = append(b, " s"...)
 	}
 	if u.CPUAvg.OK {
-		fmt.Fprintf(&b, ", avg %s", formatValue(u.CPUAvg.V*100, unitPct))
+		b = append(b, ", avg "...)
+		b = appendValue(b, u.CPUAvg.V*100, unitPct)
 	}
 	if u.CPUPeak.OK {
-		fmt.Fprintf(&b, ", peak %s", formatValue(u.CPUPeak.V*100, unitPct))
+		b = append(b, ", peak "...)
+		b = appendValue(b, u.CPUPeak.V*100, unitPct)
 	}
 	if u.MemoryPeak.OK {
-		fmt.Fprintf(&b, "\npeak memory %s", formatBytes(u.MemoryPeak.V))
+		b = append(b, "\npeak memory "...)
+		b = appendBytes(b, u.MemoryPeak.V)
 	}
 	if u.DiskRead.OK || u.DiskWrite.OK {
-		fmt.Fprintf(&b, "\ndisk read %s, written %s", optBytes(u.DiskRead), optBytes(u.DiskWrite))
+		b = append(b, "\ndisk read "...)
+		b = appendOptBytes(b, u.DiskRead)
+		b = append(b, ", written "...)
+		b = appendOptBytes(b, u.DiskWrite)
 	}
-	return b.String()
+	return b
 }
 
 func cpuSeconds(u Usage) Opt {
@@ -207,6 +289,13 @@ func optBytes(o Opt) string {
 	return formatBytes(o.V)
 }
 
+func appendOptBytes(b []byte, o Opt) []byte {
+	if !o.OK {
+		return append(b, "–"...)
+	}
+	return appendBytes(b, o.V)
+}
+
 // chartsHead is the height of the line that names the job above the charts
 // in the standalone image, which is seen without the page.
 const chartsHead = 30
@@ -216,7 +305,7 @@ const chartsHead = 30
 // through a view box that starts below the head.
 type charts struct {
 	h    int // height of the charts, without the head
-	body string
+	body []byte
 	// plots are the charts' values at their points, for the page's
 	// crosshair; times are the points' times.
 	plots []plotData
@@ -230,63 +319,96 @@ func drawCharts(d *Data, a axis) charts {
 	if h == 0 {
 		h = chartTotal
 	}
-	var b strings.Builder
-	if len(d.Rows) == 0 {
-		fmt.Fprintf(&b, `<text class="more" x="%d" y="%d">no resource usage samples (%s)</text>`, plotLeft, chartsHead+chartTop+20, "resource-usage.csv missing or empty")
-	}
 	ends := bucket(len(d.Rows))
+	b := make([]byte, 0, 512+len(defs)*(3<<10+len(ends)*384))
+	if len(d.Rows) == 0 {
+		b = append(b, `<text class="more" x="`...)
+		b = strconv.AppendInt(b, plotLeft, 10)
+		b = append(b, `" y="`...)
+		b = strconv.AppendInt(b, chartsHead+chartTop+20, 10)
+		b = append(b, `">no resource usage samples (resource-usage.csv missing or empty)</text>`...)
+	}
 	c := charts{h: h}
 	for i, def := range defs {
 		if len(d.Rows) == 0 {
 			break
 		}
-		c.plots = append(c.plots, chart(&b, d.Rows, ends, def, a, float64(chartsHead+i*chartTotal)))
+		var p plotData
+		b, p = chart(b, d.Rows, ends, def, a, float64(chartsHead+i*chartTotal))
+		c.plots = append(c.plots, p)
 	}
 	if len(d.Rows) > 0 {
+		c.times = make([]time.Time, 0, len(ends))
 		for _, end := range ends {
 			c.times = append(c.times, d.Rows[end-1].Time)
 		}
 	}
-	c.body = b.String()
+	c.body = b
 	return c
+}
+
+// appendSVGHead appends the opening tag of an SVG of class class, named
+// label, whose view box starts at y and is h high.
+func appendSVGHead(b []byte, class, label string, y, h int) []byte {
+	b = append(b, `<svg xmlns="http://www.w3.org/2000/svg" class="`...)
+	b = append(b, class...)
+	b = append(b, `" viewBox="0 `...)
+	b = strconv.AppendInt(b, int64(y), 10)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, svgWidth, 10)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(h), 10)
+	b = append(b, `" width="`...)
+	b = strconv.AppendInt(b, svgWidth, 10)
+	b = append(b, `" height="`...)
+	b = strconv.AppendInt(b, int64(h), 10)
+	b = append(b, `" role="img" aria-label="`...)
+	b = append(b, label...)
+	return append(b, "\">\n"...)
 }
 
 // pageSVG is the charts as the page shows them, without the head.
 func (c charts) pageSVG() string {
-	return fmt.Sprintf(`<svg xmlns="http://www.w3.org/2000/svg" class="charts" viewBox="0 %d %d %d" width="%d" height="%d" role="img" aria-label="resource usage">`+"\n", chartsHead, svgWidth, c.h, svgWidth, c.h) +
-		c.body + "</svg>"
+	b := make([]byte, 0, len(c.body)+256)
+	b = appendSVGHead(b, "charts", "resource usage", chartsHead, c.h)
+	b = append(b, c.body...)
+	b = append(b, "</svg>"...)
+	return string(b)
 }
 
-// standaloneSVG is the charts as an image of their own (usage.svg): the
-// job named above them, with the style the page would have given.
-func (c charts) standaloneSVG(d *Data) string {
+// appendStandaloneSVG appends the charts as an image of their own
+// (usage.svg, with its last newline): the job named above them, with the
+// style the page would have given.
+func (c charts) appendStandaloneSVG(b []byte, d *Data) []byte {
 	h := c.h + chartsHead
-	var b strings.Builder
-	b.Grow(len(c.body) + 512)
-	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="charts" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="resource usage">`+"\n", svgWidth, h, svgWidth, h)
-	fmt.Fprintf(&b, "<style>%s</style>\n<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n", svgStyle)
+	b = append(b, `<?xml version="1.0" encoding="UTF-8"?>`+"\n"...)
+	b = appendSVGHead(b, "charts", "resource usage", 0, h)
+	b = append(b, "<style>"+svgStyle+"</style>\n<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n"...)
 	name := d.Job.Name
 	if name == "" {
 		name = "job"
 	}
-	line := name
+	b = append(b, `<text class="t" x="6" y="20">`...)
+	b = appendEscString(b, name)
 	if d.Job.Result != "" {
-		line += " · " + d.Job.Result
+		b = append(b, " · "...)
+		b = appendEscString(b, d.Job.Result)
 	}
 	if !d.Job.Start.IsZero() {
-		line += " · started " + d.Job.Start.UTC().Format("2006-01-02 15:04:05 UTC") + " · " + formatDuration(d.Job.End.Sub(d.Job.Start))
+		b = append(b, " · started "...)
+		b = d.Job.Start.UTC().AppendFormat(b, "2006-01-02 15:04:05 UTC")
+		b = append(b, " · "...)
+		b = appendDuration(b, d.Job.End.Sub(d.Job.Start))
 	}
-	fmt.Fprintf(&b, `<text class="t" x="6" y="20">%s</text>`+"\n", esc(line))
-	b.WriteString(c.body)
-	b.WriteString("</svg>")
-	return b.String()
+	b = append(b, "</text>\n"...)
+	b = append(b, c.body...)
+	return append(b, "</svg>\n"...)
 }
 
-// chart draws one chart at y offset top: title and legend, y grid, lines
+// chart appends one chart at y offset top: title and legend, y grid, lines
 // broken where values are absent, and one hover column per point with the
 // values of every series; it returns what it drew for the crosshair.
-func chart(b *strings.Builder, rows []runmodel.Row, ends []int, def chartDef, a axis, top float64) plotData {
+func chart(b []byte, rows []runmodel.Row, ends []int, def chartDef, a axis, top float64) ([]byte, plotData) {
 	type pt struct {
 		t    time.Time
 		v, x []Opt
@@ -300,11 +422,14 @@ func chart(b *strings.Builder, rows []runmodel.Row, ends []int, def chartDef, a 
 	for s, sd := range def.extra {
 		extra[s] = values(rows, sd)
 	}
+	// Every point's values, in two slices cut up among the points.
+	vs := make([]Opt, len(ends)*len(def.series))
+	xs := make([]Opt, len(ends)*len(def.extra))
 	hi := def.minMax
 	begin := 0
 	for i, end := range ends {
 		pts[i].t = rows[end-1].Time
-		pts[i].v = make([]Opt, len(def.series))
+		pts[i].v = vs[i*len(def.series) : (i+1)*len(def.series) : (i+1)*len(def.series)]
 		for s := range def.series {
 			p := peak(all[s][begin:end])
 			pts[i].v[s] = p
@@ -312,7 +437,7 @@ func chart(b *strings.Builder, rows []runmodel.Row, ends []int, def chartDef, a 
 				hi = p.V
 			}
 		}
-		pts[i].x = make([]Opt, len(def.extra))
+		pts[i].x = xs[i*len(def.extra) : (i+1)*len(def.extra) : (i+1)*len(def.extra)]
 		for s := range def.extra {
 			pts[i].x[s] = peak(extra[s][begin:end])
 		}
@@ -323,30 +448,73 @@ func chart(b *strings.Builder, rows []runmodel.Row, ends []int, def chartDef, a 
 	y1 := y0 + chartPlot
 	y := func(v float64) float64 { return y1 - v/hi*chartPlot }
 
-	fmt.Fprintf(b, `<text class="t" x="6" y="%.1f">%s</text>`, top+18, esc(def.title))
+	b = append(b, `<text class="t" x="6" y="`...)
+	b = appendF1(b, top+18)
+	b = append(b, `">`...)
+	b = appendEscString(b, def.title)
+	b = append(b, `</text>`...)
 	if def.sub != "" {
-		fmt.Fprintf(b, `<text class="ax" x="6" y="%.1f">%s</text>`, top+34, esc(def.sub))
+		b = append(b, `<text class="ax" x="6" y="`...)
+		b = appendF1(b, top+34)
+		b = append(b, `">`...)
+		b = appendEscString(b, def.sub)
+		b = append(b, `</text>`...)
 	}
 	lx := float64(plotLeft)
 	for _, sd := range def.series {
-		fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="10" height="10" rx="2" fill="%s"/><text class="lg" x="%.1f" y="%.1f">%s</text>`, lx, top+9, sd.color, lx+14, top+18, esc(sd.name))
+		b = append(b, `<rect x="`...)
+		b = appendF1(b, lx)
+		b = append(b, `" y="`...)
+		b = appendF1(b, top+9)
+		b = append(b, `" width="10" height="10" rx="2" fill="`...)
+		b = append(b, sd.color...)
+		b = append(b, `"/><text class="lg" x="`...)
+		b = appendF1(b, lx+14)
+		b = append(b, `" y="`...)
+		b = appendF1(b, top+18)
+		b = append(b, `">`...)
+		b = appendEscString(b, sd.name)
+		b = append(b, `</text>`...)
 		lx += 24 + 7*float64(len(sd.name))
 	}
 	if len(def.series) == 0 {
-		fmt.Fprintf(b, `<text class="more" x="%.1f" y="%.1f">not measured on this system</text>`, lx, top+18)
+		b = append(b, `<text class="more" x="`...)
+		b = appendF1(b, lx)
+		b = append(b, `" y="`...)
+		b = appendF1(b, top+18)
+		b = append(b, `">not measured on this system</text>`...)
 	}
-	for _, f := range []float64{0, 0.5, 1} {
+	for _, f := range [...]float64{0, 0.5, 1} {
 		yy := y(f * hi)
 		class := "grid"
 		if f == 0 {
 			class = "base"
 		}
-		fmt.Fprintf(b, `<line class="%s" x1="%d" y1="%.1f" x2="%d" y2="%.1f"/>`, class, plotLeft, yy, svgWidth-plotRight, yy)
-		fmt.Fprintf(b, `<text class="ax" x="%d" y="%.1f" text-anchor="end">%s</text>`, plotLeft-8, yy+4, esc(formatValue(f*hi, def.unit)))
+		b = append(b, `<line class="`...)
+		b = append(b, class...)
+		b = append(b, `" x1="`...)
+		b = strconv.AppendInt(b, plotLeft, 10)
+		b = append(b, `" y1="`...)
+		b = appendF1(b, yy)
+		b = append(b, `" x2="`...)
+		b = strconv.AppendInt(b, svgWidth-plotRight, 10)
+		b = append(b, `" y2="`...)
+		b = appendF1(b, yy)
+		b = append(b, `"/><text class="ax" x="`...)
+		b = strconv.AppendInt(b, plotLeft-8, 10)
+		b = append(b, `" y="`...)
+		b = appendF1(b, yy+4)
+		b = append(b, `" text-anchor="end">`...)
+		b = appendValue(b, f*hi, def.unit) // figures and units only: nothing to escape
+		b = append(b, `</text>`...)
 	}
-	timeAxis(b, a, y0, y1, y1+16)
+	b = timeAxis(b, a, y0, y1, y1+16)
 	for s, sd := range def.series {
-		var path strings.Builder
+		open := len(b)
+		b = append(b, `<path class="line" stroke="`...)
+		b = append(b, sd.color...)
+		b = append(b, `" d="`...)
+		drawn := false
 		pen := false
 		for _, p := range pts {
 			v := p.v[s]
@@ -354,20 +522,25 @@ func chart(b *strings.Builder, rows []runmodel.Row, ends []int, def chartDef, a 
 				pen = false
 				continue
 			}
-			cmd := 'L'
-			if !pen {
-				cmd = 'M'
+			if pen {
+				b = append(b, 'L')
+			} else {
+				b = append(b, 'M')
 			}
-			path.WriteByte(byte(cmd))
-			path.WriteString(f1(a.x(p.t)) + " " + f1(y(v.V)))
-			pen = true
+			b = appendF1(b, a.x(p.t))
+			b = append(b, ' ')
+			b = appendF1(b, y(v.V))
+			pen, drawn = true, true
 		}
-		if path.Len() > 0 {
-			fmt.Fprintf(b, `<path class="line" stroke="%s" d="%s"/>`+"\n", sd.color, path.String())
+		if drawn {
+			b = append(b, "\"/>\n"...)
+		} else {
+			b = b[:open]
 		}
 	}
 	// Hover columns: from half way to the previous point to half way to
-	// the next one.
+	// the next one. Their texts are figures, units, times and the series'
+	// names: nothing to escape.
 	for i, p := range pts {
 		x := a.x(p.t)
 		left, right := x, x
@@ -380,23 +553,43 @@ func chart(b *strings.Builder, rows []runmodel.Row, ends []int, def chartDef, a 
 		if right-left < 1 {
 			left, right = x-2, x+2
 		}
-		var tip strings.Builder
-		tip.WriteString("+" + formatDuration(p.t.Sub(a.start)) + " (" + p.t.Format("15:04:05") + " UTC)")
+		b = append(b, `<rect class="hov" x="`...)
+		b = appendF1(b, left)
+		b = append(b, `" y="`...)
+		b = appendF1(b, y0)
+		b = append(b, `" width="`...)
+		b = appendF1(b, right-left)
+		b = append(b, `" height="`...)
+		b = strconv.AppendInt(b, chartPlot, 10)
+		b = append(b, `"><title>+`...)
+		b = appendDuration(b, p.t.Sub(a.start))
+		b = append(b, " ("...)
+		b = p.t.AppendFormat(b, "15:04:05")
+		b = append(b, " UTC)"...)
 		for s, sd := range def.series {
-			v := "–"
+			b = append(b, '\n')
+			b = append(b, sd.name...)
+			b = append(b, ": "...)
 			if p.v[s].OK {
-				v = formatValue(p.v[s].V, def.unit)
+				b = appendValue(b, p.v[s].V, def.unit)
+			} else {
+				b = append(b, "–"...)
 			}
-			tip.WriteString("\n" + sd.name + ": " + v)
 		}
 		for s, sd := range def.extra {
 			if v := p.x[s]; v.OK {
-				tip.WriteString("\n" + sd.name + ": " + formatValue(v.V, def.unit))
+				b = append(b, '\n')
+				b = append(b, sd.name...)
+				b = append(b, ": "...)
+				b = appendValue(b, v.V, def.unit)
 			}
 		}
-		b.WriteString(`<rect class="hov" x="` + f1(left) + `" y="` + f1(y0) + `" width="` + f1(right-left) + `" height="` + strconv.Itoa(chartPlot) + `"><title>` + esc(tip.String()) + "</title></rect>\n")
+		b = append(b, "</title></rect>\n"...)
 	}
 	plot := plotData{Title: def.title, Top: y0, Bottom: y1}
+	if n := len(def.series) + len(def.extra); n > 0 {
+		plot.Series = make([]seriesPlot, 0, n) // nil without: null in the crosshair's data
+	}
 	for s, sd := range def.series {
 		sp := seriesPlot{Name: sd.name, Color: sd.color, V: make([]string, len(pts)), Y: make([]float64, len(pts))}
 		for i, p := range pts {
@@ -417,17 +610,14 @@ func chart(b *strings.Builder, rows []runmodel.Row, ends []int, def chartDef, a 
 		}
 		plot.Series = append(plot.Series, sp)
 	}
-	return plot
+	return b, plot
 }
 
 // WriteSVG writes the charts alone as a standalone SVG (usage.svg).
 func WriteSVG(w io.Writer, run *runmodel.Run) error { return writeSVG(w, dataOf(run)) }
 
 func writeSVG(w io.Writer, d *Data) error {
-	return writeChartsSVG(w, d, drawCharts(d, newAxis(d.Job.Start, d.Job.End)))
-}
-
-func writeChartsSVG(w io.Writer, d *Data, c charts) error {
-	_, err := io.WriteString(w, c.standaloneSVG(d)+"\n")
+	c := drawCharts(d, newAxis(d.Job.Start, d.Job.End))
+	_, err := w.Write(c.appendStandaloneSVG(make([]byte, 0, len(c.body)+1024), d))
 	return err
 }
