@@ -34,15 +34,7 @@ type jobCgroup struct {
 // directory to read (the new cgroup, else jobtrace's own, else ""), the new
 // cgroup if there is one, and a note on what it found.
 func setupCgroup(procRoot string, log Logger, makeOwn bool) (dir string, own *jobCgroup, note string) {
-	m, err := cgroup.FindMount(procRoot)
-	if err != nil {
-		return "", nil, "no cgroup v2: " + err.Error()
-	}
-	self, err := cgroup.SelfPath(procRoot)
-	if err != nil {
-		return "", nil, "no cgroup v2: " + err.Error()
-	}
-	selfDir, err := m.Dir(self)
+	m, selfDir, err := cgroup.FindSelf(procRoot)
 	if err != nil {
 		return "", nil, "no cgroup v2: " + err.Error()
 	}

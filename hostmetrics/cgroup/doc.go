@@ -6,9 +6,13 @@
 // # Finding the hierarchy
 //
 // FindMount reads /proc/self/mountinfo for the cgroup2 mount and SelfPath
-// reads /proc/self/cgroup for the "0::/path" entry; SelfDir combines them.
-// Both take the proc root as an argument, so a fixture tree or /host/proc
-// can be read as well. Two shapes of host are common:
+// reads /proc/self/cgroup for the "0::/path" entry; FindSelf and SelfDir
+// combine them, and look first at the usual mount points, which costs less
+// than mountinfo, taking one only when it certainly shows the process's
+// cgroup (its root told by statmount(2), or the cgroup's directory holding
+// the process). They take the
+// proc root as an argument, so a fixture tree or /host/proc can be read as
+// well. Two shapes of host are common:
 //
 //   - Pure cgroup v2 (systemd hosts since about 2021, most CI runners):
 //     /sys/fs/cgroup is the cgroup2 mount and has controllers (cpu, io,

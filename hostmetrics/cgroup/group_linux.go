@@ -14,7 +14,10 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
+	"github.com/jobtrace/jobtrace/hostmetrics/internal/rawfile"
 )
 
 // Create makes the cgroup <mount>/<parent>/<name> for a job and returns it.
@@ -38,14 +41,17 @@ func Create(mount, parent, name string) (*Group, error) {
 		return nil, err
 	}
 	pdir := filepath.Join(mount, parent)
-	enableControllers(pdir)
+	// The small files are read with bare system calls (rawfile.ReadFile),
+	// in one buffer.
+	buf := make([]byte, 512)
+	enableControllers(pdir, &buf)
 	dir := filepath.Join(pdir, name)
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("cgroup: create: %w", err)
 	}
 	g := &Group{Dir: dir, r: NewReader(dir)}
-	if data, err := os.ReadFile(filepath.Join(dir, "cgroup.controllers")); err == nil {
-		g.Controllers = strings.Fields(string(data))
+	if n, err := rawfile.ReadFile(filepath.Join(dir, "cgroup.controllers"), &buf); err == nil {
+		g.Controllers = strings.Fields(string(buf[:n]))
 	}
 	return g, nil
 }
@@ -53,13 +59,17 @@ func Create(mount, parent, name string) (*Group, error) {
 // enableControllers writes "+<controller>" to dir/cgroup.subtree_control for
 // each wanted controller that dir offers and has not enabled yet. Errors are
 // ignored: see Create.
-func enableControllers(dir string) {
-	avail, err := os.ReadFile(filepath.Join(dir, "cgroup.controllers"))
+func enableControllers(dir string, buf *[]byte) {
+	n, err := rawfile.ReadFile(filepath.Join(dir, "cgroup.controllers"), buf)
 	if err != nil {
 		return
 	}
-	enabled, _ := os.ReadFile(filepath.Join(dir, "cgroup.subtree_control"))
-	have, on := strings.Fields(string(avail)), strings.Fields(string(enabled))
+	have := strings.Fields(string((*buf)[:n]))
+	n, err = rawfile.ReadFile(filepath.Join(dir, "cgroup.subtree_control"), buf)
+	if err != nil {
+		n = 0
+	}
+	on := strings.Fields(string((*buf)[:n]))
 	for _, c := range wantedControllers {
 		if !contains(have, c) || contains(on, c) {
 			continue
@@ -82,17 +92,26 @@ func contains(list []string, s string) bool {
 }
 
 // writeFile writes s to an existing cgroup file in one write(2): the kernel
-// acts on each write as a whole.
+// acts on each write as a whole. Bare system calls, as rawfile.ReadFile's.
 func writeFile(path, s string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	fd, err := unix.Open(path, unix.O_WRONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return err
+		return &fs.PathError{Op: "open", Path: path, Err: err}
 	}
-	_, err = f.WriteString(s)
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	for {
+		_, err = unix.Write(fd, []byte(s))
+		if err != unix.EINTR {
+			break
+		}
 	}
-	return err
+	if err != nil {
+		unix.Close(fd)
+		return &fs.PathError{Op: "write", Path: path, Err: err}
+	}
+	if err := unix.Close(fd); err != nil {
+		return &fs.PathError{Op: "close", Path: path, Err: err}
+	}
+	return nil
 }
 
 // AddProc moves the process pid (and all its threads) into the group by

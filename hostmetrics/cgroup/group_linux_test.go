@@ -216,3 +216,57 @@ func TestCreateEnablesWhatTheParentOffers(t *testing.T) {
 		t.Errorf("second Create: %v", err)
 	}
 }
+
+// On this host, FindSelf finds the directory mountinfo gives.
+func TestFindSelfAsMountinfo(t *testing.T) {
+	m, err := FindMount("/proc")
+	if err != nil {
+		t.Skipf("no cgroup2 mount: %v", err)
+	}
+	p, err := SelfPath("/proc")
+	if err != nil {
+		t.Skipf("no cgroup v2: %v", err)
+	}
+	want, err := m.Dir(p)
+	if err != nil {
+		t.Skip(err)
+	}
+	_, dir, err := FindSelf("/proc")
+	if err != nil || dir != want {
+		t.Errorf("FindSelf: %q, %v; mountinfo says %q", dir, err, want)
+	}
+	// By statmount where the kernel has it, and by cgroup.procs.
+	byStatfs := func(point string) (bool, string, bool) { return isCgroup2(point), "", false }
+	for name, look := range map[string]mountLook{"statmount": lookMount, "cgroup.procs": byStatfs} {
+		qm, quick, ok := quickMount([]string{MountV2, MountHybrid}, p, os.Getpid(), look)
+		t.Logf("mountinfo: %+v %q; the usual mounts by %s: %+v %q %v", m, want, name, qm, quick, ok)
+		if ok && quick != want {
+			t.Errorf("the usual mounts by %s give %q, mountinfo %q", name, quick, want)
+		}
+	}
+	if _, _, ok := statMount(MountV2); !ok {
+		t.Logf("no statmount here")
+	}
+}
+
+// BenchmarkFindSelf against BenchmarkFindSelfByMountinfo: the usual mounts
+// checked with statfs and cgroup.procs, against mountinfo.
+func BenchmarkFindSelf(b *testing.B) {
+	if _, _, err := FindSelf("/proc"); err != nil {
+		b.Skip(err)
+	}
+	for b.Loop() {
+		_, _, _ = FindSelf("/proc")
+	}
+}
+
+func BenchmarkFindSelfByMountinfo(b *testing.B) {
+	if _, _, err := FindSelf("/proc"); err != nil {
+		b.Skip(err)
+	}
+	for b.Loop() {
+		m, _ := FindMount("/proc")
+		p, _ := SelfPath("/proc")
+		_, _ = m.Dir(p)
+	}
+}

@@ -2,11 +2,11 @@ package cgroup
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
+	"github.com/jobtrace/jobtrace/hostmetrics/internal/rawfile"
 )
 
 // Mount is a cgroup2 mount found in /proc/<pid>/mountinfo.
@@ -24,11 +24,12 @@ type Mount struct {
 // returns the first cgroup2 mount, or an error wrapping ErrNoCgroup2.
 func FindMount(procRoot string) (Mount, error) {
 	path := filepath.Join(procRoot, "self", "mountinfo")
-	data, err := os.ReadFile(path)
+	var buf []byte
+	n, err := rawfile.ReadFile(path, &buf)
 	if err != nil {
 		return Mount{}, err
 	}
-	return parseMountInfo(path, data)
+	return parseMountInfo(path, buf[:n])
 }
 
 // parseMountInfo finds the first cgroup2 line of a mountinfo file. Its

@@ -2,6 +2,10 @@ package cgroup
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -69,5 +73,66 @@ func TestMountDir(t *testing.T) {
 	}
 	if _, err := (Mount{"/sys/fs/cgroup", "/kubepods/pod1"}).Dir("/kubepods/pod10"); !errors.Is(err, ErrNoCgroup2) {
 		t.Errorf("outside: err = %v", err)
+	}
+}
+
+// quickMount takes a usual mount point only when it is a cgroup2 mount
+// whose directory of the process's cgroup holds the process: never the
+// wrong mount, which mountinfo then finds.
+func TestQuickMount(t *testing.T) {
+	const pid = 12
+	root := t.TempDir()
+	v2, hybrid := filepath.Join(root, "v2"), filepath.Join(root, "v2", "unified")
+	group := func(dir, procs string) {
+		t.Helper()
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(procs), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	group(filepath.Join(v2, "system.slice", "runner.service"), "7\n12\n")
+	group(filepath.Join(hybrid, "ci"), "3\n12\n40\n")
+	// A container's mount of its own sub-tree /kubepods/pod1: its cgroup
+	// /kubepods/pod1/c1 is c1 there, and a kubepods/pod1/c1 below it is
+	// another cgroup.
+	group(filepath.Join(v2, "c1"), "12\n")
+	group(filepath.Join(v2, "kubepods", "pod1", "c1"), "120\n1\n")
+	// Cut at the bound, the last line would read 12.
+	big := strings.Repeat("1000000\n", MaxProcsCheckBytes/8-1) + "10000\n"
+	group(filepath.Join(v2, "big"), big+"123\n12\n")
+	// is: cgroup2 mounts whose root the kernel does not tell (before
+	// statmount); rooted: cgroup2 mounts with their roots.
+	is := func(points ...string) mountLook {
+		return func(d string) (bool, string, bool) { return slices.Contains(points, d), "", false }
+	}
+	rooted := func(roots map[string]string) mountLook {
+		return func(d string) (bool, string, bool) { r, ok := roots[d]; return ok, r, ok }
+	}
+	for _, tc := range []struct {
+		name, path string
+		look       mountLook
+		want       Mount // zero: not found, mountinfo decides
+	}{
+		{"pure v2", "/system.slice/runner.service", is(v2, hybrid), Mount{v2, "/"}},
+		{"hybrid", "/ci", is(hybrid), Mount{hybrid, "/"}},
+		{"container sub-tree", "/kubepods/pod1/c1", is(v2), Mount{}},
+		{"not in the group", "/ci", is(v2, hybrid), Mount{}},
+		{"no cgroup2 there", "/system.slice/runner.service", is(), Mount{}},
+		{"too many processes to read", "/big", is(v2), Mount{}},
+		{"pure v2, root told", "/system.slice/runner.service", rooted(map[string]string{v2: "/", hybrid: "/"}), Mount{v2, "/"}},
+		{"hybrid, root told", "/ci", rooted(map[string]string{hybrid: "/"}), Mount{hybrid, "/"}},
+		{"container sub-tree, root told", "/kubepods/pod1/c1", rooted(map[string]string{v2: "/kubepods/pod1"}), Mount{v2, "/kubepods/pod1"}},
+		{"outside the sub-tree shown", "/kubepods/pod2/c1", rooted(map[string]string{v2: "/kubepods/pod1"}), Mount{}},
+	} {
+		m, dir, ok := quickMount([]string{v2, hybrid}, tc.path, pid, tc.look)
+		if ok != (tc.want != Mount{}) || m != tc.want {
+			t.Errorf("%s: got %+v %q %v, want %+v", tc.name, m, dir, ok, tc.want)
+			continue
+		}
+		if want, _ := tc.want.Dir(tc.path); ok && dir != want {
+			t.Errorf("%s: dir %q, want %q", tc.name, dir, want)
+		}
 	}
 }

@@ -5,9 +5,11 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
+	"github.com/jobtrace/jobtrace/hostmetrics/internal/rawfile"
 )
 
 // SelfPath reads <procRoot>/self/cgroup and returns the cgroup v2 path of
@@ -15,11 +17,12 @@ import (
 // or "/" when it is in the root cgroup.
 func SelfPath(procRoot string) (string, error) {
 	p := filepath.Join(procRoot, "self", "cgroup")
-	data, err := os.ReadFile(p)
+	var buf []byte
+	n, err := rawfile.ReadFile(p, &buf)
 	if err != nil {
 		return "", err
 	}
-	return parseProcCgroup(p, data)
+	return parseProcCgroup(p, buf[:n])
 }
 
 // parseProcCgroup finds the cgroup v2 entry of a /proc/<pid>/cgroup file.
@@ -78,13 +81,107 @@ func (m Mount) Dir(cgroupPath string) (string, error) {
 // procRoot, and returns that cgroup's directory, such as
 // /sys/fs/cgroup/system.slice/runner.service.
 func SelfDir(procRoot string) (string, error) {
-	m, err := FindMount(procRoot)
-	if err != nil {
-		return "", err
-	}
+	_, dir, err := FindSelf(procRoot)
+	return dir, err
+}
+
+// FindSelf finds the calling process's cgroup (SelfPath) and the cgroup2
+// mount it is seen through, and returns the mount and the cgroup's
+// directory. With procRoot /proc, it first looks at the places a cgroup2
+// hierarchy is mounted on a pure cgroup v2 host and on a hybrid one
+// (MountV2, MountHybrid), which costs a few system calls where mountinfo
+// costs a line of the kernel's for each mount of the namespace: the first
+// of them that is a cgroup2 mount is taken when it shows the cgroup, by
+// the mount's root as mountinfo gives it (statmount(2), Linux 6.8 and
+// later), or else when the cgroup's directory under it holds the calling
+// process (its pid is in cgroup.procs, read up to MaxProcsCheckBytes).
+// Otherwise, as with any other procRoot, FindMount reads mountinfo.
+func FindSelf(procRoot string) (Mount, string, error) {
 	p, err := SelfPath(procRoot)
 	if err != nil {
-		return "", err
+		// Said as before SelfPath was read first: no mount, else no path.
+		if _, merr := FindMount(procRoot); merr != nil {
+			return Mount{}, "", merr
+		}
+		return Mount{}, "", err
 	}
-	return m.Dir(p)
+	if filepath.Clean(procRoot) == "/proc" {
+		if m, dir, ok := quickMount([]string{MountV2, MountHybrid}, p, os.Getpid(), lookMount); ok {
+			return m, dir, nil
+		}
+	}
+	m, err := FindMount(procRoot)
+	if err != nil {
+		return Mount{}, "", err
+	}
+	dir, err := m.Dir(p)
+	if err != nil {
+		return Mount{}, "", err
+	}
+	return m, dir, nil
+}
+
+// Where a cgroup2 hierarchy is mounted: on a pure cgroup v2 host, and on a
+// hybrid one (v1 controllers beside it).
+const (
+	MountV2     = "/sys/fs/cgroup"
+	MountHybrid = "/sys/fs/cgroup/unified"
+)
+
+// MaxProcsCheckBytes bounds how much of cgroup.procs FindSelf reads to
+// find the calling process in it, when the kernel cannot say the mount's
+// root: a cgroup that holds more processes than that (a root cgroup with
+// the host's kernel threads) is left to mountinfo.
+const MaxProcsCheckBytes = 8 << 10
+
+// mountLook says what is mounted at a point: whether it is a cgroup2
+// mount, and its root when the kernel tells it (known).
+type mountLook func(point string) (cgroup2 bool, root string, known bool)
+
+// quickMount returns the first of points that is a cgroup2 mount (look)
+// and the directory of cgroupPath under it, when that mount certainly
+// shows it: its root is known and holds cgroupPath (Mount.Dir), or, the
+// root unknown, the directory holds pid. Otherwise it gives false, and
+// mountinfo decides.
+func quickMount(points []string, cgroupPath string, pid int, look mountLook) (Mount, string, bool) {
+	for _, point := range points {
+		cg2, root, known := look(point)
+		if !cg2 {
+			continue
+		}
+		if known {
+			m := Mount{Point: point, Root: root}
+			dir, err := m.Dir(cgroupPath)
+			if err != nil {
+				return Mount{}, "", false
+			}
+			return m, dir, true
+		}
+		dir := filepath.Join(point, filepath.FromSlash(path.Clean("/"+cgroupPath)))
+		if !holdsPid(dir, pid) {
+			return Mount{}, "", false
+		}
+		return Mount{Point: point, Root: "/"}, dir, true
+	}
+	return Mount{}, "", false
+}
+
+// holdsPid reports whether pid is in dir's cgroup.procs, read up to
+// MaxProcsCheckBytes.
+func holdsPid(dir string, pid int) bool {
+	buf := make([]byte, MaxProcsCheckBytes)
+	n, err := readUpTo(filepath.Join(dir, "cgroup.procs"), buf)
+	if err != nil || n == len(buf) {
+		return false
+	}
+	want := strconv.Itoa(pid)
+	data := buf[:n]
+	for len(data) > 0 {
+		var line []byte
+		line, data = kernfmt.NextLine(data)
+		if string(line) == want {
+			return true
+		}
+	}
+	return false
 }

@@ -25,6 +25,10 @@ func fixtureDir(t *testing.T, root string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// FindSelf, outside /proc, is mountinfo's answer.
+	if fm, fd, err := FindSelf(filepath.Join(root, "proc")); err != nil || fm != m || fd != d {
+		t.Errorf("FindSelf: %+v %q, %v; want %+v %q", fm, fd, err, m, d)
+	}
 	return filepath.Join(root, d)
 }
 

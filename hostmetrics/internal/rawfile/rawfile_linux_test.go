@@ -112,3 +112,20 @@ func TestFileOfARemovedCgroup(t *testing.T) {
 		t.Errorf("after rmdir: %s %v, want open ENOENT", op, errno)
 	}
 }
+
+// ReadFile reads what the os package reads, from files the kernel makes
+// as they are read, some longer than a first buffer.
+func TestReadFileAsOS(t *testing.T) {
+	for _, path := range []string{"/proc/self/cgroup", "/proc/self/mountinfo", "/proc/self/status", "/proc/version"} {
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, 16)
+		n, err := ReadFile(path, &buf)
+		// /proc/self/status changes between reads only in its figures.
+		if err != nil || n == 0 || path != "/proc/self/status" && !bytes.Equal(buf[:n], want) {
+			t.Errorf("%s: read %q, %v; want %q", path, buf[:n], err, want)
+		}
+	}
+}

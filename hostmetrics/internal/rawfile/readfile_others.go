@@ -1,3 +1,5 @@
+//go:build !linux
+
 package rawfile
 
 import (
@@ -30,12 +32,4 @@ func ReadFile(path string, buf *[]byte) (int, error) {
 			return 0, err
 		}
 	}
-}
-
-// grow doubles *buf, keeping its first n bytes, and returns it.
-func grow(buf *[]byte, n int) []byte {
-	nb := make([]byte, max(2*len(*buf), minBuf))
-	copy(nb, (*buf)[:n])
-	*buf = nb
-	return nb
 }
