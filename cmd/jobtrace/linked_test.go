@@ -3,7 +3,9 @@
 package main
 
 import (
+	"bytes"
 	"debug/buildinfo"
+	"os/exec"
 	"strings"
 	"testing"
 )
@@ -31,6 +33,29 @@ func TestBinaryLinksNoGRPCNorProtobuf(t *testing.T) {
 			if m.Path == path || strings.HasPrefix(m.Path, path+"/") {
 				t.Errorf("the jobtrace binary links %s %s: %s", m.Path, m.Version, instead)
 			}
+		}
+	}
+}
+
+// unlinkedPackages are packages of the standard library the binary does
+// without, and what does their work instead: each costs its package init
+// at every start.
+var unlinkedPackages = map[string]string{
+	"html/template": "report.html and its diff section are written by hand (render/report/html.go, diff.go)",
+	"text/template": "linked only by html/template",
+}
+
+// The binary's symbol table names every package linked into it.
+func TestBinaryLinksNoTemplates(t *testing.T) {
+	out, err := exec.Command("go", "tool", "nm", bin).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for pkg, instead := range unlinkedPackages {
+		if i := bytes.Index(out, []byte(" "+pkg+".")); i >= 0 {
+			line := out[i:]
+			line = line[:max(bytes.IndexByte(line, '\n'), 0)]
+			t.Errorf("the jobtrace binary links %s (%s): %s", pkg, line, instead)
 		}
 	}
 }

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"html/template"
 	"math"
 	"strconv"
 	"time"
@@ -77,7 +76,7 @@ type phaseMark struct {
 // (appendCross): <, > and & as \u escapes (and U+2028, U+2029), so the data
 // cannot close its script element or open a comment whatever the names
 // hold.
-func crossJSON(d *Data, phases []Phase, c charts, a axis) (template.JS, error) {
+func crossJSON(d *Data, phases []Phase, c charts, a axis) (string, error) {
 	ms := func(t time.Time) float64 { return math.Round(float64(t.Sub(a.start))/1e5) / 10 }
 	x := crossData{
 		X0: plotLeft, W: plotWidth, Span: float64(a.span) / 1e6, T0: a.start.UnixMilli(),
@@ -94,7 +93,7 @@ func crossJSON(d *Data, phases []Phase, c charts, a axis) (template.JS, error) {
 		x.Phases = append(x.Phases, mark(p, p.Depth+1))
 	}
 	b, err := appendCross(nil, &x)
-	return template.JS(b), err
+	return string(b), err
 }
 
 // appendCross appends x as json.Marshal writes it, by hand: without the

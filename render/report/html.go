@@ -3,7 +3,6 @@ package report
 import (
 	"errors"
 	"fmt"
-	"html/template"
 	"io"
 	"path/filepath"
 	"strconv"
@@ -16,8 +15,9 @@ import (
 )
 
 // page is what report.html shows (appendPage). Text from the job goes in
-// as strings, escaped by appendHTMLText; the SVGs are built with esc and go
-// in as template.HTML, as they are.
+// as strings, escaped by appendHTMLText; the SVGs (built with esc), the
+// style, the diff section (appendDiff) and the crosshair's data and script
+// are markup, and go in as they are.
 type page struct {
 	Title    string
 	Job      Job
@@ -27,15 +27,15 @@ type page struct {
 	Start    string
 	Phases   []tableRow
 	More     int
-	Gantt    template.HTML
-	Charts   template.HTML
+	Gantt    string
+	Charts   string
 	Samples  int
-	Style    template.CSS
+	Style    string
 	Verdict  verdict.Verdict
 	Advice   sizing.Advice // shown unless its kind is sizing.Unknown
-	Diff     template.HTML // the diff section (diff.go)
+	Diff     string        // the diff section (diff.go)
 	// Cross is the crosshair's data and Script its script (crosshair.go).
-	Cross, Script template.JS
+	Cross, Script string
 }
 
 type tableRow struct {
@@ -288,10 +288,11 @@ func pageOf(d *Data, c charts) (page, error) {
 		Failed:   result != "success",
 		Duration: formatDuration(d.Job.End.Sub(d.Job.Start)),
 		Start:    "–",
-		Gantt:    template.HTML(ganttSVG(&Data{Job: job, Phases: d.Phases, Skipped: d.Skipped}, a)),
-		Charts:   template.HTML(c.pageSVG()),
+		Gantt:    ganttSVG(&Data{Job: job, Phases: d.Phases, Skipped: d.Skipped}, a),
+		Charts:   c.pageSVG(),
 		Samples:  len(d.Rows),
-		Style:    template.CSS(svgStyle),
+		Style:    svgStyle,
+		Diff:     string(appendDiff(nil, d)),
 		Verdict:  d.Job.Verdict,
 	}
 	if !d.Job.Start.IsZero() {
@@ -299,10 +300,6 @@ func pageOf(d *Data, c charts) (page, error) {
 	}
 	if d.Advice.Kind != sizing.Unknown {
 		p.Advice = d.Advice
-	}
-	var err error
-	if p.Diff, err = diffHTML(d); err != nil {
-		return page{}, err
 	}
 	p.Phases = append(p.Phases, rowOf(jobPhase(job), 0, job.Start))
 	phases := d.Phases

@@ -7,10 +7,13 @@ import (
 	"math"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jobtrace/jobtrace/insight/sizing"
 	"github.com/jobtrace/jobtrace/insight/verdict"
 	"github.com/jobtrace/jobtrace/internal/fuzzcheck"
+	"github.com/jobtrace/jobtrace/rundiff"
+	"github.com/jobtrace/jobtrace/runmodel"
 )
 
 // referencePage is report.html as an html/template, the page appendPage
@@ -68,14 +71,119 @@ func parseReference() *template.Template {
 `))
 }
 
+// referenceView is p as referencePage takes it: its markup typed as
+// html/template's trusted content, written as it is.
+type referenceView struct {
+	*page
+	Gantt, Charts, Diff template.HTML
+	Style               template.CSS
+	Cross, Script       template.JS
+}
+
 // referenceHTML is p written by referencePage.
 func referenceHTML(tb testing.TB, p *page) []byte {
 	tb.Helper()
+	v := referenceView{page: p, Gantt: template.HTML(p.Gantt), Charts: template.HTML(p.Charts), Diff: template.HTML(p.Diff),
+		Style: template.CSS(p.Style), Cross: template.JS(p.Cross), Script: template.JS(p.Script)}
 	var b bytes.Buffer
-	if err := referencePage().Execute(&b, p); err != nil {
+	if err := referencePage().Execute(&b, v); err != nil {
 		tb.Fatal(err)
 	}
 	return b.Bytes()
+}
+
+// referenceDiff is the diff section as an html/template, the section
+// appendDiffTable writes by hand (TestDiffAsHTMLTemplate,
+// FuzzDiffAsHTMLTemplate).
+var referenceDiff = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("diff").Parse(diffCSS + `<h2 id="diff">Compared with {{.Against}}</h2>
+{{if .Job}}<p class="note"><b>Job:</b> {{.Job}}</p>{{end}}
+<div class="tablewrap">
+<table class="diff">
+<thead><tr>{{range .Heads}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>
+{{range .Rows}}<tr class="{{.Status}}{{if .Outside}} outside{{end}}{{if .Job}} jobrow{{end}}"><td style="padding-left:{{.Indent}}px">{{.Name}}</td>{{range .Figures}}<td>{{.}}</td>{{end}}<td class="why">{{.Why}}</td></tr>
+{{end}}</tbody>
+</table>
+</div>
+<p class="note">A change under the noise rule is "same"; the cause is the first rule of jobtrace's table that holds (docs/diff.md).{{if .More}} … and {{.More}} more phases, the least changed, not shown.{{end}}</p>
+`))
+})
+
+// diffView is what referenceDiff fills in.
+type diffView struct {
+	Against string
+	Job     string
+	Heads   []string
+	Rows    []diffRow
+	More    int
+}
+
+type diffRow struct {
+	Name    string
+	Figures []string // the cells between the name and the cause
+	Why     string
+	Indent  int
+	Job     bool
+	Status  string
+	Outside bool
+}
+
+// sameDiff: appendDiffTable writes what referenceDiff writes.
+func sameDiff(tb testing.TB, against, job string, t rundiff.Table) {
+	tb.Helper()
+	v := diffView{Against: against, Job: job, Heads: t.Heads, More: t.Unlisted}
+	for _, r := range t.Rows {
+		indent := 10
+		if !r.Job {
+			indent += 16 * min(r.Depth+1, maxIndent)
+		}
+		c := r.Cells
+		v.Rows = append(v.Rows, diffRow{Name: c[0], Figures: c[1 : len(c)-1], Why: c[len(c)-1], Indent: indent, Job: r.Job, Status: string(r.Status), Outside: r.Outside})
+	}
+	var want bytes.Buffer
+	if err := referenceDiff().Execute(&want, v); err != nil {
+		tb.Fatal(err)
+	}
+	if d := fuzzcheck.FirstDifference(appendDiffTable(nil, against, job, t), want.Bytes()); d != "" {
+		tb.Fatalf("the diff section %s (want: html/template's)", d)
+	}
+}
+
+// The diff section of the fixture compared with itself slowed down, with
+// hostile labels, is byte for byte html/template's.
+func TestDiffAsHTMLTemplate(t *testing.T) {
+	base, run := readRun(t), readRun(t)
+	for i := range run.Phases {
+		run.Phases[i].End = run.Phases[i].End.Add(time.Duration(i) * time.Second)
+	}
+	d := rundiff.Compare([]*runmodel.Run{base, base}, run)
+	against := d.Against(rundiff.Labels{Base: []string{"<b>base</b>\x1b[31m", "a & 'b'"}, Run: "new"}, func(s string) string { return s })
+	tab := d.Table()
+	if len(tab.Rows) < 2 {
+		t.Fatalf("a table of %d rows", len(tab.Rows))
+	}
+	sameDiff(t, against, d.JobLine(), tab)
+	tab.Unlisted = 4
+	sameDiff(t, against, "", tab)
+}
+
+// FuzzDiffAsHTMLTemplate: whatever the names, labels, figures and causes
+// (invalid UTF-8, NUL, markup, quotes, +), the diff section
+// appendDiffTable writes is html/template's.
+func FuzzDiffAsHTMLTemplate(f *testing.F) {
+	f.Add("base", "job 1.0s", "compile", "+3.0s", "slower", 0, 2, true)
+	f.Add(`<script>alert(1)</script>`, `"&'+<>`, "\x00\x01\xff\xfe\ufdd0", "x\" onmouseover=\"y", "", -1, 9, false)
+	f.Fuzz(func(t *testing.T, s, u, v, w, status string, depth, more int, job bool) {
+		sameDiff(t, s, u, rundiff.Table{
+			Heads: []string{s, u, v, w},
+			Rows: []rundiff.TableRow{
+				{Cells: []string{s, u, v, w}, Depth: depth, Job: job, Status: rundiff.Status(status), Outside: !job},
+				{Cells: []string{v, w}, Depth: more, Status: rundiff.Status(w)},
+			},
+			Unlisted: more,
+		})
+	})
 }
 
 func samePage(tb testing.TB, p *page) {
