@@ -2,7 +2,6 @@ package profile
 
 import (
 	"encoding/json"
-	"maps"
 	"slices"
 	"strconv"
 
@@ -46,20 +45,25 @@ func (e *encoder) object(members ...any) {
 	e.b = append(e.b, '{')
 	first := true
 	for i := 0; i < len(members); i += 2 {
-		v := members[i+1]
-		switch v {
-		case omitEmpty(""), omitZero(0), omitFalse(false), omitted{}:
-			continue
-		}
-		if !first {
-			e.b = append(e.b, ',')
-		}
-		first = false
-		e.str(members[i].(string))
-		e.b = append(e.b, ':')
-		e.value(v)
+		e.member(&first, members[i].(string), members[i+1])
 	}
 	e.b = append(e.b, '}')
+}
+
+// member appends the member name: v of an object, after a comma unless
+// *first; an empty omitEmpty, omitZero or omitFalse is left out.
+func (e *encoder) member(first *bool, name string, v any) {
+	switch v {
+	case omitEmpty(""), omitZero(0), omitFalse(false), omitted{}:
+		return
+	}
+	if !*first {
+		e.b = append(e.b, ',')
+	}
+	*first = false
+	e.str(name)
+	e.b = append(e.b, ':')
+	e.value(v)
 }
 
 func (e *encoder) str(s string) { e.b = jsonstring.AppendAsEncodingJSON(e.b, s) }
@@ -256,11 +260,18 @@ func sortedMap[V any](e *encoder, m map[string]V) {
 		e.value(nil)
 		return
 	}
-	members := make([]any, 0, 2*len(m))
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		members = append(members, k, m[k])
+	var room [16]string
+	keys := room[:0]
+	for k := range m {
+		keys = append(keys, k)
 	}
-	e.object(members...)
+	slices.Sort(keys)
+	e.b = append(e.b, '{')
+	first := true
+	for _, k := range keys {
+		e.member(&first, k, m[k])
+	}
+	e.b = append(e.b, '}')
 }
 
 func (e *encoder) mapAny(m map[string]any) { sortedMap(e, m) }

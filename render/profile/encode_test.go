@@ -130,3 +130,21 @@ func BenchmarkEncode(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkBuildAndEncode builds the profile of the real run of
+// testdata/run and encodes it, in memory, as Write does before the file.
+func BenchmarkBuildAndEncode(b *testing.B) {
+	run, _, err := runmodel.ReadDir(fixture)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		p, err := Build(run)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := appendProfile(make([]byte, 0, 64<<10), p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
