@@ -94,6 +94,7 @@ type Sampler struct {
 	stopped bool
 
 	wake  chan struct{}
+	ahead chan struct{} // ReadAhead's request to the sampling goroutine
 	stop  chan struct{}
 	done  chan struct{}
 	first chan struct{} // closed once the first sample is taken
@@ -104,8 +105,12 @@ type Sampler struct {
 	readMu   sync.Mutex
 	lastTake time.Time // guarded by mu
 	cur      Sample
-	spare    []func(*Sample)
-	warnings *warnlimit.Limiter
+	// aheadRead is set when cur was read by ReadAhead and no sample has
+	// been taken since: Finish hands it out as the last one. Guarded by
+	// readMu.
+	aheadRead bool
+	spare     []func(*Sample)
+	warnings  *warnlimit.Limiter
 }
 
 // MaxPendingBoundaries bounds the boundary functions waiting for the next
@@ -147,6 +152,7 @@ func NewSampler(src Source, opts Options) *Sampler {
 		src:      src,
 		opts:     opts,
 		wake:     make(chan struct{}, 1),
+		ahead:    make(chan struct{}, 1),
 		stop:     make(chan struct{}),
 		done:     make(chan struct{}),
 		taken:    make(chan struct{}),
@@ -239,10 +245,7 @@ func (s *Sampler) Serve() {
 	for s.running && !s.stopped && len(s.pending) > MaxPendingBoundaries {
 		taken := s.taken
 		s.mu.Unlock()
-		select {
-		case s.wake <- struct{}{}:
-		default:
-		}
+		poke(s.wake)
 		<-taken
 		s.mu.Lock()
 	}
@@ -271,10 +274,54 @@ func (s *Sampler) Serve() {
 		s.readMu.Unlock()
 		return
 	}
+	poke(s.wake)
+}
+
+// ReadAhead has the sampling goroutine read the last sample now, and
+// returns at once: a program whose job has just ended calls it, so that
+// the sample is read while it reads what is left of the job's output and
+// messages, and Finish, called after, hands that sample out as the last one
+// instead of reading one of its own. A sample taken after it (a boundary,
+// a phase ended by Finish's caller, an interval) makes it stale: Finish
+// then reads the last sample anew, after that one, as it does without
+// ReadAhead. The sample is handed to no sink and no function before
+// Finish. ReadAhead does nothing before Start, after Finish, or while
+// boundaries wait for a sample.
+func (s *Sampler) ReadAhead() {
+	s.mu.Lock()
+	running := s.running && !s.stopped
+	s.mu.Unlock()
+	if !running {
+		return
+	}
+	poke(s.ahead)
+}
+
+// poke asks the sampling goroutine for what ch stands for, without
+// waiting: a request already there stands for this one too.
+func poke(ch chan struct{}) {
 	select {
-	case s.wake <- struct{}{}:
+	case ch <- struct{}{}:
 	default:
 	}
+}
+
+// waiting reports whether boundary functions wait for a sample.
+func (s *Sampler) waiting() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.pending) > 0
+}
+
+// readAhead reads the sample ReadAhead asked for into cur, unless samples
+// are due first: boundaries waiting, which are served by the next take.
+// The caller holds readMu.
+func (s *Sampler) readAhead() {
+	if s.waiting() {
+		return
+	}
+	s.read(ReasonEnd, s.opts.Now())
+	s.aheadRead = true
 }
 
 // Stop takes the last sample and stops the sampling goroutine: it is
@@ -289,7 +336,8 @@ func (s *Sampler) Stop() { s.Finish(nil) }
 // sample passes last rather than asking for a boundary just before: one
 // sample then serves both. Before Start, the waiting functions and last get
 // the last sample read (the zero Sample when none was); after a first
-// Finish, last gets that Finish's last sample.
+// Finish, last gets that Finish's last sample. The last sample is the one
+// ReadAhead had read when no sample was taken after it.
 func (s *Sampler) Finish(last func(*Sample)) {
 	s.mu.Lock()
 	already := s.stopped
@@ -310,13 +358,10 @@ func (s *Sampler) Finish(last func(*Sample)) {
 	}
 	close(s.stop)
 	s.readMu.Lock()
-	s.mu.Lock()
-	waiting := len(s.pending) > 0
-	s.mu.Unlock()
-	if waiting {
+	if s.waiting() {
 		s.take(ReasonBoundary)
 	}
-	s.take(ReasonEnd)
+	s.takeLast()
 	if last != nil {
 		last(&s.cur)
 	}
@@ -341,11 +386,14 @@ func (s *Sampler) loop(first bool) {
 	}
 	for {
 		var reason Reason
+		ahead := false
 		select {
 		case <-tick:
 			reason = ReasonInterval
 		case <-s.wake:
 			reason = ReasonBoundary
+		case <-s.ahead:
+			ahead = true
 		case <-s.stop:
 			return
 		}
@@ -358,7 +406,11 @@ func (s *Sampler) loop(first bool) {
 			s.readMu.Unlock()
 			return
 		}
-		s.take(reason)
+		if ahead {
+			s.readAhead()
+		} else {
+			s.take(reason)
+		}
 		s.readMu.Unlock()
 	}
 }
@@ -379,12 +431,25 @@ func (s *Sampler) take(reason Reason) {
 	if len(fns) > 0 && reason == ReasonInterval {
 		reason = ReasonBoundary
 	}
+	s.read(reason, now)
+	s.give(fns)
+	s.mu.Lock()
+	s.spare = fns[:0]
+	s.mu.Unlock()
+}
 
+// read reads one sample into cur. The caller holds readMu.
+func (s *Sampler) read(reason Reason, now time.Time) {
+	s.aheadRead = false
 	s.cur.Time = now
 	s.cur.Reason = reason
 	if err := s.src.Read(&s.cur); err != nil {
 		s.warn(err)
 	}
+}
+
+// give hands cur to the sinks, then to fns. The caller holds readMu.
+func (s *Sampler) give(fns []func(*Sample)) {
 	for _, k := range s.opts.Sinks {
 		k.Sample(&s.cur)
 	}
@@ -392,9 +457,27 @@ func (s *Sampler) take(reason Reason) {
 		fn(&s.cur)
 		fns[i] = nil
 	}
-	s.mu.Lock()
-	s.spare = fns[:0]
-	s.mu.Unlock()
+}
+
+// takeLast takes the last sample: the one ReadAhead read, when no sample
+// was taken since and no boundary waits (a boundary gets a sample read
+// after it was asked for), else one read now. The caller holds readMu.
+func (s *Sampler) takeLast() {
+	if s.aheadRead {
+		s.mu.Lock()
+		waiting := len(s.pending) > 0
+		if !waiting {
+			s.lastTake = s.cur.Time
+		}
+		s.mu.Unlock()
+		if !waiting {
+			s.aheadRead = false
+			s.cur.Reason = ReasonEnd
+			s.give(nil)
+			return
+		}
+	}
+	s.take(ReasonEnd)
 }
 
 func (s *Sampler) warn(err error) {

@@ -386,3 +386,109 @@ func TestSamplerStartAside(t *testing.T) {
 		t.Errorf("samples %v, want the start first and the end last", r)
 	}
 }
+
+// readSignal is a fakeSource that says when each read is done.
+type readSignal struct {
+	fakeSource
+	done chan int64
+}
+
+func (r *readSignal) Read(s *Sample) error {
+	err := r.fakeSource.Read(s)
+	r.done <- r.fakeSource.reads.Load()
+	return err
+}
+
+// userOf records the sinks' samples by the read that filled them.
+type userOf struct {
+	mu  sync.Mutex
+	got []string
+}
+
+func (u *userOf) Sample(s *Sample) {
+	u.mu.Lock()
+	u.got = append(u.got, fmt.Sprintf("%v:%v", s.Reason, s.Host.CPU.User))
+	u.mu.Unlock()
+}
+
+func (u *userOf) list() string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return fmt.Sprint(u.got)
+}
+
+// readAheadSampler is a started Sampler whose sinks record what each
+// sample was read by (userOf), once ReadAhead has read its sample.
+func readAheadSampler(t *testing.T) (*readSignal, *userOf, *Sampler) {
+	t.Helper()
+	src := &readSignal{done: make(chan int64, 8)}
+	rec := &userOf{}
+	s := NewSampler(src, Options{Interval: -1, Sinks: []Sink{rec}})
+	s.Start()
+	<-src.done
+	s.ReadAhead()
+	if n := <-src.done; n != 2 {
+		t.Fatalf("read %d after ReadAhead, want the second", n)
+	}
+	return src, rec, s
+}
+
+// The sample ReadAhead read is the last one when nothing is sampled after
+// it: Finish reads none of its own, and the sinks and Finish's function get
+// it as the end sample.
+func TestSamplerReadAheadIsTheLast(t *testing.T) {
+	src, rec, s := readAheadSampler(t)
+	if got := rec.list(); got != "[start:1]" {
+		t.Errorf("before Finish the sinks had %s, want the start sample only", got)
+	}
+	var last string
+	s.Finish(func(x *Sample) { last = fmt.Sprintf("%v:%v", x.Reason, x.Host.CPU.User) })
+	if n := src.reads.Load(); n != 2 {
+		t.Errorf("%d reads, want 2: Finish read a sample of its own", n)
+	}
+	if got := rec.list(); got != "[start:1 end:2]" {
+		t.Errorf("samples %s, want the start and the one read ahead as the end", got)
+	}
+	if last != "end:2" {
+		t.Errorf("Finish's function got %s, want end:2", last)
+	}
+}
+
+// A sample taken after ReadAhead's makes it stale: a phase ended after the
+// job (a boundary served before Finish, or one waiting when Finish is
+// called) gets a sample read after it, and the last sample is read after
+// that one, so that the end comes last.
+func TestSamplerReadAheadStaleAfterABoundary(t *testing.T) {
+	for _, served := range []bool{true, false} {
+		_, rec, s := readAheadSampler(t)
+		var boundary string
+		fn := func(x *Sample) { boundary = fmt.Sprintf("%v:%v", x.Reason, x.Host.CPU.User) }
+		if served {
+			s.Boundary(fn)
+		} else {
+			s.Request(fn)
+		}
+		var last string
+		s.Finish(func(x *Sample) { last = fmt.Sprintf("%v:%v", x.Reason, x.Host.CPU.User) })
+		if boundary != "boundary:3" || last != "end:4" {
+			t.Errorf("served %v: the boundary got %s and Finish %s, want boundary:3 and end:4", served, boundary, last)
+		}
+		if got := rec.list(); got != "[start:1 boundary:3 end:4]" {
+			t.Errorf("served %v: samples %s, want start, the boundary's, then the end read after it", served, got)
+		}
+	}
+}
+
+// ReadAhead does nothing once the Sampler has finished, nor before it
+// started.
+func TestSamplerReadAheadOutsideItsRun(t *testing.T) {
+	src := &fakeSource{}
+	s := NewSampler(src, Options{Interval: -1})
+	s.ReadAhead()
+	s.Start()
+	s.Stop()
+	s.ReadAhead()
+	if n := src.reads.Load(); n != 2 {
+		t.Errorf("%d reads, want the start and the end only", n)
+	}
+}

@@ -386,10 +386,15 @@ func (s *Session) JobStarted(j Job) {
 func (s *Session) JobNotStarted() { s.jobDone(nil) }
 
 // JobExited gives the session the job's resource usage, as soon as it is
-// reaped (supervise.Options.OnExit).
+// reaped (supervise.Options.OnExit), and has the job's last sample read
+// then, in the sampling goroutine, while what is left of the job's output
+// is read and Shutdown begins (hostmetrics.Sampler.ReadAhead): Shutdown
+// takes that sample as the job's last one unless a sample is taken after
+// it (a phase still open, ended by Shutdown with a sample of its own).
 func (s *Session) JobExited(u hostmetrics.ExitUsage) {
 	if s.res != nil {
 		s.res.jobExited(u)
+		s.res.sampler.ReadAhead()
 	}
 }
 

@@ -193,6 +193,31 @@ func boundarySampled(dir string, log *syncBuffer) Settings {
 	}
 }
 
+// csvRows returns the reason and time of every row of the run's CSV.
+func csvRows(t *testing.T, dir string) (reasons, times []string) {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, usagecsv.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	d, err := usagecsv.NewDecoder(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		err := d.Next()
+		if errors.Is(err, io.EOF) {
+			return reasons, times
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		reasons = append(reasons, d.Text(usagecsv.Index("reason")))
+		times = append(times, d.Text(usagecsv.Index("time_utc")))
+	}
+}
+
 // The job's usage is read from the last sample, the one that ends the run:
 // a run that ends right after it started reads two samples, its first and
 // its last, and no third one just before the last.
@@ -208,26 +233,7 @@ func TestJobUsageFromTheLastSample(t *testing.T) {
 	if _, err := s.Shutdown(context.Background(), Outcome{}); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(filepath.Join(dir, usagecsv.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	d, err := usagecsv.NewDecoder(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var reasons []string
-	for {
-		err := d.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		reasons = append(reasons, d.Text(usagecsv.Index("reason")))
-	}
+	reasons, _ := csvRows(t, dir)
 	if got := strings.Join(reasons, ","); got != "start,end" {
 		t.Errorf("samples %s, want start,end", got)
 	}
