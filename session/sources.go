@@ -22,6 +22,9 @@ import (
 	"github.com/jobtrace/jobtrace/spans/socket"
 )
 
+// markersName is the name of the marker dir in the private directory.
+const markersName = "markers"
+
 // sources are the socket and the marker dir.
 type sources struct {
 	dir    string
@@ -69,7 +72,7 @@ func startSources(o Settings, h func(protocol.Msg) protocol.Reply, log Logger, e
 		}
 	}
 	if o.MarkerDir {
-		md := filepath.Join(dir, "markers")
+		md := filepath.Join(dir, markersName)
 		if err := os.Mkdir(md, 0o700); err != nil {
 			errs = append(errs, fmt.Errorf("no marker dir for the job: %v", err))
 		} else {
@@ -165,10 +168,22 @@ func (s *sources) stop() {
 			s.reader.Final()
 		}
 		if s.dir != "" {
-			os.RemoveAll(s.dir)
+			removePrivateDir(s.dir)
 			s.lock.Close()
 		}
 	})
+}
+
+// removePrivateDir removes the private directory of a run. Most runs leave
+// it with an empty marker dir and nothing else (the socket is removed by
+// the server as it closes): two rmdirs remove it, where os.RemoveAll would
+// first read both directories; whatever else was left there (markers
+// written after the last scan) is removed by os.RemoveAll.
+func removePrivateDir(dir string) {
+	os.Remove(filepath.Join(dir, markersName))
+	if os.Remove(dir) != nil {
+		os.RemoveAll(dir)
+	}
 }
 
 // statsAttrs reports on the job span what the sources dropped at a bound,
