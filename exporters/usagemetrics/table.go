@@ -4,9 +4,6 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
-	"go.opentelemetry.io/otel/semconv/v1.43.0/containerconv"
-	"go.opentelemetry.io/otel/semconv/v1.43.0/processconv"
-	"go.opentelemetry.io/otel/semconv/v1.43.0/systemconv"
 
 	"github.com/jobtrace/jobtrace/insight/verdict"
 )
@@ -147,76 +144,80 @@ var jobAttrs = []attribute.Key{semconv.CICDPipelineTaskRunResultKey}
 var phaseAttrs = []attribute.Key{AttrPhaseName, semconv.CICDPipelineTaskRunResultKey}
 
 // Table declares every metric this package records, in the order of
-// docs/metrics.md.
+// docs/metrics.md. The names and units of the semantic conventions are
+// written out, checked against semconv's systemconv, processconv and
+// containerconv by TestSemconvNamesAndUnits: those packages build their
+// instruments' options in their package inits, which every jobtrace
+// process would run.
 var Table = []Metric{
 	mSysCPUTime: {
-		Name: systemconv.CPUTime{}.Name(), Unit: systemconv.CPUTime{}.Unit(), Kind: Counter, Number: Float64,
+		Name: "system.cpu.time", Unit: "s", Kind: Counter, Number: Float64,
 		Attributes:  []attribute.Key{semconv.CPUModeKey},
 		Description: "CPU time of all CPUs together in each mode (interrupt includes softirq), since jobtrace started.",
 		Enabled:     true,
 	},
 	mSysCPUUtil: {
-		Name: systemconv.CPUUtilization{}.Name(), Unit: systemconv.CPUUtilization{}.Unit(), Kind: Gauge, Number: Float64,
+		Name: "system.cpu.utilization", Unit: "1", Kind: Gauge, Number: Float64,
 		Attributes:  []attribute.Key{semconv.CPUModeKey},
 		Description: "Share of the time of all CPUs spent in each mode between the last two samples, 0 to 1.",
 		Enabled:     true,
 	},
 	mSysMemUsage: {
-		Name: systemconv.MemoryUsage{}.Name(), Unit: systemconv.MemoryUsage{}.Unit(), Kind: UpDownCounter, Number: Int64,
+		Name: "system.memory.usage", Unit: "By", Kind: UpDownCounter, Number: Int64,
 		Attributes:  []attribute.Key{semconv.SystemMemoryStateKey},
 		Description: "Memory in each state: used (total minus available), free, buffers, cached.",
 		Enabled:     true,
 	},
 	mSysMemUtil: {
-		Name: systemconv.MemoryUtilization{}.Name(), Unit: systemconv.MemoryUtilization{}.Unit(), Kind: Gauge, Number: Float64,
+		Name: "system.memory.utilization", Unit: "1", Kind: Gauge, Number: Float64,
 		Attributes:  []attribute.Key{semconv.SystemMemoryStateKey},
 		Description: "Memory in each state as a share of total memory, 0 to 1.",
 		Enabled:     true,
 	},
 	mSysPaging: {
-		Name: systemconv.PagingFaults{}.Name(), Unit: systemconv.PagingFaults{}.Unit(), Kind: Counter, Number: Int64,
+		Name: "system.paging.faults", Unit: "{fault}", Kind: Counter, Number: Int64,
 		Attributes:  []attribute.Key{semconv.SystemPagingFaultTypeKey},
 		Description: "Page faults of the whole machine, minor and major.",
 		Enabled:     true,
 	},
 	mSysDiskIO: {
-		Name: systemconv.DiskIO{}.Name(), Unit: systemconv.DiskIO{}.Unit(), Kind: Counter, Number: Int64,
+		Name: "system.disk.io", Unit: "By", Kind: Counter, Number: Int64,
 		Attributes:  []attribute.Key{semconv.SystemDeviceKey, semconv.DiskIODirectionKey},
 		Description: "Bytes read from and written to each whole, non-virtual disk.",
 		Enabled:     true,
 	},
 	mSysDiskOps: {
-		Name: systemconv.DiskOperations{}.Name(), Unit: systemconv.DiskOperations{}.Unit(), Kind: Counter, Number: Int64,
+		Name: "system.disk.operations", Unit: "{operation}", Kind: Counter, Number: Int64,
 		Attributes:  []attribute.Key{semconv.SystemDeviceKey, semconv.DiskIODirectionKey},
 		Description: "Completed reads and writes of each whole, non-virtual disk.",
 		Enabled:     true,
 	},
 	mSysDiskIOTime: {
-		Name: systemconv.DiskIOTime{}.Name(), Unit: systemconv.DiskIOTime{}.Unit(), Kind: Counter, Number: Float64,
+		Name: "system.disk.io_time", Unit: "s", Kind: Counter, Number: Float64,
 		Attributes:  []attribute.Key{semconv.SystemDeviceKey},
 		Description: "Time each whole, non-virtual disk had IO in flight.",
 		Enabled:     true,
 	},
 	mSysNetIO: {
-		Name: systemconv.NetworkIO{}.Name(), Unit: systemconv.NetworkIO{}.Unit(), Kind: Counter, Number: Int64,
+		Name: "system.network.io", Unit: "By", Kind: Counter, Number: Int64,
 		Attributes:  []attribute.Key{semconv.NetworkInterfaceNameKey, semconv.NetworkIODirectionKey},
 		Description: "Bytes received and transmitted on each network interface, loopback included.",
 		Enabled:     true,
 	},
 	mSysNetPackets: {
-		Name: systemconv.NetworkPacketCount{}.Name(), Unit: systemconv.NetworkPacketCount{}.Unit(), Kind: Counter, Number: Int64,
+		Name: "system.network.packet.count", Unit: "{packet}", Kind: Counter, Number: Int64,
 		Attributes:  []attribute.Key{semconv.SystemDeviceKey, semconv.NetworkIODirectionKey},
 		Description: "Packets received and transmitted on each network interface (system.device is the interface name, as the convention has it).",
 		Enabled:     true,
 	},
 	mSysNetErrors: {
-		Name: systemconv.NetworkErrors{}.Name(), Unit: systemconv.NetworkErrors{}.Unit(), Kind: Counter, Number: Int64,
+		Name: "system.network.errors", Unit: "{error}", Kind: Counter, Number: Int64,
 		Attributes:  []attribute.Key{semconv.NetworkInterfaceNameKey, semconv.NetworkIODirectionKey},
 		Description: "Receive and transmit errors on each network interface.",
 		Enabled:     true,
 	},
 	mSysFSUsage: {
-		Name: systemconv.FilesystemUsage{}.Name(), Unit: systemconv.FilesystemUsage{}.Unit(), Kind: UpDownCounter, Number: Int64,
+		Name: "system.filesystem.usage", Unit: "By", Kind: UpDownCounter, Number: Int64,
 		Attributes:  []attribute.Key{semconv.SystemFilesystemStateKey, semconv.SystemDeviceKey},
 		Description: "Space of the file system holding the job's working directory: used, free (to unprivileged users), reserved (for root). system.device only when the source knows it.",
 		Enabled:     true,
@@ -243,24 +244,24 @@ var Table = []Metric{
 		Enabled:     true,
 	},
 	mProcCPUTime: {
-		Name: processconv.CPUTime{}.Name(), Unit: processconv.CPUTime{}.Unit(), Kind: Counter, Number: Float64,
+		Name: "process.cpu.time", Unit: "s", Kind: Counter, Number: Float64,
 		Attributes:  []attribute.Key{semconv.CPUModeKey},
 		Description: "CPU time of the job's process tree, user and system, exited processes included.",
 		Enabled:     true,
 	},
 	mProcMemory: {
-		Name: processconv.MemoryUsage{}.Name(), Unit: processconv.MemoryUsage{}.Unit(), Kind: UpDownCounter, Number: Int64,
+		Name: "process.memory.usage", Unit: "By", Kind: UpDownCounter, Number: Int64,
 		Description: "Resident memory of the job's live processes, summed.",
 		Enabled:     true,
 	},
 	mProcDiskIO: {
-		Name: processconv.DiskIO{}.Name(), Unit: processconv.DiskIO{}.Unit(), Kind: Counter, Number: Int64,
+		Name: "process.disk.io", Unit: "By", Kind: Counter, Number: Int64,
 		Attributes:  []attribute.Key{semconv.DiskIODirectionKey},
 		Description: "Storage bytes read and written by the job's process tree, exited processes included.",
 		Enabled:     true,
 	},
 	mProcThreads: {
-		Name: processconv.ThreadCount{}.Name(), Unit: processconv.ThreadCount{}.Unit(), Kind: UpDownCounter, Number: Int64,
+		Name: "process.thread.count", Unit: "{thread}", Kind: UpDownCounter, Number: Int64,
 		Description: "Threads of the job's live processes.",
 		Enabled:     true,
 	},
@@ -270,18 +271,18 @@ var Table = []Metric{
 		Enabled:     true,
 	},
 	mContCPUTime: {
-		Name: containerconv.CPUTime{}.Name(), Unit: containerconv.CPUTime{}.Unit(), Kind: Counter, Number: Float64,
+		Name: "container.cpu.time", Unit: "s", Kind: Counter, Number: Float64,
 		Attributes:  []attribute.Key{semconv.CPUModeKey},
 		Description: "CPU time of the cgroup (cpu.stat), user and system.",
 		Enabled:     true,
 	},
 	mContMemory: {
-		Name: containerconv.MemoryUsage{}.Name(), Unit: containerconv.MemoryUsage{}.Unit(), Kind: UpDownCounter, Number: Int64,
+		Name: "container.memory.usage", Unit: "By", Kind: UpDownCounter, Number: Int64,
 		Description: "Memory charged to the cgroup (memory.current), page cache included.",
 		Enabled:     true,
 	},
 	mContDiskIO: {
-		Name: containerconv.DiskIO{}.Name(), Unit: containerconv.DiskIO{}.Unit(), Kind: Counter, Number: Int64,
+		Name: "container.disk.io", Unit: "By", Kind: Counter, Number: Int64,
 		Attributes:  []attribute.Key{semconv.DiskIODirectionKey},
 		Description: "Storage bytes read and written by the cgroup (io.stat), all devices together.",
 		Enabled:     true,
