@@ -272,9 +272,15 @@ func (s *linuxSource) readJob(out *Sample, errs *[]error) {
 // children files of every thread of every process, or, when the job was
 // started in a cgroup of its own that could be read, the roots and the
 // cgroup's members, each read once without its threads' children files.
-// A cgroup whose members cannot be listed is walked.
+// A cgroup whose members cannot be listed is walked. With no root (jobtrace
+// has no child) and no process in the cgroup nor below it, as its
+// cgroup.events says before the job starts and once it has exited, there
+// is no member to list: no cgroup.procs nor directory is read.
 func (s *linuxSource) sampleTree(cgroupRead bool, now time.Time) (proctree.Usage, error) {
 	if s.own && cgroupRead && !s.outsideCgroup() {
+		if populated, ok := s.cg.Populated(); ok && !populated && len(s.roots) == 0 {
+			return s.tree.Sample(nil, now)
+		}
 		u, err := s.tree.SampleCgroup(s.roots, s.cg.Dir(), now)
 		if !errors.Is(err, proctree.ErrNoMembers) {
 			return u, err

@@ -235,3 +235,37 @@ func TestLinuxSourceChildOfAnotherThread(t *testing.T) {
 		}
 	}
 }
+
+// With no child of its own (no root of the tree), the source counts the
+// processes of the job's cgroup all the same: its cgroup.events says it is
+// populated, and its members are listed. Empty, it gives an empty tree.
+func TestLinuxSourceCgroupWithoutRoots(t *testing.T) {
+	g, fd := sleeptree.Cgroup(t)
+	src, err := NewSource(Config{CgroupDir: g.Dir, CgroupOwn: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	var s Sample
+	read := func() {
+		s.Time, s.Reason = time.Now(), ReasonStart
+		if err := src.Read(&s); err != nil {
+			t.Error(err)
+		}
+		if !s.Job.HasCgroup {
+			t.Fatalf("cgroup %s not read", g.Dir)
+		}
+		if !s.Job.HasTree {
+			t.Skipf("cgroup %s has the memory controller: the tree is not read", g.Dir)
+		}
+	}
+	read()
+	if s.Job.Tree.Processes != 0 {
+		t.Errorf("empty cgroup: %d processes", s.Job.Tree.Processes)
+	}
+	sleeptree.StartThreadForker(t, fd)
+	read()
+	if s.Job.Tree.Processes != 2 {
+		t.Errorf("%d processes in the cgroup, want the forker and its child", s.Job.Tree.Processes)
+	}
+}

@@ -21,7 +21,8 @@ var fixtureJob = filepath.Join("testdata", "v2", "sys", "fs", "cgroup", "ci.slic
 // directory's figures exactly as it fills a fresh one. Seeds: the fixture's
 // files, below, and testdata/fuzz/FuzzRead.
 func FuzzRead(f *testing.F) {
-	for i, name := range fileNames {
+	// cgroup.events, last, is read by Populated, not by Read.
+	for i, name := range fileNames[:fileEvents] {
 		data, err := os.ReadFile(filepath.Join(fixtureJob, name))
 		if err != nil {
 			f.Fatal(err)

@@ -16,7 +16,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
 	"github.com/jobtrace/jobtrace/hostmetrics/internal/rawfile"
 )
 
@@ -202,13 +201,8 @@ func removeTree(dir string) error {
 func populated(dir string) bool {
 	data, err := os.ReadFile(filepath.Join(dir, "cgroup.events"))
 	if err == nil {
-		for len(data) > 0 {
-			var line []byte
-			line, data = kernfmt.NextLine(data)
-			if k, rest := kernfmt.NextField(line); string(k) == "populated" {
-				v, _ := kernfmt.NextField(rest)
-				return string(v) != "0"
-			}
+		if p, ok := ParsePopulated(data); ok {
+			return p
 		}
 	}
 	procs, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))

@@ -29,7 +29,9 @@ const (
 	// fileControllers, read first, lists the controllers enabled in the
 	// cgroup: the files of the others are not there.
 	fileControllers = numStatFiles
-	numFiles        = numStatFiles + 1
+	// fileEvents says whether the cgroup is populated (Populated).
+	fileEvents = numStatFiles + 1
+	numFiles   = numStatFiles + 2
 )
 
 var fileNames = [numFiles]string{
@@ -46,6 +48,7 @@ var fileNames = [numFiles]string{
 	fileMemoryPressure: "memory.pressure",
 	fileIOPressure:     "io.pressure",
 	fileControllers:    "cgroup.controllers",
+	fileEvents:         "cgroup.events",
 }
 
 // controllers is a set of the controllers whose files a Reader reads.
@@ -174,6 +177,32 @@ func (r *Reader) controllers() controllers {
 		return anyController
 	}
 	return parseControllers(data)
+}
+
+// Populated reads the cgroup's cgroup.events: whether a process is in the
+// cgroup or in a cgroup below it. ok is false when that cannot be told (no
+// such file: not a cgroup v2 directory, or the root cgroup).
+func (r *Reader) Populated() (populated, ok bool) {
+	data, err := r.readFile(fileEvents)
+	if err != nil {
+		return false, false
+	}
+	return ParsePopulated(data)
+}
+
+// ParsePopulated reads the "populated" line of a cgroup.events file: 1
+// when a process is in the cgroup or below it, 0 when none is; ok is false
+// when there is no such line.
+func ParsePopulated(events []byte) (populated, ok bool) {
+	for len(events) > 0 {
+		var line []byte
+		line, events = kernfmt.NextLine(events)
+		if k, rest := kernfmt.NextField(line); string(k) == "populated" {
+			v, _ := kernfmt.NextField(rest)
+			return string(v) != "0", true
+		}
+	}
+	return false, false
 }
 
 func (r *Reader) parse(i int, data []byte, s *Stats) error {

@@ -252,6 +252,31 @@ func TestReadOnlyEnabledControllers(t *testing.T) {
 	}
 }
 
+// Populated says what cgroup.events says, and cannot tell without it.
+func TestPopulated(t *testing.T) {
+	dir := t.TempDir()
+	r := NewReader(dir)
+	defer r.Close()
+	if p, ok := r.Populated(); ok {
+		t.Errorf("without cgroup.events: Populated = %v, true", p)
+	}
+	for _, c := range []struct {
+		events    string
+		populated bool
+		ok        bool
+	}{
+		{"populated 0\nfrozen 0\n", false, true},
+		{"populated 1\nfrozen 0\n", true, true},
+		{"frozen 0\npopulated 1", true, true},
+		{"frozen 0\n", false, false},
+	} {
+		writeFixture(t, dir, "cgroup.events", c.events)
+		if p, ok := r.Populated(); p != c.populated || ok != c.ok {
+			t.Errorf("%q: Populated = %v, %v; want %v, %v", c.events, p, ok, c.populated, c.ok)
+		}
+	}
+}
+
 func BenchmarkReadFixture(b *testing.B) {
 	r := NewReader("testdata/v2/sys/fs/cgroup/ci.slice/job-42")
 	var s Stats
