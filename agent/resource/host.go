@@ -1,7 +1,6 @@
 package resource
 
 import (
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,20 +59,13 @@ func (h hostInfo) attrs() []attribute.KeyValue {
 // hundred bytes, and a fixture or a broken system must not make New slow.
 const maxFileSize = 64 << 10
 
+// readFile reads root/rel, up to maxFileSize bytes; nil when it cannot
+// (readFileAt).
 func readFile(root, rel string) []byte {
 	if rel == "" {
 		return nil
 	}
-	f, err := os.Open(filepath.Join(root, rel))
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxFileSize))
-	if err != nil {
-		return nil
-	}
-	return data
+	return readFileAt(filepath.Join(root, rel))
 }
 
 func exists(root, rel string) bool {

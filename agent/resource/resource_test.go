@@ -1,6 +1,7 @@
 package resource
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -401,5 +402,25 @@ func TestResourceTextIsCleaned(t *testing.T) {
 		if m[k] != want {
 			t.Errorf("%s = %q, want %q", k, m[k], want)
 		}
+	}
+}
+
+// readFileAt reads a file whole up to maxFileSize, an empty one as empty
+// (not absent), a missing one as nil.
+func TestReadFileAt(t *testing.T) {
+	dir := t.TempDir()
+	big := bytes.Repeat([]byte("0123456789abcdef"), maxFileSize/16+100)
+	for name, data := range map[string][]byte{"small": []byte("ID=debian\n"), "empty": {}, "big": big, "page": big[:4096]} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want := data[:min(len(data), maxFileSize)]
+		if got := readFileAt(path); got == nil || !bytes.Equal(got, want) {
+			t.Errorf("%s: read %d bytes, want %d", name, len(got), len(want))
+		}
+	}
+	if got := readFileAt(filepath.Join(dir, "missing")); got != nil {
+		t.Errorf("missing: %q", got)
 	}
 }
