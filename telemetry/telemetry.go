@@ -115,15 +115,19 @@ func New(dir string, res *sdkresource.Resource, exp ExportSettings, warn func(st
 	if err := safefile.OwnLink(dir); err != nil {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("output directory: %w", err)
+	// A directory made here holds nothing to reclaim.
+	fresh := os.Mkdir(dir, 0o755) == nil
+	if !fresh {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("output directory: %w", err)
+		}
+		reclaim(dir, []string{LockFile}, warn)
 	}
-	reclaim(dir, []string{LockFile}, warn)
 	unlock, err := LockDir(dir)
 	if errors.Is(err, ErrDirBusy) {
 		own := filepath.Join(dir, fmt.Sprintf("run-%d", os.Getpid()))
 		warn(fmt.Sprintf("another jobtrace is writing to %s: this run's artifacts go to %s", dir, own))
-		dir = own
+		dir, fresh = own, false
 		if err := subDir(dir); err != nil {
 			return nil, fmt.Errorf("output directory: %w", err)
 		}
@@ -132,7 +136,9 @@ func New(dir string, res *sdkresource.Resource, exp ExportSettings, warn func(st
 	if err != nil {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
-	reclaim(dir, artifactNames(), warn)
+	if !fresh {
+		reclaim(dir, artifactNames(), warn)
+	}
 	p := &Pipeline{dir: dir, unlock: unlock, spoolPath: filepath.Join(dir, spool.TracesFile), recorder: runmodel.NewRecorder()}
 	client := spool.NewTraceClient(p.spoolPath)
 	p.spoolProc = spool.NewSpanProcessor(client, spool.WithWarn(warn))
