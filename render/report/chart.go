@@ -298,7 +298,7 @@ func niceMax(v float64, u unit) float64 {
 		steps = []float64{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}
 	}
 	for _, m := range steps {
-		if m*p >= v {
+		if m*p >= v && !math.IsInf(m*p, 0) {
 			return m * p
 		}
 	}

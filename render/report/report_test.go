@@ -785,3 +785,38 @@ func TestSameBytes(t *testing.T) {
 		}
 	}
 }
+
+// A CSV's figures are read as any finite number: a damaged or hostile file
+// may hold the largest doubles, of either sign. The page is still made, and
+// every coordinate in it is finite and inside its plot.
+func TestExtremeFiguresStayInsideTheCharts(t *testing.T) {
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	figures := []float64{-math.MaxFloat64, math.MaxFloat64, -5, 1e-300, -math.SmallestNonzeroFloat64, 0}
+	var rows []runmodel.Row
+	for i, v := range figures {
+		r := runmodel.Row{Time: start.Add(time.Duration(i) * time.Second)}
+		for c := runmodel.JobCPUUser; c <= runmodel.HostSwapUsed; c++ { // every figure
+			r.Set(c, v)
+		}
+		rows = append(rows, r)
+	}
+	d := &Data{Job: Job{Name: "job", Result: "success", Start: start, End: start.Add(time.Duration(len(figures)) * time.Second)}, Rows: rows}
+	h, s := render(t, d)
+	checkHTML(t, h)
+	checkXML(t, SVGName, s)
+	for _, page := range []string{h, s} {
+		if m := regexp.MustCompile(`(?i)[+-]?(inf|nan)\b`).FindString(page); m != "" {
+			t.Errorf("%q in the page", m)
+		}
+	}
+	x := crossOf(t, h)
+	for _, p := range x.Plots {
+		for _, sp := range p.Series {
+			for i, y := range sp.Y {
+				if y != -1 && (y < p.Top || y > p.Bottom) {
+					t.Errorf("%s, %s, point %d: y %v outside the plot [%v, %v]", p.Title, sp.Name, i, y, p.Top, p.Bottom)
+				}
+			}
+		}
+	}
+}

@@ -446,7 +446,16 @@ func chart(b []byte, rows []runmodel.Row, ends []int, def chartDef, a axis, top 
 	hi = niceMax(hi, def.unit)
 	y0 := top + chartTop
 	y1 := y0 + chartPlot
-	y := func(v float64) float64 { return y1 - v/hi*chartPlot }
+	// A value is drawn within the plot whatever it is: one below zero at
+	// its bottom (no figure charted here can be), so that a hostile or
+	// damaged CSV cannot put an infinite or NaN coordinate in the page.
+	y := func(v float64) float64 {
+		f := v / hi
+		if !(f > 0) { // also NaN
+			f = 0
+		}
+		return y1 - min(f, 1)*chartPlot
+	}
 
 	b = append(b, `<text class="t" x="6" y="`...)
 	b = appendF1(b, top+18)
