@@ -88,7 +88,7 @@ func Listen(path string, h Handler, opts Options) (*Server, error) {
 	if h == nil {
 		return nil, errors.New("socket: nil handler")
 	}
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	ln, err := listenUnix(path)
 	if err != nil {
 		return nil, fmt.Errorf("socket: %w", err)
 	}
