@@ -4,11 +4,12 @@
 // The file holds one OTLP/JSON ExportTraceServiceRequest per line, the format
 // the Collector's otlpjsonfile receiver reads (see
 // https://opentelemetry.io/docs/specs/otlp/#json-protobuf-encoding): trace and
-// span ids in hex, enums as numbers, camelCase field names. The JSON is
-// written by the Collector's pdata package, never by hand: the span processor
-// fills pdata straight from the SDK's spans (encodeSpans, field for field what
-// the SDK's own transform to OTLP makes), and TraceClient.AppendTraces
-// writes pdata read from a spool. ReadLines decodes each line once, into
+// span ids in hex, enums as numbers, camelCase field names. The span
+// processor writes the JSON straight from the SDK's spans (appendSpansLine:
+// field for field what the SDK's own transform to OTLP makes, byte for byte
+// what the Collector's pdata package writes for it), and
+// TraceClient.AppendTraces writes pdata read from a spool with pdata's own
+// encoder. ReadLines decodes each line once, into
 // pdata, which the OTLP client sends as it is.
 //
 // The file is both a local artifact and the export queue: a forwarder (package

@@ -28,6 +28,11 @@ const MaxQueueSpans = 4096
 // takes by default.
 const MaxLineSpans = 512
 
+// firstLineBytes is the room the writer's line buffer starts with, which
+// holds the lines of a run's first spans without growing; the buffer is
+// reused for every line, and grows with the largest (MaxLineSpans bounds it).
+const firstLineBytes = 16 << 10
+
 // StallTimeout is how long a span that finds the queue full waits for the
 // writer to take one span before the disk is taken as stalled (a hung
 // network file system, a device that stopped answering). Then spans that
@@ -79,7 +84,7 @@ var _ sdktrace.SpanProcessor = (*SpanProcessor)(nil)
 //
 // OnEnd appends to a bounded queue; when the queue is full it waits for room
 // (backpressure), up to StallTimeout. One goroutine writes what is queued,
-// up to MaxLineSpans a line (encodeSpans: the OTLP/JSON of the SDK's own
+// up to MaxLineSpans a line (appendSpansLine: the OTLP/JSON of the SDK's own
 // transform to OTLP, built more cheaply), right away rather than on a timer,
 // so a crash loses at most the spans that ended in the last few
 // milliseconds.
@@ -92,6 +97,7 @@ type SpanProcessor struct {
 	done   chan struct{}
 
 	batch []sdktrace.ReadOnlySpan // owned by the writer goroutine
+	line  []byte                  // the line written last, owned by the writer goroutine
 
 	// taken counts the batches the writer took from the queue; stalled
 	// holds taken+1 at the moment the disk was found stalled, 0 otherwise.
@@ -260,10 +266,11 @@ more:
 		}
 	}
 	p.taken.Add(1)
-	line, err := encodeSpans(batch)
-	if err == nil {
-		err = p.client.appendLine(line, len(batch))
+	if p.line == nil {
+		p.line = make([]byte, 0, firstLineBytes)
 	}
+	p.line = appendSpansLine(p.line[:0], batch)
+	err := p.client.appendLine(p.line, len(batch))
 	if err != nil {
 		// The first failure is said; a full disk fails every write
 		// after it, and those are counted and said once at Shutdown.
