@@ -74,8 +74,9 @@ func exists(root, rel string) bool {
 }
 
 // readHost reads the files p names under root. Missing or malformed files
-// leave their fields empty.
-func readHost(root string, p platformFiles) hostInfo {
+// leave their fields empty. release, when not nil, gives the running
+// kernel's release, read instead of p.kernelRelease when root is "/".
+func readHost(root string, p platformFiles, release func() string) hostInfo {
 	var h hostInfo
 	for _, rel := range p.osRelease {
 		if data := readFile(root, rel); data != nil {
@@ -88,7 +89,14 @@ func readHost(root string, p platformFiles) hostInfo {
 			h.setSystemVersion(parsePlistStrings(data))
 		}
 	}
-	if kernel := strings.TrimSpace(string(readFile(root, p.kernelRelease))); kernel != "" && p.kernelName != "" {
+	kernel := ""
+	if release != nil && root == "/" && p.kernelName != "" {
+		kernel = release()
+	}
+	if kernel == "" {
+		kernel = strings.TrimSpace(string(readFile(root, p.kernelRelease)))
+	}
+	if kernel != "" && p.kernelName != "" {
 		k := p.kernelName + " " + kernel
 		if h.osDescription == "" {
 			h.osDescription = k

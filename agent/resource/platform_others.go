@@ -3,3 +3,6 @@
 package resource
 
 var platform = otherFiles
+
+// kernelRelease is "" here: the kernel is described by its files.
+func kernelRelease() string { return "" }

@@ -52,6 +52,7 @@ func New(opts Options) *sdkresource.Resource {
 		goos:     runtime.GOOS,
 		goarch:   runtime.GOARCH,
 		hostname: os.Hostname,
+		release:  kernelRelease,
 	})
 }
 
@@ -60,6 +61,9 @@ type system struct {
 	files        platformFiles
 	goos, goarch string
 	hostname     func() (string, error)
+	// release, when not nil, is the running kernel's release (uname(2)),
+	// what files.kernelRelease holds, for a system read under "/".
+	release func() string
 }
 
 func build(opts Options, sys system) *sdkresource.Resource {
@@ -67,7 +71,7 @@ func build(opts Options, sys system) *sdkresource.Resource {
 	if root == "" {
 		root = "/"
 	}
-	host := readHost(root, sys.files)
+	host := readHost(root, sys.files, sys.release)
 
 	kv := make([]attribute.KeyValue, 0, 24+len(opts.CI.Attrs)+len(opts.Attributes))
 	kv = append(kv,
