@@ -65,9 +65,11 @@ hf() {
 }
 
 # med NAME N: the median of the N-th command (from 1) of NAME.csv, in ms.
-med() { awk -F, -v n="$2" 'NR == n + 1 { printf "%.1f", $4 * 1000 }' "$work/$1.csv"; }
+# Fields are counted from the end of the line (command,mean,stddev,median,
+# user,system,min,max): a command's name may hold commas, in quotes.
+med() { awk -F, -v n="$2" 'NR == n + 1 { printf "%.1f", $(NF - 4) * 1000 }' "$work/$1.csv"; }
 # cpu NAME N: its mean user + system CPU, in ms.
-cpu() { awk -F, -v n="$2" 'NR == n + 1 { printf "%.1f", ($5 + $6) * 1000 }' "$work/$1.csv"; }
+cpu() { awk -F, -v n="$2" 'NR == n + 1 { printf "%.1f", ($(NF - 3) + $(NF - 2)) * 1000 }' "$work/$1.csv"; }
 # ratio A B: A / B to two places.
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f×", a / b; else print "–" }'; }
 # gobench FILE NAME: ns/op of the benchmark NAME in FILE (median of its
