@@ -3,6 +3,7 @@ package runmodel
 import (
 	"cmp"
 	"encoding/hex"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -147,14 +148,16 @@ func Text(v attribute.Value) string {
 }
 
 // Number returns the value of key among attrs when it is an int or a
-// float.
+// float, finite and at most usage.MaxFigure either way.
 func Number(attrs []attribute.KeyValue, key attribute.Key) (float64, bool) {
 	v, _ := Attr(attrs, key)
 	switch v.Type() {
 	case attribute.INT64:
 		return float64(v.AsInt64()), true
 	case attribute.FLOAT64:
-		return v.AsFloat64(), true
+		if f := v.AsFloat64(); math.Abs(f) <= usage.MaxFigure { // not NaN
+			return f, true
+		}
 	}
 	return 0, false
 }

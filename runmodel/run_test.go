@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -313,6 +314,29 @@ func TestRowColumnsExist(t *testing.T) {
 	for c := range numCols {
 		if usagecsv.Index(c.Name()) < 0 {
 			t.Errorf("column %s is not in usagecsv.Columns", c.Name())
+		}
+	}
+}
+
+// Number reads an int or a float, but not one that is not finite or is
+// past usage.MaxFigure, which only a damaged or hostile spool holds.
+func TestNumberIsAFigure(t *testing.T) {
+	const k = attribute.Key("k")
+	for _, c := range []struct {
+		v  attribute.Value
+		ok bool
+	}{
+		{attribute.Int64Value(math.MaxInt64), true},
+		{attribute.Float64Value(-usage.MaxFigure), true},
+		{attribute.Float64Value(0.5), true},
+		{attribute.Float64Value(math.MaxFloat64), false},
+		{attribute.Float64Value(-1.7e308), false},
+		{attribute.Float64Value(math.Inf(1)), false},
+		{attribute.Float64Value(math.NaN()), false},
+		{attribute.StringValue("1"), false},
+	} {
+		if _, ok := Number([]attribute.KeyValue{{Key: k, Value: c.v}}, k); ok != c.ok {
+			t.Errorf("%v: read %v, want %v", c.v.Emit(), ok, c.ok)
 		}
 	}
 }

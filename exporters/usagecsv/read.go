@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/jobtrace/jobtrace/hostmetrics/usage"
 )
 
 // ErrParse marks a part of the file that could not be read: the header, or
@@ -97,17 +99,10 @@ func (d *Decoder) Text(col int) string {
 	return ""
 }
 
-// MaxFigure bounds the size of a figure read back: no column holds more
-// (bytes and counts fit in 64 bits, seconds and percentages are far
-// smaller). A larger figure, which only a damaged or hostile file holds, is
-// refused as a NaN is: the renderers take differences, rates and sums of
-// the figures, which stay finite for figures within it.
-const MaxFigure = 1 << 64
-
 // Number is the figure in the field of Columns[col]: absent (ok false)
 // when the cell is empty or the file lacks the column, and an error
 // wrapping ErrParse when the cell is not a finite number of at most
-// MaxFigure either way.
+// usage.MaxFigure either way (no column holds more).
 func (d *Decoder) Number(col int) (v float64, ok bool, err error) {
 	s := d.Text(col)
 	if s == "" {
@@ -118,8 +113,8 @@ func (d *Decoder) Number(col int) (v float64, ok bool, err error) {
 	case err != nil:
 	case math.IsNaN(v) || math.IsInf(v, 0):
 		err = fmt.Errorf("%s is not a finite number", s)
-	case math.Abs(v) > MaxFigure:
-		err = fmt.Errorf("%s is out of range (at most %g either way)", s, float64(MaxFigure))
+	case math.Abs(v) > usage.MaxFigure:
+		err = fmt.Errorf("%s is out of range (at most %g either way)", s, float64(usage.MaxFigure))
 	}
 	if err != nil {
 		return 0, false, fmt.Errorf("%w: %s line %d: %s: %v", ErrParse, FileName, d.line, Columns[col].Name, err)

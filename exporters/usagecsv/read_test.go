@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jobtrace/jobtrace/hostmetrics/usage"
 )
 
 // The Tee gets the file's bytes: the header and each row written, and not
@@ -72,7 +74,7 @@ func TestDecoderReadsTheWritersRows(t *testing.T) {
 
 // A file from another version reads by name; a row that cannot be read
 // is reported with its line and reading goes on; a cell that is not a
-// finite number, or past MaxFigure, is reported and absent.
+// finite number, or past usage.MaxFigure, is reported and absent.
 func TestDecoderOtherFiles(t *testing.T) {
 	d, err := NewDecoder(strings.NewReader("new_column,host_cpus_count,time_utc\n" +
 		"x,2,2026-01-01T00:00:00.000Z\n" +
@@ -106,12 +108,12 @@ func TestDecoderOtherFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, ok, err := d.Number(cpus); ok || !errors.Is(err, ErrParse) || !strings.Contains(err.Error(), "out of range") {
-		t.Errorf("-1.7e308, past MaxFigure: %v %v", ok, err)
+		t.Errorf("-1.7e308, past usage.MaxFigure: %v %v", ok, err)
 	}
 	if err := d.Next(); err != nil {
 		t.Fatal(err)
 	}
-	if v, ok, err := d.Number(cpus); v != MaxFigure || !ok || err != nil {
+	if v, ok, err := d.Number(cpus); v != usage.MaxFigure || !ok || err != nil {
 		t.Errorf("MaxFigure itself: %v %v %v", v, ok, err)
 	}
 	if _, err := NewDecoder(strings.NewReader("a,b\n")); !errors.Is(err, ErrParse) {

@@ -152,11 +152,19 @@ func (u *Usage) Attributes() []attribute.KeyValue {
 	return a
 }
 
+// MaxFigure bounds a figure read back from a span or a file: no figure of
+// a run is larger (bytes and counts fit in 64 bits, seconds and shares are
+// far smaller). A larger one, which only a damaged or hostile file holds,
+// counts as absent: the renderers take differences, rates, sums and
+// products of figures, which stay finite for figures within it.
+const MaxFigure = 1 << 64
+
 // FromAttributes reads back the usage that Attributes wrote: the inverse
 // of Attributes, so that a span's usage is read by one function wherever
 // the span comes from (the SDK in memory, or a spool read back). A group
 // (CPU, IO, disk, network) is present when all its keys are; a key of the
-// wrong type, or a negative or non-finite number, counts as absent.
+// wrong type, or a negative or non-finite number, or one past MaxFigure,
+// counts as absent.
 // Numbers are taken as either int or float, so that usage set by another
 // tool in the other type is still read. Duration and NumCPU are not
 // attributes and stay zero.
@@ -174,7 +182,7 @@ func FromAttributes(attrs []attribute.KeyValue) Usage {
 			delete(nums, kv.Key)
 			continue
 		}
-		if f < 0 || math.IsNaN(f) || math.IsInf(f, 0) {
+		if !(f >= 0 && f <= MaxFigure) { // NaN too
 			delete(nums, kv.Key)
 			continue
 		}

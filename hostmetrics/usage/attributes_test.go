@@ -57,8 +57,8 @@ func TestFromAttributesRoundTrip(t *testing.T) {
 	}
 }
 
-// A group is read only whole, a number of the wrong type or sign is
-// absent, and an int stands for a float (another tool may write either).
+// A group is read only whole, a number of the wrong type or sign, or past
+// MaxFigure, is absent, and an int stands for a float (another tool may write either).
 func TestFromAttributesPartsAndTypes(t *testing.T) {
 	u := FromAttributes([]attribute.KeyValue{
 		AttrCPUUser.Float64(1), AttrCPUSystem.Float64(1), AttrCPUAvg.Float64(0.5), // no peak
@@ -68,8 +68,9 @@ func TestFromAttributesPartsAndTypes(t *testing.T) {
 		AttrSysDiskRead.Float64(math.NaN()), AttrSysDiskWrite.Int64(1),
 		AttrStallIO.Int64(2),
 		AttrSysMemoryPeak.Float64(math.Inf(1)),
+		AttrOOMKills.Float64(math.MaxFloat64), // past MaxFigure
 	})
-	if u.HasCPU || u.HasIO || u.HasNetwork || u.HasSystemDisk || u.HasSystemMemory {
+	if u.HasCPU || u.HasIO || u.HasNetwork || u.HasSystemDisk || u.HasSystemMemory || u.HasOOMKills {
 		t.Errorf("partial or bad groups read: %+v", u)
 	}
 	if !u.HasMemory || u.MemoryPeak != 1024 {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -535,5 +536,52 @@ func TestNestedPhasesCostLinearly(t *testing.T) {
 	t.Logf("200 nested phases: %d bytes; 400: %d bytes", a, b)
 	if float64(b) > 2.2*float64(a) {
 		t.Errorf("twice the nested phases make a profile %.1f times larger: the cost is not linear", float64(b)/float64(a))
+	}
+}
+
+// A spool from another tool, or a damaged one, may hold any double in the
+// usage figures and the sampling interval: the largest, or JSON's words
+// for the infinities. The profile is still written, every number in it
+// finite.
+func TestHostileFiguresInTheSpool(t *testing.T) {
+	double := regexp.MustCompile(`("key":"jobtrace\.(usage\.[a-z.]*|sampling\.interval)","value":\{"doubleValue":)[^}]*`)
+	integer := regexp.MustCompile(`("key":"jobtrace\.usage\.[a-z.]*","value":\{"intValue":)"[^"]*"`)
+	spool, err := os.ReadFile(filepath.Join(fixture, "spans.otlp.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := os.ReadFile(filepath.Join(fixture, usagecsv.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"1.7e308", "-1.7e308", `"Infinity"`, `"-Infinity"`, `"NaN"`} {
+		dir := t.TempDir()
+		s := double.ReplaceAll(spool, []byte("${1}"+v))
+		s = integer.ReplaceAll(s, []byte(`${1}"9223372036854775807"`))
+		if bytes.Equal(s, spool) {
+			t.Fatal("no figure replaced in the fixture's spool")
+		}
+		if err := os.WriteFile(filepath.Join(dir, "spans.otlp.jsonl"), s, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, usagecsv.FileName), rows, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		run, _, err := runmodel.ReadDir(dir)
+		if err != nil {
+			t.Fatalf("%s: ReadDir: %v", v, err)
+		}
+		if err := Write(dir, run); err != nil {
+			t.Errorf("%s: %v", v, err)
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, FileName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p map[string]any
+		if err := json.Unmarshal(data, &p); err != nil {
+			t.Errorf("%s: %v", v, err)
+		}
 	}
 }
