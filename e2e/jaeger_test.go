@@ -109,31 +109,40 @@ var errTraceNotFound = errors.New("trace not found")
 
 var queryClient = &http.Client{Timeout: 10 * time.Second}
 
+// get GETs url from Jaeger's query service and returns the status and
+// the body.
+func (j *Jaeger) get(ctx context.Context, url string) (status int, body []byte, err error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	resp, err := queryClient.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	body, err = io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, nil, err
+	}
+	if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusNotFound {
+		return resp.StatusCode, nil, fmt.Errorf("GET %s: %s: %s", url, resp.Status, body)
+	}
+	return resp.StatusCode, body, nil
+}
+
 // Trace fetches one trace from the api_v3 HTTP gateway
 // (GET /api/v3/traces/{id}), which answers in OTLP/JSON. raw_traces=true
 // turns off the query service's adjusters, one of which folds identical
 // duplicate spans into one: the tests want to see duplicates.
 func (j *Jaeger) Trace(ctx context.Context, traceID string) ([]span, error) {
 	url := "http://" + j.Query + "/api/v3/traces/" + traceID + "?raw_traces=true"
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	status, body, err := j.get(ctx, url)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := queryClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	switch resp.StatusCode {
-	case http.StatusOK:
-	case http.StatusNotFound:
+	if status == http.StatusNotFound {
 		return nil, errTraceNotFound
-	default:
-		return nil, fmt.Errorf("GET %s: %s: %s", url, resp.Status, body)
 	}
 	var wrapper struct {
 		Result tracesData `json:"result"`

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -88,21 +87,12 @@ func (j *Jaeger) FindTraces(service string, tags map[string]string) ([]string, e
 	u := "http://" + j.Query + "/api/traces?" + q.Encode()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	status, body, err := j.get(ctx, u)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := queryClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: %s: %s", u, resp.Status, body)
+	if status != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %d: %s", u, status, body)
 	}
 	var found struct {
 		Data []struct {
