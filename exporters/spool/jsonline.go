@@ -3,7 +3,6 @@ package spool
 import (
 	"encoding/base64"
 	"encoding/hex"
-	"math"
 	"strconv"
 	"unicode/utf8"
 
@@ -14,6 +13,8 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/jobtrace/jobtrace/internal/jsonnumber"
+	"github.com/jobtrace/jobtrace/internal/jsonstring"
 	"github.com/jobtrace/jobtrace/internal/pdataattr"
 )
 
@@ -91,7 +92,7 @@ func appendRequest(b []byte, spans []sdktrace.ReadOnlySpan) []byte {
 			b = append(b, ']')
 			if u := rg.res.SchemaURL(); u != "" {
 				b = appendField(b, true, "schemaUrl")
-				b = appendString(b, u)
+				b = jsonstring.AppendAsJSONIterator(b, u)
 			}
 			b = append(b, '}')
 		}
@@ -106,11 +107,11 @@ func appendScopeSpans(b []byte, scope instrumentation.Scope, spans []sdktrace.Re
 	more := false
 	if n := pdataattr.Valid(scope.Name); n != "" {
 		b, more = appendField(b, more, "name"), true
-		b = appendString(b, n)
+		b = jsonstring.AppendAsJSONIterator(b, n)
 	}
 	if v := pdataattr.Valid(scope.Version); v != "" {
 		b, more = appendField(b, more, "version"), true
-		b = appendString(b, v)
+		b = jsonstring.AppendAsJSONIterator(b, v)
 	}
 	if scope.Attributes.Len() > 0 {
 		b = appendField(b, more, "attributes")
@@ -126,7 +127,7 @@ func appendScopeSpans(b []byte, scope instrumentation.Scope, spans []sdktrace.Re
 	b = append(b, ']')
 	if scope.SchemaURL != "" {
 		b = appendField(b, true, "schemaUrl")
-		b = appendString(b, scope.SchemaURL)
+		b = jsonstring.AppendAsJSONIterator(b, scope.SchemaURL)
 	}
 	return append(b, '}')
 }
@@ -144,7 +145,7 @@ func appendSpan(b []byte, sd sdktrace.ReadOnlySpan) []byte {
 	b = strconv.AppendUint(b, uint64(spanFlags(sc.TraceFlags(), parent)), 10)
 	if n := pdataattr.Valid(sd.Name()); n != "" {
 		b = appendField(b, more, "name")
-		b = appendString(b, n)
+		b = jsonstring.AppendAsJSONIterator(b, n)
 	}
 	if k := spanKind(sd.SpanKind()); k != 0 {
 		b = appendField(b, more, "kind")
@@ -166,7 +167,7 @@ func appendSpan(b []byte, sd sdktrace.ReadOnlySpan) []byte {
 	msg := pdataattr.Valid(st.Description)
 	if msg != "" {
 		b = appendField(b, false, "message")
-		b = appendString(b, msg)
+		b = jsonstring.AppendAsJSONIterator(b, msg)
 	}
 	code := 0
 	switch st.Code {
@@ -214,7 +215,7 @@ func appendEvent(b []byte, e sdktrace.Event) []byte {
 	}
 	if n := pdataattr.Valid(e.Name); n != "" {
 		b, more = appendField(b, more, "name"), true
-		b = appendString(b, n)
+		b = jsonstring.AppendAsJSONIterator(b, n)
 	}
 	if len(e.Attributes) > 0 {
 		b, more = appendField(b, more, "attributes"), true
@@ -258,7 +259,7 @@ func appendIDs(b []byte, sc trace.SpanContext) (_ []byte, more bool) {
 	}
 	if ts := sc.TraceState().String(); ts != "" {
 		b, more = appendField(b, more, "traceState"), true
-		b = appendString(b, ts)
+		b = jsonstring.AppendAsJSONIterator(b, ts)
 	}
 	return b, more
 }
@@ -394,7 +395,7 @@ func appendKeyValue(b []byte, key string, v attribute.Value) []byte {
 	b = append(b, '{')
 	if key != "" {
 		b = append(b, `"key":`...)
-		b = appendString(b, key)
+		b = jsonstring.AppendAsJSONIterator(b, key)
 		b = append(b, ',')
 	}
 	b = append(b, `"value":`...)
@@ -454,11 +455,11 @@ func appendInt(b []byte, v int64) []byte {
 }
 
 func appendDoubleValue(b []byte, v float64) []byte {
-	return append(appendDouble(append(b, `{"doubleValue":`...), v), '}')
+	return append(jsonnumber.AppendAsJSONIterator(append(b, `{"doubleValue":`...), v), '}')
 }
 
 func appendStringValue(b []byte, v string) []byte {
-	return append(appendString(append(b, `{"stringValue":`...), pdataattr.Valid(v)), '}')
+	return append(jsonstring.AppendAsJSONIterator(append(b, `{"stringValue":`...), pdataattr.Valid(v)), '}')
 }
 
 // appendArray appends an arrayValue of n values, each appended by value.
@@ -469,55 +470,4 @@ func appendArray(b []byte, n int, value func(b []byte, i int) []byte) []byte {
 		b = appendItems(b, n, value)
 	}
 	return append(b, "}}"...)
-}
-
-// appendDouble appends a doubleValue as pdata writes it: json-iterator's
-// number (the shortest decimal that reads back as f, in exponent form below
-// 1e-6 and from 1e21 on, the exponent as strconv writes it: 1e-07), NaN and
-// the infinities as the strings protobuf's JSON mapping names them.
-func appendDouble(b []byte, f float64) []byte {
-	switch {
-	case math.IsNaN(f):
-		return append(b, `"NaN"`...)
-	case math.IsInf(f, 1):
-		return append(b, `"Infinity"`...)
-	case math.IsInf(f, -1):
-		return append(b, `"-Infinity"`...)
-	}
-	format := byte('f')
-	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	return strconv.AppendFloat(b, f, format, -1, 64)
-}
-
-// appendString appends s quoted as json-iterator writes it: '"', '\\',
-// '\n', '\r' and '\t' escaped by a backslash, the other control characters
-// as \u00XX, every other byte as it is.
-func appendString(b []byte, s string) []byte {
-	const hexDigits = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		b = append(b, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			b = append(b, '\\', c)
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		default:
-			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		}
-		start = i + 1
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }

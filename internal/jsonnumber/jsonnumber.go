@@ -16,12 +16,8 @@ func AppendFloat(b []byte, f float64) ([]byte, error) {
 	if math.IsInf(f, 0) || math.IsNaN(f) {
 		return b, fmt.Errorf("json: unsupported value: %s", strconv.FormatFloat(f, 'g', -1, 64))
 	}
-	format := byte('f')
-	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	b = strconv.AppendFloat(b, f, format, -1, 64)
-	if format == 'e' {
+	b, exp := appendShortest(b, f)
+	if exp {
 		// e-09 as e-9
 		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
 			b[n-2] = b[n-1]
@@ -29,4 +25,31 @@ func AppendFloat(b []byte, f float64) ([]byte, error) {
 		}
 	}
 	return b, nil
+}
+
+// AppendAsJSONIterator appends f as json-iterator writes a float64, and so
+// pdata's OTLP/JSON a double: as AppendFloat does, but with the exponent
+// as strconv writes it (1e-07), and NaN and the infinities as the strings
+// protobuf's JSON mapping names them.
+func AppendAsJSONIterator(b []byte, f float64) []byte {
+	switch {
+	case math.IsNaN(f):
+		return append(b, `"NaN"`...)
+	case math.IsInf(f, 1):
+		return append(b, `"Infinity"`...)
+	case math.IsInf(f, -1):
+		return append(b, `"-Infinity"`...)
+	}
+	b, _ = appendShortest(b, f)
+	return b
+}
+
+// appendShortest appends the shortest decimal that reads back as f, in
+// exponent form (exp) below 1e-6 and from 1e21 on.
+func appendShortest(b []byte, f float64) (_ []byte, exp bool) {
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	return strconv.AppendFloat(b, f, format, -1, 64), format == 'e'
 }

@@ -1,5 +1,5 @@
 // Package jsonstring appends Go strings as JSON strings, without
-// reflection, in the two forms jobtrace writes.
+// reflection, in the forms jobtrace writes.
 package jsonstring
 
 import "unicode/utf8"
@@ -10,18 +10,34 @@ const hexDigits = "0123456789abcdef"
 // name and the other control characters as \u00XX, each byte of invalid
 // UTF-8 as \ufffd, and U+2028 and U+2029 escaped so that the text is also
 // valid JavaScript.
-func Append(b []byte, s string) []byte { return appendString(b, s, false) }
+func Append(b []byte, s string) []byte { return appendString(b, s, plain) }
 
 // AppendAsEncodingJSON appends s as encoding/json's Encoder writes it by
 // default: as Append does, with \b and \f also by name and <, > and & as
 // \u003c, \u003e and \u0026.
-func AppendAsEncodingJSON(b []byte, s string) []byte { return appendString(b, s, true) }
+func AppendAsEncodingJSON(b []byte, s string) []byte { return appendString(b, s, encodingJSON) }
 
-func appendString(b []byte, s string, std bool) []byte {
+// AppendAsJSONIterator appends s as json-iterator writes it, and so pdata's
+// OTLP/JSON: as Append does, but every byte from 0x80 on as it is (invalid
+// UTF-8, U+2028 and U+2029 included), which a caller that wants valid
+// UTF-8 cleans first.
+func AppendAsJSONIterator(b []byte, s string) []byte { return appendString(b, s, jsonIterator) }
+
+// form is the escaping of one of the functions above.
+type form int
+
+const (
+	plain form = iota
+	encodingJSON
+	jsonIterator
+)
+
+func appendString(b []byte, s string, f form) []byte {
+	std := f == encodingJSON
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
+		if c := s[i]; c < utf8.RuneSelf || f == jsonIterator {
 			if c >= 0x20 && c != '"' && c != '\\' && (!std || c != '<' && c != '>' && c != '&') {
 				i++
 				continue

@@ -5,12 +5,16 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // FuzzStrings: AppendAsEncodingJSON writes the bytes encoding/json writes
 // for any string; Append writes a JSON string that reads back as the
 // string with its invalid UTF-8 replaced, with no <, >, & escaped, no
-// control character and no U+2028 or U+2029 left as it was.
+// control character and no U+2028 or U+2029 left as it was;
+// AppendAsJSONIterator writes what Append writes but for the bytes from 0x80
+// on, which it leaves as they are (FuzzLineAsPdata of the spool checks it
+// against pdata's own writer).
 func FuzzStrings(f *testing.F) {
 	f.Add("")
 	f.Add("<a href=\"x\">&amp;</a>\\")
@@ -36,5 +40,23 @@ func FuzzStrings(f *testing.F) {
 		if bytes.ContainsAny(got, "\u2028\u2029\n\r\t\b\f\x00") || bytes.Contains(got, []byte(`\u003c`)) {
 			t.Fatalf("Append(%q) = %q", s, got)
 		}
+		raw := AppendAsJSONIterator(nil, s)
+		if utf8.ValidString(s) && !strings.ContainsAny(s, "\u2028\u2029") && !bytes.Equal(raw, got) {
+			t.Fatalf("AppendAsJSONIterator(%q) = %s, Append's %s", s, raw, got)
+		}
+		if !bytes.Equal(high([]byte(s)), high(raw)) {
+			t.Fatalf("AppendAsJSONIterator(%q) = %q: the bytes from 0x80 on are not left as they were", s, raw)
+		}
 	})
+}
+
+// high is the bytes of b from 0x80 on, in order.
+func high(b []byte) []byte {
+	var out []byte
+	for _, c := range b {
+		if c >= 0x80 {
+			out = append(out, c)
+		}
+	}
+	return out
 }
