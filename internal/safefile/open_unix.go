@@ -14,8 +14,10 @@ import (
 // Open opens path with flag (os.O_* values) and perm, never following a
 // symbolic link at path. An existing file must be a regular file with one
 // hard link; O_TRUNC is applied only once that is checked, so a refused
-// file is left as it was, and only to a file that is not empty. The file is opened with O_NONBLOCK, so that a
-// FIFO planted at path cannot hang jobtrace, and set back to blocking.
+// file is left as it was: a file with content is then replaced by a new
+// empty one, and an empty one is kept. The file is opened with
+// O_NONBLOCK, so that a FIFO planted at path cannot hang jobtrace, and set
+// back to blocking.
 func Open(path string, flag int, perm os.FileMode) (*os.File, error) {
 	return open(path, flag, perm, false)
 }
@@ -59,17 +61,30 @@ func open(path string, flag int, perm os.FileMode, device bool) (*os.File, error
 		syscall.Close(fd)
 		return nil, &os.PathError{Op: "open", Path: path, Err: err}
 	}
-	f := os.NewFile(uintptr(fd), path)
-	// An empty file is not truncated: ext4 takes a truncation to zero as
-	// a file being rewritten in place and writes its blocks out when it is
-	// closed (auto_da_alloc), which a file just created does not need.
+	// A file with content is not truncated but replaced by a new one:
+	// ext4 (auto_da_alloc) and XFS take a truncation to zero as a file
+	// being rewritten in place and send its new blocks to the disk when it
+	// is closed, a write the end of every run into the same out dir waited
+	// for. An empty file is kept as it is.
 	if trunc && st.Mode&syscall.S_IFMT == syscall.S_IFREG && st.Size > 0 {
-		if err := f.Truncate(0); err != nil {
-			f.Close()
-			return nil, err
-		}
+		syscall.Close(fd)
+		return recreate(path, flag, perm)
 	}
-	return f, nil
+	return os.NewFile(uintptr(fd), path), nil
+}
+
+// recreate removes the file at path, checked by open, and creates a new
+// one in its place with O_EXCL: whatever was put there meanwhile (a link,
+// a FIFO) is refused, not followed.
+func recreate(path string, flag int, perm os.FileMode) (*os.File, error) {
+	if err := syscall.Unlink(path); err != nil && err != syscall.ENOENT {
+		return nil, &os.PathError{Op: "remove", Path: path, Err: err}
+	}
+	fd, err := syscall.Open(path, flag|syscall.O_CREAT|syscall.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, uint32(perm.Perm()))
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	return os.NewFile(uintptr(fd), path), nil
 }
 
 // isLinkErrno is the error open(2) gives for a symbolic link with

@@ -17,7 +17,8 @@ import (
 const maxTempTries = 10000
 
 // replace is Replace with the system calls alone: open (O_EXCL), the
-// writes, fchmod, close and rename, five for a file written at once. An
+// writes, fchmod, close and rename (on Linux a swap and an unlink when a
+// file is replaced), five or six for a file written at once. An
 // *os.File would add three fcntl and an epoll_ctl at its open, and
 // os.Rename an lstat of path.
 func replace(path string, perm os.FileMode, write func(io.Writer) error) error {
@@ -47,7 +48,7 @@ func replace(path string, perm os.FileMode, write func(io.Writer) error) error {
 		werr = cerr
 	}
 	if werr == nil {
-		werr = syscall.Rename(tmp, path)
+		werr = renameOver(tmp, path)
 		if werr == syscall.EISDIR {
 			// As os.Rename says it: a directory at path is not replaced.
 			werr = syscall.EEXIST
