@@ -1,6 +1,7 @@
 package hostmetrics
 
 import (
+	"github.com/jobtrace/jobtrace/internal/stackhint"
 	"sync"
 	"time"
 
@@ -167,7 +168,7 @@ func (s *Sampler) Start() {
 		return
 	}
 	s.takeFirst()
-	go s.loop(false)
+	go func() { stackhint.Grow(); s.loop(false) }()
 }
 
 // StartAside starts the sampling goroutine, which takes the first sample
@@ -177,7 +178,7 @@ func (s *Sampler) Start() {
 // goroutine's next sample, and Finish waits for the first one.
 func (s *Sampler) StartAside() {
 	if s.begin() {
-		go s.loop(true)
+		go func() { stackhint.Grow(); s.loop(true) }()
 	}
 }
 

@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"github.com/jobtrace/jobtrace/internal/stackhint"
 
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/render/profile"
@@ -21,7 +22,7 @@ func renderArtifacts(dir string, run *runmodel.Run, warn func(string)) {
 		warn(fmt.Sprintf("%d spans past the first %d are not in the profile or the report", run.SkippedSpans, spool.MaxReadSpans))
 	}
 	profiled := make(chan error, 1)
-	go func() { profiled <- profile.Write(dir, run) }()
+	go func() { stackhint.Grow(); profiled <- profile.Write(dir, run) }()
 	reportErr := htmlreport.Write(dir, run)
 	if err := <-profiled; err != nil {
 		warn(fmt.Sprintf("no %s: %v", profile.FileName, err))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/jobtrace/jobtrace/internal/stackhint"
 	"strings"
 	"time"
 
@@ -176,6 +177,7 @@ func (s *Session) renderAside(end *jobEnd) <-chan struct{} {
 	rendered := make(chan struct{})
 	dir := s.pipe.Dir()
 	go func() {
+		stackhint.Grow()
 		defer close(rendered)
 		end.run = model(s.pipe, dir, s.log)
 		renderArtifacts(dir, end.run, s.log.Warn)

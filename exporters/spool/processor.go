@@ -3,6 +3,7 @@ package spool
 import (
 	"context"
 	"fmt"
+	"github.com/jobtrace/jobtrace/internal/stackhint"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -124,7 +125,7 @@ func NewSpanProcessor(c *TraceClient, opts ...Option) *SpanProcessor {
 		done:   make(chan struct{}),
 		batch:  make([]sdktrace.ReadOnlySpan, 0, MaxLineSpans),
 	}
-	go p.loop()
+	go func() { stackhint.Grow(); p.loop() }()
 	return p
 }
 

@@ -6,6 +6,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/jobtrace/jobtrace/internal/stackhint"
 	"github.com/jobtrace/jobtrace/spans/wire"
 )
 
@@ -13,6 +14,17 @@ import (
 const replyTimeout = 2 * time.Second
 
 func init() {
+	serve()
+	// Not a marker command: the whole program follows, whose packages'
+	// initialisation takes the main goroutine's stack to 32 KiB in four
+	// copies, the last ones deep.
+	stackhint.GrowMain()
+}
+
+// serve sends a marker command to the agent and exits with its outcome;
+// it returns when the command is not one, or main has to say why it
+// could not be sent.
+func serve() {
 	path, _ := syscall.Getenv("JOBTRACE_SOCKET")
 	if path == "" {
 		return
