@@ -149,6 +149,9 @@ const StaleCgroupWait = 2 * time.Second
 // first. It returns a line for the log about each cgroup it removed or
 // could not remove.
 func sweepCgroups(parent string) []string {
+	if n, err := cgroup.Descendants(parent); err == nil && n == 0 {
+		return nil // no cgroup below: nothing to list
+	}
 	entries, err := os.ReadDir(parent)
 	if err != nil {
 		return nil

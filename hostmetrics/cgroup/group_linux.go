@@ -113,6 +113,19 @@ func writeFile(path, s string) error {
 	return nil
 }
 
+// Descendants returns how many live cgroups are below dir (cgroup.stat's
+// nr_descendants), which tells whether dir has any child without listing
+// it.
+func Descendants(dir string) (uint64, error) {
+	path := filepath.Join(dir, "cgroup.stat")
+	var buf [512]byte
+	n, err := readUpTo(path, buf[:])
+	if err != nil {
+		return 0, err
+	}
+	return parseDescendants(path, buf[:n])
+}
+
 // AddProc moves the process pid (and all its threads) into the group by
 // writing it to cgroup.procs. Its children forked afterwards start in the
 // group too.

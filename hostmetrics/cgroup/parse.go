@@ -60,3 +60,19 @@ func flatKeyed(path string, data []byte, fn func(key []byte, v uint64)) error {
 	}
 	return nil
 }
+
+// parseDescendants reads nr_descendants from cgroup.stat: how many live
+// cgroups are below this one.
+func parseDescendants(path string, data []byte) (uint64, error) {
+	var n uint64
+	found := false
+	err := flatKeyed(path, data, func(key []byte, v uint64) {
+		if string(key) == "nr_descendants" {
+			n, found = v, true
+		}
+	})
+	if err == nil && !found {
+		err = parseErr(path, 1, "no nr_descendants")
+	}
+	return n, err
+}

@@ -105,3 +105,25 @@ func TestPressureErrorsNameTheFile(t *testing.T) {
 		}
 	}
 }
+
+func TestParseDescendants(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want uint64
+		ok   bool
+	}{
+		{"nr_descendants 0\nnr_dying_descendants 3\n", 0, true},
+		{"nr_subsys_cpu 2\nnr_descendants 17\n", 17, true},
+		{"nr_dying_descendants 3\n", 0, false},
+		{"nr_descendants x\n", 0, false},
+		{"", 0, false},
+	} {
+		n, err := parseDescendants("cgroup.stat", []byte(c.in))
+		if (err == nil) != c.ok || n != c.want {
+			t.Errorf("%q: %d, %v; want %d, ok %v", c.in, n, err, c.want, c.ok)
+		}
+		if err != nil && !errors.Is(err, ErrParse) {
+			t.Errorf("%q: %v does not wrap ErrParse", c.in, err)
+		}
+	}
+}
