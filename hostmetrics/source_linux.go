@@ -212,7 +212,7 @@ func (s *linuxSource) readJob(out *Sample, errs *[]error) {
 	var err error
 	s.roots = s.roots[:0]
 	if s.reap {
-		if s.roots, err = s.tree.OwnChildren(s.roots); err != nil {
+		if s.roots, err = s.tree.OwnChildren(s.roots, job); err != nil {
 			*errs = append(*errs, err)
 		}
 		if s.notJob != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -164,17 +165,33 @@ func (r *Reader) Children(pid int, dst []int) ([]int, error) {
 	return dst, errors.Join(r.errs...)
 }
 
-// OwnChildren is Children of the calling process (os.Getpid()). Under the
-// proc root /proc it first asks the kernel whether the process has any
-// child at all, running or exited and not yet waited for: when it has none
-// (an agent before its job starts, and after it was reaped), no file is
-// read, where the walk costs three system calls per thread of the process.
-// Under another root, whose pids may not be the caller's, it walks.
-func (r *Reader) OwnChildren(dst []int) ([]int, error) {
-	if r.root == "/proc" && !hasChildren() {
+// OwnChildren appends to dst the calling process's children that a sample
+// takes as roots: job (which any of its threads may have forked) and the
+// children of its main thread, to which the kernel re-parents the orphans
+// of a child subreaper (the first of its threads that is not exiting; a Go
+// program's main thread never exits). One children file is read, where
+// Children reads one per thread; a child another thread forked for the
+// caller's own use is not listed. Under the proc root /proc it first asks
+// the kernel whether the process has any child at all, running or exited
+// and not yet waited for: when it has none (an agent before its job
+// starts, and after it was reaped), no file is read. Under another root,
+// whose pids may not be the caller's, it is Children.
+func (r *Reader) OwnChildren(dst []int, job int) ([]int, error) {
+	if r.root != "/proc" {
+		return r.Children(os.Getpid(), dst)
+	}
+	if !hasChildren() {
 		return dst, nil
 	}
-	return r.Children(os.Getpid(), dst)
+	r.errs = r.errs[:0]
+	saved := r.queue
+	r.queue = dst
+	r.queueChildren(os.Getpid(), 1)
+	if job > 0 && !slices.Contains(r.queue[len(dst):], job) {
+		r.queue = append(r.queue, job)
+	}
+	dst, r.queue = r.queue, saved
+	return dst, errors.Join(r.errs...)
 }
 
 // hasChildren reports whether the calling process has a child, forked by

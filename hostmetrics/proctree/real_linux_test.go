@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -148,9 +149,10 @@ func TestSampleCgroupNested(t *testing.T) {
 	}
 }
 
-// OwnChildren finds the caller's children, running or exited and not yet
-// waited for, without reaping them (os/exec still gets the exit status);
-// with no child at all it reads no file.
+// OwnChildren finds the job, running or exited and not yet waited for,
+// without reaping it (os/exec still gets the exit status), and the main
+// thread's children, reading that one children file whatever the number
+// of threads; with no child at all it reads no file.
 func TestOwnChildren(t *testing.T) {
 	r := NewReader("/proc")
 	var opened []string
@@ -162,10 +164,19 @@ func TestOwnChildren(t *testing.T) {
 		t.Skipf("this test process has children already: %v", kids)
 	}
 	opened = nil
-	if kids, err := r.OwnChildren(nil); len(kids) != 0 || err != nil || len(opened) != 0 {
+	if kids, err := r.OwnChildren(nil, 0); len(kids) != 0 || err != nil || len(opened) != 0 {
 		t.Errorf("with no child, OwnChildren = %v, %v and read %v; want nothing read", kids, err, opened)
 	}
 
+	// Threads enough that reading each one's children would show.
+	stop := make(chan struct{})
+	defer close(stop)
+	for range 4 {
+		go func() {
+			runtime.LockOSThread()
+			<-stop
+		}()
+	}
 	running := exec.Command("sleep", "30")
 	zombie := exec.Command("sh", "-c", "exit 7")
 	for _, c := range []*exec.Cmd{running, zombie} {
@@ -179,13 +190,16 @@ func TestOwnChildren(t *testing.T) {
 		st, ok := parseStat(data)
 		return err == nil && ok && st.state == 'Z'
 	})
-	opened = nil
-	kids, err := r.OwnChildren(nil)
-	if err != nil || !slices.Contains(kids, running.Process.Pid) || !slices.Contains(kids, zombie.Process.Pid) {
-		t.Errorf("OwnChildren = %v, %v; want the running %d and the zombie %d", kids, err, running.Process.Pid, zombie.Process.Pid)
-	}
-	if len(opened) == 0 {
-		t.Error("OwnChildren found children without reading their files")
+	for _, job := range []*exec.Cmd{running, zombie} {
+		opened = nil
+		kids, err := r.OwnChildren(nil, job.Process.Pid)
+		if err != nil || !slices.Contains(kids, job.Process.Pid) {
+			t.Errorf("OwnChildren = %v, %v; want the job %d", kids, err, job.Process.Pid)
+		}
+		want := "/proc/" + strconv.Itoa(os.Getpid()) + "/task/" + strconv.Itoa(os.Getpid()) + "/children"
+		if len(opened) != 1 || opened[0] != want {
+			t.Errorf("OwnChildren read %q; want only %s", opened, want)
+		}
 	}
 	zombie.Wait()
 	if zombie.ProcessState == nil || zombie.ProcessState.ExitCode() != 7 {
