@@ -140,6 +140,7 @@ func runChild(o Options, out *output, s *session.Session, grd *guard.Guard) sess
 		opts.Env = s.JobEnv(opts.Env)
 		opts.OutStdout, opts.OutStderr = s.Output()
 		opts.CgroupFD, opts.OnExit = s.CgroupFD(), s.JobExited
+		opts.BeforeFork = s.JobStarting
 	}
 	job, err := supervise.Start(opts)
 	if err != nil {

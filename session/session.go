@@ -91,7 +91,9 @@ type Settings struct {
 	// JobStarted or JobNotStarted: its output is scanned for markers
 	// (Output), the start-up span ends once it has started, and a socket
 	// message that asks for a reply waits until the job's output written
-	// before it has been scanned.
+	// before it has been scanned. Start then returns before the first
+	// sample, which JobStarting waits for right before the child is
+	// started.
 	Child bool
 	// Cleaned, when set, is called by Shutdown once the job's cgroup and
 	// the private directory of the socket and the marker dir are removed.
@@ -157,8 +159,10 @@ type Session struct {
 	job     atomic.Pointer[Job]
 	started chan struct{} // closed once job is set, or the job failed to start
 	once    sync.Once
-	late    atomic.Uint64 // socket messages handled before the output before them
-	shut    atomic.Bool
+	// firstOnce waits for the first sample once (JobStarting).
+	firstOnce sync.Once
+	late      atomic.Uint64 // socket messages handled before the output before them
+	shut      atomic.Bool
 
 	cmdMu  sync.Mutex
 	cmdPid int // the command followed (CommandStarted), 0 for none
@@ -207,8 +211,8 @@ func (s *Session) Start(ctx context.Context) error {
 	// The first sample is read by the sampling goroutine while the
 	// telemetry, the socket, the marker dir and the scanners are set up;
 	// it reaches the sinks that need the telemetry once they are made, and
-	// is waited for before Start returns: it is taken before the job
-	// starts.
+	// is waited for before Start returns, or, with a child, by JobStarting:
+	// it is taken before the job starts.
 	s.res = newResources(s.set.Sampling, s.set.Child, s.set.hooks.source, s.log)
 	if s.res != nil {
 		s.res.start(s.set.Sampling.Interval, s.log)
@@ -257,14 +261,28 @@ func (s *Session) Start(ctx context.Context) error {
 	if s.set.hooks.tap != nil {
 		s.outTap, s.errTap = heldTap{s.outScan, s.set.hooks.tap}, heldTap{s.errScan, s.set.hooks.tap}
 	}
-	if s.res != nil {
-		s.res.sampler.FirstTaken()
-		s.mark("first sample taken")
-	}
 	if !s.set.Child {
+		s.JobStarting()
 		s.jobDone(nil)
 	}
 	return nil
+}
+
+// JobStarting waits until the first sample has been taken, which the job
+// must follow: a session with a child (Settings.Child) returns from Start
+// before it, and its program calls JobStarting right before it starts the
+// job (supervise.Options.BeforeFork), so that what it does between the two
+// (finding the program, its pipes, the signals) is done while the sample
+// is read. JobStarted and JobNotStarted wait for it too when it was not
+// called. It returns at once without resource sampling.
+func (s *Session) JobStarting() {
+	if s.res == nil {
+		return
+	}
+	s.firstOnce.Do(func() {
+		s.res.sampler.FirstTaken()
+		s.mark("first sample taken")
+	})
 }
 
 func (s *Session) rootAttrs() []attribute.KeyValue {
@@ -438,6 +456,7 @@ func (s *Session) CommandExited(ps *os.ProcessState) {
 // jobDone ends start-up: the job has started (j), or failed to, or there
 // is none.
 func (s *Session) jobDone(j Job) {
+	s.JobStarting()
 	s.once.Do(func() {
 		close(s.started)
 		if s.set.Child {

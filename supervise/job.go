@@ -109,6 +109,11 @@ type Options struct {
 	// CgroupFD, when positive, is an open cgroup v2 directory the job is
 	// started in (Linux).
 	CgroupFD int
+	// BeforeFork, when set, is called once the program has been found and
+	// the job's output set up, right before the job is forked: what must
+	// come before the job (its first sample) is waited for there, while the
+	// rest of the start was made beside it.
+	BeforeFork func()
 	// OnExit, when set, is called as soon as the job has been reaped, before
 	// its output is drained, with the resources the system reported for it
 	// (the zero ExitUsage when it reported none).
@@ -190,6 +195,9 @@ func Start(o Options) (*Job, error) {
 	if err := j.setupOutput(); err != nil {
 		j.closeAll()
 		return nil, fmt.Errorf("output: %w", err)
+	}
+	if o.BeforeFork != nil {
+		o.BeforeFork()
 	}
 	if err := j.start(); err != nil {
 		j.closeAll()
