@@ -241,7 +241,19 @@ func (s *Sampler) Request(fn func(*Sample)) {
 // next sample. When more than MaxPendingBoundaries are waiting, it first
 // waits for the sampling goroutine to take them. Before Start and after Stop, it calls
 // them with the last sample, in the caller's goroutine.
-func (s *Sampler) Serve() {
+func (s *Sampler) Serve() { s.serve(false) }
+
+// ServeWaited is Serve for a caller that then waits until its functions
+// have been called (a `jobtrace phase` waiting for its reply): when no
+// sample is being read, it takes the sample at once in its own goroutine,
+// however soon after the last one, instead of handing the request to the
+// sampling goroutine and waiting to be handed it back, two thread
+// wake-ups that a busy machine makes long. Such a caller waits for its
+// own sample in any case, so it is no more samples; what others ask while
+// a sample is read still shares the next one.
+func (s *Sampler) ServeWaited() { s.serve(true) }
+
+func (s *Sampler) serve(waited bool) {
 	s.mu.Lock()
 	for s.running && !s.stopped && len(s.pending) > MaxPendingBoundaries {
 		taken := s.taken
@@ -268,7 +280,7 @@ func (s *Sampler) Serve() {
 		}
 		return
 	}
-	sync := s.opts.Now().Sub(s.lastTake) >= SyncGap
+	sync := waited || s.opts.Now().Sub(s.lastTake) >= SyncGap
 	s.mu.Unlock()
 	if sync && s.readMu.TryLock() {
 		s.take(ReasonBoundary)

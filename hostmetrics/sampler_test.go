@@ -3,6 +3,8 @@ package hostmetrics
 import (
 	"errors"
 	"fmt"
+	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -490,5 +492,55 @@ func TestSamplerReadAheadOutsideItsRun(t *testing.T) {
 	s.ReadAhead()
 	if n := src.reads.Load(); n != 2 {
 		t.Errorf("%d reads, want the start and the end only", n)
+	}
+}
+
+// stackSource records whether each read was made from a goroutine whose
+// stack holds the function named in.
+type stackSource struct {
+	fakeSource
+	in     string
+	caller atomic.Bool
+}
+
+func (c *stackSource) Read(s *Sample) error {
+	buf := make([]byte, 16<<10)
+	c.caller.Store(strings.Contains(string(buf[:runtime.Stack(buf, false)]), c.in))
+	return c.fakeSource.Read(s)
+}
+
+// A boundary whose caller waits for it (ServeWaited) is sampled in the
+// caller's goroutine even right after the last sample, where Serve hands
+// it to the sampling goroutine.
+func TestSamplerServeWaitedReadsInTheCaller(t *testing.T) {
+	now := time.Now()
+	for _, c := range []struct {
+		name   string
+		serve  func(*Sampler)
+		caller bool
+	}{
+		{"ServeWaited", (*Sampler).ServeWaited, true},
+		{"Serve", (*Sampler).Serve, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src := &stackSource{in: "TestSamplerServeWaitedReadsInTheCaller"}
+			s := NewSampler(src, Options{Interval: -1, Now: func() time.Time { return now }})
+			s.Start()
+			defer s.Stop()
+			done := make(chan struct{})
+			s.Request(func(*Sample) { close(done) })
+			c.serve(s)
+			select {
+			case <-done:
+			case <-time.After(timingtest.Patience):
+				t.Fatal("the boundary was not sampled")
+			}
+			if got := src.caller.Load(); got != c.caller {
+				t.Errorf("read in the caller's goroutine: %v, want %v", got, c.caller)
+			}
+			if r := src.reads.Load(); r != 2 {
+				t.Errorf("%d reads, want 2 (the first and the boundary's)", r)
+			}
+		})
 	}
 }

@@ -390,8 +390,8 @@ func setUsage(span trace.Span, u *usage.Usage) verdict.Verdict {
 }
 
 // boundary requests a boundary sample for fn and returns what has it taken:
-// Serve and, when wait is set, waiting (at most AckSampleWait) until fn has
-// run.
+// Serve or, when wait is set, ServeWaited and waiting (at most
+// AckSampleWait) until fn has run.
 func (p *phaseUsage) boundary(wait bool, fn func(*hostmetrics.Sample)) func() {
 	if !wait {
 		p.sampler.Request(fn)
@@ -403,7 +403,7 @@ func (p *phaseUsage) boundary(wait bool, fn func(*hostmetrics.Sample)) func() {
 		close(done)
 	})
 	return func() {
-		p.sampler.Serve()
+		p.sampler.ServeWaited()
 		t := time.NewTimer(AckSampleWait)
 		defer t.Stop()
 		select {
