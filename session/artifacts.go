@@ -28,6 +28,9 @@ func renderArtifacts(dir string, run *runmodel.Run, warn func(string)) {
 		warn(fmt.Sprintf("no %s: %v", profile.FileName, err))
 	}
 	if reportErr != nil {
-		warn(fmt.Sprintf("no report: %v", reportErr))
+		// Each line names the file that was not written ("report: write
+		// PATH: ..."): report.html and usage.svg are written one after the
+		// other, and one may be there without the other.
+		warn(reportErr.Error())
 	}
 }

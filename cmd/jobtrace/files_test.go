@@ -76,6 +76,39 @@ func TestOutDirLinksAreNotFollowed(t *testing.T) {
 	}
 }
 
+// A directory where an artifact goes is left as it is, and the warning
+// names that file alone: the others are written.
+func TestOutDirArtifactInTheWay(t *testing.T) {
+	for _, name := range []string{"usage.svg", "report.html"} {
+		t.Run(name, func(t *testing.T) {
+			out := t.TempDir()
+			if err := os.Mkdir(filepath.Join(out, name), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			r := jt(t, nil, "run", "--out", out, "--summary", "off", "--", "sh", "-c", "exit 5")
+			if r.code != 5 {
+				t.Errorf("exit code %d, want the job's 5", r.code)
+			}
+			checkLines(t, r.stderr)
+			want := "jobtrace: warning: report: write " + filepath.Join(out, name) + ": file exists\n"
+			if !strings.Contains(r.stderr, want) || strings.Contains(r.stderr, "no report") {
+				t.Errorf("stderr = %q, want the line %q", r.stderr, want)
+			}
+			if fi, err := os.Lstat(filepath.Join(out, name)); err != nil || !fi.IsDir() {
+				t.Errorf("%s is no longer the directory: %v", name, err)
+			}
+			for _, other := range []string{"resource-usage.csv", "report.html", "usage.svg", "profile.json"} {
+				if other == name {
+					continue
+				}
+				if fi, err := os.Lstat(filepath.Join(out, other)); err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
+					t.Errorf("%s is not written: %v", other, err)
+				}
+			}
+		})
+	}
+}
+
 func TestOutDirLinkedLockIsReplaced(t *testing.T) {
 	target := planted(t)
 	out := t.TempDir()
