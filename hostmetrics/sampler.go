@@ -1,10 +1,10 @@
 package hostmetrics
 
 import (
-	"github.com/jobtrace/jobtrace/internal/stackhint"
 	"sync"
 	"time"
 
+	"github.com/jobtrace/jobtrace/internal/stackhint"
 	"github.com/jobtrace/jobtrace/internal/warnlimit"
 )
 

@@ -2,9 +2,9 @@ package session
 
 import (
 	"fmt"
-	"github.com/jobtrace/jobtrace/internal/stackhint"
 
 	"github.com/jobtrace/jobtrace/exporters/spool"
+	"github.com/jobtrace/jobtrace/internal/stackhint"
 	"github.com/jobtrace/jobtrace/render/profile"
 	htmlreport "github.com/jobtrace/jobtrace/render/report"
 	"github.com/jobtrace/jobtrace/runmodel"

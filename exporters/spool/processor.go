@@ -3,12 +3,13 @@ package spool
 import (
 	"context"
 	"fmt"
-	"github.com/jobtrace/jobtrace/internal/stackhint"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
+	"github.com/jobtrace/jobtrace/internal/stackhint"
 )
 
 // MaxQueueSpans bounds the spans waiting to be written. The writer normally
