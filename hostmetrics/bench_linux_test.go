@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/jobtrace/jobtrace/hostmetrics/internal/rawfile"
+	"github.com/jobtrace/jobtrace/internal/rawfile"
 	"github.com/jobtrace/jobtrace/internal/sleeptree"
 )
 

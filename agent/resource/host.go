@@ -7,6 +7,8 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+
+	"github.com/jobtrace/jobtrace/internal/rawfile"
 )
 
 // platformFiles names, relative to the root, the files one operating system
@@ -59,13 +61,18 @@ func (h hostInfo) attrs() []attribute.KeyValue {
 // hundred bytes, and a fixture or a broken system must not make New slow.
 const maxFileSize = 64 << 10
 
-// readFile reads root/rel, up to maxFileSize bytes; nil when it cannot
-// (readFileAt).
+// readFile reads root/rel, up to maxFileSize bytes, with bare system
+// calls (rawfile); nil when it cannot.
 func readFile(root, rel string) []byte {
 	if rel == "" {
 		return nil
 	}
-	return readFileAt(filepath.Join(root, rel))
+	var buf []byte
+	n, err := rawfile.ReadFileUpTo(filepath.Join(root, rel), &buf, maxFileSize)
+	if err != nil {
+		return nil
+	}
+	return buf[:n]
 }
 
 func exists(root, rel string) bool {

@@ -405,9 +405,9 @@ func TestResourceTextIsCleaned(t *testing.T) {
 	}
 }
 
-// readFileAt reads a file whole up to maxFileSize, an empty one as empty
+// readFile reads a file whole up to maxFileSize, an empty one as empty
 // (not absent), a missing one as nil.
-func TestReadFileAt(t *testing.T) {
+func TestReadFile(t *testing.T) {
 	dir := t.TempDir()
 	big := bytes.Repeat([]byte("0123456789abcdef"), maxFileSize/16+100)
 	for name, data := range map[string][]byte{"small": []byte("ID=debian\n"), "empty": {}, "big": big, "page": big[:4096]} {
@@ -416,11 +416,11 @@ func TestReadFileAt(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := data[:min(len(data), maxFileSize)]
-		if got := readFileAt(path); got == nil || !bytes.Equal(got, want) {
+		if got := readFile(dir, name); got == nil || !bytes.Equal(got, want) {
 			t.Errorf("%s: read %d bytes, want %d", name, len(got), len(want))
 		}
 	}
-	if got := readFileAt(filepath.Join(dir, "missing")); got != nil {
+	if got := readFile(dir, "missing"); got != nil {
 		t.Errorf("missing: %q", got)
 	}
 }

@@ -16,7 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/jobtrace/jobtrace/hostmetrics/internal/rawfile"
+	"github.com/jobtrace/jobtrace/internal/rawfile"
 )
 
 // Create makes the cgroup <mount>/<parent>/<name> for a job and returns it.
@@ -118,8 +118,8 @@ func writeFile(path, s string) error {
 // it.
 func Descendants(dir string) (uint64, error) {
 	path := filepath.Join(dir, "cgroup.stat")
-	var buf [512]byte
-	n, err := readUpTo(path, buf[:])
+	var buf []byte
+	n, err := rawfile.ReadFile(path, &buf)
 	if err != nil {
 		return 0, err
 	}

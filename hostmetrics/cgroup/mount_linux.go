@@ -80,28 +80,3 @@ func statMount(point string) (magic uint64, root string, ok bool) {
 	}
 	return *(*uint64)(unsafe.Pointer(&buf[statmountSBMagic])), string(s[:n]), true
 }
-
-// readUpTo reads path from its start until its end or until buf is full,
-// with bare system calls, and returns how many bytes it read.
-func readUpTo(path string, buf []byte) (int, error) {
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return 0, err
-	}
-	defer unix.Close(fd)
-	n := 0
-	for n < len(buf) {
-		m, err := unix.Read(fd, buf[n:])
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return n, err
-		}
-		if m == 0 {
-			break
-		}
-		n += m
-	}
-	return n, nil
-}

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
-	"github.com/jobtrace/jobtrace/hostmetrics/internal/rawfile"
+	"github.com/jobtrace/jobtrace/internal/rawfile"
 )
 
 // Mount is a cgroup2 mount found in /proc/<pid>/mountinfo.

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
-	"github.com/jobtrace/jobtrace/hostmetrics/internal/rawfile"
+	"github.com/jobtrace/jobtrace/internal/rawfile"
 )
 
 // SelfPath reads <procRoot>/self/cgroup and returns the cgroup v2 path of
@@ -169,9 +169,9 @@ func quickMount(points []string, cgroupPath string, pid int, look mountLook) (Mo
 // holdsPid reports whether pid is in dir's cgroup.procs, read up to
 // MaxProcsCheckBytes.
 func holdsPid(dir string, pid int) bool {
-	buf := make([]byte, MaxProcsCheckBytes)
-	n, err := readUpTo(filepath.Join(dir, "cgroup.procs"), buf)
-	if err != nil || n == len(buf) {
+	var buf []byte
+	n, err := rawfile.ReadFileUpTo(filepath.Join(dir, "cgroup.procs"), &buf, MaxProcsCheckBytes)
+	if err != nil || n == MaxProcsCheckBytes {
 		return false
 	}
 	want := strconv.Itoa(pid)

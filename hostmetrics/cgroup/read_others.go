@@ -2,7 +2,7 @@
 
 package cgroup
 
-import "github.com/jobtrace/jobtrace/hostmetrics/internal/rawfile"
+import "github.com/jobtrace/jobtrace/internal/rawfile"
 
 // openFiles is empty here: files are opened at every read.
 type openFiles struct{}

@@ -11,7 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
-	"github.com/jobtrace/jobtrace/hostmetrics/internal/rawfile"
+	"github.com/jobtrace/jobtrace/internal/rawfile"
 )
 
 // Sample walks the trees under roots and returns their summed usage. roots

@@ -116,7 +116,11 @@ func (f *File) Close() {
 // which takes cgroupfs and sysfs files, and is taken back at close), and
 // their price is most of a small file's. For the files read once (at
 // start-up); those read at every sample are kept open (File).
-func ReadFile(path string, buf *[]byte) (int, error) {
+func ReadFile(path string, buf *[]byte) (int, error) { return ReadFileUpTo(path, buf, 0) }
+
+// ReadFileUpTo is ReadFile reading at most limit bytes (none when limit
+// is 0): the caller tells a file that filled them from a whole one.
+func ReadFileUpTo(path string, buf *[]byte, limit int) (int, error) {
 	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return 0, &fs.PathError{Op: "open", Path: path, Err: err}
@@ -124,11 +128,15 @@ func ReadFile(path string, buf *[]byte) (int, error) {
 	defer unix.Close(fd)
 	b := *buf
 	n := 0
-	for {
+	for limit == 0 || n < limit {
 		if n == len(b) {
 			b = grow(buf, n)
 		}
-		m, err := unix.Read(fd, b[n:])
+		end := len(b)
+		if limit > 0 {
+			end = min(end, limit)
+		}
+		m, err := unix.Read(fd, b[n:end])
 		if err == unix.EINTR {
 			continue
 		}
@@ -136,8 +144,9 @@ func ReadFile(path string, buf *[]byte) (int, error) {
 			return 0, &fs.PathError{Op: "read", Path: path, Err: err}
 		}
 		if m == 0 {
-			return n, nil
+			break
 		}
 		n += m
 	}
+	return n, nil
 }
