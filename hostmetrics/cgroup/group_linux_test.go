@@ -270,3 +270,20 @@ func BenchmarkFindSelfByMountinfo(b *testing.B) {
 		_, _ = m.Dir(p)
 	}
 }
+
+// Descendants reads cgroup.stat whole, however many controllers it lists
+// (two lines each), past what one small buffer holds.
+func TestDescendantsOfALongStat(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("nr_descendants 3\n")
+	for i := range 40 {
+		fmt.Fprintf(&b, "nr_subsys_controller%d 1\nnr_dying_subsys_controller%d 0\n", i, i)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "cgroup.stat"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := Descendants(dir); n != 3 || err != nil {
+		t.Errorf("Descendants = %d, %v; want 3 from a file of %d bytes", n, err, b.Len())
+	}
+}
