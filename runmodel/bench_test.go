@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -20,6 +19,7 @@ import (
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/exporters/usagecsv"
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+	"github.com/jobtrace/jobtrace/internal/timingtest"
 	"github.com/jobtrace/jobtrace/render/profile"
 	"github.com/jobtrace/jobtrace/render/report"
 	"github.com/jobtrace/jobtrace/render/summary"
@@ -80,33 +80,12 @@ func renderAll(b *testing.B, dir string, run *runmodel.Run) {
 	}
 }
 
-// cpuTime is the CPU time the process has used, user and system: on a
-// machine other work keeps busy, the wall time of an operation says more
-// about the machine than about the operation.
-func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// loop runs op b.N times and reports its CPU time per op (cpu-ns/op)
-// beside the wall time.
-func loop(b *testing.B, op func()) {
-	start := cpuTime(b)
-	for b.Loop() {
-		op()
-	}
-	b.ReportMetric(float64(cpuTime(b)-start)/float64(b.N), "cpu-ns/op")
-}
-
 // BenchmarkRenderEveryArtifact is the end of a 10-phase run: the model
 // built from what the run holds, and every artifact rendered from it.
 func BenchmarkRenderEveryArtifact(b *testing.B) {
 	dir := b.TempDir()
 	rec := tenPhaseRun(b, dir)
-	loop(b, func() {
+	timingtest.LoopCPU(b, func() {
 		run, err := rec.Run(dir)
 		if err != nil {
 			b.Fatal(err)
@@ -121,7 +100,7 @@ func BenchmarkRenderEveryArtifact(b *testing.B) {
 func BenchmarkRenderEveryArtifactFromTheArtifacts(b *testing.B) {
 	dir := b.TempDir()
 	tenPhaseRun(b, dir)
-	loop(b, func() {
+	timingtest.LoopCPU(b, func() {
 		run, _, err := runmodel.ReadDir(dir)
 		if err != nil {
 			b.Fatal(err)

@@ -4,9 +4,9 @@ package safefile
 
 import (
 	"path/filepath"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/jobtrace/jobtrace/internal/timingtest"
 )
 
 // BenchmarkReplace replaces a file of 16 KiB, the size of an artifact, in
@@ -16,19 +16,9 @@ import (
 func BenchmarkReplace(b *testing.B) {
 	p := filepath.Join(b.TempDir(), "report.html")
 	data := make([]byte, 16<<10)
-	start := cpuTime(b)
-	for b.Loop() {
+	timingtest.LoopCPU(b, func() {
 		if err := WriteFile(p, data, 0o644); err != nil {
 			b.Fatal(err)
 		}
-	}
-	b.ReportMetric(float64(cpuTime(b)-start)/float64(b.N), "cpu-ns/op")
-}
-
-func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	})
 }
