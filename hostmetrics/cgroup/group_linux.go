@@ -214,7 +214,7 @@ func removeTree(dir string) error {
 func populated(dir string) bool {
 	data, err := os.ReadFile(filepath.Join(dir, "cgroup.events"))
 	if err == nil {
-		if p, ok := ParsePopulated(data); ok {
+		if p, ok := parsePopulated(data); ok {
 			return p
 		}
 	}

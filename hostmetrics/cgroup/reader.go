@@ -187,13 +187,13 @@ func (r *Reader) Populated() (populated, ok bool) {
 	if err != nil {
 		return false, false
 	}
-	return ParsePopulated(data)
+	return parsePopulated(data)
 }
 
-// ParsePopulated reads the "populated" line of a cgroup.events file: 1
+// parsePopulated reads the "populated" line of a cgroup.events file: 1
 // when a process is in the cgroup or below it, 0 when none is; ok is false
 // when there is no such line.
-func ParsePopulated(events []byte) (populated, ok bool) {
+func parsePopulated(events []byte) (populated, ok bool) {
 	for len(events) > 0 {
 		var line []byte
 		line, events = kernfmt.NextLine(events)
