@@ -124,7 +124,7 @@ func newResources(o SamplingOptions, child bool, src hostmetrics.Source, log Log
 func (r *resources) sinks(pipe *telemetry.Pipeline, tracker *spans.Tracker, log Logger) []hostmetrics.Sink {
 	r.rec = pipe.Recorder()
 	out := []hostmetrics.Sink{r.rec.Samples()}
-	if pipe.Meter != nil {
+	if pipe.RecordsMetrics() {
 		rec, err := usagemetrics.New(pipe.Meter, usagemetrics.Options{Active: tracker.Innermost, Warn: log.Warn})
 		if err != nil {
 			log.Warn(fmt.Sprintf("no resource metrics: %v", err))

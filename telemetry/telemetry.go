@@ -210,6 +210,11 @@ func New(dir string, res *sdkresource.Resource, exp ExportSettings, warn func(st
 	return p, nil
 }
 
+// RecordsMetrics reports whether Meter records anything: a metrics
+// exporter or the Prometheus endpoint reads it. Otherwise Meter is a no-op
+// one, and what exists only to be recorded by it need not be made.
+func (p *Pipeline) RecordsMetrics() bool { return p.mp != nil }
+
 // subDir makes dir, a directory jobtrace names inside the output directory,
 // or takes it as it is when it is a directory already; a link there (which
 // anyone who can write to the output directory could plant) is refused.

@@ -56,13 +56,6 @@ func (r *Recorder) Phase(ctx context.Context, name, result string, u *usage.Usag
 	if u == nil {
 		return
 	}
-	if r.discard {
-		// Only the bound on names, and its warning.
-		r.phaseMu.Lock()
-		r.boundName(name)
-		r.phaseMu.Unlock()
-		return
-	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -165,9 +158,6 @@ func (r *Recorder) Job(ctx context.Context, result string, u *usage.Usage) {
 	}
 	if ctx == nil {
 		ctx = context.Background()
-	}
-	if r.discard {
-		return
 	}
 	result = boundResult(result)
 	r.phaseMu.Lock()

@@ -8,7 +8,6 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
-	"go.opentelemetry.io/otel/metric/noop"
 
 	"github.com/jobtrace/jobtrace/hostmetrics"
 )
@@ -40,11 +39,6 @@ type Recorder struct {
 	fh [numMetrics]metric.Float64Histogram
 	ih [numMetrics]metric.Int64Histogram
 
-	// discard is set for a meter of package noop, which records nothing
-	// (a run that exports no metrics): only the bounds are kept, so that
-	// their warnings are said as with any meter.
-	discard bool
-
 	mu sync.Mutex // guards the sample state below
 	sampleState
 
@@ -60,12 +54,6 @@ func New(meter metric.Meter, opts Options) (*Recorder, error) {
 		return nil, fmt.Errorf("usagemetrics: Table has %d metrics, want %d", len(Table), numMetrics)
 	}
 	r := &Recorder{opts: opts}
-	if _, ok := meter.(noop.Meter); ok {
-		r.discard = true
-		r.sampleState.initBounds()
-		r.phaseState.init()
-		return r, nil
-	}
 	var errs []error
 	for i := range Table {
 		if err := r.create(meter, i, &Table[i]); err != nil {

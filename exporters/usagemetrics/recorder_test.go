@@ -4,17 +4,14 @@ import (
 	"context"
 	"go.opentelemetry.io/otel/metric"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/metric/noop"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/jobtrace/jobtrace/hostmetrics"
-	"github.com/jobtrace/jobtrace/hostmetrics/usage"
 	"github.com/jobtrace/jobtrace/insight/verdict"
 )
 
@@ -440,42 +437,5 @@ func TestConcurrentSampleAndPhase(t *testing.T) {
 	}
 	if n != 50 {
 		t.Errorf("%d phases recorded, want 50", n)
-	}
-}
-
-// A meter of package noop records nothing (a run that exports no metrics):
-// the Recorder then keeps only the bounds, and says the same warnings as
-// with a meter that records, for the same devices and phase names.
-func TestNoopMeterKeepsTheWarnings(t *testing.T) {
-	r := newRig(t)
-	var noopWarns []string
-	quiet, err := New(noop.NewMeterProvider().Meter("usagemetrics-test"), Options{
-		Warn: func(s string) { noopWarns = append(noopWarns, s) },
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !quiet.discard || r.rec.discard {
-		t.Fatalf("discard: %v with a noop meter, %v with the SDK's", quiet.discard, r.rec.discard)
-	}
-	s := &hostmetrics.Sample{}
-	s.Host.HasNet, s.Host.HasDisk = true, true
-	for i := range MaxDevices + 3 {
-		name := "dev" + strconv.Itoa(i)
-		s.Host.Ifaces = append(s.Host.Ifaces, hostmetrics.Iface{Name: name})
-		s.Host.Disks = append(s.Host.Disks, hostmetrics.Disk{Name: name, Whole: true, Virtual: i%5 == 4})
-		s.Host.Disks = append(s.Host.Disks, hostmetrics.Disk{Name: name + "p1", Whole: i%3 == 0})
-	}
-	u := usage.Usage{Duration: time.Second}
-	for _, rec := range []*Recorder{r.rec, quiet} {
-		rec.Sample(s)
-		rec.Sample(s)
-		for i := range MaxPhaseNames + 2 {
-			rec.Phase(r.ctx, "step-"+strconv.Itoa(i), "success", &u, verdict.Verdict{Kind: verdict.TooShort})
-		}
-		rec.Job(r.ctx, "success", &u)
-	}
-	if len(r.warns) != 3 || !slices.Equal(noopWarns, r.warns) {
-		t.Errorf("warnings with a noop meter:\n%q\nwith the SDK's:\n%q\nwant the same three", noopWarns, r.warns)
 	}
 }

@@ -167,14 +167,6 @@ type sampleState struct {
 	aPSI   [numPSI]attrs
 }
 
-// initBounds makes only what the bounds on devices need, for a Recorder
-// that records nothing (discard): the devices are counted, not given
-// series.
-func (s *sampleState) initBounds() {
-	s.disks = devices[disk]{kind: "disks", newT: func(string) *disk { return &disk{} }, byName: map[string]*device[disk]{}}
-	s.ifaces = devices[iface]{kind: "network interfaces", newT: func(string) *iface { return &iface{} }, byName: map[string]*device[iface]{}}
-}
-
 func (s *sampleState) init() {
 	s.disks = devices[disk]{kind: "disks", newT: newDisk, byName: map[string]*device[disk]{},
 		reset: func(e *disk) { e.io, e.ops, e.ioTime = [2]icounter{}, [2]icounter{}, fcounter{} }}
@@ -221,31 +213,8 @@ func (r *Recorder) Sample(s *hostmetrics.Sample) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.gen++
-	if r.discard {
-		r.countDevices(&s.Host)
-		return
-	}
 	r.host(ctx, &s.Host)
 	r.job(ctx, &s.Job)
-}
-
-// countDevices counts the devices of h as recordDisks and recordIfaces do,
-// for a Recorder that records nothing: a device past MaxDevices is warned
-// about all the same.
-func (r *Recorder) countDevices(h *hostmetrics.Host) {
-	st := &r.sampleState
-	if h.HasDisk {
-		for i := range h.Disks {
-			if d := &h.Disks[i]; d.Whole && !d.Virtual {
-				st.disks.get(d.Name, st.gen, r.warn)
-			}
-		}
-	}
-	if h.HasNet {
-		for i := range h.Ifaces {
-			st.ifaces.get(h.Ifaces[i].Name, st.gen, r.warn)
-		}
-	}
 }
 
 func (r *Recorder) host(ctx context.Context, h *hostmetrics.Host) {
