@@ -325,10 +325,8 @@ func appendValue(b []byte, v float64, u unit) []byte {
 	return appendBytes(b, v)
 }
 
-// f0 and f1 write v with no decimal and with one, as %.0f and %.1f do;
-// appendF0 and appendF1 append it.
-func f0(v float64) string                 { return strconv.FormatFloat(v, 'f', 0, 64) }
-func f1(v float64) string                 { return strconv.FormatFloat(v, 'f', 1, 64) }
+// appendF0 and appendF1 append v with no decimal and with one, as %.0f
+// and %.1f write it.
 func appendF0(b []byte, v float64) []byte { return strconv.AppendFloat(b, v, 'f', 0, 64) }
 func appendF1(b []byte, v float64) []byte { return strconv.AppendFloat(b, v, 'f', 1, 64) }
 
@@ -381,19 +379,11 @@ func appendDuration(b []byte, d time.Duration) []byte {
 	return append(b, 's')
 }
 
-// esc escapes text for XML and HTML: every text that comes from the job
-// (phase names, attributes) goes through it, or through appendEsc and
-// appendEscString, which append the same, before it is written in SVG.
-func esc(s string) string {
-	if plain(s) {
-		return s // the usual case, without a copy
-	}
-	return string(appendEscaped(nil, s))
-}
-
 func plain(s string) bool { return utf8.ValidString(s) && !strings.ContainsFunc(s, escaped) }
 
-// appendEscString appends esc(s).
+// appendEscString appends s escaped for XML and HTML: every text that
+// comes from the job (phase names, attributes) goes through it, or through
+// appendEsc, before it is written in SVG.
 func appendEscString(b []byte, s string) []byte {
 	if plain(s) {
 		return append(b, s...)
@@ -401,7 +391,7 @@ func appendEscString(b []byte, s string) []byte {
 	return appendEscaped(b, s)
 }
 
-// appendEsc appends esc(string(s)).
+// appendEsc appends s escaped as appendEscString escapes a string.
 func appendEsc(b, s []byte) []byte {
 	if utf8.Valid(s) && !bytes.ContainsFunc(s, escaped) {
 		return append(b, s...)

@@ -820,3 +820,9 @@ func TestExtremeFiguresStayInsideTheCharts(t *testing.T) {
 		}
 	}
 }
+
+// esc is a text escaped as the report escapes it in SVG.
+func esc(s string) string { return string(appendEscString(nil, s)) }
+
+// f1 is v with one decimal, as the charts write a coordinate.
+func f1(v float64) string { return string(appendF1(nil, v)) }
