@@ -198,6 +198,10 @@ func (f *Forwarder) Run(ctx context.Context) {
 			}
 			bad, err := f.pass(f.abortCtx, ctx)
 			f.warnBad(bad, false)
+			if f.abortCtx.Err() != nil {
+				// Cut short by Finish, whose Result says what is pending.
+				err = errInterrupted
+			}
 			failed <- f.noteResult(err)
 		}()
 		var retry bool
@@ -255,7 +259,11 @@ func (f *Forwarder) Finish(ctx context.Context) Result {
 		var bad []*spool.LineError
 		bad, err = f.pass(ctx, ctx)
 		f.warnBad(bad, true)
-		f.noteResult(err)
+		if err == nil || f.refused != nil {
+			f.noteResult(err)
+		}
+		// Else the Result says what is pending and why: nothing is
+		// retried after Finish.
 	}
 	f.bad.Flush()
 	f.abort()

@@ -284,7 +284,13 @@ func TestFinishHanging(t *testing.T) {
 				path := filepath.Join(dir, spool.TracesFile)
 				// Per-request timeouts far above the deadline: the
 				// deadline alone must bound Finish.
-				f := New(path, client(t, proto, addr, time.Minute), Options{Timeout: time.Minute})
+				var mu sync.Mutex
+				var warns []string
+				f := New(path, client(t, proto, addr, time.Minute), Options{Timeout: time.Minute, Warn: func(s string) {
+					mu.Lock()
+					warns = append(warns, s)
+					mu.Unlock()
+				}})
 				j := newJob(t, dir, f.Notify)
 				j.spans(seq("s", 2)...)
 				j.end()
@@ -315,6 +321,15 @@ func TestFinishHanging(t *testing.T) {
 					time.Since(start), deadline+500*time.Millisecond)
 				if r.Sent != 0 || r.Pending != 2 || r.Err == nil {
 					t.Errorf("Result = %+v, want 2 pending with an error", r)
+				}
+				// The Result says what is pending; nothing is retried
+				// after Finish.
+				mu.Lock()
+				defer mu.Unlock()
+				for _, w := range warns {
+					if strings.Contains(w, "retried") {
+						t.Errorf("Finish warned %q", w)
+					}
 				}
 			})
 		}
