@@ -198,7 +198,7 @@ func (s *Session) export(ctx context.Context, end *jobEnd, rendered <-chan struc
 		timeout = max(time.Until(dl), 0)
 	}
 	sampled := s.root.SpanContext().IsSampled()
-	sr := s.pipe.Shutdown(timeout, sampled)
+	sr := s.pipe.Shutdown(ctx, timeout, sampled)
 	if rendered != nil {
 		<-rendered
 	}
@@ -248,7 +248,10 @@ func printEnd(log Logger, o Settings, res telemetry.ShutdownResult, pipe *teleme
 			res.Endpoint, fmtDuration(res.Took), reason, res.Pending, pipe.Dir())
 	}
 	telemetry.ExportNotes(log.Printf, res.Rejected, res.Discarded, res.Uncertain, res.Resent, pipe.SpoolPath())
-	if res.MetricsErr != nil {
+	switch {
+	case res.MetricsErr != nil && res.Interrupted != nil:
+		log.Printf("the last metrics were not sent: %v", res.Interrupted)
+	case res.MetricsErr != nil:
 		log.Warn("metrics were not accepted (OTEL_METRICS_EXPORTER=none turns them off): " + firstLine(res.MetricsErr.Error()))
 	}
 	log.FlushWarnings()

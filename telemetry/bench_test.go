@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"bufio"
+	"context"
 	"net"
 	"path/filepath"
 	"testing"
@@ -49,7 +50,7 @@ func benchSocket(b *testing.B, lines [][]byte) {
 	<-served
 	tr.Close("success")
 	root.End()
-	res := pipe.Shutdown(5*time.Second, true)
+	res := pipe.Shutdown(context.Background(), 5*time.Second, true)
 	if res.Err != nil {
 		b.Fatal(res.Err)
 	}

@@ -270,18 +270,25 @@ type ShutdownResult struct {
 	// MetricsErr is why the last metrics were not accepted; metrics are
 	// not spooled, so this is a warning, not something to replay.
 	MetricsErr error
-	Took       time.Duration
-	Endpoint   string
+	// Interrupted is why the caller cut the export short (the cause of
+	// the cancellation of Shutdown's context), nil when it did not.
+	Interrupted error
+	Took        time.Duration
+	Endpoint    string
 }
 
 // Shutdown writes every span to the spool, then gives the forwarder and the
-// metric exporter until timeout to deliver what is left. When export is
-// false (the trace is not sampled) nothing is sent and the spool is marked
-// as not to be sent.
-func (p *Pipeline) Shutdown(timeout time.Duration, export bool) ShutdownResult {
+// metric exporter until timeout to deliver what is left, or until ctx is
+// done: a caller interrupted (a signal to jobtrace once the job has ended)
+// cancels ctx, with the reason as its cause (context.WithCancelCause), and
+// what was not delivered stays in the spool, Err saying why. Writing the
+// spool is not cut short by ctx: it is local and bounded, and what makes
+// "nothing is lost" true. When export is false (the trace is not sampled)
+// nothing is sent and the spool is marked as not to be sent.
+func (p *Pipeline) Shutdown(ctx context.Context, timeout time.Duration, export bool) ShutdownResult {
 	start := time.Now()
 	var r ShutdownResult
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	// Spool first: local, fast, and what makes "nothing is lost" true.
 	flushCtx, flushCancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -304,7 +311,7 @@ func (p *Pipeline) Shutdown(timeout time.Duration, export bool) ShutdownResult {
 		go func() {
 			defer wg.Done()
 			if err := p.mp.Shutdown(ctx); err != nil && export {
-				metricErr = err
+				metricErr = interrupted(ctx, err)
 			}
 		}()
 	}
@@ -317,7 +324,7 @@ func (p *Pipeline) Shutdown(timeout time.Duration, export bool) ShutdownResult {
 			r.Sent, r.Pending = fr.Sent, fr.Pending
 			r.Rejected, r.Discarded, r.Uncertain, r.Resent = fr.Rejected, fr.Discarded, fr.Uncertain, fr.Resent
 			if fr.Err != nil {
-				r.Err = errors.Join(r.Err, fr.Err)
+				r.Err = errors.Join(r.Err, interrupted(ctx, fr.Err))
 			}
 		} else if fi, err := os.Stat(p.spoolPath); err == nil {
 			_ = spool.WriteSent(p.spoolPath, fi.Size())
@@ -328,6 +335,9 @@ func (p *Pipeline) Shutdown(timeout time.Duration, export bool) ShutdownResult {
 		<-p.Rendered
 	}
 	r.MetricsErr = metricErr
+	if errors.Is(ctx.Err(), context.Canceled) {
+		r.Interrupted = interrupted(ctx, ctx.Err())
+	}
 	if p.prom != nil {
 		// After the final flush, so that a scrape until then sees the
 		// job's last values.
@@ -336,6 +346,18 @@ func (p *Pipeline) Shutdown(timeout time.Duration, export bool) ShutdownResult {
 	p.unlock()
 	r.Took = time.Since(start)
 	return r
+}
+
+// interrupted is err, or the cause of ctx's cancellation when ctx was
+// cancelled by the caller (not by the export timeout): the reason the
+// caller gave, instead of "context canceled".
+func interrupted(ctx context.Context, err error) error {
+	if errors.Is(ctx.Err(), context.Canceled) {
+		if cause := context.Cause(ctx); cause != nil && cause != context.Canceled {
+			return cause
+		}
+	}
+	return err
 }
 
 // ExportNotes says what the collector did not take, and which spans it may

@@ -45,7 +45,7 @@ func TestPipelineDegradesWhenAnExporterFails(t *testing.T) {
 	}
 	_, span := p.TracerProvider.Tracer("t").Start(context.Background(), "kept")
 	span.End()
-	r := p.Shutdown(2*time.Second, true)
+	r := p.Shutdown(context.Background(), 2*time.Second, true)
 	if r.Spans != 1 {
 		t.Errorf("%d spans spooled, want 1", r.Spans)
 	}
@@ -68,7 +68,7 @@ func TestNewLeavesTheProcessErrorHandler(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.Shutdown(time.Second, true)
+	p.Shutdown(context.Background(), time.Second, true)
 	otel.Handle(errors.New("the embedding program's"))
 	if len(got) != 1 {
 		t.Errorf("the process's handler got %q after telemetry.New", got)
@@ -131,7 +131,7 @@ func TestMetricExportTimeout(t *testing.T) {
 	if err := p.mp.ForceFlush(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	p.Shutdown(time.Minute, true)
+	p.Shutdown(context.Background(), time.Minute, true)
 	select {
 	case left := <-e.left:
 		if left < 30*time.Minute {
@@ -159,7 +159,7 @@ func TestSpanLimitsIgnoreTheEnvironment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Shutdown(time.Second, false)
+	defer p.Shutdown(context.Background(), time.Second, false)
 	attrs := func(n int) []attribute.KeyValue {
 		a := make([]attribute.KeyValue, n)
 		for i := range a {
@@ -185,5 +185,42 @@ func TestSpanLimitsIgnoreTheEnvironment(t *testing.T) {
 	}
 	if o := got["over"]; o == nil || len(o.Attributes()) != spans.MaxSpanAttributes() || o.DroppedAttributes() != 5 {
 		t.Errorf("a span of %d attributes: %+v", spans.MaxSpanAttributes()+5, o)
+	}
+}
+
+// TestShutdownInterrupted: a caller that cancels Shutdown's context (a
+// signal once the job has ended) stops the wait for a collector that never
+// answers long before the export timeout; the spool holds every span, the
+// spans not delivered are pending, and Err is the cause the caller gave.
+func TestShutdownInterrupted(t *testing.T) {
+	s := otlp.DefaultSettings()
+	s.Endpoint = "http://" + otlptest.Hanging(t)
+	exp, err := otlp.Resolve(s, otlp.Signals{Traces: true, Metrics: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	p, err := New(dir, sdkresource.Empty(), ExportSettings{Traces: exp.Traces, Metrics: exp.Metrics}, func(string) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, span := p.TracerProvider.Tracer("t").Start(context.Background(), "kept")
+	span.End()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cause := errors.New("interrupted by a test")
+	time.AfterFunc(100*time.Millisecond, func() { cancel(cause) })
+	start := time.Now()
+	r := p.Shutdown(ctx, time.Hour, true)
+	if took := time.Since(start); took > 30*time.Minute {
+		t.Errorf("Shutdown took %v: the cancellation did not end the export", took)
+	}
+	if !errors.Is(r.Err, cause) || !errors.Is(r.Interrupted, cause) {
+		t.Errorf("Err %v, Interrupted %v: want the cause given", r.Err, r.Interrupted)
+	}
+	if r.Pending != 1 || r.Spans != 1 {
+		t.Errorf("%d spans spooled, %d pending; want 1 and 1", r.Spans, r.Pending)
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, spool.TracesFile)); err != nil || !strings.Contains(string(data), "kept") {
+		t.Errorf("spool: %v", err)
 	}
 }

@@ -62,7 +62,7 @@ func openStandalone(s settings, log *supervise.Logger, opts ...sdktrace.TracerPr
 }
 
 func (r *standaloneRun) close(sampled bool) {
-	res := r.pipe.Shutdown(r.s.cfg.ExportTimeout, sampled)
+	res := r.pipe.Shutdown(context.Background(), r.s.cfg.ExportTimeout, sampled)
 	defer os.RemoveAll(r.dir)
 	if res.Rejected > 0 {
 		// The private directory goes away: what the collector rejected is
