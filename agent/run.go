@@ -54,14 +54,22 @@ func Run(o Options) int {
 	defer out.finish()
 	grd := startGuard(o, out.log)
 	defer grd.Close()
+	// Notified for the whole run and never stopped: while the job runs
+	// they are forwarded to it; once it has ended, one cuts the end of the
+	// run short (supervise.Interruptible) instead of killing jobtrace with
+	// the job's exit code lost and the end of the run unsaid.
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, supervise.ForwardedSignals()...)
 	s := session.New(o.settings(out.log, grd))
 	if err := s.Start(o.parent()); err != nil {
 		// jobtrace cannot record, but the job still runs and its result stands.
 		out.log.Printf("%v: running the job without telemetry", err)
-		return runChild(o, out, nil, grd).Code
+		return runChild(o, out, nil, grd, sigs).Code
 	}
-	end := runChild(o, out, s, grd)
-	s.Shutdown(context.Background(), end)
+	end := runChild(o, out, s, grd, sigs)
+	ctx, stop := supervise.Interruptible(sigs, out.log)
+	defer stop()
+	s.Shutdown(ctx, end)
 	return end.Code
 }
 
@@ -122,13 +130,11 @@ func (out *output) finish() {
 	out.stdout.Finish()
 }
 
-// runChild starts the job and supervises it to its end: with the session's
-// environment, taps and cgroup, or, when s is nil (the session could not
-// start), with passthrough and signals only.
-func runChild(o Options, out *output, s *session.Session, grd *guard.Guard) session.Outcome {
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, supervise.ForwardedSignals()...)
-	defer signal.Stop(sigs)
+// runChild starts the job and supervises it to its end, forwarding it the
+// signals from sigs: with the session's environment, taps and cgroup, or,
+// when s is nil (the session could not start), with passthrough and
+// signals only.
+func runChild(o Options, out *output, s *session.Session, grd *guard.Guard, sigs <-chan os.Signal) session.Outcome {
 	opts := supervise.Options{
 		Args: o.Args, Env: o.Session.Env,
 		Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr,

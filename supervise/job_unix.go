@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/creack/pty"
 	"golang.org/x/term"
@@ -39,6 +40,19 @@ func SurviveBrokenOutput() {
 }
 
 var sigpipeOnce sync.Once
+
+// raise ends jobtrace by sig's default action, or with exit code 128 + its
+// number where jobtrace was started with it ignored.
+func raise(sig os.Signal) {
+	n, ok := sig.(syscall.Signal)
+	if !ok {
+		os.Exit(1)
+	}
+	signal.Reset(sig)
+	_ = syscall.Kill(syscall.Getpid(), n)
+	time.Sleep(100 * time.Millisecond)
+	os.Exit(128 + int(n))
+}
 
 type platformJob struct {
 	ptm   *os.File

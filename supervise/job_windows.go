@@ -14,6 +14,13 @@ import (
 // ForwardedSignals returns the signals jobtrace passes on to the job.
 func ForwardedSignals() []os.Signal { return []os.Signal{os.Interrupt} }
 
+// exitControlC is STATUS_CONTROL_C_EXIT, what a Windows program interrupted
+// by Ctrl+C exits with.
+const exitControlC = 0xC000013A
+
+// raise ends jobtrace as an interrupted Windows program ends.
+func raise(os.Signal) { os.Exit(exitControlC) }
+
 // SurviveBrokenOutput has nothing to do on windows, which has no SIGPIPE:
 // a write to a closed pipe returns an error.
 func SurviveBrokenOutput() {}

@@ -178,7 +178,9 @@ type running struct {
 	log   *supervise.Logger
 	state State
 	stops chan protocol.Msg
-	sigs  chan os.Signal
+	// sigs gets SIGTERM and SIGINT until the agent exits: the first ends
+	// the job (wait), the next cuts its end short (supervise.Interruptible).
+	sigs chan os.Signal
 }
 
 // start opens the log, starts the session and writes the state file.
@@ -259,7 +261,6 @@ func (a *running) stop(m protocol.Msg) protocol.Reply {
 
 // wait returns why the agent ends, and the stop message when one came.
 func (a *running) wait() (string, *protocol.Msg) {
-	defer signal.Stop(a.sigs)
 	tick := time.NewTicker(WatchInterval)
 	defer tick.Stop()
 	msgs, last := a.s.Messages(), time.Now()
@@ -298,7 +299,10 @@ func (a *running) end(reason string, stop *protocol.Msg) int {
 	} else {
 		o.Result = resultOf(reason)
 	}
-	res, err := a.s.Shutdown(context.Background(), o)
+	// A signal now cuts the export short; a second ends the agent at once.
+	ctx, unwatch := supervise.Interruptible(a.sigs, a.log)
+	res, err := a.s.Shutdown(ctx, o)
+	unwatch()
 	code := 0
 	if err != nil {
 		code = ExitExportIncomplete

@@ -4,12 +4,15 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -298,5 +301,78 @@ func TestStandaloneKeepsRejectedSpans(t *testing.T) {
 	}
 	if names := spanNames(t, kept); len(names) != 1 || names[0] != "bad" {
 		t.Errorf("%s holds %v", kept, names)
+	}
+}
+
+// TestSignalAfterTheJobCutsTheExportShort: a signal that comes once the
+// job has ended, while jobtrace waits for a collector that never answers,
+// stops that wait long before the export timeout; jobtrace still exits
+// with the job's code, says what is pending and how to send it, and leaves
+// its artifacts whole.
+func TestSignalAfterTheJobCutsTheExportShort(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			wd := t.TempDir()
+			cmd := exec.Command(bin, "run", "--export-timeout", "3m", "--", "sh", "-c", "echo BEGIN_PHASE a; echo END_PHASE a; exit 3")
+			cmd.Dir = wd
+			cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + wd, "TMPDIR=" + os.TempDir(),
+				"OTEL_EXPORTER_OTLP_ENDPOINT=http://" + otlptest.Hanging(t)}
+			var stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { cmd.Process.Kill() })
+			out := filepath.Join(wd, "jobtrace-out")
+			// The shutdown span is in the spool once the run's end has
+			// begun: the job has ended, the export has not.
+			timingtest.Eventually(t, "the run's end", func() bool {
+				data, _ := os.ReadFile(filepath.Join(out, spool.TracesFile))
+				return bytes.Contains(data, []byte(`"jobtrace shutdown"`))
+			})
+			sent := time.Now()
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			err := cmd.Wait()
+			took := time.Since(sent)
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 3 {
+				t.Errorf("jobtrace ended with %v, want the job's exit code 3; stderr:\n%s", err, stderr.String())
+			}
+			if took > 2*time.Minute {
+				t.Errorf("jobtrace ended %v after the signal: the export was not cut short", took)
+			}
+			for _, want := range []string{"stopped by a signal (" + sig.String() + ")", "jobtrace replay", `job "sh" exited with code 3`} {
+				if !strings.Contains(stderr.String(), want) {
+					t.Errorf("stderr does not say %q:\n%s", want, stderr.String())
+				}
+			}
+			for _, not := range []string{"are retried", "metrics were not accepted"} {
+				if strings.Contains(stderr.String(), not) {
+					t.Errorf("stderr says %q, of an export the signal stopped:\n%s", not, stderr.String())
+				}
+			}
+			entries, err := os.ReadDir(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			names := map[string]bool{}
+			for _, e := range entries {
+				names[e.Name()] = true
+				if strings.Contains(e.Name(), ".tmp") {
+					t.Errorf("a temporary file is left: %s", e.Name())
+				}
+			}
+			for _, want := range []string{"report.html", "profile.json", "resource-usage.csv", spool.TracesFile} {
+				if !names[want] {
+					t.Errorf("%s is missing from %v", want, entries)
+				}
+			}
+			spans, _ := spansOf(t, out)
+			if spans["a"] == nil || spans["sh"] == nil {
+				t.Errorf("the spool lacks the phase or the job span: %v", spans)
+			}
+		})
 	}
 }

@@ -17,6 +17,8 @@ import (
 
 	"github.com/jobtrace/jobtrace/agent/background"
 	"github.com/jobtrace/jobtrace/exporters/usagecsv"
+	"github.com/jobtrace/jobtrace/internal/otlptest"
+	"github.com/jobtrace/jobtrace/internal/timingtest"
 	"github.com/jobtrace/jobtrace/render/profile"
 	"github.com/jobtrace/jobtrace/render/report"
 )
@@ -425,6 +427,53 @@ func TestAgentEndsWhenItsOutDirIsRemoved(t *testing.T) {
 		if time.Now().After(deadline) {
 			syscall.Kill(st.Pid, syscall.SIGKILL)
 			t.Fatalf("agent %d still runs %s after its out directory was removed", st.Pid, agentEndWait)
+		}
+	}
+}
+
+// An agent ended by a signal, then signalled again while it waits for a
+// collector that never answers, stops waiting long before its export
+// timeout: it ends with its state written, the export said to be cut short
+// by the signal, and the spans pending in the spool.
+func TestAgentSignalledDuringItsExport(t *testing.T) {
+	j := newJob(t)
+	j.start([]string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://" + otlptest.Hanging(t)}, "--export-timeout", "3m")
+	st, err := background.ReadState(j.out())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(st.Pid, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	// The shutdown span is in the spool once the agent's end has begun.
+	timingtest.Eventually(t, "the agent's end", func() bool {
+		data, _ := os.ReadFile(filepath.Join(j.out(), "spans.otlp.jsonl"))
+		return bytes.Contains(data, []byte(`"jobtrace shutdown"`))
+	})
+	sent := time.Now()
+	if err := syscall.Kill(st.Pid, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	for background.Alive(j.out()) {
+		if time.Since(sent) > 2*time.Minute {
+			t.Fatal("the agent still waits for the collector 2 minutes after the second signal")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	end, err := background.ReadState(j.out())
+	if err != nil || end.End == nil {
+		t.Fatalf("state after the end: %+v, %v", end, err)
+	}
+	if end.End.Reason != background.ReasonSignal || end.End.Code != background.ExitExportIncomplete {
+		t.Errorf("end %+v, want ended by a signal with the export incomplete", end.End)
+	}
+	log, err := os.ReadFile(st.Log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"stopped by a signal (terminated)", "jobtrace replay"} {
+		if !strings.Contains(string(log), want) {
+			t.Errorf("the agent's log does not say %q:\n%s", want, log)
 		}
 	}
 }
