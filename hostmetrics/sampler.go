@@ -1,6 +1,7 @@
 package hostmetrics
 
 import (
+	"errors"
 	"sync"
 	"time"
 
@@ -32,6 +33,17 @@ type Source interface {
 	Unavailable() string
 	// Close releases the source's files.
 	Close() error
+}
+
+// JobFirst is a Source that reads a sample's job figures and its host
+// figures apart. The Sampler reads the job's first and lets the callers
+// waiting for that sample (RequestWaited) go on before it reads the host's
+// and hands the sample out: the reply to a `jobtrace phase` waits for the
+// job's counters, from which the phase's usage is computed, not for the
+// rest. Read is ReadJob then ReadHost.
+type JobFirst interface {
+	ReadJob(s *Sample) error
+	ReadHost(s *Sample) error
 }
 
 // ExitUsage is the resource usage of a reaped process and of the
@@ -90,9 +102,19 @@ type Sampler struct {
 
 	mu      sync.Mutex
 	pending []func(*Sample)
+	// reads are the channels of RequestWaited, closed once the sample
+	// pending's functions get has its job's figures read; taken with
+	// pending.
+	reads   []chan struct{}
 	taken   chan struct{} // closed, and replaced, when pending is taken
 	running bool
 	stopped bool
+	// later is a waited boundary's sample whose job figures were read in
+	// the caller's goroutine, left for the finishing goroutine to read
+	// the host's and hand out (serveJobFirst); laterWake tells it.
+	later     *laterTake
+	laterWake chan struct{}
+	laterDone chan struct{} // closed when the finishing goroutine ends
 
 	wake  chan struct{}
 	ahead chan struct{} // ReadAhead's request to the sampling goroutine
@@ -149,15 +171,17 @@ func NewSampler(src Source, opts Options) *Sampler {
 		opts.Now = time.Now
 	}
 	return &Sampler{
-		warnings: warnlimit.New("sampling: ", opts.Warn, MaxWarnings),
-		src:      src,
-		opts:     opts,
-		wake:     make(chan struct{}, 1),
-		ahead:    make(chan struct{}, 1),
-		stop:     make(chan struct{}),
-		done:     make(chan struct{}),
-		taken:    make(chan struct{}),
-		first:    make(chan struct{}),
+		warnings:  warnlimit.New("sampling: ", opts.Warn, MaxWarnings),
+		src:       src,
+		opts:      opts,
+		wake:      make(chan struct{}, 1),
+		ahead:     make(chan struct{}, 1),
+		stop:      make(chan struct{}),
+		done:      make(chan struct{}),
+		taken:     make(chan struct{}),
+		first:     make(chan struct{}),
+		laterWake: make(chan struct{}, 1),
+		laterDone: make(chan struct{}),
 	}
 }
 
@@ -169,6 +193,7 @@ func (s *Sampler) Start() {
 	}
 	s.takeFirst()
 	go func() { stackhint.Grow(); s.loop(false) }()
+	s.startFinishing()
 }
 
 // StartAside starts the sampling goroutine, which takes the first sample
@@ -179,6 +204,7 @@ func (s *Sampler) Start() {
 func (s *Sampler) StartAside() {
 	if s.begin() {
 		go func() { stackhint.Grow(); s.loop(true) }()
+		s.startFinishing()
 	}
 }
 
@@ -235,6 +261,19 @@ func (s *Sampler) Request(fn func(*Sample)) {
 	s.mu.Unlock()
 }
 
+// RequestWaited is Request for a caller that waits for its sample (a
+// `jobtrace phase` waiting for its reply): the channel it returns is closed
+// once that sample has its job's figures read, which, with a JobFirst
+// source, is before fn is called; with another source, just before.
+func (s *Sampler) RequestWaited(fn func(*Sample)) <-chan struct{} {
+	read := make(chan struct{})
+	s.mu.Lock()
+	s.pending = append(s.pending, fn)
+	s.reads = append(s.reads, read)
+	s.mu.Unlock()
+	return read
+}
+
 // Serve has the functions requested so far called: with a sample taken at
 // once, in the caller's goroutine, when no sample was taken in the last
 // SyncGap and none is being taken; otherwise with the sampling goroutine's
@@ -272,9 +311,10 @@ func (s *Sampler) serve(waited bool) {
 		s.readMu.Lock()
 		defer s.readMu.Unlock()
 		s.mu.Lock()
-		fns := s.pending
-		s.pending = nil
+		fns, reads := s.pending, s.reads
+		s.pending, s.reads = nil, nil
 		s.mu.Unlock()
+		release(reads)
 		for _, fn := range fns {
 			fn(&s.cur)
 		}
@@ -283,11 +323,106 @@ func (s *Sampler) serve(waited bool) {
 	sync := waited || s.opts.Now().Sub(s.lastTake) >= SyncGap
 	s.mu.Unlock()
 	if sync && s.readMu.TryLock() {
+		if jf, ok := s.src.(JobFirst); ok && waited {
+			s.serveJobFirst(jf)
+			return
+		}
 		s.take(ReasonBoundary)
 		s.readMu.Unlock()
 		return
 	}
 	poke(s.wake)
+}
+
+// laterTake is the rest of a sample taken by serveJobFirst.
+type laterTake struct {
+	fns []func(*Sample)
+	err error
+}
+
+// serveJobFirst takes a waited boundary's sample in the caller's goroutine
+// as far as the job's figures, releases its waiters, and leaves the host's
+// figures and the handing out to the finishing goroutine, which releases
+// readMu: the caller replies meanwhile. After Finish began, it takes the
+// whole sample itself. The caller holds readMu.
+func (s *Sampler) serveJobFirst(jf JobFirst) {
+	now := s.opts.Now()
+	fns, reads := s.takePending(now)
+	s.cur.Time, s.cur.Reason = now, ReasonBoundary
+	s.aheadRead = false
+	err := jf.ReadJob(&s.cur)
+	release(reads)
+	s.mu.Lock()
+	handed := !s.stopped
+	if handed {
+		s.later = &laterTake{fns: fns, err: err}
+	}
+	s.mu.Unlock()
+	if handed {
+		poke(s.laterWake)
+		return
+	}
+	s.finishTake(jf, fns, err)
+	s.readMu.Unlock()
+}
+
+// startFinishing starts the goroutine that finishes the samples
+// serveJobFirst began, when the source is a JobFirst one.
+func (s *Sampler) startFinishing() {
+	jf, ok := s.src.(JobFirst)
+	if !ok {
+		close(s.laterDone)
+		return
+	}
+	go func() {
+		stackhint.Grow()
+		defer close(s.laterDone)
+		for {
+			select {
+			case <-s.laterWake:
+				s.finishLater(jf)
+			case <-s.stop:
+				// Finish set stopped first: no sample is left after
+				// this one.
+				s.finishLater(jf)
+				return
+			}
+		}
+	}()
+}
+
+// finishLater finishes the sample serveJobFirst left, if any, and releases
+// readMu, which serveJobFirst's caller took.
+func (s *Sampler) finishLater(jf JobFirst) {
+	s.mu.Lock()
+	l := s.later
+	s.later = nil
+	s.mu.Unlock()
+	if l == nil {
+		return
+	}
+	s.finishTake(jf, l.fns, l.err)
+	s.readMu.Unlock()
+}
+
+// finishTake reads the host's figures of cur, whose job's figures were
+// read with the problems in jobErr, and hands it out. The caller holds
+// readMu.
+func (s *Sampler) finishTake(jf JobFirst, fns []func(*Sample), jobErr error) {
+	if err := errors.Join(jobErr, jf.ReadHost(&s.cur)); err != nil {
+		s.warn(err)
+	}
+	s.give(fns)
+	s.mu.Lock()
+	s.spare = fns[:0]
+	s.mu.Unlock()
+}
+
+// release closes the channels of RequestWaited's callers.
+func release(reads []chan struct{}) {
+	for _, r := range reads {
+		close(r)
+	}
 }
 
 // ReadAhead has the sampling goroutine read the last sample now, and
@@ -333,7 +468,7 @@ func (s *Sampler) readAhead() {
 	if s.waiting() {
 		return
 	}
-	s.read(ReasonEnd, s.opts.Now())
+	s.read(ReasonEnd, s.opts.Now(), nil)
 	s.aheadRead = true
 }
 
@@ -380,6 +515,7 @@ func (s *Sampler) Finish(last func(*Sample)) {
 	}
 	s.readMu.Unlock()
 	<-s.done
+	<-s.laterDone
 	s.warnings.Flush()
 }
 
@@ -432,31 +568,48 @@ func (s *Sampler) loop(first bool) {
 // functions that were waiting when the read began. The caller holds readMu.
 func (s *Sampler) take(reason Reason) {
 	now := s.opts.Now()
-	s.mu.Lock()
-	fns := s.pending
-	s.pending = s.spare[:0]
-	s.lastTake = now
-	if len(fns) > 0 {
-		close(s.taken)
-		s.taken = make(chan struct{})
-	}
-	s.mu.Unlock()
+	fns, reads := s.takePending(now)
 	if len(fns) > 0 && reason == ReasonInterval {
 		reason = ReasonBoundary
 	}
-	s.read(reason, now)
+	s.read(reason, now, reads)
 	s.give(fns)
 	s.mu.Lock()
 	s.spare = fns[:0]
 	s.mu.Unlock()
 }
 
-// read reads one sample into cur. The caller holds readMu.
-func (s *Sampler) read(reason Reason, now time.Time) {
+// takePending takes the boundary functions waiting, and their waiters'
+// channels, for a sample taken now.
+func (s *Sampler) takePending(now time.Time) (fns []func(*Sample), reads []chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fns, reads = s.pending, s.reads
+	s.pending, s.reads = s.spare[:0], nil
+	s.lastTake = now
+	if len(fns) > 0 {
+		close(s.taken)
+		s.taken = make(chan struct{})
+	}
+	return fns, reads
+}
+
+// read reads one sample into cur, and releases the waiters in reads once
+// its job's figures are read. The caller holds readMu.
+func (s *Sampler) read(reason Reason, now time.Time, reads []chan struct{}) {
 	s.aheadRead = false
 	s.cur.Time = now
 	s.cur.Reason = reason
-	if err := s.src.Read(&s.cur); err != nil {
+	var err error
+	if jf, ok := s.src.(JobFirst); ok {
+		err = jf.ReadJob(&s.cur)
+		release(reads)
+		err = errors.Join(err, jf.ReadHost(&s.cur))
+	} else {
+		err = s.src.Read(&s.cur)
+		release(reads)
+	}
+	if err != nil {
 		s.warn(err)
 	}
 }

@@ -544,3 +544,137 @@ func TestSamplerServeWaitedReadsInTheCaller(t *testing.T) {
 		})
 	}
 }
+
+// jobFirstSource is a JobFirst source whose host reads wait, once hold is
+// called, until release is closed; it records the order of its reads.
+type jobFirstSource struct {
+	fakeSource
+	mu      sync.Mutex
+	order   []string
+	held    bool
+	release chan struct{}
+	hosting chan struct{} // gets a value when a held host read begins
+}
+
+func newJobFirstSource() *jobFirstSource {
+	return &jobFirstSource{release: make(chan struct{}), hosting: make(chan struct{}, 1)}
+}
+
+func (j *jobFirstSource) ReadJob(s *Sample) error {
+	j.mu.Lock()
+	j.order = append(j.order, "job")
+	j.mu.Unlock()
+	n := j.reads.Add(1)
+	s.Job.HasTree = true
+	s.Job.Tree.Processes = int(n)
+	return nil
+}
+
+func (j *jobFirstSource) ReadHost(s *Sample) error {
+	j.mu.Lock()
+	j.order = append(j.order, "host")
+	held := j.held
+	j.mu.Unlock()
+	if held {
+		j.hosting <- struct{}{}
+		<-j.release
+	}
+	s.Host.HasCPU = true
+	s.Host.CPU.User = float64(s.Job.Tree.Processes)
+	return nil
+}
+
+func (j *jobFirstSource) Read(s *Sample) error {
+	return errors.Join(j.ReadJob(s), j.ReadHost(s))
+}
+
+func (j *jobFirstSource) hold() {
+	j.mu.Lock()
+	j.held = true
+	j.mu.Unlock()
+}
+
+// A waited boundary with a JobFirst source: its waiter goes on once the
+// job's figures are read, while the host's are still being read; the
+// boundary's function then gets the whole sample, read in that order, and
+// Stop waits for it.
+func TestSamplerJobFirstReleasesTheWaiterBeforeTheHost(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		serve func(*Sampler)
+		// returns is set when serve returns before the host's figures
+		// are read: the caller replies meanwhile.
+		returns bool
+	}{
+		{"ServeWaited", (*Sampler).ServeWaited, true},
+		{"Serve", (*Sampler).Serve, false}, // the whole sample read at once
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src := newJobFirstSource()
+			clock := time.Now()
+			s := NewSampler(src, Options{Interval: -1, Now: func() time.Time { clock = clock.Add(SyncGap); return clock }})
+			s.Start()
+			src.hold()
+			var got Sample
+			called := make(chan struct{})
+			read := s.RequestWaited(func(smp *Sample) { smp.CopyTo(&got); close(called) })
+			served := make(chan struct{})
+			go func() { c.serve(s); close(served) }()
+			select {
+			case <-read:
+			case <-time.After(timingtest.Patience):
+				t.Fatal("the waiter was not released once the job's figures were read")
+			}
+			<-src.hosting // the host read is under way, held
+			select {
+			case <-called:
+				t.Fatal("the boundary's function ran before the host's figures were read")
+			default:
+			}
+			if c.returns {
+				select {
+				case <-served:
+				case <-time.After(timingtest.Patience):
+					t.Fatal("ServeWaited did not return before the host's figures were read")
+				}
+			}
+			stopped := make(chan struct{})
+			go func() { s.Stop(); close(stopped) }()
+			close(src.release)
+			<-stopped
+			<-served
+			select {
+			case <-called:
+			default:
+				t.Fatal("Stop returned before the boundary's function ran")
+			}
+			if !got.Job.HasTree || !got.Host.HasCPU || got.Host.CPU.User != float64(got.Job.Tree.Processes) {
+				t.Errorf("the boundary's sample %+v lacks figures read after its waiter went on", got)
+			}
+			src.mu.Lock()
+			defer src.mu.Unlock()
+			if want := []string{"job", "host", "job", "host", "job", "host"}; fmt.Sprint(src.order) != fmt.Sprint(want) {
+				t.Errorf("reads %v, want %v (first, boundary, last)", src.order, want)
+			}
+		})
+	}
+}
+
+// With a source that reads all at once, RequestWaited's channel is closed
+// once the sample is read.
+func TestSamplerRequestWaitedPlainSource(t *testing.T) {
+	src := &fakeSource{}
+	s := NewSampler(src, Options{Interval: -1})
+	s.Start()
+	defer s.Stop()
+	read := s.RequestWaited(func(*Sample) {})
+	s.ServeWaited()
+	select {
+	case <-read:
+	case <-time.After(timingtest.Patience):
+		t.Fatal("the waiter was never released")
+	}
+	if n := src.reads.Load(); n != 2 {
+		t.Errorf("%d reads, want the first and the boundary's", n)
+	}
+}

@@ -102,9 +102,23 @@ func (s *linuxSource) Close() error {
 }
 
 func (s *linuxSource) Read(out *Sample) error {
+	return errors.Join(s.ReadJob(out), s.ReadHost(out))
+}
+
+var _ JobFirst = (*linuxSource)(nil)
+
+// ReadJob reads the job's figures (JobFirst): its cgroup's files and its
+// process tree.
+func (s *linuxSource) ReadJob(out *Sample) error {
+	var errs []error
+	s.readJob(out, &errs)
+	return errors.Join(errs...)
+}
+
+// ReadHost reads the host's figures (JobFirst).
+func (s *linuxSource) ReadHost(out *Sample) error {
 	var errs []error
 	s.readHost(&out.Host, &errs)
-	s.readJob(out, &errs)
 	return errors.Join(errs...)
 }
 

@@ -391,23 +391,21 @@ func setUsage(span trace.Span, u *usage.Usage) verdict.Verdict {
 
 // boundary requests a boundary sample for fn and returns what has it taken:
 // Serve or, when wait is set, ServeWaited and waiting (at most
-// AckSampleWait) until fn has run.
+// AckSampleWait) until the sample has the job's figures read: the sender
+// gets its reply then, while the host's figures are read and fn runs
+// (hostmetrics.JobFirst).
 func (p *phaseUsage) boundary(wait bool, fn func(*hostmetrics.Sample)) func() {
 	if !wait {
 		p.sampler.Request(fn)
 		return p.sampler.Serve
 	}
-	done := make(chan struct{})
-	p.sampler.Request(func(s *hostmetrics.Sample) {
-		fn(s)
-		close(done)
-	})
+	read := p.sampler.RequestWaited(fn)
 	return func() {
 		p.sampler.ServeWaited()
 		t := time.NewTimer(AckSampleWait)
 		defer t.Stop()
 		select {
-		case <-done:
+		case <-read:
 		case <-t.C:
 		}
 	}
