@@ -94,6 +94,7 @@ func (s *linuxSource) Close() error {
 	if s.cg != nil {
 		s.cg.Close()
 	}
+	s.tree.Close()
 	if s.wdFD >= 0 {
 		unix.Close(s.wdFD)
 		s.wdFD = -1

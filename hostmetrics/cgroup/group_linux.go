@@ -123,7 +123,7 @@ func Descendants(dir string) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return parseDescendants(path, buf[:n])
+	return ParseDescendants(path, buf[:n])
 }
 
 // AddProc moves the process pid (and all its threads) into the group by

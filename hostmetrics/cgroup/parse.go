@@ -61,9 +61,9 @@ func flatKeyed(path string, data []byte, fn func(key []byte, v uint64)) error {
 	return nil
 }
 
-// parseDescendants reads nr_descendants from cgroup.stat: how many live
-// cgroups are below this one.
-func parseDescendants(path string, data []byte) (uint64, error) {
+// ParseDescendants reads nr_descendants from the content of cgroup.stat,
+// read from path: how many live cgroups are below this one.
+func ParseDescendants(path string, data []byte) (uint64, error) {
 	var n uint64
 	found := false
 	err := flatKeyed(path, data, func(key []byte, v uint64) {

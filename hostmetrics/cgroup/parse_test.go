@@ -118,7 +118,7 @@ func TestParseDescendants(t *testing.T) {
 		{"nr_descendants x\n", 0, false},
 		{"", 0, false},
 	} {
-		n, err := parseDescendants("cgroup.stat", []byte(c.in))
+		n, err := ParseDescendants("cgroup.stat", []byte(c.in))
 		if (err == nil) != c.ok || n != c.want {
 			t.Errorf("%q: %d, %v; want %d, ok %v", c.in, n, err, c.want, c.ok)
 		}

@@ -113,7 +113,10 @@ type Reader struct {
 	queue []int    // pids to visit in this sample, breadth-first
 	tids  []int    // threads of the process being visited
 	dirs  []string // cgroups whose members SampleCgroup lists
-	procs []Proc   // detail of this sample, reused
+	// job are the files of the job's cgroup that SampleCgroup reads at
+	// every sample, kept open until Close.
+	job   jobCgroup
+	procs []Proc // detail of this sample, reused
 
 	known  map[int]seen // processes of the previous samples, by pid
 	gen    uint64       // sample number; seen.gen == gen when visited in this sample

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/jobtrace/jobtrace/hostmetrics/cgroup"
 	"github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
 	"github.com/jobtrace/jobtrace/internal/rawfile"
 )
@@ -63,7 +64,10 @@ func (r *Reader) SampleCgroup(roots []int, cgroupDir string, now time.Time) (Usa
 		return Usage{Time: now}, fmt.Errorf("proctree: path %q or %q holds a NUL byte", r.root, cgroupDir)
 	}
 	r.queue = append(r.queue[:0], roots...)
-	r.dirs = append(r.dirs[:0], strings.TrimRight(cgroupDir, "/"))
+	r.dirs = r.dirs[:0]
+	if errno := r.listJobMembers(strings.TrimRight(cgroupDir, "/")); errno != 0 {
+		return Usage{Time: now}, fmt.Errorf("%w: %s: %w", ErrNoMembers, r.pathString(), errno)
+	}
 	for i := 0; i < len(r.dirs); i++ {
 		if errno := r.listMembers(r.dirs[i]); errno != 0 {
 			return Usage{Time: now}, fmt.Errorf("%w: %s: %w", ErrNoMembers, r.pathString(), errno)
@@ -80,6 +84,53 @@ func (r *Reader) SampleCgroup(roots []int, cgroupDir string, now time.Time) (Usa
 		}
 	}
 	return r.finish(now)
+}
+
+// jobCgroup holds the job's cgroup's cgroup.procs and cgroup.stat open
+// between samples: a sample then reads them with one pread(2) each, and
+// lists the cgroups below only when cgroup.stat counts some.
+type jobCgroup struct {
+	dir         string
+	procs, stat *rawfile.File
+}
+
+// Close releases the files the Reader keeps open.
+func (r *Reader) Close() {
+	if r.job.procs != nil {
+		r.job.procs.Close()
+		r.job.stat.Close()
+	}
+	r.job = jobCgroup{}
+}
+
+// listJobMembers is listMembers for the job's cgroup dir, through the files
+// kept open. The cgroups below it are listed only when its cgroup.stat
+// does not say there are none (nr_descendants 0): a cgroup file system
+// that has no cgroup.stat (a fixture) is listed.
+func (r *Reader) listJobMembers(dir string) unix.Errno {
+	if r.job.dir != dir || r.job.procs == nil {
+		r.Close()
+		r.job = jobCgroup{dir: dir, procs: rawfile.NewFile(dir + "/cgroup.procs"), stat: rawfile.NewFile(dir + "/cgroup.stat")}
+	}
+	r.setDirPath(dir, "cgroup.procs")
+	n, _, errno := r.job.procs.ReadAll(&r.buf, false)
+	if errno != 0 {
+		return errno
+	}
+	var ok bool
+	if r.queue, ok = appendChildren(r.queue, r.buf[:n]); !ok {
+		return unix.EINVAL
+	}
+	if n, _, errno := r.job.stat.ReadAll(&r.buf, false); errno == 0 {
+		if d, err := cgroup.ParseDescendants(dir, r.buf[:n]); err == nil && d == 0 {
+			return 0
+		}
+	}
+	r.setDirPath(dir, ".")
+	return r.readDir(func(buf []byte) bool {
+		r.dirs, ok = appendSubdirs(r.dirs, dir, buf)
+		return ok
+	})
 }
 
 // listMembers appends to r.queue the pids in dir/cgroup.procs and to

@@ -206,3 +206,55 @@ func TestOwnChildren(t *testing.T) {
 		t.Errorf("the zombie's exit status was taken: %v", zombie.ProcessState)
 	}
 }
+
+// SampleCgroup reads the job's cgroup.procs and cgroup.stat through files
+// kept open, and lists the cgroups below only when cgroup.stat counts some:
+// a sample of a cgroup without children opens nothing in the cgroup; with
+// a child cgroup, its members are found.
+func TestSampleCgroupKeepsTheJobsFilesOpen(t *testing.T) {
+	g, fd := sleeptree.Cgroup(t)
+	pid, child := sleeptree.StartThreadForker(t, fd)
+	r := NewReader("/proc")
+	t.Cleanup(r.Close)
+	if _, err := r.SampleCgroup(nil, g.Dir, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	var opened []string
+	r.openHook = func(path string) syscall.Errno {
+		opened = append(opened, path)
+		return 0
+	}
+	u, err := r.SampleCgroup(nil, g.Dir, time.Now())
+	if err != nil || u.Processes != 2 {
+		t.Fatalf("SampleCgroup = %+v, %v; want 2 processes", u, err)
+	}
+	for _, p := range opened {
+		if strings.HasPrefix(p, g.Dir) {
+			t.Errorf("a sample of a cgroup without children opened %s", p)
+		}
+	}
+
+	sub := filepath.Join(g.Dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		// Back to the job's cgroup, which the fixture kills and removes.
+		os.WriteFile(filepath.Join(g.Dir, "cgroup.procs"), []byte(strconv.Itoa(child)), 0o644)
+		os.Remove(sub)
+	})
+	if err := os.WriteFile(filepath.Join(sub, "cgroup.procs"), []byte(strconv.Itoa(child)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opened = nil
+	u, err = r.SampleCgroup(nil, g.Dir, time.Now())
+	if err != nil || u.Processes != 2 {
+		t.Errorf("SampleCgroup with a child cgroup = %+v, %v; want 2 processes", u, err)
+	}
+	if s := pidsSeen(r, pid, child); !s[0] || !s[1] {
+		t.Errorf("SampleCgroup found the forker %v and its child in the cgroup below %v", s[0], s[1])
+	}
+	if !slices.Contains(opened, sub+"/cgroup.procs") {
+		t.Errorf("the cgroup below was not read: opened %v", opened)
+	}
+}
