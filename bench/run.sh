@@ -10,7 +10,9 @@
 #   start     `jobtrace run -- true` against `otel-cli exec -- true`, `true`
 #             and `jobtrace version` (Wrapping a job)
 #   markers   `jobtrace phase begin` + `end` inside a run against two
-#             `otel-cli span` calls, and `jobtrace event` (Markers)
+#             `otel-cli span` calls, and `jobtrace event`, beside the floor
+#             of an empty Go program; in hyperfine's blocks and taking
+#             turns (Markers)
 #   render    the artifacts rendered at the end of a 10-phase run (go test -bench)
 #   sample    one sample against the floors, gopsutil and psutil, with and
 #             without the job's own cgroup (Resource sampling; bench module;
@@ -119,6 +121,8 @@ jt=$work/jobtrace
 built "$root" "$jt" ./cmd/jobtrace
 il=$work/interleave
 built "$here" "$il" ./interleave
+empty=$work/empty
+built "$here" "$empty" ./empty
 oc=$work/otel-cli
 ocdir=$(go mod download -json github.com/equinix-labs/otel-cli@v0.4.5 | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
 built "$ocdir" "$oc" .
@@ -155,18 +159,34 @@ for s in $sections; do
 	markers)
 		say "markers: jobtrace phase begin + end inside a run against two otel-cli span calls"
 		# Each begin is preceded (untimed) by the end of the last one, and
-		# each end by a begin, so the run always holds one phase.
+		# each end by a begin, so the run always holds one phase; every
+		# other command by a call of its own program, as each marker call
+		# is by one of jobtrace's. The empty Go program is the floor of
+		# any call of a Go program.
 		"$jt" run --out "$work/markers" --summary off -- hyperfine -N --style basic -w 10 -r "$RUNS" \
 			--export-csv "$work/markers.csv" \
 			--prepare "$jt phase end p" -n 'jobtrace phase begin p' "$jt phase begin p" \
 			--prepare "$jt phase begin p" -n 'jobtrace phase end p' "$jt phase end p" \
-			--prepare true -n 'jobtrace event tick --attr k=v' "$jt event tick --attr k=v" \
-			--prepare true -n 'otel-cli span -n p' "$oc span -n p"
+			--prepare "$jt event tick" -n 'jobtrace event tick --attr k=v' "$jt event tick --attr k=v" \
+			--prepare "$oc span -n p" -n 'otel-cli span -n p' "$oc span -n p" \
+			--prepare "$empty" -n 'an empty Go program' "$empty"
 		pair=$(awk -v a="$(med markers 1)" -v b="$(med markers 2)" 'BEGIN { printf "%.1f", a + b }')
 		two=$(awk -v a="$(med markers 4)" 'BEGIN { printf "%.1f", 2 * a }')
 		row '`jobtrace phase begin` + `end` inside a run' "$pair ms ($(med markers 1) + $(med markers 2))" "$two ms (2 × otel-cli span)" "$(ratio "$pair" "$two")" "≤ 0.5×"
 		row '`jobtrace phase begin` inside a run' "$(med markers 1) ms" "" "" "≤ 3 ms per call"
 		row '`jobtrace event tick --attr k=v`' "$(med markers 3) ms" "$(med markers 4) ms (otel-cli span)" "$(ratio "$(med markers 3)" "$(med markers 4)")" ""
+		row 'floor: an empty Go program, twice' "" "$(awk -v a="$(med markers 5)" 'BEGIN { printf "%.1f", 2 * a }') ms against $two ms" "$(ratio "$(med markers 5)" "$(med markers 4)")" ""
+		# The same taking turns, in a fixed order (begin and end alternate
+		# as a job's phases do), which spreads a busy machine's noise over
+		# every command alike.
+		"$jt" run --out "$work/markers-turns" --summary off -- "$il" -c -o "$RUNS" \
+			"$jt phase begin p" "$oc span -n p" "$jt phase end p" "$empty" | tee "$work/markers-turns.txt"
+		i=$work/markers-turns.txt
+		b=$(g "$i" "$jt phase begin p" median) e=$(g "$i" "$jt phase end p" median) s=$(g "$i" "$oc span -n p" median) z=$(g "$i" "$empty" median)
+		pair=$(awk -v a="$b" -v b="$e" 'BEGIN { printf "%.1f", a + b }')
+		two=$(awk -v a="$s" 'BEGIN { printf "%.1f", 2 * a }')
+		row 'taking turns: `jobtrace phase begin` + `end` inside a run' "$pair ms ($b + $e)" "$two ms (2 × otel-cli span)" "$(ratio "$pair" "$two")" "≤ 0.5×"
+		row 'taking turns: floor, an empty Go program, twice' "" "$(awk -v a="$z" 'BEGIN { printf "%.1f", 2 * a }') ms against $two ms" "$(ratio "$z" "$s")" ""
 		;;
 	render)
 		say "render: every artifact of a 10-phase run (go test -bench Render)"

@@ -14,6 +14,13 @@
 // blanks, in which OUT stands for a directory removed before each run:
 //
 //	go run ./interleave -c 300 'otel-cli exec -- true' 'jobtrace run --out OUT -- true'
+//
+// Each round starts one command further on, so that no command always
+// follows the same one. With -o, every round runs the commands in the order
+// given: `jobtrace phase begin p` and `jobtrace phase end p` then take
+// turns as a job's phases do.
+//
+//	jobtrace run -- go run ./interleave -c -o 300 'jobtrace phase begin p' 'otel-cli span -n p' 'jobtrace phase end p' empty
 package main
 
 import (
@@ -32,12 +39,14 @@ const prSetChildSubreaper = 36
 
 func main() {
 	args := os.Args[1:]
-	lines := len(args) > 0 && args[0] == "-c"
-	if lines {
+	lines, fixed := false, false
+	for len(args) > 0 && (args[0] == "-c" || args[0] == "-o") {
+		lines = lines || args[0] == "-c"
+		fixed = fixed || args[0] == "-o"
 		args = args[1:]
 	}
 	if len(args) < 3 {
-		fmt.Fprintln(os.Stderr, "usage: interleave N BIN1 BIN2... [-- JOB...]\n       interleave -c N 'COMMAND LINE' 'COMMAND LINE'...")
+		fmt.Fprintln(os.Stderr, "usage: interleave [-o] N BIN1 BIN2... [-- JOB...]\n       interleave -c [-o] N 'COMMAND LINE' 'COMMAND LINE'...")
 		os.Exit(2)
 	}
 	n, err := strconv.Atoi(args[0])
@@ -67,6 +76,9 @@ func main() {
 	for i := 0; i < n; i++ {
 		for k := range bins {
 			b := (k + i) % len(bins)
+			if fixed {
+				b = k
+			}
 			out := fmt.Sprintf("%s/o%d", tmp, b)
 			os.RemoveAll(out)
 			argv := append([]string{bins[b], "run", "--out", out, "--"}, job...)
