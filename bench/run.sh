@@ -12,7 +12,8 @@
 #   markers   `jobtrace phase begin` + `end` inside a run against two
 #             `otel-cli span` calls, and `jobtrace event`, beside the floor
 #             of an empty Go program; in hyperfine's blocks and taking
-#             turns (Markers)
+#             turns; and the round trip of each message alone
+#             (bench/roundtrip) (Markers)
 #   render    the artifacts rendered at the end of a 10-phase run (go test -bench)
 #   sample    one sample against the floors, gopsutil and psutil, with and
 #             without the job's own cgroup (Resource sampling; bench module;
@@ -123,6 +124,8 @@ il=$work/interleave
 built "$here" "$il" ./interleave
 empty=$work/empty
 built "$here" "$empty" ./empty
+rt=$work/roundtrip
+built "$here" "$rt" ./roundtrip
 oc=$work/otel-cli
 ocdir=$(go mod download -json github.com/equinix-labs/otel-cli@v0.4.5 | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
 built "$ocdir" "$oc" .
@@ -187,6 +190,11 @@ for s in $sections; do
 		two=$(awk -v a="$s" 'BEGIN { printf "%.1f", 2 * a }')
 		row 'taking turns: `jobtrace phase begin` + `end` inside a run' "$pair ms ($b + $e)" "$two ms (2 × otel-cli span)" "$(ratio "$pair" "$two")" "≤ 0.5×"
 		row 'taking turns: floor, an empty Go program, twice' "" "$(awk -v a="$z" 'BEGIN { printf "%.1f", 2 * a }') ms against $two ms" "$(ratio "$z" "$s")" ""
+		# The agent's part alone: the round trip of each message, without
+		# the start of a process around it, 2 ms apart.
+		"$jt" run --out "$work/markers-rt" --summary off -- "$rt" "$RUNS" 2ms | tee "$work/roundtrip.txt"
+		p50() { awk -v k="$1:" '$1 == k { print $6 }' "$work/roundtrip.txt"; }
+		row 'round trip of a `begin`, an `end`, an `event` message inside a run, no process start (median)' "$(p50 begin) / $(p50 end) / $(p50 event) ms" "" "" ""
 		;;
 	render)
 		say "render: every artifact of a 10-phase run (go test -bench Render)"
