@@ -12,8 +12,9 @@ type Interrupted struct{ Signal os.Signal }
 func (e *Interrupted) Error() string { return "stopped by a signal (" + e.Signal.String() + ")" }
 
 // Interruptible watches sigs, still notified once the job has ended, for
-// the end of a run (the last sample, the artifacts, the export), and
-// returns the context of that end. The first signal cancels ctx, with an
+// the end of a run (the last sample, the artifacts, the export), or of a
+// marker command that exports its span itself, and returns the context of
+// that end. The first signal cancels ctx, with an
 // *Interrupted as its cause: what waits on ctx (the export to a collector)
 // stops waiting, what it did not deliver stays in the spool, and jobtrace
 // ends as it would have, with the local artifacts and the job's exit code.
@@ -28,7 +29,7 @@ func Interruptible(sigs <-chan os.Signal, log *Logger) (ctx context.Context, sto
 		defer close(ended)
 		select {
 		case sig := <-sigs:
-			log.Printf("%v: the job has ended; the export stops and what it has not sent stays in the spool (another signal ends jobtrace at once)", sig)
+			log.Printf("%v: the export stops; what it has not sent stays in the spool (another signal ends jobtrace at once)", sig)
 			cancel(&Interrupted{Signal: sig})
 		case <-done:
 			return

@@ -12,6 +12,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -62,7 +63,15 @@ func openStandalone(s settings, log *supervise.Logger, opts ...sdktrace.TracerPr
 }
 
 func (r *standaloneRun) close(sampled bool) {
-	res := r.pipe.Shutdown(context.Background(), r.s.cfg.ExportTimeout, sampled)
+	// A signal while the export waits for the collector stops the wait:
+	// what was not sent is kept in --out, and the private directory is
+	// removed, rather than left behind by a killed jobtrace.
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, supervise.ForwardedSignals()...)
+	defer signal.Stop(sigs)
+	ctx, unwatch := supervise.Interruptible(sigs, r.log)
+	res := r.pipe.Shutdown(ctx, r.s.cfg.ExportTimeout, sampled)
+	unwatch()
 	defer os.RemoveAll(r.dir)
 	if res.Rejected > 0 {
 		// The private directory goes away: what the collector rejected is

@@ -3,15 +3,21 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
+	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/internal/otlptest"
+	"github.com/jobtrace/jobtrace/internal/timingtest"
 )
 
 func TestStandalonePhaseSpansBothCalls(t *testing.T) {
@@ -147,5 +153,60 @@ jobtrace phase add late --start "$b" --end 2000-01-01T00:00:00Z; echo "code $?"`
 	}
 	if s.StartTimeUnixNano < job.StartTimeUnixNano || s.EndTimeUnixNano > job.EndTimeUnixNano {
 		t.Errorf("step from %d to %d, outside the job (%d to %d)", s.StartTimeUnixNano, s.EndTimeUnixNano, job.StartTimeUnixNano, job.EndTimeUnixNano)
+	}
+}
+
+// A signal while a marker command outside a run waits for a collector that
+// never answers stops the wait: the span is kept in the out dir for
+// `jobtrace replay`, the private spool directory is removed instead of
+// left behind, and the command exits 0.
+func TestStandaloneSignalDuringItsExport(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			wd, tmp, out := t.TempDir(), t.TempDir(), t.TempDir()
+			cmd := exec.Command(bin, "event", "deploy")
+			cmd.Dir = wd
+			cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + wd, "TMPDIR=" + tmp,
+				"JOBTRACE_OUT=" + out, "JOBTRACE_STATE_DIR=" + filepath.Join(wd, "state"), "JOBTRACE_EXPORT_TIMEOUT=3m",
+				"OTEL_EXPORTER_OTLP_ENDPOINT=http://" + otlptest.Hanging(t)}
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { cmd.Process.Kill() })
+			spools := func() []string {
+				m, _ := filepath.Glob(filepath.Join(tmp, "jobtrace-spool-*"))
+				return m
+			}
+			// The span is in the private spool before the export begins.
+			timingtest.Eventually(t, "the span in the private spool", func() bool {
+				for _, d := range spools() {
+					if data, _ := os.ReadFile(filepath.Join(d, spool.TracesFile)); bytes.Contains(data, []byte(`"deploy"`)) {
+						return true
+					}
+				}
+				return false
+			})
+			sent := time.Now()
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Wait(); err != nil {
+				t.Errorf("jobtrace event ended with %v, want exit 0; stderr:\n%s", err, stderr.String())
+			}
+			if took := time.Since(sent); took > 2*time.Minute {
+				t.Errorf("jobtrace event ended %v after the signal: the export was not cut short", took)
+			}
+			if left := spools(); len(left) > 0 {
+				t.Errorf("the private spool is left behind: %v", left)
+			}
+			if spans, _ := spansOf(t, out); spans["deploy"] == nil {
+				t.Errorf("the span was not kept in the out dir: %v", spans)
+			}
+			if !strings.Contains(stderr.String(), "jobtrace replay") {
+				t.Errorf("stderr does not say how to send the span:\n%s", stderr.String())
+			}
+		})
 	}
 }
