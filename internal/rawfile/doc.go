@@ -18,3 +18,29 @@ func grow(buf *[]byte, n int) []byte {
 	*buf = nb
 	return nb
 }
+
+// fill reads with read into *buf, which it grows, until read gives no more
+// bytes or limit bytes are in (no limit when limit is 0), and returns how
+// many it read: ReadFileUpTo's loop, over whatever reads the file.
+func fill(buf *[]byte, limit int, read func([]byte) (int, error)) (int, error) {
+	b := *buf
+	n := 0
+	for limit == 0 || n < limit {
+		if n == len(b) {
+			b = grow(buf, n)
+		}
+		end := len(b)
+		if limit > 0 {
+			end = min(end, limit)
+		}
+		m, err := read(b[n:end])
+		if err != nil {
+			return 0, err
+		}
+		if m == 0 {
+			break
+		}
+		n += m
+	}
+	return n, nil
+}

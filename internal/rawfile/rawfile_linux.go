@@ -126,27 +126,16 @@ func ReadFileUpTo(path string, buf *[]byte, limit int) (int, error) {
 		return 0, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
 	defer unix.Close(fd)
-	b := *buf
-	n := 0
-	for limit == 0 || n < limit {
-		if n == len(b) {
-			b = grow(buf, n)
+	return fill(buf, limit, func(b []byte) (int, error) {
+		for {
+			m, err := unix.Read(fd, b)
+			if err == unix.EINTR {
+				continue
+			}
+			if err != nil {
+				return 0, &fs.PathError{Op: "read", Path: path, Err: err}
+			}
+			return m, nil
 		}
-		end := len(b)
-		if limit > 0 {
-			end = min(end, limit)
-		}
-		m, err := unix.Read(fd, b[n:end])
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return 0, &fs.PathError{Op: "read", Path: path, Err: err}
-		}
-		if m == 0 {
-			break
-		}
-		n += m
-	}
-	return n, nil
+	})
 }

@@ -21,24 +21,11 @@ func ReadFileUpTo(path string, buf *[]byte, limit int) (int, error) {
 		return 0, err
 	}
 	defer f.Close()
-	b := *buf
-	n := 0
-	for limit == 0 || n < limit {
-		if n == len(b) {
-			b = grow(buf, n)
-		}
-		end := len(b)
-		if limit > 0 {
-			end = min(end, limit)
-		}
-		m, err := f.Read(b[n:end])
-		n += m
+	return fill(buf, limit, func(b []byte) (int, error) {
+		m, err := f.Read(b)
 		if err == io.EOF {
-			break
+			err = nil
 		}
-		if err != nil {
-			return 0, err
-		}
-	}
-	return n, nil
+		return m, err
+	})
 }
