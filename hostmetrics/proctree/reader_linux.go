@@ -126,11 +126,7 @@ func (r *Reader) listJobMembers(dir string) unix.Errno {
 			return 0
 		}
 	}
-	r.setDirPath(dir, ".")
-	return r.readDir(func(buf []byte) bool {
-		r.dirs, ok = appendSubdirs(r.dirs, dir, buf)
-		return ok
-	})
+	return r.listBelow(dir)
 }
 
 // listMembers appends to r.queue the pids in dir/cgroup.procs and to
@@ -150,7 +146,13 @@ func (r *Reader) listMembers(dir string) unix.Errno {
 	if r.queue, ok = appendChildren(r.queue, r.buf[:n]); !ok {
 		return unix.EINVAL
 	}
+	return r.listBelow(dir)
+}
+
+// listBelow appends to r.dirs the cgroups below dir.
+func (r *Reader) listBelow(dir string) unix.Errno {
 	r.setDirPath(dir, ".")
+	var ok bool
 	return r.readDir(func(buf []byte) bool {
 		r.dirs, ok = appendSubdirs(r.dirs, dir, buf)
 		return ok
