@@ -99,6 +99,8 @@ type Options struct {
 type Sampler struct {
 	src  Source
 	opts Options
+	// jobFirst is src when it reads the job's figures apart, else nil.
+	jobFirst JobFirst
 
 	mu      sync.Mutex
 	pending []func(*Sample)
@@ -170,7 +172,7 @@ func NewSampler(src Source, opts Options) *Sampler {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Sampler{
+	s := &Sampler{
 		warnings:  warnlimit.New("sampling: ", opts.Warn, MaxWarnings),
 		src:       src,
 		opts:      opts,
@@ -183,6 +185,8 @@ func NewSampler(src Source, opts Options) *Sampler {
 		laterWake: make(chan struct{}, 1),
 		laterDone: make(chan struct{}),
 	}
+	s.jobFirst, _ = src.(JobFirst)
+	return s
 }
 
 // Start takes the first sample, in the caller's goroutine, and starts
@@ -323,8 +327,8 @@ func (s *Sampler) serve(waited bool) {
 	sync := waited || s.opts.Now().Sub(s.lastTake) >= SyncGap
 	s.mu.Unlock()
 	if sync && s.readMu.TryLock() {
-		if jf, ok := s.src.(JobFirst); ok && waited {
-			s.serveJobFirst(jf)
+		if s.jobFirst != nil && waited {
+			s.serveJobFirst()
 			return
 		}
 		s.take(ReasonBoundary)
@@ -345,12 +349,12 @@ type laterTake struct {
 // figures and the handing out to the finishing goroutine, which releases
 // readMu: the caller replies meanwhile. After Finish began, it takes the
 // whole sample itself. The caller holds readMu.
-func (s *Sampler) serveJobFirst(jf JobFirst) {
+func (s *Sampler) serveJobFirst() {
 	now := s.opts.Now()
 	fns, reads := s.takePending(now)
 	s.cur.Time, s.cur.Reason = now, ReasonBoundary
 	s.aheadRead = false
-	err := jf.ReadJob(&s.cur)
+	err := s.jobFirst.ReadJob(&s.cur)
 	release(reads)
 	s.mu.Lock()
 	handed := !s.stopped
@@ -362,15 +366,14 @@ func (s *Sampler) serveJobFirst(jf JobFirst) {
 		poke(s.laterWake)
 		return
 	}
-	s.finishTake(jf, fns, err)
+	s.finishTake(fns, err)
 	s.readMu.Unlock()
 }
 
 // startFinishing starts the goroutine that finishes the samples
 // serveJobFirst began, when the source is a JobFirst one.
 func (s *Sampler) startFinishing() {
-	jf, ok := s.src.(JobFirst)
-	if !ok {
+	if s.jobFirst == nil {
 		close(s.laterDone)
 		return
 	}
@@ -380,11 +383,11 @@ func (s *Sampler) startFinishing() {
 		for {
 			select {
 			case <-s.laterWake:
-				s.finishLater(jf)
+				s.finishLater()
 			case <-s.stop:
 				// Finish set stopped first: no sample is left after
 				// this one.
-				s.finishLater(jf)
+				s.finishLater()
 				return
 			}
 		}
@@ -393,7 +396,7 @@ func (s *Sampler) startFinishing() {
 
 // finishLater finishes the sample serveJobFirst left, if any, and releases
 // readMu, which serveJobFirst's caller took.
-func (s *Sampler) finishLater(jf JobFirst) {
+func (s *Sampler) finishLater() {
 	s.mu.Lock()
 	l := s.later
 	s.later = nil
@@ -401,15 +404,15 @@ func (s *Sampler) finishLater(jf JobFirst) {
 	if l == nil {
 		return
 	}
-	s.finishTake(jf, l.fns, l.err)
+	s.finishTake(l.fns, l.err)
 	s.readMu.Unlock()
 }
 
 // finishTake reads the host's figures of cur, whose job's figures were
 // read with the problems in jobErr, and hands it out. The caller holds
 // readMu.
-func (s *Sampler) finishTake(jf JobFirst, fns []func(*Sample), jobErr error) {
-	if err := errors.Join(jobErr, jf.ReadHost(&s.cur)); err != nil {
+func (s *Sampler) finishTake(fns []func(*Sample), jobErr error) {
+	if err := errors.Join(jobErr, s.jobFirst.ReadHost(&s.cur)); err != nil {
 		s.warn(err)
 	}
 	s.give(fns)
@@ -601,10 +604,10 @@ func (s *Sampler) read(reason Reason, now time.Time, reads []chan struct{}) {
 	s.cur.Time = now
 	s.cur.Reason = reason
 	var err error
-	if jf, ok := s.src.(JobFirst); ok {
-		err = jf.ReadJob(&s.cur)
+	if s.jobFirst != nil {
+		err = s.jobFirst.ReadJob(&s.cur)
 		release(reads)
-		err = errors.Join(err, jf.ReadHost(&s.cur))
+		err = errors.Join(err, s.jobFirst.ReadHost(&s.cur))
 	} else {
 		err = s.src.Read(&s.cur)
 		release(reads)
