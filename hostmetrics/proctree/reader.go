@@ -118,10 +118,13 @@ type Reader struct {
 	job   jobCgroup
 	procs []Proc // detail of this sample, reused
 
-	known  map[int]seen // processes of the previous samples, by pid
-	gen    uint64       // sample number; seen.gen == gen when visited in this sample
-	exited Exited
-	errs   []error
+	known map[int]seen // processes of the previous samples, by pid
+	gen   uint64       // sample number; seen.gen == gen when visited in this sample
+	// kept counts the processes whose files are kept open (seen.files);
+	// keepMax bounds it, 0 until the first sample works it out.
+	kept, keepMax int
+	exited        Exited
+	errs          []error
 
 	// openHook, when set (by tests), is called with each path before it is
 	// opened; an errno other than 0 is taken as the result of the open.
@@ -134,6 +137,7 @@ type seen struct {
 	startTime uint64
 	comm      string
 	last      Proc
+	files     procFiles
 }
 
 // NewReader returns a Reader of the proc file system mounted at procRoot,

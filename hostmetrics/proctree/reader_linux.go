@@ -94,13 +94,77 @@ type jobCgroup struct {
 	procs, stat *rawfile.File
 }
 
-// Close releases the files the Reader keeps open.
+// Close releases the files the Reader keeps open: the job's cgroup's and
+// those of the processes (see [MaxKeptProcs]). A sample after it opens
+// them again.
 func (r *Reader) Close() {
 	if r.job.procs != nil {
 		r.job.procs.Close()
 		r.job.stat.Close()
 	}
 	r.job = jobCgroup{}
+	for pid, s := range r.known {
+		if s.files != (procFiles{}) {
+			r.drop(&s)
+			r.known[pid] = s
+		}
+	}
+}
+
+// MaxKeptProcs bounds the processes whose stat, statm and io files a Reader
+// keeps open from one sample to the next, three descriptors each: a
+// process seen again is then read with three pread(2), where opening its
+// files by path costs three openat(2) and three close(2) more, about three
+// times the time. A Reader keeps fewer when the process may open few
+// descriptors: the processes' files take at most a quarter of its
+// RLIMIT_NOFILE. The processes beyond the bound are read by path at each
+// sample, as every process was before; which ones are kept is first come,
+// first kept.
+//
+// A descriptor kept open names the process, not its pid: once the process
+// is reaped, a read of it fails with ESRCH, and a new process under the
+// same pid is opened by path as a new one.
+const MaxKeptProcs = 1024
+
+// procFiles are the kept files of a process, stat, statm and io in that
+// order, each its descriptor plus one (0: not open).
+type procFiles [3]int32
+
+const (
+	fileStat = iota
+	fileStatm
+	fileIO
+)
+
+var procFileNames = [...]string{fileStat: "stat", fileStatm: "statm", fileIO: "io"}
+
+// keepLimit returns how many processes' files r may keep open.
+func (r *Reader) keepLimit() int {
+	if r.keepMax == 0 {
+		r.keepMax = MaxKeptProcs
+		var lim unix.Rlimit
+		if unix.Getrlimit(unix.RLIMIT_NOFILE, &lim) == nil && lim.Cur/12 < uint64(r.keepMax) {
+			r.keepMax = int(lim.Cur / 12)
+			if r.keepMax == 0 {
+				r.keepMax = -1 // none, and not asked again
+			}
+		}
+	}
+	return r.keepMax
+}
+
+// drop closes the files kept for s.
+func (r *Reader) drop(s *seen) {
+	if s.files == (procFiles{}) {
+		return
+	}
+	for _, fd := range s.files {
+		if fd != 0 {
+			unix.Close(int(fd - 1))
+		}
+	}
+	s.files = procFiles{}
+	r.kept--
 }
 
 // listJobMembers is listMembers for the job's cgroup dir, through the files
@@ -195,6 +259,7 @@ func (r *Reader) finish(now time.Time) (Usage, error) {
 	for pid, s := range r.known {
 		if s.gen != r.gen {
 			r.exited.add(&s.last)
+			r.drop(&s)
 			delete(r.known, pid)
 		}
 	}
@@ -268,13 +333,15 @@ func (r *Reader) visit(pid int, walk bool) {
 	if had && s.gen == r.gen {
 		return
 	}
-	data, errno := r.read(pid, 0, "stat", true)
+	data, errno := r.readProc(pid, &s, fileStat)
 	if errno != 0 {
+		r.leave(pid, &s, had)
 		r.fail(errno)
 		return
 	}
 	st, ok := parseStat(data)
 	if !ok {
+		r.leave(pid, &s, had)
 		r.failParse()
 		return
 	}
@@ -300,7 +367,7 @@ func (r *Reader) visit(pid int, walk bool) {
 			ChildSystem: time.Duration(st.cstime) * tick,
 		},
 	}
-	gone := r.readMemory(&p) || r.readIO(&p)
+	gone := r.readMemory(&p, &s) || r.readIO(&p, &s)
 	s.gen, s.startTime, s.last = r.gen, st.starttime, p
 	r.known[pid] = s
 	r.procs = append(r.procs, p)
@@ -310,8 +377,8 @@ func (r *Reader) visit(pid int, walk bool) {
 }
 
 // readMemory fills p.RSS from statm. It reports whether the process is gone.
-func (r *Reader) readMemory(p *Proc) (gone bool) {
-	data, errno := r.read(p.PID, 0, "statm", true)
+func (r *Reader) readMemory(p *Proc, s *seen) (gone bool) {
+	data, errno := r.readProc(p.PID, s, fileStatm)
 	if errno != 0 {
 		return r.fail(errno)
 	}
@@ -327,8 +394,8 @@ func (r *Reader) readMemory(p *Proc) (gone bool) {
 // readIO fills the IO fields of p from io. A file that cannot be read
 // (permission, or no IO accounting in the kernel) leaves p.IOAbsent set, not
 // an error. It reports whether the process is gone.
-func (r *Reader) readIO(p *Proc) (gone bool) {
-	data, errno := r.read(p.PID, 0, "io", true)
+func (r *Reader) readIO(p *Proc, s *seen) (gone bool) {
+	data, errno := r.readProc(p.PID, s, fileIO)
 	switch errno {
 	case 0:
 	case unix.EACCES, unix.EPERM:
@@ -452,6 +519,58 @@ func (r *Reader) open(flags int) (int, unix.Errno) {
 		}
 	}
 	return rawfile.Open(r.path, flags)
+}
+
+// leave stores s back after a visit of pid that failed: a process known
+// from earlier samples keeps its entry (and finish counts it exited if it
+// is gone), one seen for the first time is not entered, and its files are
+// closed.
+func (r *Reader) leave(pid int, s *seen, had bool) {
+	if had {
+		r.known[pid] = *s
+	} else {
+		r.drop(s)
+	}
+}
+
+// readProc returns the content of one of the files of process pid (stat,
+// statm or io) in r.buf, valid until the next read. It reads the file kept
+// open in s.files, or opens it by path and keeps it open when the process
+// is kept ([MaxKeptProcs]): its stat decides, at the first sample that sees
+// it. A kept file whose process was reaped (ESRCH) closes every kept file
+// of s, and the path is opened instead: the pid may name a new process,
+// which visit tells by its start time.
+func (r *Reader) readProc(pid int, s *seen, which int) ([]byte, unix.Errno) {
+	if fd := s.files[which]; fd != 0 {
+		n, errno := rawfile.Read(int(fd-1), &r.buf, true)
+		if errno == 0 {
+			return r.buf[:n], 0
+		}
+		r.drop(s)
+		if errno != unix.ESRCH {
+			r.setPath(pid, 0, procFileNames[which])
+			return nil, errno
+		}
+	}
+	r.setPath(pid, 0, procFileNames[which])
+	fd, errno := r.open(0)
+	if errno != 0 {
+		return nil, errno
+	}
+	n, errno := rawfile.Read(fd, &r.buf, true)
+	switch {
+	case errno != 0:
+		unix.Close(fd)
+		return nil, errno
+	case which == fileStat && s.files == (procFiles{}) && r.kept < r.keepLimit():
+		r.kept++
+		fallthrough
+	case s.files[fileStat] != 0:
+		s.files[which] = int32(fd + 1)
+	default:
+		unix.Close(fd)
+	}
+	return r.buf[:n], 0
 }
 
 // read returns the content of a file of pid (or of its thread tid) in r.buf,

@@ -81,6 +81,7 @@ func TestSampleFixture(t *testing.T) {
 	// 201 was reaped by 100, and 202 exited and its pid went to a new
 	// process.
 	r.root = "testdata/proc-b"
+	r.Close() // the files of proc-a it keeps open are not proc-b's
 	u, err = r.Sample([]int{100}, now.Add(time.Second))
 	if err != nil {
 		t.Fatalf("second Sample: %v", err)

@@ -21,5 +21,7 @@ func (r *Reader) SampleCgroup(roots []int, cgroupDir string, now time.Time) (Usa
 
 type jobCgroup struct{}
 
+type procFiles struct{}
+
 // Close releases the files the Reader keeps open; there are none here.
 func (r *Reader) Close() {}

@@ -258,3 +258,192 @@ func TestSampleCgroupKeepsTheJobsFilesOpen(t *testing.T) {
 		t.Errorf("the cgroup below was not read: opened %v", opened)
 	}
 }
+
+// keptFiles returns the /proc/<pid>/stat, statm and io files of pids that
+// this process holds open, by pid.
+func keptFiles(t *testing.T, pids ...int) map[int]int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := make(map[int]int)
+	for _, e := range ents {
+		target, err := os.Readlink("/proc/self/fd/" + e.Name())
+		if err != nil {
+			continue
+		}
+		for _, pid := range pids {
+			dir := "/proc/" + strconv.Itoa(pid) + "/"
+			if target == dir+"stat" || target == dir+"statm" || target == dir+"io" {
+				n[pid]++
+			}
+		}
+	}
+	return n
+}
+
+// A process seen again is read through the files its first sample left
+// open; those of a process that is gone are closed at the sample that
+// finds it gone, and Close closes the rest.
+func TestSampleKeepsTheProcessesFilesOpen(t *testing.T) {
+	cmd := spawnSleepers(t, 3)
+	r := NewReader("/proc")
+	if _, err := r.Sample([]int{cmd.Process.Pid}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	for _, p := range r.Procs() {
+		pids = append(pids, p.PID)
+	}
+	if len(pids) != 4 {
+		t.Fatalf("found %v, want sh and 3 sleepers", pids)
+	}
+	if kept := keptFiles(t, pids...); len(kept) != 4 || kept[pids[0]] != 3 || kept[pids[3]] != 3 {
+		t.Errorf("files kept open after the first sample: %v, want 3 of each of %v", kept, pids)
+	}
+	var opened []string
+	r.openHook = func(path string) syscall.Errno {
+		opened = append(opened, path)
+		return 0
+	}
+	u, err := r.Sample([]int{cmd.Process.Pid}, time.Now())
+	if err != nil || u.Processes != 4 || u.RSS == 0 || u.IOAbsent {
+		t.Errorf("second Sample = %+v, %v", u, err)
+	}
+	for _, p := range opened {
+		if strings.HasSuffix(p, "/stat") || strings.HasSuffix(p, "/statm") || strings.HasSuffix(p, "/io") {
+			t.Errorf("the second sample opened %s again", p)
+		}
+	}
+
+	gone := pids[1]
+	syscall.Kill(gone, syscall.SIGKILL)
+	timingtest.Eventually(t, "the sleeper reaped by sh", func() bool {
+		_, err := os.Stat("/proc/" + strconv.Itoa(gone))
+		return errors.Is(err, os.ErrNotExist)
+	})
+	if u, err := r.Sample([]int{cmd.Process.Pid}, time.Now()); err != nil || u.Processes != 3 || r.Exited().Processes != 1 {
+		t.Errorf("Sample after a sleeper was killed = %+v, %v, exited %+v", u, err, r.Exited())
+	}
+	if kept := keptFiles(t, pids...); len(kept) != 3 || kept[gone] != 0 {
+		t.Errorf("files kept open once %d is gone: %v", gone, kept)
+	}
+	r.Close()
+	if kept := keptFiles(t, pids...); len(kept) != 0 {
+		t.Errorf("files still open after Close: %v", kept)
+	}
+	r.openHook = nil
+	if u, err := r.Sample([]int{cmd.Process.Pid}, time.Now()); err != nil || u.Processes != 3 || r.Exited().Processes != 0 {
+		t.Errorf("Sample after Close = %+v, %v, exited %+v", u, err, r.Exited())
+	}
+}
+
+// A file kept open names its process, not its pid: when the process is
+// reaped and its pid names another one, the sample reads the new process
+// and counts the old one exited. The proc root here is a directory whose
+// entry 7 is a link to a process of /proc, moved from one process to the
+// other as the kernel gives a pid to a new process.
+func TestKeptFilesNameTheProcessNotThePid(t *testing.T) {
+	var pids []int
+	var cmds []*exec.Cmd
+	for i := range 2 {
+		if i > 0 {
+			// A start time is in clock ticks: the second process must
+			// not start in the first one's tick.
+			time.Sleep(3 * tick)
+		}
+		c := exec.Command("sleep", "300")
+		if err := c.Start(); err != nil {
+			t.Skipf("cannot start sleep: %v", err)
+		}
+		t.Cleanup(func() { c.Process.Kill(); c.Wait() })
+		cmds = append(cmds, c)
+		pids = append(pids, c.Process.Pid)
+	}
+	root := t.TempDir()
+	link := filepath.Join(root, "7")
+	if err := os.Symlink("/proc/"+strconv.Itoa(pids[0]), link); err != nil {
+		t.Fatal(err)
+	}
+	r := NewReader(root)
+	t.Cleanup(r.Close)
+	if u, err := r.Sample([]int{7}, time.Now()); err != nil || u.Processes != 1 {
+		t.Fatalf("Sample = %+v, %v", u, err)
+	}
+	first := r.Procs()[0]
+	cmds[0].Process.Kill()
+	cmds[0].Wait()
+	if err := os.Remove(link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/proc/"+strconv.Itoa(pids[1]), link); err != nil {
+		t.Fatal(err)
+	}
+	u, err := r.Sample([]int{7}, time.Now())
+	if err != nil || u.Processes != 1 || r.Procs()[0].StartTime == first.StartTime {
+		t.Errorf("Sample once pid 7 names another process = %+v, %v, %+v; the first was %+v", u, err, r.Procs(), first)
+	}
+	if e := r.Exited(); e.Processes != 1 {
+		t.Errorf("Exited = %+v, want the first process", e)
+	}
+	if kept := keptFiles(t, pids[1]); kept[pids[1]] != 3 {
+		t.Errorf("the new process's files kept: %v", kept)
+	}
+}
+
+// At most keepLimit processes have their files kept; the others are read by
+// path at every sample. The limit is a quarter of RLIMIT_NOFILE's
+// descriptors, three per process, when that is below MaxKeptProcs.
+func TestKeptFilesBound(t *testing.T) {
+	cmd := spawnSleepers(t, 3)
+	r := NewReader("/proc")
+	t.Cleanup(r.Close)
+	r.keepMax = 2
+	for range 2 {
+		if _, err := r.Sample([]int{cmd.Process.Pid}, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var pids []int
+	for _, p := range r.Procs() {
+		pids = append(pids, p.PID)
+	}
+	kept := keptFiles(t, pids...)
+	if len(kept) != 2 || r.kept != 2 {
+		t.Errorf("files kept for %v: %v (count %d), want 3 for each of 2 processes", pids, kept, r.kept)
+	}
+	opened := map[string]bool{}
+	r.openHook = func(path string) syscall.Errno {
+		opened[path] = true
+		return 0
+	}
+	if u, err := r.Sample([]int{cmd.Process.Pid}, time.Now()); err != nil || u.Processes != 4 {
+		t.Errorf("Sample = %+v, %v", u, err)
+	}
+	for _, pid := range pids {
+		if got := opened["/proc/"+strconv.Itoa(pid)+"/stat"]; got == (kept[pid] > 0) {
+			t.Errorf("pid %d: kept %d files, its stat opened by path: %v", pid, kept[pid], got)
+		}
+	}
+
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		t.Fatal(err)
+	}
+	low := lim
+	low.Cur = 120
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &low); err != nil {
+		t.Skipf("cannot lower RLIMIT_NOFILE: %v", err)
+	}
+	n := NewReader("/proc").keepLimit()
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		t.Fatal(err)
+	}
+	if n != 10 {
+		t.Errorf("with 120 descriptors, %d processes kept, want 10", n)
+	}
+	if n := NewReader("/proc").keepLimit(); lim.Cur >= 12*MaxKeptProcs && n != MaxKeptProcs {
+		t.Errorf("with %d descriptors, %d processes kept, want %d", lim.Cur, n, MaxKeptProcs)
+	}
+}
