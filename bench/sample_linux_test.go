@@ -32,6 +32,9 @@ import (
 //   - floor-syscall: the same files read with openat, read until end of
 //     file and close into one reused buffer: what reading them costs with no
 //     allocation and no parsing;
+//   - floor-kept: the same files opened once and kept open, each read with
+//     pread(2) from its start until end of file at every op, as jobtrace
+//     reads the host's files and those of the processes it has seen;
 //   - floor-cgroup, floor-cgroup-memory: the same for the host's files and
 //     the cgroup's of the two cgroup cases below, with no tree;
 //   - gopsutil: the host calls and one process.Processes() scan with a map
@@ -74,6 +77,12 @@ func BenchmarkSample(b *testing.B) {
 			b.Run("floor-syscall", func(b *testing.B) {
 				root := treeRoot(b, n)
 				f := newFloor(b, wd, "")
+				measure(b, n, func() (int, error) { return f.syscalls(root) })
+			})
+			b.Run("floor-kept", func(b *testing.B) {
+				root := treeRoot(b, n)
+				f := newFloor(b, wd, "")
+				f.keep = make(map[string]int)
 				measure(b, n, func() (int, error) { return f.syscalls(root) })
 			})
 			// The floors of the two cgroup cases between walks: the host's
@@ -223,6 +232,9 @@ type floor struct {
 	queue     []int
 	buf       []byte
 	path      []byte
+	// keep, when not nil, holds the files read so far open, by path: read
+	// then preads them.
+	keep map[string]int
 }
 
 // cgroupFiles are the files of a cgroup v2 directory that jobtrace reads.
@@ -238,8 +250,13 @@ func newFloor(tb testing.TB, wd, cgroupDir string) *floor {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(func() { unix.Close(fd) })
 	f := &floor{wd: wd, wdFD: fd, buf: make([]byte, 64<<10)}
+	tb.Cleanup(func() {
+		unix.Close(fd)
+		for _, kept := range f.keep {
+			unix.Close(kept)
+		}
+	})
 	files := []string{
 		"/proc/stat", "/proc/meminfo", "/proc/vmstat", "/proc/diskstats",
 		"/proc/net/dev", "/proc/loadavg",
@@ -358,15 +375,23 @@ func (f *floor) procPath(pid int, task bool, name string) []byte {
 // read reads the file at cpath, which ends in NUL, into f.buf until read(2)
 // returns 0.
 func (f *floor) read(cpath []byte) (int, error) {
-	fd, _, errno := syscall.Syscall6(syscall.SYS_OPENAT, uintptr(atFDCWD),
-		uintptr(unsafe.Pointer(&cpath[0])), syscall.O_RDONLY|syscall.O_CLOEXEC, 0, 0, 0)
-	if errno != 0 {
-		return 0, &os.PathError{Op: "open", Path: string(cpath[:len(cpath)-1]), Err: errno}
+	fd, kept := f.keep[string(cpath)]
+	if !kept {
+		r, _, errno := syscall.Syscall6(syscall.SYS_OPENAT, uintptr(atFDCWD),
+			uintptr(unsafe.Pointer(&cpath[0])), syscall.O_RDONLY|syscall.O_CLOEXEC, 0, 0, 0)
+		if errno != 0 {
+			return 0, &os.PathError{Op: "open", Path: string(cpath[:len(cpath)-1]), Err: errno}
+		}
+		fd = int(r)
+		if f.keep != nil {
+			f.keep[string(cpath)] = fd
+		} else {
+			defer syscall.Close(fd)
+		}
 	}
-	defer syscall.Close(int(fd))
 	n := 0
 	for {
-		m, err := syscall.Read(int(fd), f.buf[n:])
+		m, err := syscall.Pread(fd, f.buf[n:], int64(n))
 		if err != nil {
 			return 0, &os.PathError{Op: "read", Path: string(cpath[:len(cpath)-1]), Err: err}
 		}

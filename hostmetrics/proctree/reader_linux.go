@@ -111,11 +111,12 @@ func (r *Reader) Close() {
 	}
 }
 
-// MaxKeptProcs bounds the processes whose stat, statm and io files a Reader
-// keeps open from one sample to the next, three descriptors each: a
-// process seen again is then read with three pread(2), where opening its
-// files by path costs three openat(2) and three close(2) more, about three
-// times the time. A Reader keeps fewer when the process may open few
+// MaxKeptProcs bounds the processes whose files a Reader keeps open from one
+// sample to the next: stat, statm and io, and, when it walks the tree, the
+// children file of the main thread; at most four descriptors each. A
+// process seen again is then read with a pread(2) per file, where opening
+// its files by path costs an openat(2) and a close(2) more per file, about
+// three times the time. A Reader keeps fewer when the process may open few
 // descriptors: the processes' files take at most a quarter of its
 // RLIMIT_NOFILE. The processes beyond the bound are read by path at each
 // sample, as every process was before; which ones are kept is first come,
@@ -126,25 +127,27 @@ func (r *Reader) Close() {
 // same pid is opened by path as a new one.
 const MaxKeptProcs = 1024
 
-// procFiles are the kept files of a process, stat, statm and io in that
-// order, each its descriptor plus one (0: not open).
-type procFiles [3]int32
+// procFiles are the kept files of a process, stat, statm, io and its main
+// thread's children in that order, each its descriptor plus one (0: not
+// open).
+type procFiles [4]int32
 
 const (
 	fileStat = iota
 	fileStatm
 	fileIO
+	fileChildren // task/<pid>/children
 )
 
-var procFileNames = [...]string{fileStat: "stat", fileStatm: "statm", fileIO: "io"}
+var procFileNames = [...]string{fileStat: "stat", fileStatm: "statm", fileIO: "io", fileChildren: "children"}
 
 // keepLimit returns how many processes' files r may keep open.
 func (r *Reader) keepLimit() int {
 	if r.keepMax == 0 {
 		r.keepMax = MaxKeptProcs
 		var lim unix.Rlimit
-		if unix.Getrlimit(unix.RLIMIT_NOFILE, &lim) == nil && lim.Cur/12 < uint64(r.keepMax) {
-			r.keepMax = int(lim.Cur / 12)
+		if unix.Getrlimit(unix.RLIMIT_NOFILE, &lim) == nil && lim.Cur/16 < uint64(r.keepMax) {
+			r.keepMax = int(lim.Cur / 16)
 			if r.keepMax == 0 {
 				r.keepMax = -1 // none, and not asked again
 			}
@@ -278,7 +281,7 @@ func (r *Reader) Children(pid int, dst []int) ([]int, error) {
 	r.errs = r.errs[:0]
 	saved := r.queue
 	r.queue = dst
-	r.queueChildren(pid, 2)
+	r.queueChildren(pid, 2, nil)
 	dst, r.queue = r.queue, saved
 	return dst, errors.Join(r.errs...)
 }
@@ -304,7 +307,7 @@ func (r *Reader) OwnChildren(dst []int, job int) ([]int, error) {
 	r.errs = r.errs[:0]
 	saved := r.queue
 	r.queue = dst
-	r.queueChildren(os.Getpid(), 1)
+	r.queueChildren(os.Getpid(), 1, nil)
 	if job > 0 && !slices.Contains(r.queue[len(dst):], job) {
 		r.queue = append(r.queue, job)
 	}
@@ -368,12 +371,12 @@ func (r *Reader) visit(pid int, walk bool) {
 		},
 	}
 	gone := r.readMemory(&p, &s) || r.readIO(&p, &s)
+	if walk && !gone {
+		r.queueChildren(pid, st.threads, &s)
+	}
 	s.gen, s.startTime, s.last = r.gen, st.starttime, p
 	r.known[pid] = s
 	r.procs = append(r.procs, p)
-	if walk && !gone {
-		r.queueChildren(pid, st.threads)
-	}
 }
 
 // readMemory fills p.RSS from statm. It reports whether the process is gone.
@@ -427,8 +430,9 @@ func (r *Reader) readIO(p *Proc, s *seen) (gone bool) {
 
 // queueChildren appends to the queue the children of every thread of pid.
 // A single-threaded process has one task, pid itself, so its task directory
-// is not listed.
-func (r *Reader) queueChildren(pid, threads int) {
+// is not listed. The main thread's file is read through s, kept open, when
+// s is not nil.
+func (r *Reader) queueChildren(pid, threads int, s *seen) {
 	r.tids = r.tids[:0]
 	if threads <= 1 {
 		r.tids = append(r.tids, pid)
@@ -436,7 +440,13 @@ func (r *Reader) queueChildren(pid, threads int) {
 		return
 	}
 	for _, tid := range r.tids {
-		data, errno := r.read(pid, tid, "children", false)
+		var data []byte
+		var errno unix.Errno
+		if s != nil && tid == pid {
+			data, errno = r.readProc(pid, s, fileChildren)
+		} else {
+			data, errno = r.read(pid, tid, "children", false)
+		}
 		if errno != 0 {
 			r.fail(errno) // a thread that exited is not an error
 			continue
@@ -534,30 +544,35 @@ func (r *Reader) leave(pid int, s *seen, had bool) {
 }
 
 // readProc returns the content of one of the files of process pid (stat,
-// statm or io) in r.buf, valid until the next read. It reads the file kept
+// statm, io or its main thread's children) in r.buf, valid until the next
+// read. It reads the file kept
 // open in s.files, or opens it by path and keeps it open when the process
 // is kept ([MaxKeptProcs]): its stat decides, at the first sample that sees
 // it. A kept file whose process was reaped (ESRCH) closes every kept file
 // of s, and the path is opened instead: the pid may name a new process,
 // which visit tells by its start time.
 func (r *Reader) readProc(pid int, s *seen, which int) ([]byte, unix.Errno) {
+	whole, tid := true, 0
+	if which == fileChildren {
+		whole, tid = false, pid
+	}
 	if fd := s.files[which]; fd != 0 {
-		n, errno := rawfile.Read(int(fd-1), &r.buf, true)
+		n, errno := rawfile.Read(int(fd-1), &r.buf, whole)
 		if errno == 0 {
 			return r.buf[:n], 0
 		}
 		r.drop(s)
 		if errno != unix.ESRCH {
-			r.setPath(pid, 0, procFileNames[which])
+			r.setPath(pid, tid, procFileNames[which])
 			return nil, errno
 		}
 	}
-	r.setPath(pid, 0, procFileNames[which])
+	r.setPath(pid, tid, procFileNames[which])
 	fd, errno := r.open(0)
 	if errno != 0 {
 		return nil, errno
 	}
-	n, errno := rawfile.Read(fd, &r.buf, true)
+	n, errno := rawfile.Read(fd, &r.buf, whole)
 	switch {
 	case errno != 0:
 		unix.Close(fd)
