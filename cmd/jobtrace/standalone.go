@@ -42,9 +42,40 @@ type standaloneRun struct {
 	log  *supervise.Logger
 	dir  string
 	pipe *telemetry.Pipeline
+	// sigs receives the signals that stop the export (see close), from
+	// catchSignals on.
+	sigs chan os.Signal
 }
 
+// openStandalone is openStandaloneAround for a command that runs no child:
+// the signals that stop the export are caught from before the private
+// directory exists, so that none comes between a span spooled there and
+// the export (close) unseen, killing jobtrace and leaving the directory.
 func openStandalone(s settings, log *supervise.Logger, opts ...sdktrace.TracerProviderOption) (*standaloneRun, error) {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, supervise.ForwardedSignals()...)
+	r, err := openStandaloneAround(s, log, opts...)
+	if err != nil {
+		signal.Stop(sigs)
+		return nil, err
+	}
+	r.sigs = sigs
+	return r, nil
+}
+
+// catchSignals has the signals that stop the export caught from now on:
+// `jobtrace exec` calls it once its child has ended, the signals before
+// that being the child's (supervise.Run forwards them).
+func (r *standaloneRun) catchSignals() {
+	if r.sigs == nil {
+		r.sigs = make(chan os.Signal, 2)
+		signal.Notify(r.sigs, supervise.ForwardedSignals()...)
+	}
+}
+
+// openStandaloneAround makes the private spool and the telemetry of a
+// marker command outside a run.
+func openStandaloneAround(s settings, log *supervise.Logger, opts ...sdktrace.TracerProviderOption) (*standaloneRun, error) {
 	// A private spool in the temporary directory, which must be one where
 	// nobody else can move it away (safefile.SafeParent).
 	if err := safefile.SafeParent(os.TempDir()); err != nil {
@@ -66,10 +97,9 @@ func (r *standaloneRun) close(sampled bool) {
 	// A signal while the export waits for the collector stops the wait:
 	// what was not sent is kept in --out, and the private directory is
 	// removed, rather than left behind by a killed jobtrace.
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, supervise.ForwardedSignals()...)
-	defer signal.Stop(sigs)
-	ctx, unwatch := supervise.Interruptible(sigs, r.log)
+	r.catchSignals()
+	defer signal.Stop(r.sigs)
+	ctx, unwatch := supervise.Interruptible(r.sigs, r.log)
 	res := r.pipe.Shutdown(ctx, r.s.cfg.ExportTimeout, sampled)
 	unwatch()
 	defer os.RemoveAll(r.dir)
