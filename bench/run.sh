@@ -53,6 +53,12 @@ mkdir -p "$shm"
 sections=${*:-start markers render sample parts collector guard output flood agent}
 
 load() { cut -d' ' -f1 /proc/loadavg; }
+# fstype names the file system of a directory: the type findmnt gives
+# (stat -f names ext4 by the magic number it shares with ext2 and ext3).
+fstype() {
+	t=$(findmnt -n -o FSTYPE -T "$1" 2>/dev/null | tail -n 1) # the last: the mount on top
+	echo "${t:-$(stat -f -c %T "$1")}"
+}
 say() { printf '\n=== %s (load average %s)\n' "$*" "$(load)"; }
 
 command -v hyperfine >/dev/null || { echo "run.sh: hyperfine is missing (apt-get install hyperfine)" >&2; exit 1; }
@@ -97,7 +103,7 @@ g() { # g FILE BIN FIELD: FIELD (median, cpu, left) of BIN's line of bench/inter
 }
 
 echo "jobtrace benchmarks: $(nproc) CPUs, $(uname -sr), $(go version | cut -d' ' -f3-), load average $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "out dirs: $work ($(stat -f -c %T "$work")) and $shm ($(stat -f -c %T "$shm"))"
+echo "out dirs: $work ($(fstype "$work")) and $shm ($(fstype "$shm"))"
 
 # The binaries: jobtrace as README builds it, otel-cli v0.4.5 likewise. Both
 # are measured as copies: the Go linker writes its output through a memory
@@ -211,7 +217,7 @@ for s in $sections; do
 		names=$(cat "$work/render.txt" "$work/render-disk.txt" | awk '/^BenchmarkRender/ { sub(/-[0-9]+$/, "", $1); print $1 }' | sort -u)
 		for name in $names; do
 			row "rendering every artifact of a 10-phase run ($name), files on /dev/shm" "$(gomed "$work/render.txt" "$name") ms, CPU $(gomed "$work/render.txt" "$name" cpu-ns/op) ms" "" "" "≤ 2 ms"
-			row "… files on $(stat -f -c %T "${TMPDIR:-/tmp}")" "$(gomed "$work/render-disk.txt" "$name") ms, CPU $(gomed "$work/render-disk.txt" "$name" cpu-ns/op) ms" "" "" ""
+			row "… files on $(fstype "${TMPDIR:-/tmp}")" "$(gomed "$work/render-disk.txt" "$name") ms, CPU $(gomed "$work/render-disk.txt" "$name" cpu-ns/op) ms" "" "" ""
 		done
 		[ -n "$names" ] || row "rendering every artifact of a 10-phase run" "no BenchmarkRender found" "" "" "≤ 2 ms"
 		;;
