@@ -116,7 +116,8 @@ type Reader struct {
 	// job are the files of the job's cgroup that SampleCgroup reads at
 	// every sample, kept open until Close.
 	job   jobCgroup
-	procs []Proc // detail of this sample, reused
+	own   ownFiles // OwnChildren's
+	procs []Proc   // detail of this sample, reused
 
 	known map[int]seen // processes of the previous samples, by pid
 	gen   uint64       // sample number; seen.gen == gen when visited in this sample

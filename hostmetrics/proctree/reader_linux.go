@@ -94,21 +94,35 @@ type jobCgroup struct {
 	procs, stat *rawfile.File
 }
 
-// Close releases the files the Reader keeps open: the job's cgroup's and
-// those of the processes (see [MaxKeptProcs]). A sample after it opens
-// them again.
+// ownFiles holds the children file of the calling process's main thread
+// open between the samples that read it (OwnChildren).
+type ownFiles struct {
+	children *rawfile.File
+}
+
+// Close releases the files the Reader keeps open: the job's cgroup's, the
+// calling process's children file and those of the processes (see
+// [MaxKeptProcs]). A sample after it opens them again.
 func (r *Reader) Close() {
-	if r.job.procs != nil {
-		r.job.procs.Close()
-		r.job.stat.Close()
+	r.closeJob()
+	if r.own.children != nil {
+		r.own.children.Close()
 	}
-	r.job = jobCgroup{}
 	for pid, s := range r.known {
 		if s.files != (procFiles{}) {
 			r.drop(&s)
 			r.known[pid] = s
 		}
 	}
+}
+
+// closeJob closes the job's cgroup's files.
+func (r *Reader) closeJob() {
+	if r.job.procs != nil {
+		r.job.procs.Close()
+		r.job.stat.Close()
+	}
+	r.job = jobCgroup{}
 }
 
 // MaxKeptProcs bounds the processes whose files a Reader keeps open from one
@@ -176,7 +190,7 @@ func (r *Reader) drop(s *seen) {
 // that has no cgroup.stat (a fixture) is listed.
 func (r *Reader) listJobMembers(dir string) unix.Errno {
 	if r.job.dir != dir || r.job.procs == nil {
-		r.Close()
+		r.closeJob()
 		r.job = jobCgroup{dir: dir, procs: rawfile.NewFile(dir + "/cgroup.procs"), stat: rawfile.NewFile(dir + "/cgroup.stat")}
 	}
 	r.setDirPath(dir, "cgroup.procs")
@@ -290,9 +304,9 @@ func (r *Reader) Children(pid int, dst []int) ([]int, error) {
 // takes as roots: job (which any of its threads may have forked) and the
 // children of its main thread, to which the kernel re-parents the orphans
 // of a child subreaper (the first of its threads that is not exiting; a Go
-// program's main thread never exits). One children file is read, where
-// Children reads one per thread; a child another thread forked for the
-// caller's own use is not listed. Under the proc root /proc it first asks
+// program's main thread never exits). One children file is read, kept open
+// from one call to the next, where Children opens one per thread; a child
+// another thread forked for the caller's own use is not listed. Under the proc root /proc it first asks
 // the kernel whether the process has any child at all, running or exited
 // and not yet waited for: when it has none (an agent before its job
 // starts, and after it was reaped), no file is read. Under another root,
@@ -307,7 +321,19 @@ func (r *Reader) OwnChildren(dst []int, job int) ([]int, error) {
 	r.errs = r.errs[:0]
 	saved := r.queue
 	r.queue = dst
-	r.queueChildren(os.Getpid(), 1, nil)
+	pid := os.Getpid()
+	r.setPath(pid, pid, "children")
+	if r.own.children == nil {
+		r.own.children = rawfile.NewFile(r.pathString())
+	}
+	if n, _, errno := r.own.children.ReadAll(&r.buf, false); errno != 0 {
+		r.fail(errno)
+	} else {
+		var ok bool
+		if r.queue, ok = appendChildren(r.queue, r.buf[:n]); !ok {
+			r.failParse()
+		}
+	}
 	if job > 0 && !slices.Contains(r.queue[len(dst):], job) {
 		r.queue = append(r.queue, job)
 	}

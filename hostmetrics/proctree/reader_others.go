@@ -21,6 +21,8 @@ func (r *Reader) SampleCgroup(roots []int, cgroupDir string, now time.Time) (Usa
 
 type jobCgroup struct{}
 
+type ownFiles struct{}
+
 type procFiles struct{}
 
 // Close releases the files the Reader keeps open; there are none here.

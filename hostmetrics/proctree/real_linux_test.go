@@ -190,16 +190,22 @@ func TestOwnChildren(t *testing.T) {
 		st, ok := parseStat(data)
 		return err == nil && ok && st.state == 'Z'
 	})
+	own := "/proc/" + strconv.Itoa(os.Getpid()) + "/task/" + strconv.Itoa(os.Getpid()) + "/children"
 	for _, job := range []*exec.Cmd{running, zombie} {
 		opened = nil
 		kids, err := r.OwnChildren(nil, job.Process.Pid)
 		if err != nil || !slices.Contains(kids, job.Process.Pid) {
 			t.Errorf("OwnChildren = %v, %v; want the job %d", kids, err, job.Process.Pid)
 		}
-		want := "/proc/" + strconv.Itoa(os.Getpid()) + "/task/" + strconv.Itoa(os.Getpid()) + "/children"
-		if len(opened) != 1 || opened[0] != want {
-			t.Errorf("OwnChildren read %q; want only %s", opened, want)
+		// The one file read is kept open from the first call on; no other
+		// is opened.
+		if len(opened) != 0 || openAs(t, own) != 1 {
+			t.Errorf("OwnChildren opened %q and holds %s open %d times; want only that file, once", opened, own, openAs(t, own))
 		}
+	}
+	r.Close()
+	if n := openAs(t, own); n != 0 {
+		t.Errorf("%s still open %d times after Close", own, n)
 	}
 	zombie.Wait()
 	if zombie.ProcessState == nil || zombie.ProcessState.ExitCode() != 7 {
@@ -257,6 +263,22 @@ func TestSampleCgroupKeepsTheJobsFilesOpen(t *testing.T) {
 	if !slices.Contains(opened, sub+"/cgroup.procs") {
 		t.Errorf("the cgroup below was not read: opened %v", opened)
 	}
+}
+
+// openAs counts the descriptors of this process open on path.
+func openAs(t *testing.T, path string) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range ents {
+		if target, err := os.Readlink("/proc/self/fd/" + e.Name()); err == nil && target == path {
+			n++
+		}
+	}
+	return n
 }
 
 // keptFiles returns the /proc/<pid>/stat, statm, io and task/<pid>/children
@@ -445,5 +467,34 @@ func TestKeptFilesBound(t *testing.T) {
 	}
 	if n := NewReader("/proc").keepLimit(); lim.Cur >= 16*MaxKeptProcs && n != MaxKeptProcs {
 		t.Errorf("with %d descriptors, %d processes kept, want %d", lim.Cur, n, MaxKeptProcs)
+	}
+}
+
+// The job's cgroup first read does not close what the Reader keeps open
+// already: the files of the processes a walk found, and its own children
+// file.
+func TestSampleCgroupKeepsWhatWasKept(t *testing.T) {
+	g, fd := sleeptree.Cgroup(t)
+	pid, child := sleeptree.StartThreadForker(t, fd)
+	r := NewReader("/proc")
+	t.Cleanup(r.Close)
+	if u, err := r.Sample([]int{pid}, time.Now()); err != nil || u.Processes != 2 {
+		t.Fatalf("Sample = %+v, %v", u, err)
+	}
+	var opened []string
+	r.openHook = func(path string) syscall.Errno {
+		opened = append(opened, path)
+		return 0
+	}
+	if u, err := r.SampleCgroup(nil, g.Dir, time.Now()); err != nil || u.Processes != 2 {
+		t.Fatalf("SampleCgroup = %+v, %v", u, err)
+	}
+	for _, p := range opened {
+		if strings.HasPrefix(p, "/proc/") {
+			t.Errorf("the cgroup's first sample opened %s again", p)
+		}
+	}
+	if kept := keptFiles(t, pid, child); kept[pid] < 3 || kept[child] < 3 {
+		t.Errorf("files kept open: %v", kept)
 	}
 }
