@@ -110,7 +110,7 @@ func startCode(code int, err error, log *supervise.Logger) int {
 
 // execStandalone makes the span itself and exports it.
 func (c *cli) execStandalone(name string, argv []string, attrs attrFlag, s settings, log *supervise.Logger) error {
-	sa, err := openStandaloneAround(s, log)
+	sa, err := openStandalone(s, log)
 	if err != nil {
 		log.Warn(err.Error() + ": running without a span")
 		code, startErr := supervise.Run(argv, os.Environ(), s.cfg.GracePeriod, log)
@@ -122,7 +122,7 @@ func (c *cli) execStandalone(name string, argv []string, attrs attrFlag, s setti
 		semconv.ProcessExecutableName(filepath.Base(argv[0])))...))
 	env := spans.MergeEnv(os.Environ(), spans.InjectEnv(ctx), spans.EnvKeys...)
 	code, startErr := supervise.Run(argv, env, s.cfg.GracePeriod, log)
-	sa.catchSignals()
+	sa.forgetSignals()
 	code = startCode(code, startErr, log)
 	result := session.ResultOf(code, startErr)
 	sp.SetAttributes(semconv.ProcessExitCode(code), semconv.CICDPipelineTaskRunResultKey.String(result))

@@ -42,40 +42,23 @@ type standaloneRun struct {
 	log  *supervise.Logger
 	dir  string
 	pipe *telemetry.Pipeline
-	// sigs receives the signals that stop the export (see close), from
-	// catchSignals on.
+	// sigs receives the signals that stop the export (see close), caught
+	// from before the private directory exists, so that none comes between
+	// a span spooled there and the export unseen, killing jobtrace and
+	// leaving the directory.
 	sigs chan os.Signal
 }
 
-// openStandalone is openStandaloneAround for a command that runs no child:
-// the signals that stop the export are caught from before the private
-// directory exists, so that none comes between a span spooled there and
-// the export (close) unseen, killing jobtrace and leaving the directory.
-func openStandalone(s settings, log *supervise.Logger, opts ...sdktrace.TracerProviderOption) (*standaloneRun, error) {
+// openStandalone makes the private spool and the telemetry of a marker
+// command outside a run.
+func openStandalone(s settings, log *supervise.Logger, opts ...sdktrace.TracerProviderOption) (r *standaloneRun, err error) {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, supervise.ForwardedSignals()...)
-	r, err := openStandaloneAround(s, log, opts...)
-	if err != nil {
-		signal.Stop(sigs)
-		return nil, err
-	}
-	r.sigs = sigs
-	return r, nil
-}
-
-// catchSignals has the signals that stop the export caught from now on:
-// `jobtrace exec` calls it once its child has ended, the signals before
-// that being the child's (supervise.Run forwards them).
-func (r *standaloneRun) catchSignals() {
-	if r.sigs == nil {
-		r.sigs = make(chan os.Signal, 2)
-		signal.Notify(r.sigs, supervise.ForwardedSignals()...)
-	}
-}
-
-// openStandaloneAround makes the private spool and the telemetry of a
-// marker command outside a run.
-func openStandaloneAround(s settings, log *supervise.Logger, opts ...sdktrace.TracerProviderOption) (*standaloneRun, error) {
+	defer func() {
+		if err != nil {
+			signal.Stop(sigs)
+		}
+	}()
 	// A private spool in the temporary directory, which must be one where
 	// nobody else can move it away (safefile.SafeParent).
 	if err := safefile.SafeParent(os.TempDir()); err != nil {
@@ -90,14 +73,26 @@ func openStandaloneAround(s settings, log *supervise.Logger, opts ...sdktrace.Tr
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	return &standaloneRun{s: s, log: log, dir: dir, pipe: pipe}, nil
+	return &standaloneRun{s: s, log: log, dir: dir, pipe: pipe, sigs: sigs}, nil
+}
+
+// forgetSignals drops the signals caught so far: `jobtrace exec` calls it
+// once its child has ended, the signals before that being the child's
+// (supervise.Run forwards them), not a stop of the export.
+func (r *standaloneRun) forgetSignals() {
+	for {
+		select {
+		case <-r.sigs:
+		default:
+			return
+		}
+	}
 }
 
 func (r *standaloneRun) close(sampled bool) {
 	// A signal while the export waits for the collector stops the wait:
 	// what was not sent is kept in --out, and the private directory is
 	// removed, rather than left behind by a killed jobtrace.
-	r.catchSignals()
 	defer signal.Stop(r.sigs)
 	ctx, unwatch := supervise.Interruptible(r.sigs, r.log)
 	res := r.pipe.Shutdown(ctx, r.s.cfg.ExportTimeout, sampled)

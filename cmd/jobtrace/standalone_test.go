@@ -210,3 +210,26 @@ func TestStandaloneSignalDuringItsExport(t *testing.T) {
 		})
 	}
 }
+
+// A signal `jobtrace exec` outside a run forwards to its child does not
+// stop the export that follows the child: only a signal once the child has
+// ended does.
+func TestStandaloneExecChildsSignalLeavesTheExport(t *testing.T) {
+	wd, tmp, out := t.TempDir(), t.TempDir(), t.TempDir()
+	cmd := exec.Command(bin, "exec", "step", "--", "sh", "-c", `trap 'exit 0' TERM; kill -TERM $PPID; sleep 30 & wait`)
+	cmd.Dir = wd
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + wd, "TMPDIR=" + tmp,
+		"JOBTRACE_OUT=" + out, "JOBTRACE_STATE_DIR=" + filepath.Join(wd, "state"), "JOBTRACE_EXPORT_TIMEOUT=1s",
+		"OTEL_EXPORTER_OTLP_ENDPOINT=http://" + otlptest.Hanging(t)}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("jobtrace exec: %v; stderr:\n%s", err, stderr.String())
+	}
+	if strings.Contains(stderr.String(), "the export stops") || strings.Contains(stderr.String(), "stopped by a signal") {
+		t.Errorf("the child's signal stopped the export:\n%s", stderr.String())
+	}
+	if spans, _ := spansOf(t, out); spans["step"] == nil {
+		t.Errorf("the span was not kept in the out dir: %v", spans)
+	}
+}

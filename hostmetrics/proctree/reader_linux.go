@@ -306,11 +306,12 @@ func (r *Reader) Children(pid int, dst []int) ([]int, error) {
 // of a child subreaper (the first of its threads that is not exiting; a Go
 // program's main thread never exits). One children file is read, kept open
 // from one call to the next, where Children opens one per thread; a child
-// another thread forked for the caller's own use is not listed. Under the proc root /proc it first asks
-// the kernel whether the process has any child at all, running or exited
-// and not yet waited for: when it has none (an agent before its job
-// starts, and after it was reaped), no file is read. Under another root,
-// whose pids may not be the caller's, it is Children.
+// another thread forked for the caller's own use is not listed. Under the
+// proc root /proc it first asks the kernel whether the process has any
+// child at all, running or exited and not yet waited for: when it has none
+// (an agent before its job starts, and after it was reaped), no file is
+// read. Under another root, whose pids may not be the caller's, it is
+// Children.
 func (r *Reader) OwnChildren(dst []int, job int) ([]int, error) {
 	if r.root != "/proc" {
 		return r.Children(os.Getpid(), dst)
@@ -571,10 +572,9 @@ func (r *Reader) leave(pid int, s *seen, had bool) {
 
 // readProc returns the content of one of the files of process pid (stat,
 // statm, io or its main thread's children) in r.buf, valid until the next
-// read. It reads the file kept
-// open in s.files, or opens it by path and keeps it open when the process
-// is kept ([MaxKeptProcs]): its stat decides, at the first sample that sees
-// it. A kept file whose process was reaped (ESRCH) closes every kept file
+// read. It reads the file kept open in s.files, or opens it by path and
+// keeps it open when the process is kept ([MaxKeptProcs]): its stat
+// decides, at the first sample that sees it. A kept file whose process was reaped (ESRCH) closes every kept file
 // of s, and the path is opened instead: the pid may name a new process,
 // which visit tells by its start time.
 func (r *Reader) readProc(pid int, s *seen, which int) ([]byte, unix.Errno) {
