@@ -163,14 +163,7 @@ jobtrace phase add late --start "$b" --end 2000-01-01T00:00:00Z; echo "code $?"`
 func TestStandaloneSignalDuringItsExport(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
-			wd, tmp, out := t.TempDir(), t.TempDir(), t.TempDir()
-			cmd := exec.Command(bin, "event", "deploy")
-			cmd.Dir = wd
-			cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + wd, "TMPDIR=" + tmp,
-				"JOBTRACE_OUT=" + out, "JOBTRACE_STATE_DIR=" + filepath.Join(wd, "state"), "JOBTRACE_EXPORT_TIMEOUT=3m",
-				"OTEL_EXPORTER_OTLP_ENDPOINT=http://" + otlptest.Hanging(t)}
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
+			cmd, tmp, out, stderr := hangingExport(t, "3m", "event", "deploy")
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
@@ -215,14 +208,7 @@ func TestStandaloneSignalDuringItsExport(t *testing.T) {
 // stop the export that follows the child: only a signal once the child has
 // ended does.
 func TestStandaloneExecChildsSignalLeavesTheExport(t *testing.T) {
-	wd, tmp, out := t.TempDir(), t.TempDir(), t.TempDir()
-	cmd := exec.Command(bin, "exec", "step", "--", "sh", "-c", `trap 'exit 0' TERM; kill -TERM $PPID; sleep 30 & wait`)
-	cmd.Dir = wd
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + wd, "TMPDIR=" + tmp,
-		"JOBTRACE_OUT=" + out, "JOBTRACE_STATE_DIR=" + filepath.Join(wd, "state"), "JOBTRACE_EXPORT_TIMEOUT=1s",
-		"OTEL_EXPORTER_OTLP_ENDPOINT=http://" + otlptest.Hanging(t)}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	cmd, _, out, stderr := hangingExport(t, "1s", "exec", "step", "--", "sh", "-c", `trap 'exit 0' TERM; kill -TERM $PPID; sleep 30 & wait`)
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("jobtrace exec: %v; stderr:\n%s", err, stderr.String())
 	}
@@ -232,4 +218,19 @@ func TestStandaloneExecChildsSignalLeavesTheExport(t *testing.T) {
 	if spans, _ := spansOf(t, out); spans["step"] == nil {
 		t.Errorf("the span was not kept in the out dir: %v", spans)
 	}
+}
+
+// hangingExport returns jobtrace with args, outside a run, exporting to a
+// collector that never answers with the export timeout given: its
+// temporary directory, its out dir and its stderr.
+func hangingExport(t *testing.T, timeout string, args ...string) (cmd *exec.Cmd, tmp, out string, stderr *bytes.Buffer) {
+	wd, tmp, out := t.TempDir(), t.TempDir(), t.TempDir()
+	cmd = exec.Command(bin, args...)
+	cmd.Dir = wd
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + wd, "TMPDIR=" + tmp,
+		"JOBTRACE_OUT=" + out, "JOBTRACE_STATE_DIR=" + filepath.Join(wd, "state"), "JOBTRACE_EXPORT_TIMEOUT=" + timeout,
+		"OTEL_EXPORTER_OTLP_ENDPOINT=http://" + otlptest.Hanging(t)}
+	stderr = new(bytes.Buffer)
+	cmd.Stderr = stderr
+	return cmd, tmp, out, stderr
 }
