@@ -122,23 +122,30 @@ func (c *cli) marker(cmd, usage, of string, args []string) error {
 	if r.Type != string(protocol.TypeCounter) {
 		m.Time = time.Now()
 	}
-	return c.deliver(m)
+	return c.deliver(m, r.What())
 }
 
-// deliver sends m to the enclosing 'jobtrace run', or handles it standalone.
-func (c *cli) deliver(m protocol.Msg) error {
+// deliver sends m (what, as fastpath.Request.What names it) to the
+// enclosing 'jobtrace run', or handles it standalone. An agent that cannot
+// be reached or does not answer (it was killed, the run that set
+// JOBTRACE_SOCKET has ended) is warned about, not an error: a marker never
+// fails the job's step, as `jobtrace exec` runs its command without a
+// phase then.
+func (c *cli) deliver(m protocol.Msg, what string) error {
 	path := c.getenv(session.EnvSocket)
 	if path == "" {
 		return c.standalone(m)
 	}
 	conn, err := socket.Dial(path)
 	if err != nil {
-		return fmt.Errorf("%s=%s: %v", session.EnvSocket, path, err)
+		fmt.Fprintln(os.Stderr, supervise.Line(fastpath.Unreached(path, err.Error(), what, false)))
+		return nil
 	}
 	defer conn.Close()
 	r, err := conn.Request(m)
 	if err != nil {
-		return fmt.Errorf("%s: %v", session.EnvSocket, err)
+		fmt.Fprintln(os.Stderr, supervise.Line(fastpath.Unreached(path, err.Error(), what, true)))
+		return nil
 	}
 	if !r.OK {
 		// A warning, not an error: a marker that does not apply must not

@@ -149,6 +149,29 @@ func Parse(args []string) (Request, error) {
 	return r, nil
 }
 
+// What names the command of r in a message: `phase begin "compile"`,
+// `event "cache-miss"`.
+func (r *Request) What() string {
+	w := r.Type
+	switch r.Type {
+	case wire.TypeBegin, wire.TypeEnd, wire.TypeAdd:
+		w = "phase " + w
+	}
+	return w + " " + strconv.Quote(r.Name)
+}
+
+// Unreached is the warning of a marker command whose agent at path could
+// not be reached or did not answer (cause); sent tells whether the message
+// may have reached it all the same. A marker never fails the job's step:
+// the command exits 0 after it, as after a marker the agent refused.
+func Unreached(path, cause, what string, sent bool) string {
+	s := "jobtrace: warning: JOBTRACE_SOCKET=" + path + ": " + cause + ": " + what
+	if sent {
+		return s + " may not be recorded\n"
+	}
+	return s + " not recorded\n"
+}
+
 // ParseAttr reads the value of --attr, key=value with a key that is not
 // empty.
 func ParseAttr(s string) (key, value string, ok bool) {

@@ -50,8 +50,9 @@ func serve() {
 	reply, err := readLine(fd)
 	syscall.Close(fd)
 	if err != nil {
-		stderr("jobtrace: JOBTRACE_SOCKET: " + err.Error() + "\n")
-		syscall.Exit(1)
+		// The message was sent: the agent may still apply it.
+		stderr(Unreached(path, err.Error(), r.What(), true))
+		syscall.Exit(0)
 	}
 	rep, err := wire.ParseReply(reply)
 	switch {
@@ -75,11 +76,14 @@ func dial(path string) (int, error) {
 		return -1, err
 	}
 	syscall.CloseOnExec(fd)
+	// A listener whose queue is full (an agent that no longer accepts)
+	// would hold connect, and a full socket buffer the write, for ever.
+	tv := syscall.NsecToTimeval(int64(replyTimeout))
+	syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_SNDTIMEO, &tv)
 	if err := syscall.Connect(fd, &syscall.SockaddrUnix{Name: path}); err != nil {
 		syscall.Close(fd)
 		return -1, err
 	}
-	tv := syscall.NsecToTimeval(int64(replyTimeout))
 	syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &tv)
 	return fd, nil
 }
