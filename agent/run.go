@@ -50,6 +50,10 @@ type Options struct {
 // Run supervises one job from start to end and returns the exit code
 // jobtrace must exit with: the job's own.
 func Run(o Options) int {
+	// Held until the job has started: it starts even when jobtrace's own
+	// files have used up the descriptors (runChild).
+	spare := supervise.HoldSpare()
+	defer spare.Free()
 	out := openOutput(o)
 	defer out.finish()
 	grd := startGuard(o, out.log)
@@ -64,9 +68,9 @@ func Run(o Options) int {
 	if err := s.Start(o.parent()); err != nil {
 		// jobtrace cannot record, but the job still runs and its result stands.
 		out.log.Printf("%v: running the job without telemetry", err)
-		return runChild(o, out, nil, grd, sigs).Code
+		return runChild(o, out, nil, grd, sigs, spare).Code
 	}
-	end := runChild(o, out, s, grd, sigs)
+	end := runChild(o, out, s, grd, sigs, spare)
 	ctx, stop := supervise.Interruptible(sigs, out.log)
 	defer stop()
 	s.Shutdown(ctx, end)
@@ -133,8 +137,11 @@ func (out *output) finish() {
 // runChild starts the job and supervises it to its end, forwarding it the
 // signals from sigs: with the session's environment, taps and cgroup, or,
 // when s is nil (the session could not start), with passthrough and
-// signals only.
-func runChild(o Options, out *output, s *session.Session, grd *guard.Guard, sigs <-chan os.Signal) session.Outcome {
+// signals only. When jobtrace cannot set the job up (its output, or
+// descriptors or memory used up), spare is freed and the job started
+// again on jobtrace's own stdout and stderr, unobserved: the job runs and
+// its result stands (supervise.RetryDirect).
+func runChild(o Options, out *output, s *session.Session, grd *guard.Guard, sigs <-chan os.Signal, spare *supervise.Spare) session.Outcome {
 	opts := supervise.Options{
 		Args: o.Args, Env: o.Session.Env,
 		Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr,
@@ -149,6 +156,20 @@ func runChild(o Options, out *output, s *session.Session, grd *guard.Guard, sigs
 		opts.BeforeFork = s.JobStarting
 	}
 	job, err := supervise.Start(opts)
+	if supervise.RetryDirect(err) {
+		out.log.Printf("%v: running the job on jobtrace's own output, unobserved: its output is not scanned and its usage not measured", err)
+		if s != nil {
+			s.JobNotStarted()
+			s = nil
+		}
+		spare.Free()
+		job, err = supervise.Start(supervise.Options{
+			Args: o.Args, Env: o.Session.Env, Direct: true,
+			Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr,
+			GracePeriod: o.GracePeriod, Warn: out.log.Warn,
+		})
+	}
+	spare.Free()
 	if err != nil {
 		if s != nil {
 			s.JobNotStarted()

@@ -14,8 +14,14 @@ func Run(args, env []string, grace time.Duration, log *Logger) (int, error) {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, ForwardedSignals()...)
 	defer signal.Stop(sigs)
-	job, err := Start(Options{Args: args, Env: env, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
-		GracePeriod: grace, Warn: log.Warn})
+	opts := Options{Args: args, Env: env, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		GracePeriod: grace, Warn: log.Warn}
+	job, err := Start(opts)
+	if RetryDirect(err) {
+		log.Printf("%v: running the command on jobtrace's own output", err)
+		opts.Direct = true
+		job, err = Start(opts)
+	}
 	if err != nil {
 		return 0, err
 	}

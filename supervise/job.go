@@ -114,6 +114,11 @@ type Options struct {
 	// come before the job (its first sample) is waited for there, while the
 	// rest of the start was made beside it.
 	BeforeFork func()
+	// Direct gives the job Stdout and Stderr themselves: no pipe, no
+	// pseudo-terminal, no copy, and OutStdout, OutStderr, WriteStdout and
+	// WriteStderr are not used. It is how a job is run when jobtrace could
+	// not set its output up (StartDirect).
+	Direct bool
 	// OnExit, when set, is called as soon as the job has been reaped, before
 	// its output is drained, with the resources the system reported for it
 	// (the zero ExitUsage when it reported none).
@@ -205,7 +210,7 @@ func Start(o Options) (*Job, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			code = ExitNotFound
 		}
-		return nil, &StartError{code, fmt.Errorf("%s: %v", o.Args[0], unwrapExec(err))}
+		return nil, &StartError{code, fmt.Errorf("%s: %w", o.Args[0], unwrapExec(err))}
 	}
 	for _, c := range j.closers {
 		c.Close()
@@ -256,6 +261,10 @@ func (j *Job) setupOutput() error {
 	o := j.opts
 	if o.Stdout == nil || o.Stderr == nil {
 		return errors.New("stdout and stderr are required")
+	}
+	if o.Direct {
+		j.stdout, j.stderr = o.Stdout, o.Stderr
+		return nil
 	}
 	if isTerminal(o.Stdout) {
 		tty, err := j.openPTY()

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jobtrace/jobtrace/agent/background"
+	"github.com/jobtrace/jobtrace/internal/poller"
 	"github.com/jobtrace/jobtrace/internal/redact"
 	"github.com/jobtrace/jobtrace/supervise"
 
@@ -108,6 +109,7 @@ func printMainUsage(w io.Writer, commands []command) {
 }
 
 func main() {
+	poller.Start()
 	c := &cli{start: time.Now(), getenv: os.Getenv}
 	os.Exit(c.dispatch(os.Args[1:]))
 }

@@ -1,0 +1,41 @@
+//go:build unix
+
+package main
+
+import (
+	"fmt"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestJobRunsWithFewDescriptors: with a low `ulimit -n`, jobtrace's own
+// files use up the descriptors before the job starts. The job runs all the
+// same, on jobtrace's own output, and its exit code is jobtrace's; what
+// could not be opened is warned about. Before, the job did not run: exit 1
+// or 126 (its output could not be set up), or the Go runtime died making
+// its poller (a fatal error and a goroutine dump, exit 2).
+func TestJobRunsWithFewDescriptors(t *testing.T) {
+	for _, n := range []int{10, 12, 16, 20, 24, 32, 48} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			cmd := exec.Command("/bin/sh", "-c", fmt.Sprintf(`ulimit -n %d && exec "$0" run --out "$1" --summary off -- sh -c 'echo the job ran; exit 4'`, n), bin, dir+"/out")
+			cmd.Dir = dir
+			cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + dir, "TMPDIR=" + dir}
+			out, err := cmd.CombinedOutput()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != 4 || !strings.Contains(string(out), "the job ran") {
+				t.Errorf("ulimit -n %d: exit %d, want the job's 4 and its output; got:\n%s", n, code, out)
+			}
+			if strings.Contains(string(out), "fatal error") || strings.Contains(string(out), "goroutine ") {
+				t.Errorf("ulimit -n %d: jobtrace died:\n%s", n, out)
+			}
+		})
+	}
+}
