@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strings"
 	"time"
 
@@ -13,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/jobtrace/jobtrace/exporters/spool"
+	"github.com/jobtrace/jobtrace/exporters/usagecsv"
 	"github.com/jobtrace/jobtrace/internal/cleantext"
 	"github.com/jobtrace/jobtrace/internal/stackhint"
 	"github.com/jobtrace/jobtrace/spans/protocol"
@@ -104,6 +107,7 @@ func (s *Session) Shutdown(ctx context.Context, o Outcome) (Result, error) {
 	if o.Ended.IsZero() {
 		o.Ended = time.Now()
 	}
+	s.keepDir()
 	_, shutdown := s.tracer.Start(s.rootCtx, "jobtrace shutdown")
 	end := jobEnd{code: o.Code, result: o.result(), told: o.Result != "", took: o.Ended.Sub(s.set.Start)}
 	end.notes = s.stopSources(end.result, o.LostOutput)
@@ -123,6 +127,47 @@ func (s *Session) Shutdown(ctx context.Context, o Outcome) (Result, error) {
 	}
 	sr := s.export(ctx, &end, rendered)
 	return Result{Result: end.result, Dir: s.pipe.Dir(), TraceID: s.root.SpanContext().TraceID(), Export: sr}, sr.Err
+}
+
+// keepDir makes the artifacts directory again when the job removed it
+// (`git clean -x`, `rm -rf`), with the spool and the CSV as far as they
+// were written: jobtrace still holds them open, so they are copied to new
+// files at their paths (Relink), which the rest of the run writes to, and
+// the files rendered at its end go there as if nothing had happened. The
+// same for one of those files removed on its own. One warning says so.
+func (s *Session) keepDir() {
+	dir := s.pipe.Dir()
+	_, err := os.Stat(dir)
+	gone := errors.Is(err, fs.ErrNotExist)
+	if gone {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			s.log.Warn(fmt.Sprintf("the out dir %s was removed during the run, and could not be made again: %v; its files are lost", dir, err))
+			return
+		}
+	}
+	var kept []string
+	if ok, err := s.pipe.RelinkSpool(); err != nil {
+		s.log.Warn(fmt.Sprintf("the spans written to %s during the run were removed with it, and could not be written again: %v", dir, err))
+	} else if ok {
+		kept = append(kept, spool.TracesFile)
+	}
+	if s.res != nil && s.res.csv != nil {
+		if ok, err := s.res.csv.Relink(); err != nil {
+			s.log.Warn(fmt.Sprintf("the samples written to %s during the run were removed with it, and could not be written again: %v", dir, err))
+		} else if ok {
+			kept = append(kept, usagecsv.FileName)
+		}
+	}
+	switch {
+	case gone:
+		what := "every file is written at the end of the run"
+		if len(kept) > 0 {
+			what = strings.Join(kept, " and ") + " as far as they were written, and the rest at the end of the run"
+		}
+		s.log.Warn(fmt.Sprintf("the out dir %s was removed during the run (by the job?): made again, with %s", dir, what))
+	case len(kept) > 0:
+		s.log.Warn(fmt.Sprintf("%s was removed from %s during the run (by the job?): written again as far as it was", strings.Join(kept, " and "), dir))
+	}
 }
 
 // stopSources reads what is left in the job's output, the socket and the

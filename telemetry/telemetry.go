@@ -73,6 +73,16 @@ type Pipeline struct {
 // Dir is the directory the artifacts go to.
 func (p *Pipeline) Dir() string { return p.dir }
 
+// RelinkSpool writes the spool again at its path when it was removed while
+// the pipeline held it open (spool.TraceClient.Relink). It reports whether
+// it did.
+func (p *Pipeline) RelinkSpool() (bool, error) {
+	if p.spoolProc == nil {
+		return false, nil
+	}
+	return p.spoolProc.Relink()
+}
+
 // LockFile is the file in an artifacts directory that a running jobtrace
 // holds locked.
 const LockFile = ".jobtrace.lock"

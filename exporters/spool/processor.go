@@ -287,3 +287,7 @@ more:
 	clear(batch)
 	p.batch = batch[:0]
 }
+
+// Relink has the spool written again at its path when it was removed while
+// it was open (TraceClient.Relink).
+func (p *SpanProcessor) Relink() (bool, error) { return p.client.Relink() }

@@ -3,6 +3,7 @@ package usagecsv
 import (
 	"fmt"
 	"io"
+	"os"
 	"sync"
 	"time"
 
@@ -89,7 +90,8 @@ var _ hostmetrics.Sink = (*Writer)(nil)
 // at once. A symbolic link, a FIFO or a hard link at path is refused
 // (package safefile). The agent passes filepath.Join(outDir, FileName).
 func Create(path string, opts Options) (*Writer, error) {
-	f, err := safefile.Create(path, 0o644)
+	// Read and write: Relink copies what was written.
+	f, err := safefile.Open(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("usagecsv: %w", err)
 	}
@@ -249,6 +251,26 @@ func (w *Writer) Close() error {
 		return fmt.Errorf("usagecsv: close %s: %w", w.path, err)
 	}
 	return nil
+}
+
+// Relink writes the file again at its path when it was removed while the
+// Writer held it open (safefile.Unlinked: the job removed the out dir, or
+// the file): the rows written so far are copied to a new file, and the
+// rows that follow are written to it. It reports whether it did.
+func (w *Writer) Relink() (bool, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	f, ok := w.f.(*os.File)
+	if !ok || !safefile.Unlinked(f) {
+		return false, nil
+	}
+	nf, err := safefile.Relink(f, w.path, os.O_RDWR, 0o644, w.size)
+	if err != nil {
+		return false, fmt.Errorf("usagecsv: %w", err)
+	}
+	f.Close()
+	w.f = nf
+	return true, nil
 }
 
 // sizeText writes a size in the largest binary unit that divides it.

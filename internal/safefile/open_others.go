@@ -56,3 +56,6 @@ func SafeParent(path string) error {
 	_, err := statDir(path)
 	return err
 }
+
+// Unlinked reports false: Windows does not remove a file that is open.
+func Unlinked(*os.File) bool { return false }

@@ -186,3 +186,14 @@ func SafeParent(path string) error {
 	}
 	return nil
 }
+
+// Unlinked reports whether f no longer has a name: it, or the directory it
+// was in, was removed while it was open (a job's `rm -rf`, `git clean -x`).
+func Unlinked(f *os.File) bool {
+	fi, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && st.Nlink == 0
+}
