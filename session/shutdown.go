@@ -107,7 +107,7 @@ func (s *Session) Shutdown(ctx context.Context, o Outcome) (Result, error) {
 	if o.Ended.IsZero() {
 		o.Ended = time.Now()
 	}
-	s.keepDir()
+	s.KeepDir()
 	_, shutdown := s.tracer.Start(s.rootCtx, "jobtrace shutdown")
 	end := jobEnd{code: o.Code, result: o.result(), told: o.Result != "", took: o.Ended.Sub(s.set.Start)}
 	end.notes = s.stopSources(end.result, o.LostOutput)
@@ -129,20 +129,24 @@ func (s *Session) Shutdown(ctx context.Context, o Outcome) (Result, error) {
 	return Result{Result: end.result, Dir: s.pipe.Dir(), TraceID: s.root.SpanContext().TraceID(), Export: sr}, sr.Err
 }
 
-// keepDir makes the artifacts directory again when the job removed it
-// (`git clean -x`, `rm -rf`), with the spool and the CSV as far as they
-// were written: jobtrace still holds them open, so they are copied to new
-// files at their paths (Relink), which the rest of the run writes to, and
-// the files rendered at its end go there as if nothing had happened. The
-// same for one of those files removed on its own. One warning says so.
-func (s *Session) keepDir() {
+// KeepDir makes the artifacts directory again when it was removed (a
+// job's or a step's `git clean -x`, `rm -rf`; actions/checkout empties the
+// workspace it checks out into), with the spool and the CSV as far as they
+// were written: the session still holds them open, so they are copied to
+// new files at their paths (Relink), which the rest of the run writes to,
+// and the files rendered at its end go there as if nothing had happened.
+// The same for one of those files removed on its own. One warning says
+// so. Shutdown calls it first; a session that runs on after its job (a
+// background agent) may call it at any time. It reports whether the
+// directory or a file had to be made again.
+func (s *Session) KeepDir() bool {
 	dir := s.pipe.Dir()
 	_, err := os.Stat(dir)
 	gone := errors.Is(err, fs.ErrNotExist)
 	if gone {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			s.log.Warn(fmt.Sprintf("the out dir %s was removed during the run, and could not be made again: %v; its files are lost", dir, err))
-			return
+			return true
 		}
 	}
 	var kept []string
@@ -160,14 +164,17 @@ func (s *Session) keepDir() {
 	}
 	switch {
 	case gone:
-		what := "every file is written at the end of the run"
+		what := "the files of the run's end"
 		if len(kept) > 0 {
-			what = strings.Join(kept, " and ") + " as far as they were written, and the rest at the end of the run"
+			what = strings.Join(kept, " and ") + " as far as they were written, and the files of the run's end"
 		}
-		s.log.Warn(fmt.Sprintf("the out dir %s was removed during the run (by the job?): made again, with %s", dir, what))
-	case len(kept) > 0:
-		s.log.Warn(fmt.Sprintf("%s was removed from %s during the run (by the job?): written again as far as it was", strings.Join(kept, " and "), dir))
+		s.log.Warn(fmt.Sprintf("the out dir %s was removed during the run: made again, with %s", dir, what))
+	case len(kept) == 1:
+		s.log.Warn(fmt.Sprintf("%s was removed from %s during the run: written again as far as it was", kept[0], dir))
+	case len(kept) > 1:
+		s.log.Warn(fmt.Sprintf("%s were removed from %s during the run: written again as far as they were", strings.Join(kept, " and "), dir))
 	}
+	return gone || len(kept) > 0
 }
 
 // stopSources reads what is left in the job's output, the socket and the

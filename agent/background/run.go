@@ -62,8 +62,9 @@ const (
 	ReasonIdle    = "idle"    // no message for the idle time: timeout
 	ReasonSignal  = "signal"  // SIGTERM or SIGINT: cancellation
 	// ReasonOutGone: its lock file is gone from the out directory (the
-	// directory removed, as a checkout's `git clean` does): no stop can
-	// find the agent any more. error.
+	// directory removed, as a checkout's `git clean` does) and the
+	// directory could not be made again (keepOut), or another agent holds
+	// it now: no stop could find the agent any more. error.
 	ReasonOutGone = "out_removed"
 )
 
@@ -156,6 +157,8 @@ func Run(o Options) int {
 		Fail(o.Ready, 1, err)
 		return 1
 	}
+	defer a.unlock()
+	a.lockID, _ = os.Stat(filepath.Join(out, LockFile))
 	tell(o.Ready, readyMsg{State: &a.state})
 	reason, stop := a.wait()
 	return a.end(reason, stop)
@@ -181,6 +184,74 @@ type running struct {
 	// sigs gets SIGTERM and SIGINT until the agent exits: the first ends
 	// the job (wait), the next cuts its end short (supervise.Interruptible).
 	sigs chan os.Signal
+	logf *logFile
+	// lockID is the lock file the agent holds; unlocks release the locks
+	// taken again by keepOut.
+	lockID  os.FileInfo
+	unlocks []func()
+}
+
+// lockKept reports whether the agent's lock file is still at its path:
+// neither removed nor replaced by another file (a new out dir).
+func (a *running) lockKept() bool {
+	fi, err := os.Lstat(filepath.Join(a.state.Out, LockFile))
+	return err == nil && (a.lockID == nil || os.SameFile(fi, a.lockID))
+}
+
+// unlock releases the locks keepOut took.
+func (a *running) unlock() {
+	for _, u := range a.unlocks {
+		u()
+	}
+}
+
+// keepOut tries the lock keepLockTries more times, keepLockPause apart,
+// while another process holds it: Alive holds it for a moment.
+const (
+	keepLockTries = 10
+	keepLockPause = 20 * time.Millisecond
+)
+
+// keepOut makes the out directory again when it was removed while the
+// agent runs (a step's `git clean -ffdx`; actions/checkout empties the
+// workspace it checks out into, which may hold the out directory): the log,
+// the spool and the CSV, which the agent still holds open, are written
+// again at their paths as far as they were written (Session.KeepDir), the
+// lock is taken again and the state file written again, so that the steps
+// after it and `jobtrace stop` find the agent as before. It fails when the
+// directory cannot be made again or another agent took it meanwhile.
+func (a *running) keepOut() error {
+	out := a.state.Out
+	// Said in the log before the log is copied, so the copy has it.
+	kept := a.s.KeepDir()
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	if _, err := a.logf.relink(); err != nil {
+		a.log.Warn(fmt.Sprintf("the log %s was removed, and could not be made again: %v", a.logf.path, err))
+	}
+	lockPath := filepath.Join(out, LockFile)
+	unlock, err := telemetry.Lock(lockPath)
+	// One that looks whether the agent is alive holds it for a moment.
+	for i := 0; errors.Is(err, telemetry.ErrDirBusy) && i < keepLockTries; i++ {
+		time.Sleep(keepLockPause)
+		unlock, err = telemetry.Lock(lockPath)
+	}
+	if errors.Is(err, telemetry.ErrDirBusy) {
+		return busy(out)
+	}
+	if err != nil {
+		return err
+	}
+	a.unlocks = append(a.unlocks, unlock)
+	a.lockID, _ = os.Stat(lockPath)
+	if !kept {
+		a.log.Warn(fmt.Sprintf("%s was removed from %s: taken again", LockFile, out))
+	}
+	if err := writeState(a.state); err != nil {
+		a.log.Warn(fmt.Sprintf("no %s: `jobtrace stop` finds this agent only by %s: %v", StateFile, session.EnvSocket, err))
+	}
+	return nil
 }
 
 // start opens the log, starts the session and writes the state file.
@@ -194,7 +265,8 @@ func start(o Options, out string) (*running, error) {
 	if logPath == "" {
 		logPath = filepath.Join(out, LogFile)
 		open = func(path string, perm os.FileMode) (*os.File, error) {
-			return safefile.Open(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
+			// Read and write: keepOut copies what was written.
+			return safefile.Open(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, perm)
 		}
 	}
 	logPath, _ = filepath.Abs(logPath)
@@ -204,8 +276,9 @@ func start(o Options, out string) (*running, error) {
 	}
 	// What the Go runtime itself writes (a panic) goes to the log too.
 	redirectStderr(logw)
-	a := &running{o: o, log: supervise.NewLogger(logw), stops: make(chan protocol.Msg, 1),
-		sigs: make(chan os.Signal, 2)}
+	logf := &logFile{f: logw, path: logPath}
+	a := &running{o: o, log: supervise.NewLogger(logf), stops: make(chan protocol.Msg, 1),
+		sigs: make(chan os.Signal, 2), logf: logf}
 	otlp.RouteErrors(a.log.Warn)
 	summaryPath := filepath.Join(out, SummaryFile)
 	if err := os.Remove(summaryPath); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -276,9 +349,11 @@ func (a *running) wait() (string, *protocol.Msg) {
 				a.log.Printf("%s is gone: ending the job", a.o.Watch)
 				return ReasonWatched, nil
 			}
-			if _, err := os.Lstat(filepath.Join(a.state.Out, LockFile)); errors.Is(err, os.ErrNotExist) {
-				a.log.Printf("%s is gone from %s (removed): ending the job", LockFile, a.state.Out)
-				return ReasonOutGone, nil
+			if !a.lockKept() {
+				if err := a.keepOut(); err != nil {
+					a.log.Printf("%s is gone from %s (removed), and could not be made again: %v: ending the job", LockFile, a.state.Out, err)
+					return ReasonOutGone, nil
+				}
 			}
 			if n := a.s.Messages(); n != msgs {
 				msgs, last = n, now

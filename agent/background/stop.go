@@ -27,6 +27,11 @@ const waitPoll = 10 * time.Millisecond
 
 // Alive reports whether an agent holds the out directory out.
 func Alive(out string) bool {
+	// Not made where it is gone: an agent whose out dir was removed makes
+	// it again, with its lock (keepOut).
+	if _, err := os.Lstat(filepath.Join(out, LockFile)); err != nil {
+		return false
+	}
 	unlock, err := telemetry.Lock(filepath.Join(out, LockFile))
 	if err != nil {
 		return errors.Is(err, telemetry.ErrDirBusy)

@@ -403,31 +403,60 @@ func TestStartWithAClosedStdout(t *testing.T) {
 	}
 }
 
-// An agent whose out directory is removed under it (a checkout's `git
-// clean`) can be found by no stop: it ends by itself rather than run on
-// until --idle.
-func TestAgentEndsWhenItsOutDirIsRemoved(t *testing.T) {
+// The out dir of a running agent removed by a step (actions/checkout
+// empties the workspace it checks out into; `git clean -ffdx`), then its
+// lock alone: the agent makes it again within WatchInterval, with its log,
+// spool and CSV as far as they were written, its lock and its state file,
+// and goes on. The steps after it join the job, `jobtrace stop` finds the
+// agent, and the artifacts hold the steps from before and after. Before,
+// the agent ended (out_removed) and every later step was lost.
+func TestAgentKeepsItsOutDirWhenRemoved(t *testing.T) {
 	j := newJob(t)
-	j.start(nil, "--idle", "0", "--watch-pid", "0")
+	env := j.start(nil, "--idle", "0", "--watch-pid", "0")
+	if r := j.run(env, "exec", "before", "--", "true"); r.code != 0 {
+		t.Fatalf("exec before: %d %s", r.code, r.stderr)
+	}
 	st, err := background.ReadState(j.out())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.RemoveAll(j.out()); err != nil {
-		t.Fatal(err)
-	}
-	// A zombie has ended: the test process may be the orphaned agent's
-	// subreaper, after a run in it.
-	running := func() bool {
-		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", st.Pid))
-		i := bytes.LastIndexByte(stat, ')')
-		return err == nil && i > 0 && i+2 < len(stat) && stat[i+2] != 'Z'
-	}
-	for deadline := time.Now().Add(agentEndWait); running(); time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			syscall.Kill(st.Pid, syscall.SIGKILL)
-			t.Fatalf("agent %d still runs %s after its out directory was removed", st.Pid, agentEndWait)
+	state := filepath.Join(j.out(), background.StateFile)
+	for _, rm := range []string{j.out(), filepath.Join(j.out(), ".jobtrace-agent.lock")} {
+		if err := os.RemoveAll(rm); err != nil {
+			t.Fatal(err)
 		}
+		// A bound on a hang, not on the time it takes.
+		for deadline := time.Now().Add(agentEndWait); ; time.Sleep(50 * time.Millisecond) {
+			if _, err := os.Stat(state); err == nil && background.Alive(j.out()) {
+				break
+			}
+			if time.Now().After(deadline) {
+				syscall.Kill(st.Pid, syscall.SIGKILL)
+				t.Fatalf("no agent for %s %s after %s was removed", j.out(), agentEndWait, rm)
+			}
+		}
+	}
+	if r := j.run(env, "exec", "after", "--", "true"); r.code != 0 {
+		t.Fatalf("exec after: %d %s", r.code, r.stderr)
+	}
+	// From a shell without the environment: found by the state file.
+	if r := j.run(nil, "stop"); r.code != 0 {
+		t.Fatalf("stop: exit %d\n%s", r.code, r.stderr)
+	}
+	spans, _ := spansOf(t, j.out())
+	for _, name := range []string{"before", "after"} {
+		if spans[name] == nil {
+			t.Errorf("no span %q", name)
+		}
+	}
+	for _, f := range []string{"resource-usage.csv", "report.html", "profile.json"} {
+		if _, err := os.Stat(filepath.Join(j.out(), f)); err != nil {
+			t.Error(err)
+		}
+	}
+	log, _ := os.ReadFile(filepath.Join(j.out(), background.LogFile))
+	if !bytes.Contains(log, []byte("agent ")) || !bytes.Contains(log, []byte("was removed during the run: made again")) {
+		t.Errorf("the log lacks its start or the removal:\n%s", log)
 	}
 }
 
