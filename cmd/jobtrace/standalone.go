@@ -123,13 +123,17 @@ func (r *standaloneRun) close(sampled bool) {
 }
 
 // keepPending appends the lines of the spool at src that were not delivered
-// to the spool in dir.
+// to the spool in dir. A spool never written (a counter makes no span) has
+// none.
 func keepPending(src, dir string) (int, error) {
 	sent, err := spool.ReadSent(src)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		sent = 0
 	}
 	data, err := os.ReadFile(src)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
 	if err != nil {
 		return 0, err
 	}

@@ -60,6 +60,24 @@ func TestStandaloneWithoutCollectorKeepsSpansInOut(t *testing.T) {
 	}
 }
 
+// A counter outside a run with no collector says in one warning that it
+// is not recorded, and nothing else: it made no span, so there is nothing
+// to keep in --out. Before, a second warning said that the spans could not
+// be kept, naming the private spool it had never written.
+func TestStandaloneCounterWithoutCollectorSaysOneThing(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	r := jt(t, []string{"JOBTRACE_OUT=" + out}, "counter", "tests.failed", "--value", "3")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if want := "jobtrace: warning: counter outside 'jobtrace run' with no collector configured: not recorded\n"; r.stderr != want {
+		t.Errorf("stderr %q, want %q", r.stderr, want)
+	}
+	if _, err := os.Stat(filepath.Join(out, "spans.otlp.jsonl")); err == nil {
+		t.Error("a spool was written for a counter")
+	}
+}
+
 func TestSDKDisabledExportsNothing(t *testing.T) {
 	c := &otlptest.Collector{}
 	h := otlptest.StartHTTP(t, "127.0.0.1:0", c)
