@@ -117,7 +117,7 @@ type Options struct {
 	// Direct gives the job Stdout and Stderr themselves: no pipe, no
 	// pseudo-terminal, no copy, and OutStdout, OutStderr, WriteStdout and
 	// WriteStderr are not used. It is how a job is run when jobtrace could
-	// not set its output up (StartDirect).
+	// not set its output up (RetryDirect).
 	Direct bool
 	// OnExit, when set, is called as soon as the job has been reaped, before
 	// its output is drained, with the resources the system reported for it

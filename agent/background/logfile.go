@@ -25,25 +25,21 @@ func (l *logFile) Write(p []byte) (int, error) {
 // relink writes the log again at its path when it was removed while it was
 // open (safefile.Relink), and points stderr at the new file. A log that
 // cannot be read back (one the user named, opened for appending only) is
-// begun anew there. It reports whether the log had been removed.
-func (l *logFile) relink() (bool, error) {
+// begun anew there.
+func (l *logFile) relink() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if !safefile.Unlinked(l.f) {
-		return false, nil
-	}
-	fi, err := l.f.Stat()
+	f, relinked, err := safefile.Relink(l.f, l.path, os.O_RDWR|os.O_APPEND, 0o644, -1)
 	if err != nil {
-		return true, err
-	}
-	nf, err := safefile.Relink(l.f, l.path, os.O_RDWR|os.O_APPEND, 0o644, fi.Size())
-	if err != nil {
-		if nf, err = safefile.OpenLog(l.path, 0o644); err != nil {
-			return true, err
+		if f, err = safefile.OpenLog(l.path, 0o644); err != nil {
+			return err
 		}
+		l.f.Close()
+		relinked = true
 	}
-	l.f.Close()
-	l.f = nf
-	redirectStderr(nf)
-	return true, nil
+	l.f = f
+	if relinked {
+		redirectStderr(f)
+	}
+	return nil
 }

@@ -227,7 +227,7 @@ func (a *running) keepOut() error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	if _, err := a.logf.relink(); err != nil {
+	if err := a.logf.relink(); err != nil {
 		a.log.Warn(fmt.Sprintf("the log %s was removed, and could not be made again: %v", a.logf.path, err))
 	}
 	lockPath := filepath.Join(out, LockFile)

@@ -141,22 +141,21 @@ func (c *TraceClient) open() error {
 }
 
 // Relink writes the spool again at its path when it was removed while the
-// client held it open (safefile.Unlinked: the job removed the out dir, or
+// client held it open (safefile.Relink: the job removed the out dir, or
 // the file): the lines written so far are copied to a new file, and the
 // lines that follow are appended to it. It reports whether it did.
 func (c *TraceClient) Relink() (bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.f == nil || !safefile.Unlinked(c.f) {
+	if c.f == nil {
 		return false, nil
 	}
-	nf, err := safefile.Relink(c.f, c.path, os.O_RDWR|os.O_APPEND, 0o644, c.end)
+	f, relinked, err := safefile.Relink(c.f, c.path, os.O_RDWR|os.O_APPEND, 0o644, c.end)
 	if err != nil {
 		return false, fmt.Errorf("spool: %w", err)
 	}
-	c.f.Close()
-	c.f = nf
-	return true, nil
+	c.f = f
+	return relinked, nil
 }
 
 // errno drops the operation and path of a *PathError: the message names the

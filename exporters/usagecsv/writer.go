@@ -254,23 +254,22 @@ func (w *Writer) Close() error {
 }
 
 // Relink writes the file again at its path when it was removed while the
-// Writer held it open (safefile.Unlinked: the job removed the out dir, or
+// Writer held it open (safefile.Relink: the job removed the out dir, or
 // the file): the rows written so far are copied to a new file, and the
 // rows that follow are written to it. It reports whether it did.
 func (w *Writer) Relink() (bool, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	f, ok := w.f.(*os.File)
-	if !ok || !safefile.Unlinked(f) {
+	if !ok {
 		return false, nil
 	}
-	nf, err := safefile.Relink(f, w.path, os.O_RDWR, 0o644, w.size)
+	f, relinked, err := safefile.Relink(f, w.path, os.O_RDWR, 0o644, w.size)
 	if err != nil {
 		return false, fmt.Errorf("usagecsv: %w", err)
 	}
-	f.Close()
-	w.f = nf
-	return true, nil
+	w.f = f
+	return relinked, nil
 }
 
 // sizeText writes a size in the largest binary unit that divides it.

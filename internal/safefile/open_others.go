@@ -57,5 +57,5 @@ func SafeParent(path string) error {
 	return err
 }
 
-// Unlinked reports false: Windows does not remove a file that is open.
-func Unlinked(*os.File) bool { return false }
+// unlinked reports false: Windows does not remove a file that is open.
+func unlinked(*os.File) bool { return false }

@@ -187,9 +187,9 @@ func SafeParent(path string) error {
 	return nil
 }
 
-// Unlinked reports whether f no longer has a name: it, or the directory it
-// was in, was removed while it was open (a job's `rm -rf`, `git clean -x`).
-func Unlinked(f *os.File) bool {
+// unlinked reports whether f no longer has a name: it, or the directory it
+// was in, was removed while it was open.
+func unlinked(f *os.File) bool {
 	fi, err := f.Stat()
 	if err != nil {
 		return false

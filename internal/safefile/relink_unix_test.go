@@ -8,9 +8,10 @@ import (
 	"testing"
 )
 
-// TestRelink: a file whose directory was removed while it was open is
-// Unlinked; Relink makes the directory again and a file at its path with
-// the bytes written so far, which later writes follow.
+// TestRelink: Relink leaves a file that has its name as it is; a file
+// whose directory was removed while it was open gets its directory and a
+// file at its path again, with the bytes written so far, which later writes
+// follow, and is closed.
 func TestRelink(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
 	if err := os.Mkdir(dir, 0o755); err != nil {
@@ -23,18 +24,21 @@ func TestRelink(t *testing.T) {
 	}
 	defer f.Close()
 	f.WriteString("one\ntwo\n")
-	if Unlinked(f) {
-		t.Fatal("a file with its name is Unlinked")
+	if same, relinked, err := Relink(f, path, os.O_RDWR|os.O_APPEND, 0o640, -1); same != f || relinked || err != nil {
+		t.Fatalf("Relink of a file with its name: %v, %v, %v", same, relinked, err)
 	}
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
 	}
-	if !Unlinked(f) {
-		t.Fatal("a file whose directory was removed is not Unlinked")
+	if !unlinked(f) {
+		t.Fatal("a file whose directory was removed is not unlinked")
 	}
-	nf, err := Relink(f, path, os.O_RDWR|os.O_APPEND, 0o640, 8)
-	if err != nil {
-		t.Fatal(err)
+	nf, relinked, err := Relink(f, path, os.O_RDWR|os.O_APPEND, 0o640, 8)
+	if err != nil || !relinked {
+		t.Fatal(relinked, err)
+	}
+	if _, err := f.Stat(); err == nil {
+		t.Error("the old file is still open")
 	}
 	defer nf.Close()
 	nf.WriteString("three\n")
@@ -42,7 +46,7 @@ func TestRelink(t *testing.T) {
 	if err != nil || string(got) != "one\ntwo\nthree\n" {
 		t.Fatalf("%q, %v", got, err)
 	}
-	if Unlinked(nf) {
-		t.Error("the new file is Unlinked")
+	if unlinked(nf) {
+		t.Error("the new file is unlinked")
 	}
 }
