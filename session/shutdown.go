@@ -149,15 +149,18 @@ func (s *Session) KeepDir() bool {
 			return true
 		}
 	}
+	// What the job may have put at their names meanwhile (a link to
+	// another file) is removed, not followed, as at the start.
+	telemetry.Reclaim(dir, []string{spool.TracesFile, usagecsv.FileName}, s.log.Warn)
 	var kept []string
 	if ok, err := s.pipe.RelinkSpool(); err != nil {
-		s.log.Warn(fmt.Sprintf("the spans written to %s during the run were removed with it, and could not be written again: %v", dir, err))
+		s.log.Warn(fmt.Sprintf("the spans written to %s during the run were removed from it, and could not be written again: %v", dir, err))
 	} else if ok {
 		kept = append(kept, spool.TracesFile)
 	}
 	if s.res != nil && s.res.csv != nil {
 		if ok, err := s.res.csv.Relink(); err != nil {
-			s.log.Warn(fmt.Sprintf("the samples written to %s during the run were removed with it, and could not be written again: %v", dir, err))
+			s.log.Warn(fmt.Sprintf("the samples written to %s during the run were removed from it, and could not be written again: %v", dir, err))
 		} else if ok {
 			kept = append(kept, usagecsv.FileName)
 		}

@@ -96,11 +96,11 @@ func artifactNames() []string {
 	}
 }
 
-// reclaim frees the names of jobtrace's files in dir from what is not a
+// Reclaim frees the names of jobtrace's files in dir from what is not a
 // file of its own: a symbolic link, a FIFO or a socket there is removed,
 // with one warning each, rather than followed or let cost the run its
 // artifacts (package safefile).
-func reclaim(dir string, names []string, warn func(string)) {
+func Reclaim(dir string, names []string, warn func(string)) {
 	for _, name := range names {
 		path := filepath.Join(dir, name)
 		what, err := safefile.Reclaim(path)
@@ -131,7 +131,7 @@ func New(dir string, res *sdkresource.Resource, exp ExportSettings, warn func(st
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("output directory: %w", err)
 		}
-		reclaim(dir, []string{LockFile}, warn)
+		Reclaim(dir, []string{LockFile}, warn)
 	}
 	unlock, err := LockDir(dir)
 	if errors.Is(err, ErrDirBusy) {
@@ -147,7 +147,7 @@ func New(dir string, res *sdkresource.Resource, exp ExportSettings, warn func(st
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
 	if !fresh {
-		reclaim(dir, artifactNames(), warn)
+		Reclaim(dir, artifactNames(), warn)
 	}
 	p := &Pipeline{dir: dir, unlock: unlock, spoolPath: filepath.Join(dir, spool.TracesFile), recorder: runmodel.NewRecorder()}
 	client := spool.NewTraceClient(p.spoolPath)

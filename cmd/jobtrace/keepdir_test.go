@@ -12,7 +12,8 @@ import (
 )
 
 // TestOutDirRemovedByTheJob: a job that removes the out dir (`git clean
-// -ffdx` in a checkout that holds it), or the spool in it, loses nothing:
+// -ffdx` in a checkout that holds it), or the spool in it (replaced by a
+// link, even), loses nothing:
 // the spans and the samples written before the removal, those after it,
 // and the files rendered at the end are all in the out dir, and one
 // warning says what happened. Before, the spool and the CSV were gone with
@@ -22,6 +23,8 @@ func TestOutDirRemovedByTheJob(t *testing.T) {
 	for name, rm := range map[string]string{
 		"the out dir": "rm -rf jobtrace-out",
 		"the spool":   "rm jobtrace-out/spans.otlp.jsonl",
+		// A link planted in its place is removed, not followed.
+		"the spool, a link in its place": "echo secret > secret && rm jobtrace-out/spans.otlp.jsonl && ln -s ../secret jobtrace-out/spans.otlp.jsonl",
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -53,6 +56,9 @@ func TestOutDirRemovedByTheJob(t *testing.T) {
 			}
 			if !strings.Contains(rows[1], ",start,") || !strings.Contains(rows[len(rows)-1], ",end,") || !phases["before"] || !phases["after"] {
 				t.Errorf("the CSV lacks the rows before or after the removal:\n%s", csv)
+			}
+			if data, err := os.ReadFile(filepath.Join(filepath.Dir(r.out), "secret")); err == nil && string(data) != "secret\n" {
+				t.Errorf("the file a link pointed to was written: %q", data)
 			}
 			for _, f := range []string{"report.html", "usage.svg", "profile.json"} {
 				if _, err := os.Stat(filepath.Join(r.out, f)); err != nil {
