@@ -96,6 +96,21 @@ func artifactNames() []string {
 	}
 }
 
+// RemoveDir removes dir, a directory only a Pipeline wrote (the private
+// spool of `jobtrace exec` outside a run). jobtrace's own files there are
+// removed by name first, which takes no descriptor: os.RemoveAll opens the
+// directory to list it, and with none left (a low `ulimit -n`) it failed
+// and left the directory behind. What else is there goes with RemoveAll.
+func RemoveDir(dir string) error {
+	for _, name := range append(artifactNames(), LockFile) {
+		_ = os.Remove(filepath.Join(dir, name))
+	}
+	if err := os.Remove(dir); err == nil || errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return os.RemoveAll(dir)
+}
+
 // Reclaim frees the names of jobtrace's files in dir from what is not a
 // file of its own: a symbolic link, a FIFO or a socket there is removed,
 // with one warning each, rather than followed or let cost the run its

@@ -5,6 +5,7 @@ package main
 import (
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -35,6 +36,39 @@ func TestJobRunsWithFewDescriptors(t *testing.T) {
 			}
 			if strings.Contains(string(out), "fatal error") || strings.Contains(string(out), "goroutine ") {
 				t.Errorf("ulimit -n %d: jobtrace died:\n%s", n, out)
+			}
+		})
+	}
+}
+
+// TestStandaloneExecWithFewDescriptorsLeavesNoSpool: `jobtrace exec`
+// outside a run spools to a private directory in TMPDIR and removes it at
+// the end. With a low `ulimit -n`, os.RemoveAll found no descriptor to open
+// the directory with, and the directory stayed, one more each call.
+func TestStandaloneExecWithFewDescriptorsLeavesNoSpool(t *testing.T) {
+	for _, n := range []int{8, 9, 10, 12, 16} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			cmd := exec.Command("/bin/sh", "-c", fmt.Sprintf(`ulimit -n %d && exec "$0" exec step -- sh -c 'exit 4'`, n), bin)
+			cmd.Dir = dir
+			cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + dir, "TMPDIR=" + dir}
+			out, err := cmd.CombinedOutput()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if n >= 10 && code != 4 {
+				t.Errorf("ulimit -n %d: exit %d, want the step's 4; output:\n%s", n, code, out)
+			}
+			left, err := filepath.Glob(filepath.Join(dir, "jobtrace-spool-*"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(left) > 0 {
+				t.Errorf("ulimit -n %d: %v left behind; output:\n%s", n, left, out)
 			}
 		})
 	}

@@ -70,7 +70,7 @@ func openStandalone(s settings, log *supervise.Logger, opts ...sdktrace.TracerPr
 	}
 	pipe, err := telemetry.New(dir, s.resource(), s.exportSettings(), log.Warn, opts...)
 	if err != nil {
-		os.RemoveAll(dir)
+		_ = telemetry.RemoveDir(dir)
 		return nil, err
 	}
 	return &standaloneRun{s: s, log: log, dir: dir, pipe: pipe, sigs: sigs}, nil
@@ -97,7 +97,11 @@ func (r *standaloneRun) close(sampled bool) {
 	ctx, unwatch := supervise.Interruptible(r.sigs, r.log)
 	res := r.pipe.Shutdown(ctx, r.s.cfg.ExportTimeout, sampled)
 	unwatch()
-	defer os.RemoveAll(r.dir)
+	defer func() {
+		if err := telemetry.RemoveDir(r.dir); err != nil {
+			r.log.Warn(fmt.Sprintf("the private spool %s could not be removed: %v", r.dir, err))
+		}
+	}()
 	if res.Rejected > 0 {
 		// The private directory goes away: what the collector rejected is
 		// kept beside the spool in --out.
