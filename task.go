@@ -9,16 +9,11 @@ import (
 	"sync"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/trace"
 
 	"github.com/jobtrace/jobtrace/agent/cienv"
-	"github.com/jobtrace/jobtrace/agent/resource"
 	"github.com/jobtrace/jobtrace/config"
 	"github.com/jobtrace/jobtrace/session"
-	"github.com/jobtrace/jobtrace/spans"
-	"github.com/jobtrace/jobtrace/spans/scan"
 	"github.com/jobtrace/jobtrace/supervise"
-	"github.com/jobtrace/jobtrace/telemetry"
 )
 
 // DefaultName is the name of a task started without WithName.
@@ -61,8 +56,12 @@ func Start(ctx context.Context, opts ...Option) (*Task, error) {
 	} else {
 		t.log = supervise.NewLogger(set.log)
 	}
-	t.s = session.New(sessionSettings(set, t.log))
-	if err := t.s.Start(parent(ctx, set.getenv)); err != nil {
+	var ci cienv.Info
+	if set.getenv != nil {
+		ci = cienv.Detect(set.getenv)
+	}
+	t.s = session.New(sessionSettings(set, ci, t.log))
+	if err := t.s.Start(session.Parent(ctx, set.cfg, ci, set.getenv)); err != nil {
 		return nil, err
 	}
 	t.stdout, t.stderr = t.s.Output()
@@ -99,46 +98,13 @@ func resolve(opts []Option) (settings, error) {
 	return set, nil
 }
 
-// sessionSettings are those of the Task's session: no child, no cgroup,
-// the process left as it is.
-func sessionSettings(set settings, log *supervise.Logger) session.Settings {
-	c := set.cfg
-	var ci cienv.Info
-	if set.getenv != nil {
-		ci = cienv.Detect(set.getenv)
-	}
-	exp, version := c.Export(), moduleVersion()
-	return session.Settings{
-		Name: c.Name, RunID: set.runID, Out: c.Out, ExportTimeout: c.ExportTimeout,
-		Version: version,
-		Scan: scan.Options{
-			Phase: c.Markers.Phase, GitHub: c.Markers.GitHub, GitLab: c.Markers.GitLab,
-			MaxLineBytes: c.Limits.MaxLineBytes,
-		},
-		Socket: c.Markers.Socket, MarkerDir: c.Markers.MarkerDir,
-		MaxMessageBytes: c.Limits.MaxMessageBytes, MaxMarkerFiles: c.Limits.MaxMarkerFiles,
-		MaxSocketConns: c.Limits.MaxSocketConns, MaxOpenPhases: c.Limits.MaxOpenPhases,
-		Sampling: session.SamplingOptions{
-			Interval: c.Sampling.Interval, ProcRoot: c.Sampling.ProcRoot, SysRoot: c.Sampling.SysRoot,
-			NoSubreaper: true,
-		},
-		Summary: c.Summary,
-		Resource: resource.New(resource.Options{
-			ServiceName: c.ServiceName, Version: version, HostType: c.HostType,
-			Attributes: c.ResourceAttributes, CI: ci,
-		}),
-		Export: telemetry.ExportSettings{Traces: exp.Traces, Metrics: exp.Metrics},
-		Log:    log,
-	}
-}
-
-// parent is the context the task's span joins: ctx's span context, else,
-// with WithEnv, TRACEPARENT.
-func parent(ctx context.Context, getenv func(string) string) context.Context {
-	if getenv == nil || trace.SpanContextFromContext(ctx).IsValid() {
-		return ctx
-	}
-	return spans.ExtractEnv(ctx, getenv)
+// sessionSettings are those of the Task's session: the configuration's,
+// with no child, so no cgroup, and the process left as it is.
+func sessionSettings(set settings, ci cienv.Info, log *supervise.Logger) session.Settings {
+	s := session.FromConfig(set.cfg, ci, moduleVersion())
+	s.RunID, s.Log = set.runID, log
+	s.Sampling.Cgroup, s.Sampling.NoSubreaper = false, true
+	return s
 }
 
 // modulePath is this module's path, to find its version in the program's

@@ -11,6 +11,12 @@ import (
 	"unicode"
 
 	"github.com/jobtrace/jobtrace/exporters/otlp"
+	"github.com/jobtrace/jobtrace/hostmetrics"
+	"github.com/jobtrace/jobtrace/spans"
+	"github.com/jobtrace/jobtrace/spans/markerdir"
+	"github.com/jobtrace/jobtrace/spans/protocol"
+	"github.com/jobtrace/jobtrace/spans/scan"
+	"github.com/jobtrace/jobtrace/spans/socket"
 )
 
 // ErrConfig is wrapped by every error of this package.
@@ -136,7 +142,7 @@ const (
 )
 
 // MinInterval is the shortest sampling interval accepted.
-const MinInterval = 10 * time.Millisecond
+const MinInterval = hostmetrics.MinInterval
 
 // Sampling configures resource sampling.
 type Sampling struct {
@@ -162,16 +168,15 @@ func Default() Config {
 		MetricsExporter: otlp.ExporterOTLP,
 		OTLP:            otlp.DefaultSettings(),
 		Summary:         SummaryText,
-		Sampling:        Sampling{Interval: time.Second, Cgroup: CgroupAuto, ProcRoot: "/proc", SysRoot: "/sys"},
+		Sampling:        Sampling{Interval: hostmetrics.DefaultInterval, Cgroup: CgroupAuto, ProcRoot: "/proc", SysRoot: "/sys"},
 		Markers:         Markers{Phase: true, GitHub: true, GitLab: true, Socket: true, MarkerDir: true},
+		// Each bound is the default of the package that keeps it.
 		Limits: Limits{
-			// 64 KiB: far longer than any marker line, and small enough
-			// that buffering one line per output stream stays cheap.
-			MaxLineBytes:    64 << 10,
-			MaxMessageBytes: 64 << 10,
-			MaxMarkerFiles:  1024,
-			MaxOpenPhases:   10000,
-			MaxSocketConns:  256,
+			MaxLineBytes:    scan.DefaultMaxLineBytes,
+			MaxMessageBytes: protocol.DefaultMaxMessageBytes,
+			MaxMarkerFiles:  markerdir.DefaultMaxFiles,
+			MaxOpenPhases:   spans.DefaultMaxOpenPhases,
+			MaxSocketConns:  socket.DefaultMaxConns,
 		},
 	}
 }

@@ -61,34 +61,8 @@ func (c *cli) cmdRun(args []string) error {
 // sessionSettings are the settings of the session of `jobtrace run` and
 // of the agent of `jobtrace start`, for a job named name.
 func (c *cli) sessionSettings(s settings, name string) session.Settings {
-	set := session.Settings{
-		Name:            name,
-		Out:             s.cfg.Out,
-		ExportTimeout:   s.cfg.ExportTimeout,
-		RecordArgs:      s.cfg.RecordArgs,
-		Version:         jobtraceVersion(),
-		Scan:            s.scanOptions(),
-		Socket:          s.cfg.Markers.Socket,
-		MarkerDir:       s.cfg.Markers.MarkerDir,
-		MaxMessageBytes: s.cfg.Limits.MaxMessageBytes,
-		MaxMarkerFiles:  s.cfg.Limits.MaxMarkerFiles,
-		MaxSocketConns:  s.cfg.Limits.MaxSocketConns,
-		MaxOpenPhases:   s.cfg.Limits.MaxOpenPhases,
-		Resource:        s.resource(),
-		Export:          s.exportSettings(),
-		Env:             os.Environ(),
-		Start:           c.start,
-		Sampling: session.SamplingOptions{
-			Interval: s.cfg.Sampling.Interval,
-			Cgroup:   s.cfg.Sampling.Cgroup == config.CgroupAuto,
-			ProcRoot: s.cfg.Sampling.ProcRoot,
-			SysRoot:  s.cfg.Sampling.SysRoot,
-		},
-		Summary: s.cfg.Summary,
-	}
-	if !s.cfg.SDKDisabled {
-		set.PrometheusListen = s.cfg.PrometheusListen
-	}
+	set := session.FromConfig(s.cfg, s.ci, jobtraceVersion())
+	set.Name, set.Env, set.Start = name, os.Environ(), c.start
 	return set
 }
 

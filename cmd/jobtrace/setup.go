@@ -4,17 +4,12 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
-	"regexp"
 
 	sdkresource "go.opentelemetry.io/otel/sdk/resource"
-	"go.opentelemetry.io/otel/trace"
 
 	"github.com/jobtrace/jobtrace/agent/cienv"
-	"github.com/jobtrace/jobtrace/agent/resource"
 	"github.com/jobtrace/jobtrace/config"
-	"github.com/jobtrace/jobtrace/internal/cleantext"
-	"github.com/jobtrace/jobtrace/spans"
-	"github.com/jobtrace/jobtrace/spans/scan"
+	"github.com/jobtrace/jobtrace/session"
 	"github.com/jobtrace/jobtrace/telemetry"
 )
 
@@ -55,36 +50,16 @@ func loadSettingsFrom(getenv func(string) string, fl *config.Flags) (settings, e
 // exportSettings returns where telemetry goes: nowhere (local artifacts
 // only) unless an endpoint is configured and the SDK is not disabled. The
 // settings were resolved and checked by config.Load.
-func (s settings) exportSettings() telemetry.ExportSettings {
-	e := s.cfg.Export()
-	return telemetry.ExportSettings{Traces: e.Traces, Metrics: e.Metrics}
-}
+func (s settings) exportSettings() telemetry.ExportSettings { return session.ConfigExport(s.cfg) }
 
 func (s settings) resource() *sdkresource.Resource {
-	return resource.New(resource.Options{
-		ServiceName: s.cfg.ServiceName,
-		Version:     jobtraceVersion(),
-		HostType:    s.cfg.HostType,
-		Attributes:  s.cfg.ResourceAttributes,
-		CI:          s.ci,
-	})
+	return session.ConfigResource(s.cfg, s.ci, jobtraceVersion())
 }
 
 // parent is the context the job's span joins: TRACEPARENT if set, else (when
 // asked for) the trace the CI system's own telemetry builds for this run.
 func (s settings) parent() context.Context {
-	ctx := spans.ExtractEnv(context.Background(), s.getenv)
-	if trace.SpanContextFromContext(ctx).IsValid() {
-		return ctx
-	}
-	if s.cfg.TraceIDFromCI && s.ci.TraceID.IsValid() && s.ci.ParentSpanID.IsValid() {
-		sc := trace.NewSpanContext(trace.SpanContextConfig{
-			TraceID: s.ci.TraceID, SpanID: s.ci.ParentSpanID,
-			TraceFlags: trace.FlagsSampled, Remote: true,
-		})
-		return trace.ContextWithRemoteSpanContext(ctx, sc)
-	}
-	return ctx
+	return session.Parent(context.Background(), s.cfg, s.ci, s.getenv)
 }
 
 // taskName is the job's name: configured, else the CI system's, else the
@@ -99,14 +74,4 @@ func (s settings) taskName(args []string) string {
 		return filepath.Base(args[0])
 	}
 	return "job"
-}
-
-func (s settings) scanOptions() scan.Options {
-	m := s.cfg.Markers
-	o := scan.Options{Phase: m.Phase, GitHub: m.GitHub, GitLab: m.GitLab, MaxLineBytes: s.cfg.Limits.MaxLineBytes}
-	for _, p := range m.Patterns {
-		// Validated by config.Load.
-		o.Patterns = append(o.Patterns, scan.Pattern{Regexp: regexp.MustCompile(p.Regex), Event: cleantext.String(p.Event), Counter: cleantext.String(p.Counter)})
-	}
-	return o
 }

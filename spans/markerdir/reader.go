@@ -26,8 +26,6 @@ const (
 	// process is the intended use, and a job with more than a thousand
 	// marker-writing processes alive at once is a runaway loop.
 	DefaultMaxFiles = 1024
-	// DefaultMaxMessageBytes bounds one line, as for the socket.
-	DefaultMaxMessageBytes = 64 << 10
 )
 
 // Suffix is the file name ending the Reader reads.
@@ -104,7 +102,7 @@ func New(dir string, h func(m protocol.Msg), opts Options) *Reader {
 		r.maxFiles = DefaultMaxFiles
 	}
 	if r.maxMsg <= 0 {
-		r.maxMsg = DefaultMaxMessageBytes
+		r.maxMsg = protocol.DefaultMaxMessageBytes
 	}
 	// Room for one whole line plus more, so that each read makes progress.
 	r.buf = make([]byte, r.maxMsg+1+32<<10)

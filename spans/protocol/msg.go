@@ -26,6 +26,12 @@ const (
 	MaxAttrs     = 64
 )
 
+// DefaultMaxMessageBytes bounds one message line on the socket and in the
+// marker dir when their options leave it at zero, and is the default of the
+// limits.max_message_bytes setting: a message with 64 attributes of a few
+// hundred bytes each fits.
+const DefaultMaxMessageBytes = 64 << 10
+
 // Type is the kind of a marker message.
 type Type string
 

@@ -18,13 +18,11 @@ import (
 
 // Defaults for Options fields left at zero.
 const (
-	// DefaultMaxConns bounds concurrent connections. A job's parallel steps
-	// each hold one at most for a moment; 64 is far above that and keeps a
-	// runaway loop from using up the agent's file descriptors.
-	DefaultMaxConns = 64
-	// DefaultMaxMessageBytes bounds one line. A message with 64 attributes
-	// of a few hundred bytes each fits.
-	DefaultMaxMessageBytes = 64 << 10
+	// DefaultMaxConns bounds concurrent connections (the default of the
+	// limits.max_socket_conns setting). A job's parallel steps each hold one
+	// at most for a moment; 256 is far above that and keeps a runaway loop
+	// from using up the agent's file descriptors.
+	DefaultMaxConns = 256
 )
 
 // DrainTimeout is how long Close lets open connections go on reading what
@@ -109,7 +107,7 @@ func Listen(path string, h Handler, opts Options) (*Server, error) {
 		s.max = DefaultMaxConns
 	}
 	if s.maxMsg <= 0 {
-		s.maxMsg = DefaultMaxMessageBytes
+		s.maxMsg = protocol.DefaultMaxMessageBytes
 	}
 	return s, nil
 }

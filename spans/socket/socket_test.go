@@ -247,7 +247,7 @@ func TestTooLongWarningGivesTheRealSize(t *testing.T) {
 	}
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
-	want := fmt.Sprintf("longer than %d bytes dropped", DefaultMaxMessageBytes)
+	want := fmt.Sprintf("longer than %d bytes dropped", protocol.DefaultMaxMessageBytes)
 	size := fmt.Sprintf("(%d bytes)", len(long))
 	if len(rec.warns) != 1 || !strings.Contains(rec.warns[0], want) || !strings.Contains(rec.warns[0], size) {
 		t.Errorf("warnings %q, want one with %q and %q", rec.warns, want, size)
