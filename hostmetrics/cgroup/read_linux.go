@@ -5,8 +5,6 @@ package cgroup
 import (
 	"io/fs"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/jobtrace/jobtrace/internal/rawfile"
 )
 
@@ -26,9 +24,15 @@ func (r *Reader) readFile(i int) ([]byte, error) {
 	// seq_show), and hands it over whole when the buffer can hold it: a
 	// read shorter than the buffer is its end.
 	n, op, errno := f.ReadAll(&r.buf, true)
-	if errno == unix.ENOENT {
+	if errno == 0 && r.readHook != nil {
+		if e := r.readHook(r.paths[i]); e != 0 {
+			n, op, errno = 0, "read", e
+		}
+	}
+	if rawfile.Absent(errno) {
 		// Absent files are normal (no controller, old kernel, the root
-		// cgroup) and are not reported: no error value is made.
+		// cgroup, PSI disabled) and are not reported: no error value is
+		// made.
 		return nil, fs.ErrNotExist
 	}
 	if errno != 0 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"syscall"
 
 	"github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
 	"github.com/jobtrace/jobtrace/hostmetrics/procfs"
@@ -113,6 +114,12 @@ type Reader struct {
 	paths [numFiles]string
 	files openFiles
 	buf   []byte
+
+	// readHook, when set (by tests), is called on Linux with the path of
+	// each file read; an errno other than 0 is taken as the read's, for
+	// the errors of a kernel a test cannot have (EOPNOTSUPP from a
+	// pressure file with PSI disabled at boot, before Linux 6.1).
+	readHook func(path string) syscall.Errno
 }
 
 // NewReader returns a Reader for the cgroup directory dir, such as

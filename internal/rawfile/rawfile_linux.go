@@ -139,3 +139,38 @@ func ReadFileUpTo(path string, buf *[]byte, limit int) (int, error) {
 		}
 	})
 }
+
+// Absent reports whether errno, from opening or reading a file of /proc,
+// /sys or cgroupfs, says that the kernel has no such figure rather than
+// that the file could not be read. ENOENT: no such file (no controller, an
+// older kernel, the root cgroup; the pressure files of a cgroup whose
+// cgroup.pressure is 0, which the kernel hides, or of every cgroup with
+// cgroup_disable=pressure). EOPNOTSUPP: what reading a pressure file
+// returns when PSI is disabled at boot (psi=0, or a kernel built with
+// CONFIG_PSI_DEFAULT_DISABLED and no psi=1) on the kernels that still make
+// the file: /proc/pressure/* before Linux 5.6, a cgroup's pressure files
+// before 6.1. Callers record such a file's figures as absent and do not
+// report it.
+func Absent(errno unix.Errno) bool {
+	return errno == unix.ENOENT || errno == unix.EOPNOTSUPP
+}
+
+// PathError returns errno, from File.ReadAll or Open, as an *fs.PathError
+// for op ("open" or "read") and path that satisfies errors.Is(err,
+// fs.ErrNotExist) when Absent(errno): ENOENT does already, EOPNOTSUPP is
+// made to.
+func PathError(op, path string, errno unix.Errno) error {
+	var err error = errno
+	if Absent(errno) && errno != unix.ENOENT {
+		err = absentError{errno}
+	}
+	return &fs.PathError{Op: op, Path: path, Err: err}
+}
+
+// absentError is an errno that Absent takes as "no such figure" but that
+// does not match fs.ErrNotExist by itself; its message is the errno's.
+type absentError struct{ errno unix.Errno }
+
+func (e absentError) Error() string        { return e.errno.Error() }
+func (e absentError) Unwrap() error        { return e.errno }
+func (e absentError) Is(target error) bool { return target == fs.ErrNotExist }

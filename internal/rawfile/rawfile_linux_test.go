@@ -2,6 +2,8 @@ package rawfile
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -126,6 +128,31 @@ func TestReadFileAsOS(t *testing.T) {
 		// /proc/self/status changes between reads only in its figures.
 		if err != nil || n == 0 || path != "/proc/self/status" && !bytes.Equal(buf[:n], want) {
 			t.Errorf("%s: read %q, %v; want %q", path, buf[:n], err, want)
+		}
+	}
+}
+
+// ENOENT and EOPNOTSUPP (a pressure file with PSI disabled) say the figure
+// is absent, and their PathError matches fs.ErrNotExist with the errno's
+// message; other errnos are failures to read.
+func TestAbsent(t *testing.T) {
+	for _, c := range []struct {
+		errno  unix.Errno
+		absent bool
+	}{
+		{unix.ENOENT, true},
+		{unix.EOPNOTSUPP, true},
+		{unix.EIO, false},
+		{unix.EACCES, false},
+		{unix.ENODEV, false},
+	} {
+		err := PathError("read", "/proc/pressure/cpu", c.errno)
+		if Absent(c.errno) != c.absent || errors.Is(err, fs.ErrNotExist) != c.absent {
+			t.Errorf("%v: Absent %v, PathError %v matches fs.ErrNotExist %v; want %v",
+				c.errno, Absent(c.errno), err, errors.Is(err, fs.ErrNotExist), c.absent)
+		}
+		if want := "read /proc/pressure/cpu: " + c.errno.Error(); err.Error() != want || !errors.Is(err, c.errno) {
+			t.Errorf("%v: %q, want %q wrapping the errno", c.errno, err, want)
 		}
 	}
 }
