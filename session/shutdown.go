@@ -19,6 +19,7 @@ import (
 	"github.com/jobtrace/jobtrace/internal/cleantext"
 	"github.com/jobtrace/jobtrace/internal/stackhint"
 	"github.com/jobtrace/jobtrace/spans/protocol"
+	"github.com/jobtrace/jobtrace/spans/wire"
 	"github.com/jobtrace/jobtrace/supervise"
 	"github.com/jobtrace/jobtrace/telemetry"
 )
@@ -201,14 +202,15 @@ func (s *Session) stopSources(result string, lostOutput uint64) (notes []string)
 	return notes
 }
 
-// endJobSpan sets how the job ended on its span.
+// endJobSpan sets how the job ended on its span: the status Error when it
+// failed (wire.Failed), not when it was cancelled or skipped.
 func (s *Session) endJobSpan(o Outcome, result string) {
 	s.root.SetAttributes(semconv.CICDPipelineTaskRunResultKey.String(result))
 	if o.Result == "" || o.Code != 0 {
 		s.root.SetAttributes(semconv.ProcessExitCode(o.Code))
 	}
 	s.root.SetAttributes(o.Attrs...)
-	if result != protocol.ResultSuccess {
+	if wire.Failed(result) {
 		desc := fmt.Sprintf("job exited with code %d", o.Code)
 		switch {
 		case o.Err != nil:

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/attribute"
 	sdkresource "go.opentelemetry.io/otel/sdk/resource"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
@@ -76,6 +77,51 @@ func TestStopMessageAndToldResult(t *testing.T) {
 	}
 	if out := log.String(); !strings.Contains(out, `job "steps" ended with result cancellation`) {
 		t.Errorf("end line missing:\n%s", out)
+	}
+}
+
+// A job that was cancelled (told so, or killed by a signal) or skipped
+// did not fail: its span carries the result without the status Error, as
+// a phase's does (wire.Failed), and a phase still open ends with the job's
+// result, without it too. A job that failed has the status Error.
+func TestCancelledOrSkippedJobIsNotAnError(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		o      Outcome
+		result string
+		status ptrace.StatusCode
+	}{
+		{"told cancellation", Outcome{Result: protocol.ResultCancellation}, protocol.ResultCancellation, ptrace.StatusCodeUnset},
+		{"killed by SIGTERM", Outcome{Code: supervise.ExitSignalBase + 15}, protocol.ResultCancellation, ptrace.StatusCodeUnset},
+		{"told skip", Outcome{Result: protocol.ResultSkip}, protocol.ResultSkip, ptrace.StatusCodeUnset},
+		{"exit 2", Outcome{Code: 2}, protocol.ResultFailure, ptrace.StatusCodeError},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "out")
+			var log syncBuffer
+			s := New(Settings{Name: "job", Out: dir, ExportTimeout: time.Second,
+				Resource: sdkresource.Empty(), Summary: "off", Log: supervise.NewLogger(&log)})
+			if err := s.Start(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Begin("left-open"); err != nil {
+				t.Fatal(err)
+			}
+			res, err := s.Shutdown(context.Background(), c.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Result != c.result {
+				t.Errorf("result %q, want %q", res.Result, c.result)
+			}
+			spans := readSpool(t, dir)
+			for _, name := range []string{"job", "left-open"} {
+				sp := spans[name]
+				if got := sp.Attrs[string(semconv.CICDPipelineTaskRunResultKey)]; got != c.result || sp.Status != c.status {
+					t.Errorf("%s span: result %v, status %v; want %s, %v", name, got, sp.Status, c.result, c.status)
+				}
+			}
+		})
 	}
 }
 

@@ -770,9 +770,11 @@ func Traceparent(sc trace.SpanContext) string {
 	return fmt.Sprintf("00-%s-%s-%s", sc.TraceID(), sc.SpanID(), sc.TraceFlags())
 }
 
-// Close ends every phase still open with status Error, noting that it was
-// still open when the job ended, sets the counters' totals on the job span,
-// and refuses further messages. It returns the names of the phases it ended.
+// Close ends every phase still open with the job's result, or error when
+// the job succeeded: with the status Error, noting that it was still open
+// when the job ended, unless the job was cancelled or skipped. It sets the
+// counters' totals on the job span and refuses further messages. It
+// returns the names of the phases it ended.
 func (t *Tracker) Close(result string) []string {
 	var names []string
 	t.locked(func() { names = t.close(result) })

@@ -16,6 +16,7 @@ import (
 	"github.com/jobtrace/jobtrace/spans"
 	"github.com/jobtrace/jobtrace/spans/protocol"
 	"github.com/jobtrace/jobtrace/spans/socket"
+	"github.com/jobtrace/jobtrace/spans/wire"
 	"github.com/jobtrace/jobtrace/supervise"
 )
 
@@ -126,7 +127,7 @@ func (c *cli) execStandalone(name string, argv []string, attrs attrFlag, s setti
 	code = startCode(code, startErr, log)
 	result := session.ResultOf(code, startErr)
 	sp.SetAttributes(semconv.ProcessExitCode(code), semconv.CICDPipelineTaskRunResultKey.String(result))
-	if result != protocol.ResultSuccess {
+	if wire.Failed(result) {
 		sp.SetStatus(codes.Error, fmt.Sprintf("%s exited with code %d", argv[0], code))
 	}
 	sp.End()

@@ -180,20 +180,23 @@ func TestHelpHasExamples(t *testing.T) {
 	}
 }
 
+// The job's exit code is jobtrace's and its span's; its span has the
+// status Error when it failed, not when a signal killed it (cancellation).
 func TestExitCodesAreTheJobs(t *testing.T) {
 	dir := t.TempDir()
 	notExec := filepath.Join(dir, "script")
 	os.WriteFile(notExec, []byte("#!/bin/sh\n"), 0o644)
 	cases := []struct {
-		args []string
-		code int
-		msg  string
+		args   []string
+		code   int
+		msg    string
+		failed bool
 	}{
-		{[]string{"sh", "-c", "exit 3"}, 3, ""},
-		{[]string{"sh", "-c", "kill -9 $$"}, 137, ""},
-		{[]string{"sh", "-c", "kill -INT $$"}, 130, ""},
-		{[]string{"no-such-command-xyz"}, 127, "no-such-command-xyz: command not found"},
-		{[]string{notExec}, 126, "permission denied"},
+		{[]string{"sh", "-c", "exit 3"}, 3, "", true},
+		{[]string{"sh", "-c", "kill -9 $$"}, 137, "", false},
+		{[]string{"sh", "-c", "kill -INT $$"}, 130, "", false},
+		{[]string{"no-such-command-xyz"}, 127, "no-such-command-xyz: command not found", true},
+		{[]string{notExec}, 126, "permission denied", true},
 	}
 	for _, c := range cases {
 		r := jt(t, nil, append([]string{"run", "--"}, c.args...)...)
@@ -211,8 +214,8 @@ func TestExitCodesAreTheJobs(t *testing.T) {
 		if attrOf(job, "process.exit.code") != fmt.Sprint(c.code) {
 			t.Errorf("%v: process.exit.code = %q", c.args, attrOf(job, "process.exit.code"))
 		}
-		if job.Status.GetCode() != tracepb.Status_STATUS_CODE_ERROR {
-			t.Errorf("%v: job span status %v, want Error", c.args, job.Status)
+		if failed := job.Status.GetCode() == tracepb.Status_STATUS_CODE_ERROR; failed != c.failed {
+			t.Errorf("%v: job span status %v (result %q), want Error: %v", c.args, job.Status, attrOf(job, "cicd.pipeline.task.run.result"), c.failed)
 		}
 	}
 }
@@ -399,6 +402,36 @@ func TestStandaloneExecKeepsItsSpanLocally(t *testing.T) {
 	if !strings.Contains(r.stdout, fmt.Sprintf("%x-01", s.SpanId)) {
 		t.Errorf("the command did not get the span's TRACEPARENT: %q", r.stdout)
 	}
+}
+
+// A `jobtrace exec` whose command a signal killed was cancelled, which is
+// not an error: its span has the result cancellation without the status
+// Error outside a run as inside one, and so has the job's span of a run
+// whose command a signal killed.
+func TestExecKilledBySignalIsCancelledNotAnError(t *testing.T) {
+	cancelled := func(what string, s *tracepb.Span) {
+		t.Helper()
+		if s == nil {
+			t.Fatalf("%s: no span", what)
+		}
+		if got := attrOf(s, "cicd.pipeline.task.run.result"); got != "cancellation" || s.Status.GetCode() == tracepb.Status_STATUS_CODE_ERROR {
+			t.Errorf("%s: result %q, status %v; want cancellation without the status Error", what, got, s.Status)
+		}
+	}
+	r := jt(t, nil, "exec", "step", "--", "sh", "-c", "kill -TERM $$")
+	if r.code != 143 {
+		t.Fatalf("exec: exit %d, want 143; %s", r.code, r.stderr)
+	}
+	spans, _ := spansOf(t, r.out)
+	cancelled("exec outside a run", spans["step"])
+
+	r = jt(t, nil, "run", "--name", "job", "--", "sh", "-c", "jobtrace exec step -- sh -c 'kill -TERM $$'; kill -TERM $$")
+	if r.code != 143 {
+		t.Fatalf("run: exit %d, want 143; %s", r.code, r.stderr)
+	}
+	spans, _ = spansOf(t, r.out)
+	cancelled("exec inside a run", spans["step"])
+	cancelled("job", spans["job"])
 }
 
 func TestExecPhasesSaySoAndCarryTheExitCode(t *testing.T) {

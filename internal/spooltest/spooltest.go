@@ -19,6 +19,8 @@ type Span struct {
 	DroppedAttrs uint32
 	TraceID      pcommon.TraceID
 	SpanID       pcommon.SpanID
+	// Status is the span's status code.
+	Status ptrace.StatusCode
 }
 
 // Read returns the spans of the spool at path by name (the last of a
@@ -39,7 +41,7 @@ func Read(t testing.TB, path string) map[string]Span {
 	for _, s := range all {
 		out[s.Name()] = Span{
 			Name: s.Name(), Parent: names[s.ParentSpanID()], Attrs: s.Attributes().AsRaw(),
-			DroppedAttrs: s.DroppedAttributesCount(), TraceID: s.TraceID(), SpanID: s.SpanID(),
+			DroppedAttrs: s.DroppedAttributesCount(), TraceID: s.TraceID(), SpanID: s.SpanID(), Status: s.Status().Code(),
 		}
 	}
 	return out

@@ -12,6 +12,7 @@ import (
 	"github.com/jobtrace/jobtrace/insight/verdict"
 	"github.com/jobtrace/jobtrace/internal/safefile"
 	"github.com/jobtrace/jobtrace/runmodel"
+	"github.com/jobtrace/jobtrace/spans/wire"
 )
 
 // page is what report.html shows (appendPage). Text from the job goes in
@@ -285,7 +286,7 @@ func pageOf(d *Data, c charts) (page, error) {
 		Title:    "jobtrace: " + name,
 		Job:      job,
 		Result:   result,
-		Failed:   result != "success",
+		Failed:   wire.Failed(result),
 		Duration: formatDuration(d.Job.End.Sub(d.Job.Start)),
 		Start:    "–",
 		Gantt:    ganttSVG(&Data{Job: job, Phases: d.Phases, Skipped: d.Skipped}, a),

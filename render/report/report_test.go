@@ -459,6 +459,32 @@ func TestFailedIsTheSpanStatus(t *testing.T) {
 	}
 }
 
+// The job is shown failed (its badge and its row red) by its result, as
+// its span's status is set (wire.Failed): failure, error and timeout are
+// red; a cancelled or skipped job is not, nor one whose result is unknown.
+func TestJobIsRedOnlyWhenItFailed(t *testing.T) {
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, c := range []struct {
+		result string
+		failed bool
+	}{
+		{"cancellation", false}, {"skip", false}, {"", false}, {"success", false},
+		{"failure", true}, {"error", true}, {"timeout", true},
+	} {
+		d := &Data{Job: Job{Name: "job", Result: c.result, Start: start, End: start.Add(time.Minute)}}
+		p, err := pageOf(d, drawCharts(d, newAxis(d.Job.Start, d.Job.End)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Failed != c.failed || p.Phases[0].Failed != c.failed {
+			t.Errorf("job with result %q: badge failed %v, row failed %v, want %v", c.result, p.Failed, p.Phases[0].Failed, c.failed)
+		}
+		if red := strings.Contains(string(appendPage(nil, &p)), `<span class="badge fail">`); red != c.failed {
+			t.Errorf("job with result %q: red badge %v, want %v", c.result, red, c.failed)
+		}
+	}
+}
+
 // Events are markers on their span's row, with their name, time, span and
 // attributes in their hover text; text from the job is escaped and clipped.
 func TestEvents(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jobtrace/jobtrace/runmodel"
+	"github.com/jobtrace/jobtrace/spans/wire"
 )
 
 // svgStyle is shared by the standalone usage.svg and the report, where the
@@ -226,9 +227,10 @@ func appendEventTip(b []byte, e placedEvent, jobStart time.Time) []byte {
 	return b
 }
 
-// jobPhase is the job as a row of the timeline and the table.
+// jobPhase is the job as a row of the timeline and the table: failed by its
+// result (wire.Failed), as its span's status is set.
 func jobPhase(j Job) Phase {
-	return Phase{Name: j.Name, Start: j.Start, End: j.End, Result: j.Result, Failed: j.Result != "success", Usage: j.Usage, Verdict: j.Verdict}
+	return Phase{Name: j.Name, Start: j.Start, End: j.End, Result: j.Result, Failed: wire.Failed(j.Result), Usage: j.Usage, Verdict: j.Verdict}
 }
 
 // appendSpanTip appends the hover text of a timeline bar.

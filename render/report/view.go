@@ -53,8 +53,9 @@ type Phase struct {
 	Start  time.Time
 	End    time.Time
 	Result string
-	// Failed is true when the span's status is Error or its result is
-	// anything but success.
+	// Failed is true when the span's status is Error, whatever its result:
+	// jobtrace sets it by wire.Failed (failure, error, timeout), so a
+	// skipped or cancelled phase is not failed.
 	Failed  bool
 	Usage   Usage
 	Verdict verdict.Verdict // zero when the span carries none

@@ -15,8 +15,10 @@ const (
 
 // NormalResult is the result of a phase that ended with r: r, or
 // ResultSuccess when r is empty. Every place that records or shows a
-// result (a phase's span, a standalone run, the phase metrics, the
-// summary) takes it through here, so that "empty means success" is one rule.
+// result it was given (a phase's span, a standalone run, the phase
+// metrics, the summary) takes it through here, so that "empty means
+// success" is one rule. A result read back from a span (the report) is
+// empty only when the span carries none: it is shown as not known.
 func NormalResult(r string) string {
 	if r == "" {
 		return ResultSuccess
