@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -54,19 +55,30 @@ func (o Outcome) result() string {
 }
 
 // ResultOf is the cicd.pipeline.task.run.result of a command that exited
-// with code, or could not be started (startErr): error, cancellation when
-// a signal killed it, failure for any other code but 0, success. A job and
-// a step run by `jobtrace exec` are judged by it alike.
+// with code, or could not be started (startErr): error; cancellation when
+// a signal that cancels killed it (SIGINT, SIGTERM, SIGHUP: what a user, a
+// CI system's cancel or a closed terminal sends); failure for any other
+// signal (a crash, the OOM killer's SIGKILL) and any other code but 0;
+// success. A job and a step run by `jobtrace exec` are judged by it alike.
 func ResultOf(code int, startErr error) string {
 	switch {
 	case startErr != nil:
 		return protocol.ResultError
-	case code > supervise.ExitSignalBase && code <= supervise.ExitSignalBase+64:
+	case cancelledBy(code - supervise.ExitSignalBase):
 		return protocol.ResultCancellation
 	case code != 0:
 		return protocol.ResultFailure
 	}
 	return protocol.ResultSuccess
+}
+
+// cancelledBy reports whether sig is a signal that cancels a job.
+func cancelledBy(sig int) bool {
+	switch syscall.Signal(sig) {
+	case syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP:
+		return true
+	}
+	return false
 }
 
 // Result is what a session left: where its artifacts are, its trace, and

@@ -193,8 +193,9 @@ func TestExitCodesAreTheJobs(t *testing.T) {
 		failed bool
 	}{
 		{[]string{"sh", "-c", "exit 3"}, 3, "", true},
-		{[]string{"sh", "-c", "kill -9 $$"}, 137, "", false},
+		{[]string{"sh", "-c", "kill -9 $$"}, 137, "", true}, // the OOM killer's signal: a failure
 		{[]string{"sh", "-c", "kill -INT $$"}, 130, "", false},
+		{[]string{"sh", "-c", "kill -SEGV $$"}, 139, "", true}, // a crash
 		{[]string{"no-such-command-xyz"}, 127, "no-such-command-xyz: command not found", true},
 		{[]string{notExec}, 126, "permission denied", true},
 	}

@@ -20,7 +20,8 @@ func TestStopResultEndsTheJobWhateverItIsGiven(t *testing.T) {
 		{"canceled", protocol.ResultCancellation, false, false},
 		{"0", protocol.ResultSuccess, true, false},
 		{"1", protocol.ResultFailure, true, false},
-		{"137", protocol.ResultCancellation, true, false},
+		{"143", protocol.ResultCancellation, true, false}, // SIGTERM
+		{"137", protocol.ResultFailure, true, false},      // SIGKILL
 		{"-1", protocol.ResultFailure, true, false},
 		{"256", protocol.ResultFailure, true, false},
 		{"running", protocol.ResultError, false, true},
