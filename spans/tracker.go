@@ -162,6 +162,7 @@ type spanRoom struct {
 type phase struct {
 	name   string
 	syntax string
+	step   bool // a step of `jobtrace exec` (isStep)
 	span   trace.Span
 	ctx    context.Context
 	room   spanRoom
@@ -349,7 +350,13 @@ func (t *Tracker) begin(m protocol.Msg, ts time.Time) protocol.Reply {
 		t.opts.Warn(fmt.Sprintf("phase %q not started: %d phases are open already (limit max_open_phases)", m.Name, len(t.open)))
 		return protocol.Reply{Error: "too many open phases"}
 	}
-	parent := t.parentOf(m.Parent)
+	step := isStep(m)
+	var parent *phase
+	if step {
+		parent = t.stepParent(m.Parent)
+	} else {
+		parent = t.parentOf(m.Parent)
+	}
 	depth := 1
 	if parent != nil {
 		depth = parent.depth + 1
@@ -369,7 +376,7 @@ func (t *Tracker) begin(m protocol.Msg, ts time.Time) protocol.Reply {
 	if m.Title != "" && m.Title != m.Name {
 		attrs = append(attrs, AttrPhaseTitle.String(m.Title))
 	}
-	p := &phase{name: m.Name, syntax: m.Syntax, parent: parent, depth: depth, start: ts}
+	p := &phase{name: m.Name, syntax: m.Syntax, step: step, parent: parent, depth: depth, start: ts}
 	attrs = append(attrs, t.admit(&p.room, m.Attrs)...)
 	parentCtx := t.root
 	if parent != nil {
@@ -737,6 +744,48 @@ func (t *Tracker) parentOf(parent string) *phase {
 		t.opts.Warn(fmt.Sprintf("parent phase %q is not open: nesting under the innermost open phase", parent))
 	}
 	return innermost()
+}
+
+// stepParent resolves the parent of a step of `jobtrace exec`: the
+// innermost open phase inside the one ref names (its TRACEPARENT; the job
+// when that names no open phase) that is not inside another open exec
+// step. A step that the command of an exec step starts names that step;
+// one started beside other steps (make -j, a shell's &) names none of
+// them, so it nests beside them, not in the one that began last.
+func (t *Tracker) stepParent(ref string) *phase {
+	top := t.openPhase(ref)
+	for i := len(t.open) - 1; i >= 0; i-- {
+		if withinStep(t.open[i], top) {
+			return t.open[i]
+		}
+	}
+	return top
+}
+
+// isStep reports whether m begins a step of `jobtrace exec`: its
+// jobtrace.phase.source, which the span shows, says exec.
+func isStep(m protocol.Msg) bool {
+	step := m.Syntax == protocol.SyntaxExec
+	for _, a := range m.Attrs {
+		if a.Key == AttrPhaseSource {
+			step = a.Value.AsString() == protocol.SyntaxExec
+		}
+	}
+	return step
+}
+
+// withinStep reports whether p is top, or below it with no open exec step
+// on the way (p included); top nil is the job.
+func withinStep(p, top *phase) bool {
+	for q := p; q != nil; q = q.parent {
+		if q == top {
+			return true
+		}
+		if q.step && q.ending == nil {
+			return false
+		}
+	}
+	return top == nil
 }
 
 // startOf is when sp began, where the span says (an SDK span does), else

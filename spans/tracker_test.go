@@ -647,3 +647,48 @@ func TestAddedPhases(t *testing.T) {
 		t.Errorf("observer saw %q first, want %q", obs.log[0], want)
 	}
 }
+
+// Steps of `jobtrace exec` started side by side (make -j, a shell's &)
+// nest beside each other under the phase they were started in, not each in
+// the one that began last; a step started by a step's command nests in
+// that step, at the innermost phase its command opened.
+func TestExecStepsSideBySide(t *testing.T) {
+	f := newFixture(t, TrackerOptions{})
+	job := "00-" + strings.Repeat("1", 32) + "-" + strings.Repeat("2", 16) + "-01" // the job's TRACEPARENT: no open phase
+	step := func(name, traceparent string) protocol.Reply {
+		m := msg(protocol.TypeBegin, name) // on the socket, as `jobtrace exec` sends it
+		m.Parent, m.Attrs = traceparent, []attribute.KeyValue{AttrPhaseSource.String(protocol.SyntaxExec)}
+		return f.tracker.Handle(m)
+	}
+	f.tracker.Handle(msg(protocol.TypeBegin, "build"))
+	a := step("a", job)
+	step("b", job)
+	group := msg(protocol.TypeBegin, "b's group") // an output marker of b's command
+	group.Syntax = protocol.SyntaxGitHub
+	f.tracker.Handle(group)
+	step("c", job)
+	aOwn := msg(protocol.TypeBegin, "a's phase") // opened by a's command over the socket, by name
+	aOwn.Parent = "a"
+	f.tracker.Handle(aOwn)
+	step("in a", a.Traceparent)
+	spans := f.finish(t)
+	for name, parent := range map[string]string{
+		"a": "build", "b": "build", "c": "build", "b's group": "b", "in a": "a's phase",
+	} {
+		if got := spans[parent].SpanContext.SpanID(); spans[name].Parent.SpanID() != got {
+			t.Errorf("%s: parent %v, want %s (%v)", name, spans[name].Parent.SpanID(), parent, got)
+		}
+	}
+	// Without a step open, a step nests in the innermost phase, as any
+	// begin does.
+	g := newFixture(t, TrackerOptions{})
+	g.tracker.Handle(msg(protocol.TypeBegin, "outer"))
+	g.tracker.Handle(msg(protocol.TypeBegin, "inner"))
+	m := msg(protocol.TypeBegin, "step")
+	m.Parent, m.Attrs = job, []attribute.KeyValue{AttrPhaseSource.String(protocol.SyntaxExec)}
+	g.tracker.Handle(m)
+	gs := g.finish(t)
+	if gs["step"].Parent.SpanID() != gs["inner"].SpanContext.SpanID() {
+		t.Errorf("a step after two begins: parent %v, want inner", gs["step"].Parent.SpanID())
+	}
+}

@@ -74,10 +74,10 @@ func (c *cli) execInRun(path, name string, argv []string, attrs attrFlag, s sett
 	var reply protocol.Reply
 	if err == nil {
 		defer conn.Close()
-		begin := protocol.Msg{V: protocol.Version, Type: protocol.TypeBegin, Name: name, Syntax: "exec",
+		begin := protocol.Msg{V: protocol.Version, Type: protocol.TypeBegin, Name: name, Syntax: protocol.SyntaxExec,
 			Parent: c.getenv("TRACEPARENT"),
 			Attrs: append(attrs, semconv.ProcessExecutableName(filepath.Base(argv[0])),
-				spans.AttrPhaseSource.String("exec"))}
+				spans.AttrPhaseSource.String(protocol.SyntaxExec))}
 		reply, err = conn.Request(begin)
 	}
 	if err != nil {
@@ -88,7 +88,7 @@ func (c *cli) execInRun(path, name string, argv []string, attrs attrFlag, s sett
 	code, startErr := supervise.Run(argv, env, s.cfg.GracePeriod, log)
 	code = startCode(code, startErr, log)
 	if conn != nil && err == nil {
-		end := protocol.Msg{V: protocol.Version, Type: protocol.TypeEnd, Name: name, Syntax: "exec",
+		end := protocol.Msg{V: protocol.Version, Type: protocol.TypeEnd, Name: name, Syntax: protocol.SyntaxExec,
 			Result: session.ResultOf(code, startErr), Attrs: []attribute.KeyValue{semconv.ProcessExitCode(code)}}
 		if _, err := conn.Request(end); err != nil {
 			log.Warn(fmt.Sprintf("%s: %v", session.EnvSocket, err))
@@ -119,7 +119,7 @@ func (c *cli) execStandalone(name string, argv []string, attrs attrFlag, s setti
 	}
 	tracer := sa.pipe.TracerProvider.Tracer("jobtrace")
 	ctx, sp := tracer.Start(s.parent(), name, trace.WithAttributes(append(attrs,
-		spans.AttrPhaseSource.String("exec"),
+		spans.AttrPhaseSource.String(protocol.SyntaxExec),
 		semconv.ProcessExecutableName(filepath.Base(argv[0])))...))
 	env := spans.MergeEnv(os.Environ(), spans.InjectEnv(ctx), spans.EnvKeys...)
 	code, startErr := supervise.Run(argv, env, s.cfg.GracePeriod, log)

@@ -526,3 +526,30 @@ jobtrace replay --endpoint http://127.0.0.1:1 jobtrace-out`)
 		t.Errorf("inner spool %v, not a child of the outer job", inner)
 	}
 }
+
+// Steps started side by side, as make -j or a shell's & starts them, are
+// siblings under the phase they were started in, and a step that a step's
+// command starts nests in that step. Before, each step nested in the one
+// that had begun last.
+func TestExecStepsSideBySide(t *testing.T) {
+	const wait = `i=0; until [ -e "$0" ] || [ $i -ge 6000 ]; do sleep 0.01; i=$((i+1)); done`
+	script := `jobtrace phase begin build
+jobtrace exec a -- sh -c '` + wait + `; jobtrace exec in-a -- true; touch a.done' b.started &
+jobtrace exec b -- sh -c 'touch b.started; ` + wait + `' a.done &
+wait
+jobtrace phase end build`
+	r := jt(t, nil, "run", "--name", "job", "--", "sh", "-c", script)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	spans, _ := spansOf(t, r.out)
+	for name, parent := range map[string]string{"a": "build", "b": "build", "in-a": "a"} {
+		s, p := spans[name], spans[parent]
+		if s == nil || p == nil {
+			t.Fatalf("no span %q or %q: %v", name, parent, spans)
+		}
+		if !bytes.Equal(s.ParentSpanId, p.SpanId) {
+			t.Errorf("%s: parent %x, want %s (%x)", name, s.ParentSpanId, parent, p.SpanId)
+		}
+	}
+}

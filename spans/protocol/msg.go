@@ -66,6 +66,10 @@ const (
 	SyntaxSocket    = "socket"
 	SyntaxMarkerDir = "markerdir"
 	SyntaxGo        = "go" // a Go program that embeds a session
+	// SyntaxExec is the source of a step of `jobtrace exec` (its
+	// jobtrace.phase.source), whose begin names in Parent the TRACEPARENT
+	// it was started with.
+	SyntaxExec = "exec"
 )
 
 // Msg is one marker message, from any source.
