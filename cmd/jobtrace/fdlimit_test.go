@@ -21,20 +21,11 @@ func TestJobRunsWithFewDescriptors(t *testing.T) {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			cmd := exec.Command("/bin/sh", "-c", fmt.Sprintf(`ulimit -n %d && exec "$0" run --out "$1" --summary off -- sh -c 'echo the job ran; exit 4'`, n), bin, dir+"/out")
-			cmd.Dir = dir
-			cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + dir, "TMPDIR=" + dir}
-			out, err := cmd.CombinedOutput()
-			code := 0
-			if ee, ok := err.(*exec.ExitError); ok {
-				code = ee.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
-			if code != 4 || !strings.Contains(string(out), "the job ran") {
+			out, code := withFewDescriptors(t, dir, n, `run --out "$1" --summary off -- sh -c 'echo the job ran; exit 4'`, dir+"/out")
+			if code != 4 || !strings.Contains(out, "the job ran") {
 				t.Errorf("ulimit -n %d: exit %d, want the job's 4 and its output; got:\n%s", n, code, out)
 			}
-			if strings.Contains(string(out), "fatal error") || strings.Contains(string(out), "goroutine ") {
+			if strings.Contains(out, "fatal error") || strings.Contains(out, "goroutine ") {
 				t.Errorf("ulimit -n %d: jobtrace died:\n%s", n, out)
 			}
 		})
@@ -50,16 +41,7 @@ func TestStandaloneExecWithFewDescriptorsLeavesNoSpool(t *testing.T) {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			cmd := exec.Command("/bin/sh", "-c", fmt.Sprintf(`ulimit -n %d && exec "$0" exec step -- sh -c 'exit 4'`, n), bin)
-			cmd.Dir = dir
-			cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + dir, "TMPDIR=" + dir}
-			out, err := cmd.CombinedOutput()
-			code := 0
-			if ee, ok := err.(*exec.ExitError); ok {
-				code = ee.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
+			out, code := withFewDescriptors(t, dir, n, `exec step -- sh -c 'exit 4'`)
 			if n >= 10 && code != 4 {
 				t.Errorf("ulimit -n %d: exit %d, want the step's 4; output:\n%s", n, code, out)
 			}
@@ -72,4 +54,22 @@ func TestStandaloneExecWithFewDescriptorsLeavesNoSpool(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withFewDescriptors runs jobtrace with args (shell words, in which $1...
+// are more) under `ulimit -n n`, in dir, which is also its HOME and TMPDIR,
+// and returns its output and exit code.
+func withFewDescriptors(t *testing.T, dir string, n int, args string, more ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command("/bin/sh", append([]string{"-c", fmt.Sprintf(`ulimit -n %d && exec "$0" %s`, n, args), bin}, more...)...)
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + dir, "TMPDIR=" + dir}
+	out, err := cmd.CombinedOutput()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return string(out), code
 }
