@@ -28,7 +28,9 @@
 // and a child process supervised by package supervise. A Go program uses a
 // session on its own:
 //
-//	s := session.New(session.Settings{Name: "build", Out: "jobtrace-out", ExportTimeout: 5 * time.Second})
+//	set := session.FromConfig(config.Default(), cienv.Detect(os.Getenv), "v1.0.0")
+//	set.Name = "build"
+//	s := session.New(set)
 //	if err := s.Start(ctx); err != nil {
 //		return err
 //	}

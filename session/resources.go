@@ -348,14 +348,15 @@ func (p *phaseUsage) PhaseEnded(b spans.Boundary) func() {
 	})
 }
 
-// Attribute keys of a phase added after it ended (docs/attributes.md).
+// Attribute keys of a phase added after it ended (docs/attributes.md), as
+// usage.WindowKeys lists them.
 const (
 	// AttrUsageFrom and AttrUsageTo are the times of the samples its
 	// usage was computed between (usage.History.Over).
-	AttrUsageFrom = attribute.Key("jobtrace.usage.window.start")
-	AttrUsageTo   = attribute.Key("jobtrace.usage.window.end")
+	AttrUsageFrom = usage.AttrWindowStart
+	AttrUsageTo   = usage.AttrWindowEnd
 	// AttrNoUsage says why it has no usage.
-	AttrNoUsage = attribute.Key("jobtrace.usage.none")
+	AttrNoUsage = usage.AttrNone
 )
 
 // PhaseAdded implements spans.PhaseObserver: the phase's usage is computed

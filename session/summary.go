@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jobtrace/jobtrace/config"
 	"github.com/jobtrace/jobtrace/exporters/usagecsv"
 	"github.com/jobtrace/jobtrace/internal/safefile"
 	"github.com/jobtrace/jobtrace/render/summary"
@@ -33,7 +34,7 @@ type jobEnd struct {
 // Markdown, and appends it as Markdown to $GITHUB_STEP_SUMMARY when the job
 // runs in GitHub Actions.
 func writeSummary(log Logger, o Settings, end jobEnd) {
-	if o.Summary == "off" {
+	if o.Summary == config.SummaryOff {
 		return
 	}
 	sum := summary.Build(end.run, summary.JobInfo{
@@ -41,7 +42,7 @@ func writeSummary(log Logger, o Settings, end jobEnd) {
 		Notes: end.notes,
 	})
 	var b bytes.Buffer
-	if o.Summary == "markdown" {
+	if o.Summary == config.SummaryMarkdown {
 		summary.WriteMarkdown(&b, sum)
 	} else {
 		summary.WriteText(&b, sum)

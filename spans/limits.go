@@ -46,9 +46,8 @@ const (
 )
 
 // usageWindowKeys are the attributes of the window a phase added after it
-// ended was measured over, or why it has none (session.AttrUsageFrom,
-// AttrUsageTo, AttrNoUsage).
-const usageWindowKeys = 3
+// ended was measured over, or why it has none (usage.WindowKeys).
+var usageWindowKeys = len(usage.WindowKeys)
 
 // ownPhaseKeys are the attributes the Tracker sets on a phase's span.
 var ownPhaseKeys = []attribute.Key{AttrPhaseSource, AttrPhaseTitle, semconv.CICDPipelineTaskRunResultKey}

@@ -16,8 +16,8 @@ const FileName = "resource-usage.csv"
 
 // MaxLineBytes bounds one line of the file read back (package runmodel). A
 // row jobtrace writes is 150 to 300 bytes plus the phase's own name, which
-// the socket bounds at 64 KiB: a longer line is not jobtrace's, and reading
-// stops there instead of holding it.
+// every source bounds at protocol.MaxNameBytes (256 bytes): a longer line is
+// not jobtrace's, and reading stops there instead of holding it.
 const MaxLineBytes = 1 << 20
 
 // DefaultMaxBytes bounds the file when Options.MaxBytes is 0. A row is 150

@@ -49,7 +49,7 @@ func (p *phaseState) init() {
 
 // Phase records what a phase cost, when it ends: its duration, and the
 // job's CPU time, peak memory and storage IO during it when u has them;
-// and its verdict, judged from u, when it has one. ctx holds the phase's
+// and its verdict v (judged from u by the caller), when it has one. ctx holds the phase's
 // span, which the exemplars point at. result is a
 // cicd.pipeline.task.run.result value; "" means success.
 func (r *Recorder) Phase(ctx context.Context, name, result string, u *usage.Usage, v verdict.Verdict) {

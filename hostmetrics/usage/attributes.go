@@ -92,6 +92,19 @@ const (
 	AttrSysStallIO     = attribute.Key("jobtrace.system.pressure.io.some")
 )
 
+// Attribute keys of a phase added after it ended (docs/attributes.md): the
+// times of the samples its usage was computed between (History.Over), or
+// why it has none.
+const (
+	AttrWindowStart = attribute.Key("jobtrace.usage.window.start")
+	AttrWindowEnd   = attribute.Key("jobtrace.usage.window.end")
+	AttrNone        = attribute.Key("jobtrace.usage.none")
+)
+
+// WindowKeys lists the keys of a phase added after it ended, which the
+// room kept on its span for jobtrace's own attributes counts.
+var WindowKeys = []attribute.Key{AttrWindowStart, AttrWindowEnd, AttrNone}
+
 // AttributeKeys lists every key Attributes can set, in order, for the test
 // that checks docs/attributes.md.
 var AttributeKeys = []attribute.Key{

@@ -92,7 +92,9 @@ type Msg struct {
 // Clean replaces invalid UTF-8 and control characters in every text field
 // of m (name, parent, title, attribute keys and string values) with U+FFFD,
 // by cleantext.String. Parse does so for what it decodes; sources that
-// build a Msg themselves (output markers, the command line) call Clean.
+// build a Msg themselves from text (the command line, a GitHub job's steps,
+// a Go program's calls) call Clean; the output scanner cleans each field as
+// it cuts it out of the line.
 func (m *Msg) Clean() {
 	m.Name = cleantext.String(m.Name)
 	m.Parent = cleantext.String(m.Parent)
