@@ -101,10 +101,24 @@ func (c *CPUTimes) Busy() float64 {
 	return c.Total() - c.Idle - c.IOWait
 }
 
+// CPUShare is the share of the machine's CPU time over span (span × numCPU)
+// that used is, 0 to 1: a job's CPU utilization between two readings of its
+// CPU time, span apart (for the job's tree, the span between its walks:
+// Sample.ReadAt of Job.CPUFrom). false when the span is empty, there are no
+// CPUs, or used is negative (a figure went back). A phase's average and
+// peak and a row of the CSV are this one; the statistics of a run take the
+// same share over the spans of their anchors (runmodel.Series).
+func CPUShare(used, span time.Duration, numCPU int) (float64, bool) {
+	if span <= 0 || numCPU <= 0 || used < 0 {
+		return 0, false
+	}
+	return min(used.Seconds()/(span.Seconds()*float64(numCPU)), 1), true
+}
+
 // BusyShare is the share of the machine's CPU time from a to b that was
 // busy (see Busy), 0 to 1; false when no CPU time passed between them.
-// Every figure of a machine's CPU use over a span (a phase's usage, a row
-// of the CSV, the statistics of a run) is this one.
+// A phase's usage and a row of the CSV are this one; the statistics of a
+// run take the same share over the spans of their anchors (runmodel.Series).
 func BusyShare(a, b *CPUTimes) (float64, bool) {
 	total := b.Total() - a.Total()
 	idle := (b.Idle + b.IOWait) - (a.Idle + a.IOWait)

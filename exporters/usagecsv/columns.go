@@ -445,13 +445,14 @@ func jobCPUPct(b []byte, r *row) []byte {
 	u0, s0, ok0 := r.prev.Job.CPU()
 	u1, s1, ok1 := r.cur.Job.CPU()
 	from := r.cur.Job.CPUFrom()
-	span := r.cur.ReadAt(from).Sub(r.prev.ReadAt(from)).Seconds()
-	n := r.cur.Host.NumCPU
-	if !ok0 || !ok1 || span <= 0 || n <= 0 || u1 < u0 || s1 < s0 {
+	if !ok0 || !ok1 || u1 < u0 || s1 < s0 {
 		return b
 	}
-	used := (u1 - u0 + s1 - s0).Seconds()
-	return appendFixed2(b, min(100, 100*used/(span*float64(n))))
+	share, ok := hostmetrics.CPUShare(u1-u0+s1-s0, r.cur.ReadAt(from).Sub(r.prev.ReadAt(from)), r.cur.Host.NumCPU)
+	if !ok {
+		return b
+	}
+	return appendFixed2(b, 100*share)
 }
 
 // hostCPUPct is the share of the machine's CPU time between the two rows

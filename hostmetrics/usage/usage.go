@@ -26,6 +26,7 @@ const MinPeakSpan = 200 * time.Millisecond
 // MaxHeldSamples of.
 type point struct {
 	t                     time.Time
+	cpuLag                time.Duration // how long before t user and sys were read (Sample.ReadAt)
 	user, sys             time.Duration
 	read, write           uint64
 	psi                   hostmetrics.PressureSet
@@ -42,7 +43,7 @@ type point struct {
 }
 
 func pointOf(s *hostmetrics.Sample) point {
-	p := point{t: s.Time, numCPU: s.Host.NumCPU}
+	p := point{t: s.Time, cpuLag: s.Time.Sub(s.ReadAt(s.Job.CPUFrom())), numCPU: s.Host.NumCPU}
 	p.user, p.sys, p.hasCPU = s.Job.CPU()
 	p.read, p.write, p.hasIO = s.Job.IO()
 	p.psi, p.hasPSI = s.Job.Pressure()
@@ -191,14 +192,14 @@ func (w *Window) endAt(e point) Usage {
 }
 
 // jobUtil is the job's CPU time between a and b over the CPU time the
-// machine had in that span (wall time × CPUs): 0 to 1.
+// machine had between the times those figures were read
+// (hostmetrics.CPUShare): 0 to 1.
 func jobUtil(a, b point) (float64, bool) {
-	d := b.t.Sub(a.t)
-	if !a.hasCPU || !b.hasCPU || d <= 0 || b.numCPU <= 0 {
+	if !a.hasCPU || !b.hasCPU || b.user < a.user || b.sys < a.sys {
 		return 0, false
 	}
-	used := nonNeg(b.user-a.user) + nonNeg(b.sys-a.sys)
-	return clamp01(used.Seconds() / (d.Seconds() * float64(b.numCPU))), true
+	span := b.t.Sub(a.t) - b.cpuLag + a.cpuLag
+	return hostmetrics.CPUShare(b.user-a.user+b.sys-a.sys, span, b.numCPU)
 }
 
 // hostUtil is the share of the machine's CPU time between a and b that was
@@ -235,5 +236,3 @@ func sub(a, b uint64) uint64 {
 	}
 	return a - b
 }
-
-func clamp01(v float64) float64 { return min(max(v, 0), 1) }

@@ -179,3 +179,39 @@ func TestHostCPUWaitExact(t *testing.T) {
 		t.Errorf("iowait that went back: %v, want 0", u.SystemCPUIOWait)
 	}
 }
+
+// treeSample is a sample of a job measured by walking its tree, last walked
+// at walked, when it had used cpu.
+func treeSample(at, walked, cpu time.Duration) *hostmetrics.Sample {
+	s := &hostmetrics.Sample{Time: t0.Add(at)}
+	s.Host.NumCPU = 2
+	s.Job.HasTree = true
+	s.Job.Tree.At = t0.Add(walked)
+	s.Job.Tree.CPUUser = cpu
+	return s
+}
+
+// A job's tree walked every other sample (a large tree is walked less
+// often): its CPU utilization is taken between the walks that read its CPU
+// time, not between the samples. The job keeps one CPU of two busy: 0.5
+// throughout. Before, the span after a sample without a walk held two
+// seconds of CPU over one second, a peak of 1, and the one before it 0.
+func TestCPUShareBetweenTheWalks(t *testing.T) {
+	var w Window
+	w.Begin(treeSample(0, 0, 0))
+	w.Add(treeSample(time.Second, 0, 0))
+	w.Add(treeSample(2*time.Second, 2*time.Second, 2*time.Second))
+	w.Add(treeSample(3*time.Second, 2*time.Second, 2*time.Second))
+	u := w.End(treeSample(4*time.Second, 4*time.Second, 4*time.Second))
+	if !near(u.CPUAvg, 0.5) || !near(u.CPUPeak, 0.5) {
+		t.Errorf("average %v, peak %v; want 0.5 and 0.5", u.CPUAvg, u.CPUPeak)
+	}
+	// A window whose end was read at an earlier walk: its average is over
+	// the span up to that walk.
+	w = Window{}
+	w.Begin(treeSample(0, 0, 0))
+	u = w.End(treeSample(3*time.Second, 2*time.Second, 2*time.Second))
+	if !near(u.CPUAvg, 0.5) {
+		t.Errorf("average to the last walk %v, want 0.5", u.CPUAvg)
+	}
+}
