@@ -569,32 +569,22 @@ func (s *Session) Event(name string, attrs ...attribute.KeyValue) error {
 // that time (docs/sampling.md); it is set before AddPhase returns, unless
 // the sample it waits for takes longer than AckSampleWait.
 func (s *Session) AddPhase(name string, start, end time.Time, result string, attrs ...attribute.KeyValue) error {
-	if start.IsZero() || end.IsZero() || end.Before(start) {
-		return fmt.Errorf("%w: add %q: from %v to %v", ErrRefused, name, start, end)
-	}
 	_, err := s.call(protocol.Msg{Type: protocol.TypeAdd, Name: name, Result: result, Start: start, End: end, Attrs: attrs})
 	return err
 }
 
-// call applies a message of a Go call, with the bounds a socket message
-// has (protocol.MaxNameBytes, protocol.MaxAttrs).
+// call applies a message of a Go call, cleaned and checked as a socket
+// message is (protocol.Clean, protocol.Validate).
 func (s *Session) call(m protocol.Msg) (protocol.Reply, error) {
 	if s.shut.Load() {
 		return protocol.Reply{}, fmt.Errorf("%w: %s %q: the session is shut down", ErrRefused, m.Type, m.Name)
 	}
-	switch {
-	case m.Name == "":
-		return protocol.Reply{}, fmt.Errorf("%w: %s: no name", ErrRefused, m.Type)
-	case len(m.Name) > protocol.MaxNameBytes:
-		return protocol.Reply{}, fmt.Errorf("%w: %s: name longer than %d bytes", ErrRefused, m.Type, protocol.MaxNameBytes)
-	case len(m.Attrs) > protocol.MaxAttrs:
-		return protocol.Reply{}, fmt.Errorf("%w: %s %q: more than %d attributes", ErrRefused, m.Type, m.Name, protocol.MaxAttrs)
-	case !protocol.ValidResult(m.Result):
-		return protocol.Reply{}, fmt.Errorf("%w: %s %q: result %q", ErrRefused, m.Type, m.Name, m.Result)
-	}
 	m.V, m.Syntax, m.Ack = protocol.Version, protocol.SyntaxGo, true
 	m.Attrs = append([]attribute.KeyValue(nil), m.Attrs...)
 	m.Clean()
+	if err := protocol.Validate(&m); err != nil {
+		return protocol.Reply{}, fmt.Errorf("%w: %s %q: %w", ErrRefused, m.Type, m.Name, err)
+	}
 	r := s.tracker.Handle(m)
 	if !r.OK {
 		return r, fmt.Errorf("%w: %s %q: %s", ErrRefused, m.Type, m.Name, r.Error)

@@ -408,3 +408,31 @@ func TestJobsAttributesLeaveJobtracesRoom(t *testing.T) {
 		t.Errorf("the excess is not said once and in the summary:\n%s", out)
 	}
 }
+
+// A Go program's calls are checked by the rules a socket message is
+// (protocol.Validate): refused alike, with the reason, and nothing
+// recorded. Before, a call had a check of its own, the same bounds written
+// again with messages of their own, which did not say which rule refused.
+func TestCallsAreCheckedAsSocketMessages(t *testing.T) {
+	s := New(Settings{Name: "job", Out: t.TempDir(), Summary: "off"})
+	if err := s.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	many := make([]attribute.KeyValue, protocol.MaxAttrs+1)
+	for i := range many {
+		many[i] = attribute.Int(fmt.Sprintf("k%d", i), i)
+	}
+	for what, err := range map[string]error{
+		"65 attributes":     s.Event("e", many...),
+		"an unknown result": s.End("p", "ok"),
+		"an add backwards":  s.AddPhase("p", time.Now(), time.Now().Add(-time.Second), ""),
+		"no name":           s.Begin(""),
+	} {
+		if !errors.Is(err, ErrRefused) || !errors.Is(err, protocol.ErrParse) {
+			t.Errorf("%s: %v, want ErrRefused and the message's rule (protocol.ErrParse)", what, err)
+		}
+	}
+	if _, err := s.Shutdown(context.Background(), Outcome{}); err != nil {
+		t.Fatal(err)
+	}
+}

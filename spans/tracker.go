@@ -338,9 +338,9 @@ func (t *Tracker) handle(m protocol.Msg) protocol.Reply {
 }
 
 func (t *Tracker) begin(m protocol.Msg, ts time.Time) protocol.Reply {
-	if m.Syntax == "github" {
+	if m.Syntax == protocol.SyntaxGitHub {
 		// GitHub Actions groups do not nest: a new group ends the last one.
-		if i := t.find("", "github"); i >= 0 {
+		if i := t.find("", protocol.SyntaxGitHub); i >= 0 {
 			t.endAt(i, ts, wire.ResultSuccess, "", false)
 		}
 	}
@@ -362,13 +362,8 @@ func (t *Tracker) begin(m protocol.Msg, ts time.Time) protocol.Reply {
 		depth = parent.depth + 1
 	}
 	if depth > MaxDepth {
-		t.stats.Refused++
 		t.refuse(m.Name)
-		t.stats.TooDeep++
-		if t.stats.TooDeep == 1 {
-			t.opts.Warn(fmt.Sprintf("phase %q not started: it would be nested %d deep (limit %d); further ones are counted", m.Name, depth, MaxDepth))
-		}
-		return protocol.Reply{Error: fmt.Sprintf("phases nest %d deep at most", MaxDepth)}
+		return t.tooDeep(m.Name, "started", depth)
 	}
 	ts = t.beginTime(ts, parent)
 	attrs := make([]attribute.KeyValue, 0, len(m.Attrs)+2)
@@ -394,6 +389,17 @@ func (t *Tracker) begin(m protocol.Msg, ts time.Time) protocol.Reply {
 	return protocol.Reply{OK: true, Traceparent: Traceparent(sp.SpanContext())}
 }
 
+// tooDeep refuses the phase name, which would be nested depth deep, past
+// MaxDepth: said once, counted after.
+func (t *Tracker) tooDeep(name, what string, depth int) protocol.Reply {
+	t.stats.Refused++
+	t.stats.TooDeep++
+	if t.stats.TooDeep == 1 {
+		t.opts.Warn(fmt.Sprintf("phase %q not %s: it would be nested %d deep (limit %d); further ones are counted", name, what, depth, MaxDepth))
+	}
+	return protocol.Reply{Error: fmt.Sprintf("phases nest %d deep at most", MaxDepth)}
+}
+
 // refuse notes a begin refused at a bound, so that its end is not taken for
 // an end without a begin.
 func (t *Tracker) refuse(name string) {
@@ -409,8 +415,8 @@ func (t *Tracker) refuse(name string) {
 
 func (t *Tracker) end(m protocol.Msg, ts time.Time) protocol.Reply {
 	var i int
-	if m.Syntax == "github" && m.Name == "" {
-		i = t.find("", "github")
+	if m.Syntax == protocol.SyntaxGitHub && m.Name == "" {
+		i = t.find("", protocol.SyntaxGitHub)
 	} else {
 		i = t.find(m.Name, "")
 	}
@@ -506,12 +512,7 @@ func (t *Tracker) add(m protocol.Msg) protocol.Reply {
 		depth = parent.depth + 1
 	}
 	if depth > MaxDepth {
-		t.stats.Refused++
-		t.stats.TooDeep++
-		if t.stats.TooDeep == 1 {
-			t.opts.Warn(fmt.Sprintf("phase %q not added: it would be nested %d deep (limit %d); further ones are counted", m.Name, depth, MaxDepth))
-		}
-		return protocol.Reply{Error: fmt.Sprintf("phases nest %d deep at most", MaxDepth)}
+		return t.tooDeep(m.Name, "added", depth)
 	}
 	floor := t.rootStart
 	if parent != nil {
@@ -728,14 +729,8 @@ func (t *Tracker) openPhase(ref string) *phase {
 // including the job span itself, means the innermost open phase; nil is
 // the job.
 func (t *Tracker) parentOf(parent string) *phase {
-	innermost := func() *phase {
-		if n := len(t.open); n > 0 {
-			return t.open[n-1]
-		}
-		return nil
-	}
 	if parent == "" {
-		return innermost()
+		return t.innermost()
 	}
 	if p := t.openPhase(parent); p != nil {
 		return p
@@ -743,7 +738,7 @@ func (t *Tracker) parentOf(parent string) *phase {
 	if _, ok := parseSpanRef(parent); !ok {
 		t.opts.Warn(fmt.Sprintf("parent phase %q is not open: nesting under the innermost open phase", parent))
 	}
-	return innermost()
+	return t.innermost()
 }
 
 // stepParent resolves the parent of a step of `jobtrace exec`: the

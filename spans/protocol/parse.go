@@ -33,15 +33,18 @@ func Parse(line []byte) (Msg, error) {
 	if semErr != nil {
 		return m, semErr
 	}
-	return m, validate(&m)
+	return m, Validate(&m)
 }
 
 func perr(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrParse}, args...)...)
 }
 
-// validate checks the rules that depend on more than one field.
-func validate(m *Msg) error {
+// Validate checks the rules of a message whatever its source: Parse checks
+// what it decodes with it, and a session checks a Go program's calls with
+// it, so that a socket message and a call are refused alike. Its errors
+// wrap ErrParse.
+func Validate(m *Msg) error {
 	if !validType(m.Type) {
 		if m.Type == "" {
 			return perr("missing type")
@@ -71,8 +74,11 @@ func validate(m *Msg) error {
 	if m.Type == TypeAttr && len(m.Attrs) == 0 {
 		return perr("attr without attrs")
 	}
-	if m.Type == TypeCounter && (math.IsNaN(m.Value) || math.IsInf(m.Value, 0)) {
-		return perr("counter value is not finite")
+	if len(m.Attrs) > MaxAttrs {
+		return perr("more than %d attributes", MaxAttrs)
+	}
+	if m.Type == TypeCounter && (math.IsNaN(m.Value) || math.IsInf(m.Value, 0) || m.Value < 0) {
+		return perr("counter value %v is not a finite non-negative number", m.Value)
 	}
 	return nil
 }

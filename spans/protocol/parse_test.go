@@ -148,6 +148,7 @@ func TestParseErrors(t *testing.T) {
 		{`{"type":"event","name":"e","attrs":{"` + long + `":1}}`, "bad attribute key"},
 		{`{"type":"event","name":"e","attrs":{` + many.String() + `}}`, "more than 64 attributes"},
 		{`{"type":"event","name":"e","attrs":{"k":{"a":1}}}`, "cannot be objects"},
+		{`{"type":"counter","name":"c","value":-1}`, "counter value -1 is not a finite non-negative number"},
 		{`{"type":"event","name":"e","attrs":{"k":[1,"a"]}}`, "only strings"},
 		{`{"type":"event","name":"e","attrs":{"k":[[1]]}}`, "only strings"},
 		{`{"type":"event","name":"e","attrs":[1]}`, "not an object"},
