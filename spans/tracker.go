@@ -417,6 +417,8 @@ func (t *Tracker) end(m protocol.Msg, ts time.Time) protocol.Reply {
 	var i int
 	if m.Syntax == protocol.SyntaxGitHub && m.Name == "" {
 		i = t.find("", protocol.SyntaxGitHub)
+	} else if m.Span != "" {
+		i = t.findSpan(m.Name, m.Span)
 	} else {
 		i = t.find(m.Name, "")
 	}
@@ -653,6 +655,23 @@ func (t *Tracker) find(name, syntax string) int {
 	for i := len(t.open) - 1; i >= 0; i-- {
 		p := t.open[i]
 		if (name == "" || p.name == name) && (syntax == "" || p.syntax == syntax) {
+			return i
+		}
+	}
+	return -1
+}
+
+// findSpan returns the index of the open phase of that name whose span is
+// ref (a traceparent or a span id), or -1: the phase an end names by its
+// span (a step of `jobtrace exec`), which phases of the same name open
+// beside it do not stand in for.
+func (t *Tracker) findSpan(name, ref string) int {
+	id, ok := parseSpanRef(ref)
+	if !ok {
+		return t.find(name, "")
+	}
+	for i := len(t.open) - 1; i >= 0; i-- {
+		if p := t.open[i]; p.name == name && p.span.SpanContext().SpanID() == id {
 			return i
 		}
 	}

@@ -3,6 +3,7 @@ package spans
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -690,5 +691,49 @@ func TestExecStepsSideBySide(t *testing.T) {
 	gs := g.finish(t)
 	if gs["step"].Parent.SpanID() != gs["inner"].SpanContext.SpanID() {
 		t.Errorf("a step after two begins: parent %v, want inner", gs["step"].Parent.SpanID())
+	}
+}
+
+// Two steps of one name side by side (`for d in a b; do jobtrace exec test
+// -- make -C $d test & done`): each end names its step's span, so the
+// result, the attributes and the end go to that step, not to the one of
+// that name that began last.
+func TestEndByItsSpan(t *testing.T) {
+	f := newFixture(t, TrackerOptions{})
+	step := []attribute.KeyValue{AttrPhaseSource.String(protocol.SyntaxExec)}
+	var tps []string
+	for _, d := range []string{"a", "b"} {
+		m := msg(protocol.TypeBegin, "test")
+		m.Attrs = append(step, attribute.String("dir", d))
+		tps = append(tps, f.tracker.Handle(m).Traceparent)
+	}
+	end := func(tp, result string) {
+		m := msg(protocol.TypeEnd, "test")
+		m.Span, m.Result = tp, result
+		if r := f.tracker.Handle(m); !r.OK {
+			t.Fatalf("end: %+v", r)
+		}
+	}
+	end(tps[0], protocol.ResultFailure) // a, begun first, fails first
+	end(tps[1], protocol.ResultSuccess)
+	var got []string
+	for _, s := range f.exp.GetSpans() {
+		if s.Name != "test" {
+			continue
+		}
+		var dir, result string
+		for _, kv := range s.Attributes {
+			switch kv.Key {
+			case "dir":
+				dir = kv.Value.AsString()
+			case "cicd.pipeline.task.run.result":
+				result = kv.Value.AsString()
+			}
+		}
+		got = append(got, dir+":"+result)
+	}
+	slices.Sort(got)
+	if want := []string{"a:failure", "b:success"}; !slices.Equal(got, want) {
+		t.Errorf("steps %v, want %v", got, want)
 	}
 }

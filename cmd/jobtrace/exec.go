@@ -88,7 +88,7 @@ func (c *cli) execInRun(path, name string, argv []string, attrs attrFlag, s sett
 	code, startErr := supervise.Run(argv, env, s.cfg.GracePeriod, log)
 	code = startCode(code, startErr, log)
 	if conn != nil && err == nil {
-		end := protocol.Msg{V: protocol.Version, Type: protocol.TypeEnd, Name: name, Syntax: protocol.SyntaxExec,
+		end := protocol.Msg{V: protocol.Version, Type: protocol.TypeEnd, Name: name, Syntax: protocol.SyntaxExec, Span: reply.Traceparent,
 			Result: session.ResultOf(code, startErr), Attrs: []attribute.KeyValue{semconv.ProcessExitCode(code)}}
 		if _, err := conn.Request(end); err != nil {
 			log.Warn(fmt.Sprintf("%s: %v", session.EnvSocket, err))

@@ -553,3 +553,44 @@ jobtrace phase end build`
 		}
 	}
 }
+
+// Steps of one name side by side each end their own phase: the one that
+// began first and ends first, while the other is open, gets its own exit
+// code and result. Before, an end went to the phase of that name that had
+// begun last.
+func TestExecStepsOfOneName(t *testing.T) {
+	const until = `i=0; until [ -e "$1" ] || [ $i -ge 6000 ]; do sleep 0.01; i=$((i+1)); done`
+	script := `waitfor() { ` + until + `; }
+jobtrace exec --attr dir=a test -- sh -c 'touch a.started; ` + strings.ReplaceAll(until, "$1", "b.started") + `; exit 3' &
+A=$!
+waitfor a.started
+jobtrace exec --attr dir=b test -- sh -c 'touch b.started; ` + strings.ReplaceAll(until, "$1", "a.done") + `' &
+B=$!
+wait $A
+touch a.done
+wait $B`
+	r := jt(t, nil, "run", "--name", "job", "--", "sh", "-c", script)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	got := map[string]string{}
+	err := spool.ReadLines(filepath.Join(r.out, spool.TracesFile), 0, func(td ptrace.Traces, _ int, _ int64) error {
+		for _, rs := range otlptest.Proto(t, td).ResourceSpans {
+			for _, ss := range rs.ScopeSpans {
+				for _, s := range ss.Spans {
+					if s.Name == "test" {
+						// attrOf reads an exit code of 0 as "".
+						got[attrOf(s, "dir")] = "exit " + attrOf(s, "process.exit.code") + ", " + attrOf(s, "cicd.pipeline.task.run.result")
+					}
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got["a"] != "exit 3, failure" || got["b"] != "exit , success" {
+		t.Errorf("steps: %q, want a: exit 3, failure; b: exit 0, success", got)
+	}
+}

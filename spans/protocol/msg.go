@@ -78,6 +78,7 @@ type Msg struct {
 	Type   Type
 	Name   string               // phase, event or counter name; optional for attr and for a GitHub endgroup
 	Parent string               // begin and add: the open phase to nest under (name or span id)
+	Span   string               // end: the phase's own span (traceparent or span id), ended rather than the innermost of Name
 	Result string               // end, add and stop: one of the Result* constants; "" means success
 	Time   time.Time            // zero means "now" (the receiver stamps it)
 	Start  time.Time            // add only: when the phase began
@@ -98,6 +99,7 @@ type Msg struct {
 func (m *Msg) Clean() {
 	m.Name = cleantext.String(m.Name)
 	m.Parent = cleantext.String(m.Parent)
+	m.Span = cleantext.String(m.Span)
 	m.Title = cleantext.String(m.Title)
 	cleantext.Attrs(m.Attrs)
 }

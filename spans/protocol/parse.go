@@ -60,6 +60,9 @@ func Validate(m *Msg) error {
 	if err := checkName("parent", m.Parent); err != nil {
 		return err
 	}
+	if err := checkName("span", m.Span); err != nil {
+		return err
+	}
 	if !ValidResult(m.Result) {
 		return perr("unknown result %q", excerpt(m.Result))
 	}
@@ -150,6 +153,8 @@ func object(d *wire.Decoder, m *Msg) error {
 			m.Name = cleantext.String(d.String())
 		case "parent":
 			m.Parent = cleantext.String(d.String())
+		case "span":
+			m.Span = cleantext.String(d.String())
 		case "result":
 			m.Result = internResult(d.StringBytes())
 		case "ts", "start", "end":

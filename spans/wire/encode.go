@@ -31,6 +31,10 @@ type Msg struct {
 	Type   string
 	Name   string
 	Parent string
+	// Span is, on an end, the phase's own span (the traceparent the
+	// begin's reply gave), which it ends rather than the innermost open
+	// phase of Name.
+	Span   string
 	Result string
 	Time   time.Time // left out when zero
 	// Start and End are the times of a phase added after it ended
@@ -58,6 +62,7 @@ func (m *Msg) AppendHead(b []byte) []byte {
 	b = AppendString(b, m.Type)
 	b = appendField(b, "name", m.Name)
 	b = appendField(b, "parent", m.Parent)
+	b = appendField(b, "span", m.Span)
 	b = appendField(b, "result", m.Result)
 	b = appendTime(b, "ts", m.Time)
 	b = appendTime(b, "start", m.Start)
