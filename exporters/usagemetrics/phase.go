@@ -49,8 +49,8 @@ func (p *phaseState) init() {
 
 // Phase records what a phase cost, when it ends: its duration, and the
 // job's CPU time, peak memory and storage IO during it when u has them;
-// and its verdict v (judged from u by the caller), when it has one. ctx holds the phase's
-// span, which the exemplars point at. result is a
+// and its verdict v (judged from u by the caller), when it has one. ctx
+// holds the phase's span, which the exemplars point at. result is a
 // cicd.pipeline.task.run.result value; "" means success.
 func (r *Recorder) Phase(ctx context.Context, name, result string, u *usage.Usage, v verdict.Verdict) {
 	if u == nil {
