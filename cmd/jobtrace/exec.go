@@ -31,44 +31,61 @@ that span. The exit code is CMD's (128+N if killed by signal N; 127 if not
 found, 126 if not executable).
 `
 
-func (c *cli) cmdExec(args []string) error {
+// execLine is a `jobtrace exec` command line.
+type execLine struct {
+	name  string
+	argv  []string
+	attrs attrFlag
+	fl    *config.Flags
+}
+
+// parseExec parses the arguments of `jobtrace exec`.
+func parseExec(args []string) (execLine, error) {
+	var l execLine
 	fs := newFlagSet("exec", "jobtrace exec [flags] NAME -- CMD [ARGS...]", execExamples)
-	var attrs attrFlag
-	fs.Var(&attrs, "attr", "attribute `key=value` of the phase (repeatable)")
-	fl := config.BindFlags(fs)
+	fs.Var(&l.attrs, "attr", "attribute `key=value` of the phase (repeatable)")
+	l.fl = config.BindFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
-		return err
+		return l, err
 	}
 	rest := fs.Args()
 	if len(rest) == 0 {
-		return usagef("exec: NAME is missing (usage: jobtrace exec NAME -- CMD [ARGS...])")
+		return l, usagef("exec: NAME is missing (usage: jobtrace exec NAME -- CMD [ARGS...])")
 	}
-	name := rest[0]
-	argv := rest[1:]
-	if len(argv) > 0 && argv[0] == "--" {
-		argv = argv[1:]
+	l.name, l.argv = rest[0], rest[1:]
+	if len(l.argv) > 0 && l.argv[0] == "--" {
+		l.argv = l.argv[1:]
 	}
-	if len(argv) == 0 {
-		return usagef("exec: no command given (usage: jobtrace exec NAME -- CMD [ARGS...])")
+	if len(l.argv) == 0 {
+		return l, usagef("exec: no command given (usage: jobtrace exec NAME -- CMD [ARGS...])")
 	}
-	log := supervise.NewLogger(os.Stderr)
-	if path := c.getenv(session.EnvSocket); path != "" {
-		s, err := c.loadLocalSettings(fl)
-		if err != nil {
-			return err
-		}
-		return c.execInRun(path, name, argv, attrs, s, log)
-	}
-	s, err := c.loadSettings(fl)
+	return l, nil
+}
+
+func (c *cli) cmdExec(args []string) error {
+	l, err := parseExec(args)
 	if err != nil {
 		return err
 	}
-	return c.execStandalone(name, argv, attrs, s, log)
+	log := supervise.NewLogger(os.Stderr)
+	if path := c.getenv(session.EnvSocket); path != "" {
+		s, err := c.loadLocalSettings(l.fl)
+		if err != nil {
+			return err
+		}
+		return c.execInRun(path, l, s, log)
+	}
+	s, err := c.loadSettings(l.fl)
+	if err != nil {
+		return err
+	}
+	return c.execStandalone(l, s, log)
 }
 
 // execInRun asks the enclosing 'jobtrace run' for the phase, so it nests
 // with the job's other phases, and runs CMD under it.
-func (c *cli) execInRun(path, name string, argv []string, attrs attrFlag, s settings, log *supervise.Logger) error {
+func (c *cli) execInRun(path string, l execLine, s settings, log *supervise.Logger) error {
+	name, argv := l.name, l.argv
 	env := os.Environ()
 	conn, err := socket.Dial(path)
 	var reply protocol.Reply
@@ -76,7 +93,7 @@ func (c *cli) execInRun(path, name string, argv []string, attrs attrFlag, s sett
 		defer conn.Close()
 		begin := protocol.Msg{V: protocol.Version, Type: protocol.TypeBegin, Name: name, Syntax: protocol.SyntaxExec,
 			Parent: c.getenv("TRACEPARENT"),
-			Attrs: append(attrs, semconv.ProcessExecutableName(filepath.Base(argv[0])),
+			Attrs: append(l.attrs, semconv.ProcessExecutableName(filepath.Base(argv[0])),
 				spans.AttrPhaseSource.String(protocol.SyntaxExec))}
 		reply, err = conn.Request(begin)
 	}
@@ -110,7 +127,8 @@ func startCode(code int, err error, log *supervise.Logger) int {
 }
 
 // execStandalone makes the span itself and exports it.
-func (c *cli) execStandalone(name string, argv []string, attrs attrFlag, s settings, log *supervise.Logger) error {
+func (c *cli) execStandalone(l execLine, s settings, log *supervise.Logger) error {
+	argv := l.argv
 	sa, err := openStandalone(s, log)
 	if err != nil {
 		log.Warn(err.Error() + ": running without a span")
@@ -118,7 +136,7 @@ func (c *cli) execStandalone(name string, argv []string, attrs attrFlag, s setti
 		return exitWith(startCode(code, startErr, log))
 	}
 	tracer := sa.pipe.TracerProvider.Tracer("jobtrace")
-	ctx, sp := tracer.Start(s.parent(), name, trace.WithAttributes(append(attrs,
+	ctx, sp := tracer.Start(s.parent(), l.name, trace.WithAttributes(append(l.attrs,
 		spans.AttrPhaseSource.String(protocol.SyntaxExec),
 		semconv.ProcessExecutableName(filepath.Base(argv[0])))...))
 	env := spans.MergeEnv(os.Environ(), spans.InjectEnv(ctx), spans.EnvKeys...)

@@ -20,15 +20,25 @@ to, and JOBTRACE_MARKER_DIR is a directory where any process may append
 JSON-lines markers to a file of its own. See docs/markers.md.
 `
 
-func (c *cli) cmdRun(args []string) error {
+// parseRun parses the arguments of `jobtrace run`: the job's command line
+// and the flags.
+func parseRun(args []string) ([]string, *config.Flags, error) {
 	fs := newFlagSet("run", "jobtrace run [flags] -- CMD [ARGS...]", runExamples)
 	fl := config.BindFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
-		return err
+		return nil, nil, err
 	}
 	argv := fs.Args()
 	if len(argv) == 0 {
-		return usagef("run: no command given (usage: jobtrace run [flags] -- CMD [ARGS...])")
+		return nil, nil, usagef("run: no command given (usage: jobtrace run [flags] -- CMD [ARGS...])")
+	}
+	return argv, fl, nil
+}
+
+func (c *cli) cmdRun(args []string) error {
+	argv, fl, err := parseRun(args)
+	if err != nil {
+		return err
 	}
 	s, err := c.loadSettings(fl)
 	if err != nil {
