@@ -7,10 +7,12 @@ import (
 )
 
 // Run runs one command with jobtrace's standard files, forwarding
-// signals and applying the grace period, as 'jobtrace exec' does. It
-// returns the exit code as a shell reports it; a *StartError for a command
-// that cannot be started.
-func Run(args, env []string, grace time.Duration, log *Logger) (int, error) {
+// signals and applying the grace period, as 'jobtrace exec' does. spare
+// (nil for none) is freed for a start made again on jobtrace's own output
+// (RetryDirect), and once the command has started. It returns the exit code
+// as a shell reports it; a *StartError for a command that cannot be
+// started.
+func Run(args, env []string, grace time.Duration, log *Logger, spare *Spare) (int, error) {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, ForwardedSignals()...)
 	defer signal.Stop(sigs)
@@ -19,9 +21,11 @@ func Run(args, env []string, grace time.Duration, log *Logger) (int, error) {
 	job, err := Start(opts)
 	if RetryDirect(err) {
 		log.Printf("%v: running the command on jobtrace's own output", err)
+		spare.Free()
 		opts.Direct = true
 		job, err = Start(opts)
 	}
+	spare.Free()
 	if err != nil {
 		return 0, err
 	}

@@ -74,6 +74,8 @@ type Tap interface {
 // is not scanned, and counted.
 const TapDrainTimeout = time.Second
 
+var errNoCommand = errors.New("no command given")
+
 // StartError is a job that could not be started; Code is the exit status a
 // shell would give (126 or 127).
 type StartError struct {
@@ -186,7 +188,7 @@ func resolve(name string) (string, error) {
 // program that cannot be run.
 func Start(o Options) (*Job, error) {
 	if len(o.Args) == 0 {
-		return nil, &StartError{ExitNotFound, errors.New("no command given")}
+		return nil, &StartError{ExitNotFound, errNoCommand}
 	}
 	if o.Warn == nil {
 		o.Warn = func(string) {}
@@ -206,17 +208,24 @@ func Start(o Options) (*Job, error) {
 	}
 	if err := j.start(); err != nil {
 		j.closeAll()
-		code := ExitNotExecutable
-		if errors.Is(err, fs.ErrNotExist) {
-			code = ExitNotFound
-		}
-		return nil, &StartError{code, fmt.Errorf("%s: %w", o.Args[0], unwrapExec(err))}
+		return nil, execFailed(o.Args[0], err)
 	}
 	for _, c := range j.closers {
 		c.Close()
 	}
 	j.closers = nil
 	return j, nil
+}
+
+// execFailed is the StartError of a program found as name whose exec
+// failed with err: not found (a script's interpreter missing) or not
+// executable, as a shell says.
+func execFailed(name string, err error) *StartError {
+	code := ExitNotExecutable
+	if errors.Is(err, fs.ErrNotExist) {
+		code = ExitNotFound
+	}
+	return &StartError{code, fmt.Errorf("%s: %w", name, unwrapExec(err))}
 }
 
 func unwrapExec(err error) error {

@@ -67,24 +67,28 @@ func (c *cli) cmdExec(args []string) error {
 	if err != nil {
 		return err
 	}
+	// Held until the command has started: it starts even when jobtrace's
+	// own files have used up the descriptors (supervise.Run).
+	spare := supervise.HoldSpare()
+	defer spare.Free()
 	log := supervise.NewLogger(os.Stderr)
 	if path := c.getenv(session.EnvSocket); path != "" {
 		s, err := c.loadLocalSettings(l.fl)
 		if err != nil {
 			return err
 		}
-		return c.execInRun(path, l, s, log)
+		return c.execInRun(path, l, s, log, spare)
 	}
 	s, err := c.loadSettings(l.fl)
 	if err != nil {
 		return err
 	}
-	return c.execStandalone(l, s, log)
+	return c.execStandalone(l, s, log, spare)
 }
 
 // execInRun asks the enclosing 'jobtrace run' for the phase, so it nests
 // with the job's other phases, and runs CMD under it.
-func (c *cli) execInRun(path string, l execLine, s settings, log *supervise.Logger) error {
+func (c *cli) execInRun(path string, l execLine, s settings, log *supervise.Logger, spare *supervise.Spare) error {
 	name, argv := l.name, l.argv
 	env := os.Environ()
 	conn, err := socket.Dial(path)
@@ -102,7 +106,7 @@ func (c *cli) execInRun(path string, l execLine, s settings, log *supervise.Logg
 	} else if reply.Traceparent != "" {
 		env = spans.MergeEnv(env, map[string]string{"TRACEPARENT": reply.Traceparent})
 	}
-	code, startErr := supervise.Run(argv, env, s.cfg.GracePeriod, log)
+	code, startErr := supervise.Run(argv, env, s.cfg.GracePeriod, log, spare)
 	code = startCode(code, startErr, log)
 	if conn != nil && err == nil {
 		end := protocol.Msg{V: protocol.Version, Type: protocol.TypeEnd, Name: name, Syntax: protocol.SyntaxExec, Span: reply.Traceparent,
@@ -127,12 +131,12 @@ func startCode(code int, err error, log *supervise.Logger) int {
 }
 
 // execStandalone makes the span itself and exports it.
-func (c *cli) execStandalone(l execLine, s settings, log *supervise.Logger) error {
+func (c *cli) execStandalone(l execLine, s settings, log *supervise.Logger, spare *supervise.Spare) error {
 	argv := l.argv
 	sa, err := openStandalone(s, log)
 	if err != nil {
 		log.Warn(err.Error() + ": running without a span")
-		code, startErr := supervise.Run(argv, os.Environ(), s.cfg.GracePeriod, log)
+		code, startErr := supervise.Run(argv, os.Environ(), s.cfg.GracePeriod, log, spare)
 		return exitWith(startCode(code, startErr, log))
 	}
 	tracer := sa.pipe.TracerProvider.Tracer("jobtrace")
@@ -140,7 +144,7 @@ func (c *cli) execStandalone(l execLine, s settings, log *supervise.Logger) erro
 		spans.AttrPhaseSource.String(protocol.SyntaxExec),
 		semconv.ProcessExecutableName(filepath.Base(argv[0])))...))
 	env := spans.MergeEnv(os.Environ(), spans.InjectEnv(ctx), spans.EnvKeys...)
-	code, startErr := supervise.Run(argv, env, s.cfg.GracePeriod, log)
+	code, startErr := supervise.Run(argv, env, s.cfg.GracePeriod, log, spare)
 	sa.forgetSignals()
 	code = startCode(code, startErr, log)
 	result := session.ResultOf(code, startErr)

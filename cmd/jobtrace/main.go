@@ -109,8 +109,11 @@ func printMainUsage(w io.Writer, commands []command) {
 }
 
 func main() {
-	poller.Start()
 	c := &cli{start: time.Now(), getenv: os.Getenv}
+	if code, done := c.stepAside(os.Args[1:]); done {
+		os.Exit(code)
+	}
+	poller.Start()
 	os.Exit(c.dispatch(os.Args[1:]))
 }
 
