@@ -13,6 +13,7 @@ import (
 	"github.com/jobtrace/jobtrace/session"
 	"github.com/jobtrace/jobtrace/spans/protocol"
 	"github.com/jobtrace/jobtrace/spans/socket"
+	"github.com/jobtrace/jobtrace/spans/wire"
 	"github.com/jobtrace/jobtrace/supervise"
 )
 
@@ -120,7 +121,8 @@ func (c *cli) marker(cmd, usage, of string, args []string) error {
 		m.Attrs = append(m.Attrs, attribute.String(kv[0], kv[1]))
 	}
 	if r.Type != string(protocol.TypeCounter) {
-		m.Time = time.Now()
+		// The scope as the fast path sends it (Request.AppendLine).
+		m.Time, m.Scope = time.Now(), wire.ScopeOf(c.getenv("TRACEPARENT"))
 	}
 	return c.deliver(m, r.What())
 }

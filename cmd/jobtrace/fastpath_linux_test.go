@@ -1,12 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"net"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -15,39 +11,18 @@ import (
 // answered by the fast path before any package outside the standard
 // library is initialized (cmd/jobtrace/internal/fastpath states the rule):
 // GODEBUG=inittrace=1 prints a line per package initialized, and the fast
-// path exits from its own init.
+// path exits from its own init, having sent its TRACEPARENT as the scope.
 func TestFastPathInitializesFirst(t *testing.T) {
-	dir, err := os.MkdirTemp("", "jt") // short: a socket path is at most 108 bytes
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "sock")
-	l, err := net.Listen("unix", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	got := make(chan string, 1)
-	go func() {
-		c, err := l.Accept()
-		if err != nil {
-			got <- err.Error()
-			return
-		}
-		defer c.Close()
-		line, _ := bufio.NewReader(c).ReadString('\n')
-		c.Write([]byte(`{"ok":true}` + "\n"))
-		got <- line
-	}()
+	path, got := listenOK(t)
 	cmd := exec.Command(bin, "phase", "begin", "compile", "--attr", "k=v")
-	cmd.Env = []string{"JOBTRACE_SOCKET=" + path, "GODEBUG=inittrace=1"}
+	const tp = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" // a step's
+	cmd.Env = []string{"JOBTRACE_SOCKET=" + path, "GODEBUG=inittrace=1", "TRACEPARENT=" + tp}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("%v: %s", err, stderr.String())
 	}
-	if line := <-got; !strings.Contains(line, `"type":"begin","name":"compile"`) {
+	if line := <-got; !strings.Contains(line, `"type":"begin","name":"compile","scope":"`+tp+`"`) {
 		t.Fatalf("the socket got %q", line)
 	}
 	n := 0

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bufio"
 	"net"
 	"os"
 	"path/filepath"
@@ -65,6 +66,32 @@ func listenUnreached(t *testing.T, dir string, hang bool) string {
 		}
 	})
 	return path
+}
+
+// listenOK listens at a socket in a new short directory and answers each
+// connection's first line with ok, as an agent does, handing on the lines.
+func listenOK(t *testing.T) (path string, lines <-chan string) {
+	t.Helper()
+	path = filepath.Join(shortDir(t), "sock")
+	l, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	got := make(chan string, 1)
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			line, _ := bufio.NewReader(c).ReadString('\n')
+			c.Write([]byte(`{"ok":true}` + "\n"))
+			c.Close()
+			got <- line
+		}
+	}()
+	return path, got
 }
 
 // TestMarkerWithoutItsAgentDoesNotFailTheStep: a marker command whose

@@ -79,6 +79,7 @@ type Msg struct {
 	Name   string               // phase, event or counter name; optional for attr and for a GitHub endgroup
 	Parent string               // begin and add: the open phase to nest under (name or span id)
 	Span   string               // end: the phase's own span (traceparent or span id), ended rather than the innermost of Name
+	Scope  string               // the TRACEPARENT its sender was started with (wire.ScopeOf): the message applies within the phase it names
 	Result string               // end, add and stop: one of the Result* constants; "" means success
 	Time   time.Time            // zero means "now" (the receiver stamps it)
 	Start  time.Time            // add only: when the phase began
@@ -100,6 +101,7 @@ func (m *Msg) Clean() {
 	m.Name = cleantext.String(m.Name)
 	m.Parent = cleantext.String(m.Parent)
 	m.Span = cleantext.String(m.Span)
+	m.Scope = cleantext.String(m.Scope)
 	m.Title = cleantext.String(m.Title)
 	cleantext.Attrs(m.Attrs)
 }

@@ -63,6 +63,9 @@ func Validate(m *Msg) error {
 	if err := checkName("span", m.Span); err != nil {
 		return err
 	}
+	if err := checkName("scope", m.Scope); err != nil {
+		return err
+	}
 	if !ValidResult(m.Result) {
 		return perr("unknown result %q", excerpt(m.Result))
 	}
@@ -155,6 +158,8 @@ func object(d *wire.Decoder, m *Msg) error {
 			m.Parent = cleantext.String(d.String())
 		case "span":
 			m.Span = cleantext.String(d.String())
+		case "scope":
+			m.Scope = cleantext.String(d.String())
 		case "result":
 			m.Result = internResult(d.StringBytes())
 		case "ts", "start", "end":

@@ -197,6 +197,8 @@ func TestAppendJSONRoundTrip(t *testing.T) {
 			Time: time.Date(2025, 1, 2, 3, 4, 5, 6, time.UTC)},
 		{V: 1, Type: TypeEnd, Name: "compile", Result: ResultTimeout},
 		{V: 1, Type: TypeEnd, Name: "test", Span: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", Result: ResultFailure, Ack: true},
+		// A marker sent from inside a step carries its TRACEPARENT.
+		{V: 1, Type: TypeBegin, Name: "lint", Scope: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", Ack: true},
 		{V: 1, Type: TypeCounter, Name: "c", Value: 0.25},
 		// A counter of 0 (jobtrace counter c --value 0) adds 0, not the
 		// 1 a missing value means.

@@ -34,7 +34,11 @@ type Msg struct {
 	// Span is, on an end, the phase's own span (the traceparent the
 	// begin's reply gave), which it ends rather than the innermost open
 	// phase of Name.
-	Span   string
+	Span string
+	// Scope is, on a marker, the TRACEPARENT its sender was started with
+	// (ScopeOf): the receiver applies the message within the phase it
+	// names.
+	Scope  string
 	Result string
 	Time   time.Time // left out when zero
 	// Start and End are the times of a phase added after it ended
@@ -63,10 +67,27 @@ func (m *Msg) AppendHead(b []byte) []byte {
 	b = appendField(b, "name", m.Name)
 	b = appendField(b, "parent", m.Parent)
 	b = appendField(b, "span", m.Span)
+	b = appendField(b, "scope", m.Scope)
 	b = appendField(b, "result", m.Result)
 	b = appendTime(b, "ts", m.Time)
 	b = appendTime(b, "start", m.Start)
 	return appendTime(b, "end", m.End)
+}
+
+// traceparentLen is the length of a W3C traceparent of version 00, the
+// one form of TRACEPARENT that names a span.
+const traceparentLen = 55
+
+// ScopeOf returns the scope a marker sends (Msg.Scope) for tp, the
+// TRACEPARENT of its environment: tp when it has a traceparent's length,
+// else "" (left out), so that whatever the environment holds, it never
+// makes the message one the receiver refuses (a field longer than a name
+// may be).
+func ScopeOf(tp string) string {
+	if len(tp) != traceparentLen {
+		return ""
+	}
+	return tp
 }
 
 // appendTime appends `,"key":"t"` in RFC 3339 with nanoseconds, or nothing

@@ -117,3 +117,20 @@ func TestAddLine(t *testing.T) {
 		t.Errorf("%s read back as %+v", b, got)
 	}
 }
+
+// A marker's scope is its TRACEPARENT when that could name a span, and
+// nothing otherwise: no environment makes a marker too long to be taken.
+func TestScopeOf(t *testing.T) {
+	tp := "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+	for in, want := range map[string]string{
+		tp:                        tp,
+		"":                        "",
+		"garbage":                 "",
+		strings.Repeat(tp, 10):    "",
+		tp + "-and-a-future-part": "",
+	} {
+		if got := ScopeOf(in); got != want {
+			t.Errorf("ScopeOf(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -3,8 +3,9 @@
 // one parser of those commands' lines, which main uses too.
 //
 // These commands only write one line to the socket named by
-// JOBTRACE_SOCKET and read the reply, but jobtrace is one binary that also
-// links the OpenTelemetry SDK, gRPC and the OTLP exporters, whose package
+// JOBTRACE_SOCKET (with the TRACEPARENT they were started with as its
+// scope) and read the reply, but jobtrace is one binary that also links
+// the OpenTelemetry SDK, gRPC and the OTLP exporters, whose package
 // initialization costs milliseconds per call. A job that marks many phases
 // pays that each time. So this package answers from its init function and
 // exits, and the rule that makes that init run first is this one:

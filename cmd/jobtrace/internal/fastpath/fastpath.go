@@ -191,12 +191,14 @@ func cut(s string, sep byte) (before, after string, found bool) {
 }
 
 // AppendLine appends r as one protocol line asking for a reply, stamped
-// now; ts is left out for counters, which have no time.
-func (r *Request) AppendLine(b []byte, now time.Time) []byte {
+// now, in the scope of traceparent (the TRACEPARENT the command was
+// started with, wire.ScopeOf); ts and scope are left out for counters,
+// which have no time and belong to the job.
+func (r *Request) AppendLine(b []byte, now time.Time, traceparent string) []byte {
 	m := wire.Msg{Type: r.Type, Name: r.Name, Parent: r.Parent, Result: r.Result, Value: r.Value,
 		Start: r.Start, End: r.End, Ack: true}
 	if r.Type != wire.TypeCounter {
-		m.Time = now
+		m.Time, m.Scope = now, wire.ScopeOf(traceparent)
 	}
 	b = m.AppendHead(b)
 	for i, kv := range r.Attrs {

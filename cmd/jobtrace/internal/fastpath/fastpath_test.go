@@ -83,25 +83,33 @@ func TestParse(t *testing.T) {
 // cmd/jobtrace builds for the same arguments.
 func TestLineIsWhatTheFullCommandSends(t *testing.T) {
 	now := time.Date(2026, 11, 29, 12, 0, 0, 123456789, time.UTC)
+	tp := "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" // TRACEPARENT inside a step
 	cases := []struct {
 		req  Request
+		tp   string
 		want protocol.Msg
 	}{
-		{Request{Type: "begin", Name: "deploy \"prod\"", Parent: "outer", Attrs: [][2]string{{"env", "stag\ning"}, {"ü", "\xff"}}},
+		{Request{Type: "begin", Name: "deploy \"prod\"", Parent: "outer", Attrs: [][2]string{{"env", "stag\ning"}, {"ü", "\xff"}}}, "",
 			protocol.Msg{V: 1, Type: protocol.TypeBegin, Name: "deploy \"prod\"", Parent: "outer", Time: now, Ack: true,
 				Attrs: []attribute.KeyValue{attribute.String("env", "stag\ufffding"), attribute.String("ü", "\ufffd")}}},
-		{Request{Type: "end", Name: "x", Result: "failure"},
+		{Request{Type: "end", Name: "x", Result: "failure"}, "",
 			protocol.Msg{V: 1, Type: protocol.TypeEnd, Name: "x", Result: "failure", Time: now, Ack: true}},
-		{Request{Type: "add", Name: "tests", Result: "failure", Parent: "00f067aa0ba902b7", Start: now.Add(-time.Minute), End: now},
+		{Request{Type: "end", Name: "x"}, tp,
+			protocol.Msg{V: 1, Type: protocol.TypeEnd, Name: "x", Scope: tp, Time: now, Ack: true}},
+		{Request{Type: "event", Name: "e"}, tp,
+			protocol.Msg{V: 1, Type: protocol.TypeEvent, Name: "e", Scope: tp, Time: now, Ack: true}},
+		{Request{Type: "begin", Name: "x"}, "not a traceparent",
+			protocol.Msg{V: 1, Type: protocol.TypeBegin, Name: "x", Time: now, Ack: true}},
+		{Request{Type: "add", Name: "tests", Result: "failure", Parent: "00f067aa0ba902b7", Start: now.Add(-time.Minute), End: now}, "",
 			protocol.Msg{V: 1, Type: protocol.TypeAdd, Name: "tests", Result: "failure", Parent: "00f067aa0ba902b7",
 				Start: now.Add(-time.Minute), End: now, Time: now, Ack: true}},
-		{Request{Type: "counter", Name: "n", Value: 2.5},
+		{Request{Type: "counter", Name: "n", Value: 2.5}, tp, // a counter is the job's
 			protocol.Msg{V: 1, Type: protocol.TypeCounter, Name: "n", Value: 2.5, Ack: true}},
-		{Request{Type: "counter", Name: "zero", Value: 0},
+		{Request{Type: "counter", Name: "zero", Value: 0}, "",
 			protocol.Msg{V: 1, Type: protocol.TypeCounter, Name: "zero", Value: 0, Ack: true}},
 	}
 	for _, c := range cases {
-		line := c.req.AppendLine(nil, now)
+		line := c.req.AppendLine(nil, now, c.tp)
 		if !strings.HasSuffix(string(line), "\n") || strings.Count(string(line), "\n") != 1 {
 			t.Errorf("not one line: %q", line)
 		}

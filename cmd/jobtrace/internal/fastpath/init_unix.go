@@ -41,8 +41,11 @@ func serve() {
 	if err != nil {
 		return // main reports it
 	}
+	// The step of `jobtrace exec` the command runs in, if any: the
+	// marker applies within it.
+	tp, _ := syscall.Getenv("TRACEPARENT")
 	// UTC: the local zone would be loaded from /etc/localtime first.
-	line := r.AppendLine(make([]byte, 0, 256), time.Now().UTC())
+	line := r.AppendLine(make([]byte, 0, 256), time.Now().UTC(), tp)
 	if _, err := syscall.Write(fd, line); err != nil {
 		syscall.Close(fd)
 		return // nothing was taken: main tries again and reports
