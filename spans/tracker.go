@@ -297,7 +297,8 @@ func (t *Tracker) handle(m protocol.Msg) protocol.Reply {
 	case protocol.TypeEnd:
 		return t.end(m, ts)
 	case protocol.TypeEvent:
-		room := t.roomOf(t.innermost())
+		p := t.current(t.scopeOf(m))
+		room := t.roomOf(p)
 		if room.events >= MaxUserEvents {
 			t.stats.DroppedEvents++
 			if t.stats.DroppedEvents == 1 {
@@ -307,7 +308,7 @@ func (t *Tracker) handle(m protocol.Msg) protocol.Reply {
 		}
 		room.events++
 		attrs := append([]attribute.KeyValue{AttrEventSource.String(m.Syntax)}, m.Attrs...)
-		trace.SpanFromContext(t.innermostCtx()).AddEvent(m.Name, trace.WithTimestamp(ts), trace.WithAttributes(attrs...))
+		t.spanOf(p).AddEvent(m.Name, trace.WithTimestamp(ts), trace.WithAttributes(attrs...))
 		t.stats.Events++
 		return protocol.Reply{OK: true}
 	case protocol.TypeCounter:
@@ -316,20 +317,17 @@ func (t *Tracker) handle(m protocol.Msg) protocol.Reply {
 		return t.add(m)
 	case protocol.TypeAttr:
 		var p *phase
+		scope := t.scopeOf(m)
 		if m.Name == "" {
-			p = t.innermost()
-		} else if i := t.find(m.Name, ""); i >= 0 {
+			p = t.current(scope)
+		} else if i := t.findIn(m.Name, scope); i >= 0 {
 			p = t.open[i]
 		} else {
 			t.stats.Unmatched++
 			t.opts.Warn(fmt.Sprintf("attributes for phase %q, which is not open: dropped", m.Name))
 			return protocol.Reply{Error: "no open phase " + m.Name}
 		}
-		sp := t.rootSpan
-		if p != nil {
-			sp = p.span
-		}
-		sp.SetAttributes(t.admit(t.roomOf(p), m.Attrs)...)
+		t.spanOf(p).SetAttributes(t.admit(t.roomOf(p), m.Attrs)...)
 		return protocol.Reply{OK: true}
 	}
 	t.stats.Refused++
@@ -355,7 +353,7 @@ func (t *Tracker) begin(m protocol.Msg, ts time.Time) protocol.Reply {
 	if step {
 		parent = t.stepParent(m.Parent)
 	} else {
-		parent = t.parentOf(m.Parent)
+		parent = t.parentOf(m.Parent, t.scopeOf(m))
 	}
 	depth := 1
 	if parent != nil {
@@ -420,7 +418,7 @@ func (t *Tracker) end(m protocol.Msg, ts time.Time) protocol.Reply {
 	} else if m.Span != "" {
 		i = t.findSpan(m.Name, m.Span)
 	} else {
-		i = t.find(m.Name, "")
+		i = t.findIn(m.Name, t.scopeOf(m))
 	}
 	if i < 0 && t.refused[m.Name] > 0 {
 		t.refused[m.Name]--
@@ -505,7 +503,7 @@ func setResult(sp trace.Span, result, desc string) {
 func (t *Tracker) add(m protocol.Msg) protocol.Reply {
 	var parent *phase
 	if m.Parent != "" {
-		if parent = t.openPhase(m.Parent); parent == nil {
+		if parent = t.openPhase(m.Parent, t.scopeOf(m)); parent == nil {
 			t.opts.Warn(fmt.Sprintf("parent phase %q of added phase %q is not open: added under the job", m.Parent, m.Name))
 		}
 	}
@@ -694,6 +692,14 @@ func (t *Tracker) roomOf(p *phase) *spanRoom {
 	return &p.room
 }
 
+// spanOf returns p's span, the job's when p is nil.
+func (t *Tracker) spanOf(p *phase) trace.Span {
+	if p == nil {
+		return t.rootSpan
+	}
+	return p.span
+}
+
 // admit returns those of attrs that the span of room has room for
 // (MaxUserAttributes distinct keys; a key set before is always admitted),
 // and counts the others. The caller holds t.mu.
@@ -726,54 +732,112 @@ func (t *Tracker) innermostCtx() context.Context {
 }
 
 // openPhase returns the open phase that ref names: a W3C traceparent or a
-// 16-hex-digit span id of it, or its name (the innermost of that name);
-// nil when none is open.
-func (t *Tracker) openPhase(ref string) *phase {
+// 16-hex-digit span id of it, or its name (the innermost of that name, in
+// scope first: findIn); nil when none is open.
+func (t *Tracker) openPhase(ref string, scope *phase) *phase {
 	if id, ok := parseSpanRef(ref); ok {
-		for i := len(t.open) - 1; i >= 0; i-- {
-			if t.open[i].span.SpanContext().SpanID() == id {
-				return t.open[i]
-			}
-		}
-		return nil
+		return t.openSpan(id)
 	}
-	if i := t.find(ref, ""); i >= 0 {
+	if i := t.findIn(ref, scope); i >= 0 {
 		return t.open[i]
+	}
+	return nil
+}
+
+// openSpan returns the open phase whose span is id, nil when none is.
+func (t *Tracker) openSpan(id trace.SpanID) *phase {
+	for i := len(t.open) - 1; i >= 0; i-- {
+		if t.open[i].span.SpanContext().SpanID() == id {
+			return t.open[i]
+		}
 	}
 	return nil
 }
 
 // parentOf resolves a begin's parent: a W3C traceparent or a 16-hex-digit
 // span id of an open phase, or the name of an open phase. Anything else,
-// including the job span itself, means the innermost open phase; nil is
-// the job.
-func (t *Tracker) parentOf(parent string) *phase {
+// including the job span itself, means the current phase of the message's
+// scope (current); nil is the job.
+func (t *Tracker) parentOf(parent string, scope *phase) *phase {
 	if parent == "" {
-		return t.innermost()
+		return t.current(scope)
 	}
-	if p := t.openPhase(parent); p != nil {
+	if p := t.openPhase(parent, scope); p != nil {
 		return p
 	}
 	if _, ok := parseSpanRef(parent); !ok {
 		t.opts.Warn(fmt.Sprintf("parent phase %q is not open: nesting under the innermost open phase", parent))
 	}
-	return t.innermost()
+	return t.current(scope)
 }
 
 // stepParent resolves the parent of a step of `jobtrace exec`: the
 // innermost open phase inside the one ref names (its TRACEPARENT; the job
 // when that names no open phase) that is not inside another open exec
-// step. A step that the command of an exec step starts names that step;
-// one started beside other steps (make -j, a shell's &) names none of
-// them, so it nests beside them, not in the one that began last.
+// step (within). A step that the command of an exec step starts names
+// that step; one started beside other steps (make -j, a shell's &) names
+// none of them, so it nests beside them, not in the one that began last.
 func (t *Tracker) stepParent(ref string) *phase {
-	top := t.openPhase(ref)
-	for i := len(t.open) - 1; i >= 0; i-- {
-		if withinStep(t.open[i], top) {
-			return t.open[i]
-		}
+	top := t.openPhase(ref, nil)
+	if i := t.within(top, ""); i >= 0 {
+		return t.open[i]
 	}
 	return top
+}
+
+// scopeOf returns the open phase that m's scope names (the TRACEPARENT its
+// sender was started with: a step of `jobtrace exec`, or any phase whose
+// traceparent a tool passed on), nil when it names none: no scope, the
+// job's span, or a span the run does not know (any longer). A message
+// with a scope applies within that phase, by the rule steps nest by
+// (within), so that a marker of one step never lands in another open
+// beside it; without one, it applies to the innermost open phase.
+func (t *Tracker) scopeOf(m protocol.Msg) *phase {
+	id, ok := parseSpanRef(m.Scope)
+	if !ok || id == t.rootSpan.SpanContext().SpanID() {
+		return nil // the job script's own, the common case: no search
+	}
+	return t.openSpan(id)
+}
+
+// current returns the phase a message in scope (nil: none) applies to when
+// it names none: the innermost open phase within the scope, else the
+// innermost open phase (nil: the job).
+func (t *Tracker) current(scope *phase) *phase {
+	if scope == nil {
+		return t.innermost()
+	}
+	if i := t.within(scope, ""); i >= 0 {
+		return t.open[i]
+	}
+	return scope
+}
+
+// findIn returns the index of the open phase of that name a message in
+// scope (nil: none) means: the innermost one within the scope, else the
+// innermost one of that name (as without a scope: a phase begun outside
+// the step, by the script around it); -1 when none is open.
+func (t *Tracker) findIn(name string, scope *phase) int {
+	if scope != nil {
+		if i := t.within(scope, name); i >= 0 {
+			return i
+		}
+	}
+	return t.find(name, "")
+}
+
+// within returns the index of the innermost open phase (of that name, when
+// name is set) inside top (nil: the job) that is not inside another open
+// exec step, or -1. It is the one rule of what is inside a step: where a
+// step nests (stepParent), and where a marker sent from inside one
+// applies (scopeOf).
+func (t *Tracker) within(top *phase, name string) int {
+	for i := len(t.open) - 1; i >= 0; i-- {
+		if p := t.open[i]; (name == "" || p.name == name) && withinStep(p, top) {
+			return i
+		}
+	}
+	return -1
 }
 
 // isStep reports whether m begins a step of `jobtrace exec`: its

@@ -3,6 +3,7 @@ package spans
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -735,5 +736,105 @@ func TestEndByItsSpan(t *testing.T) {
 	slices.Sort(got)
 	if want := []string{"a:failure", "b:success"}; !slices.Equal(got, want) {
 		t.Errorf("steps %v, want %v", got, want)
+	}
+}
+
+// A marker sent from inside a step (`jobtrace phase|event` in the command
+// of `jobtrace exec`) carries the step's TRACEPARENT as its scope, and
+// applies within that step by the rule steps nest by: a begin nests in the
+// step's innermost phase, an end ends the phase of that name in the step,
+// an event goes to the step's innermost phase, leaving out the phases of
+// the step that began after it and of a step its own command started.
+// Before, each applied to the innermost open phase overall, the other
+// step's. A scope naming the job or no open phase, or none, changes
+// nothing, and an explicit parent wins.
+func TestMarkersWithinTheirStep(t *testing.T) {
+	f := newFixture(t, TrackerOptions{})
+	job := Traceparent(f.root.SpanContext()) // the job script's TRACEPARENT
+	step := func(name, traceparent string) string {
+		m := msg(protocol.TypeBegin, name) // as `jobtrace exec` sends it
+		m.Parent, m.Attrs = traceparent, []attribute.KeyValue{AttrPhaseSource.String(protocol.SyntaxExec)}
+		return f.tracker.Handle(m).Traceparent
+	}
+	marker := func(typ protocol.Type, name, scope string) protocol.Msg {
+		m := msg(typ, name) // as `jobtrace phase|event` sends it
+		m.Scope = scope
+		return m
+	}
+	handle := func(m protocol.Msg) {
+		t.Helper()
+		if r := f.tracker.Handle(m); !r.OK {
+			t.Fatalf("%s %s: %+v", m.Type, m.Name, r)
+		}
+	}
+	handle(msg(protocol.TypeBegin, "build"))
+	a := step("a", job)
+	b := step("b", job) // b begins after a
+	handle(marker(protocol.TypeBegin, "compile", a))
+	handle(marker(protocol.TypeBegin, "compile", b))
+	handle(marker(protocol.TypeEvent, "in a's compile", a))
+	failed := marker(protocol.TypeEnd, "compile", a)
+	failed.Result = protocol.ResultFailure
+	handle(failed)
+	step("sub", a) // a's command starts a step of its own
+	handle(marker(protocol.TypeEvent, "in a", a))
+	handle(marker(protocol.TypeBegin, "in a too", a))
+	handle(marker(protocol.TypeEvent, "in b's compile", b))
+	handle(marker(protocol.TypeEnd, "compile", b))
+	// Sequential use: a scope naming the job, or a span the run does not
+	// know, nests under the innermost open phase, as without a scope.
+	handle(marker(protocol.TypeBegin, "job's", job))
+	handle(marker(protocol.TypeEnd, "job's", job))
+	handle(marker(protocol.TypeBegin, "unknown", "00-"+strings.Repeat("3", 32)+"-"+strings.Repeat("4", 16)+"-01"))
+	handle(marker(protocol.TypeEnd, "unknown", ""))
+	explicit := marker(protocol.TypeBegin, "explicit", a)
+	explicit.Parent = "build"
+	handle(explicit)
+	// A phase of that name open outside the scope only is ended as
+	// without a scope.
+	handle(marker(protocol.TypeEnd, "build", b))
+	f.tracker.Close("success")
+	f.root.End()
+
+	spans := map[string]tracetest.SpanStub{}
+	var compiles []tracetest.SpanStub
+	for _, s := range f.exp.GetSpans() {
+		if s.Name == "compile" {
+			compiles = append(compiles, s)
+		} else {
+			spans[s.Name] = s
+		}
+	}
+	for name, parent := range map[string]string{
+		"a": "build", "b": "build", "sub": "a", "in a too": "a",
+		"job's": "in a too", "unknown": "in a too", "explicit": "build",
+	} {
+		if got := spans[parent].SpanContext.SpanID(); spans[name].Parent.SpanID() != got {
+			t.Errorf("%s: parent %v, want %s (%v)", name, spans[name].Parent.SpanID(), parent, got)
+		}
+	}
+	events := func(s tracetest.SpanStub) (names []string) {
+		for _, e := range s.Events {
+			names = append(names, e.Name)
+		}
+		return names
+	}
+	if got := events(spans["a"]); !slices.Equal(got, []string{"in a"}) {
+		t.Errorf("a's events %q, want [in a]", got)
+	}
+	got := map[string]string{} // the step each compile is in: its result and events
+	for _, c := range compiles {
+		step := "neither step"
+		switch c.Parent.SpanID() {
+		case spans["a"].SpanContext.SpanID():
+			step = "a"
+		case spans["b"].SpanContext.SpanID():
+			step = "b"
+		}
+		result, _ := attr(c, "cicd.pipeline.task.run.result")
+		got[step] += result.AsString() + " " + strings.Join(events(c), ",")
+	}
+	if want := map[string]string{"a": "failure in a's compile", "b": "success in b's compile"}; !maps.Equal(got, want) {
+		t.Errorf("compile in each step: %q, want %q", got, want)
 	}
 }

@@ -65,7 +65,8 @@ Examples:
 job: its resource usage is computed from the samples taken around it.
 
 Inside 'jobtrace run' the phase becomes a child span of the innermost open
-phase. Outside it, the phase is a span of the trace in TRACEPARENT (or of a
+phase; in the command of 'jobtrace exec', of the innermost open phase of
+that step (its TRACEPARENT), whatever steps run beside it. Outside it, the phase is a span of the trace in TRACEPARENT (or of a
 new trace), kept in a state file between begin and end and exported by
 'phase end' with the OTEL_* settings.
 `

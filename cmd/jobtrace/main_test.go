@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -592,5 +593,74 @@ wait $B`
 	}
 	if got["a"] != "exit 3, failure" || got["b"] != "exit , success" {
 		t.Errorf("steps: %q, want a: exit 3, failure; b: exit 0, success", got)
+	}
+}
+
+// A step's command's markers apply within that step while another step
+// runs beside it: a phase it begins nests in it, the end of a name open in
+// both steps ends its own, an event goes to its own innermost phase. Before,
+// each went to the step that had begun last.
+func TestMarkersWithinTheirStep(t *testing.T) {
+	const until = `i=0; until [ -e "$1" ] || [ $i -ge 6000 ]; do sleep 0.01; i=$((i+1)); done`
+	waitFor := func(file string) string { return strings.ReplaceAll(until, "$1", file) }
+	a := waitFor("b.started") + `
+jobtrace phase begin inA; jobtrace event ea; jobtrace phase end inA
+jobtrace phase begin compile; touch a.compiling; ` + waitFor("b.compiling") + `
+jobtrace phase end compile --result failure; touch a.done`
+	b := `touch b.started; ` + waitFor("a.compiling") + `
+jobtrace phase begin compile; touch b.compiling; ` + waitFor("a.done") + `
+jobtrace event eb; jobtrace phase end compile`
+	script := `touch a.go; jobtrace exec a -- sh -c '` + a + `' &
+` + waitFor("a.go") + `
+jobtrace exec b -- sh -c '` + b + `' &
+wait`
+	r := jt(t, nil, "run", "--name", "job", "--", "sh", "-c", script)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	byName := map[string][]*tracepb.Span{}
+	err := spool.ReadLines(filepath.Join(r.out, spool.TracesFile), 0, func(td ptrace.Traces, _ int, _ int64) error {
+		for _, rs := range otlptest.Proto(t, td).ResourceSpans {
+			for _, ss := range rs.ScopeSpans {
+				for _, s := range ss.Spans {
+					byName[s.Name] = append(byName[s.Name], s)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := func(name string) *tracepb.Span {
+		if len(byName[name]) != 1 {
+			t.Fatalf("%d spans %q, want 1", len(byName[name]), name)
+		}
+		return byName[name][0]
+	}
+	stepOf := func(s *tracepb.Span) string {
+		for _, step := range []string{"a", "b"} {
+			if bytes.Equal(s.ParentSpanId, one(step).SpanId) {
+				return step
+			}
+		}
+		return "neither step"
+	}
+	events := func(s *tracepb.Span) (names []string) {
+		for _, e := range s.Events {
+			names = append(names, e.Name)
+		}
+		return names
+	}
+	inA := one("inA")
+	if got := stepOf(inA) + ", events " + strings.Join(events(inA), ","); got != "a, events ea" {
+		t.Errorf("inA: in %s, want in a, events ea", got)
+	}
+	got := map[string]string{}
+	for _, c := range byName["compile"] {
+		got[stepOf(c)] += attrOf(c, "cicd.pipeline.task.run.result") + " " + strings.Join(events(c), ",")
+	}
+	if want := map[string]string{"a": "failure ", "b": "success eb"}; !maps.Equal(got, want) {
+		t.Errorf("compile in each step (result, events): %q, want %q", got, want)
 	}
 }
