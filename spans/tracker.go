@@ -734,7 +734,7 @@ func (t *Tracker) innermostCtx() context.Context {
 // openPhase returns the open phase that ref names: a W3C traceparent or a
 // 16-hex-digit span id of it, or its name (the innermost of that name, in
 // scope first: findIn); nil when none is open.
-func (t *Tracker) openPhase(ref string, scope *phase) *phase {
+func (t *Tracker) openPhase(ref string, scope msgScope) *phase {
 	if id, ok := parseSpanRef(ref); ok {
 		return t.openSpan(id)
 	}
@@ -758,7 +758,7 @@ func (t *Tracker) openSpan(id trace.SpanID) *phase {
 // span id of an open phase, or the name of an open phase. Anything else,
 // including the job span itself, means the current phase of the message's
 // scope (current); nil is the job.
-func (t *Tracker) parentOf(parent string, scope *phase) *phase {
+func (t *Tracker) parentOf(parent string, scope msgScope) *phase {
 	if parent == "" {
 		return t.current(scope)
 	}
@@ -778,48 +778,63 @@ func (t *Tracker) parentOf(parent string, scope *phase) *phase {
 // that step; one started beside other steps (make -j, a shell's &) names
 // none of them, so it nests beside them, not in the one that began last.
 func (t *Tracker) stepParent(ref string) *phase {
-	top := t.openPhase(ref, nil)
+	top := t.openPhase(ref, msgScope{})
 	if i := t.within(top, ""); i >= 0 {
 		return t.open[i]
 	}
 	return top
 }
 
-// scopeOf returns the open phase that m's scope names (the TRACEPARENT its
-// sender was started with: a step of `jobtrace exec`, or any phase whose
-// traceparent a tool passed on), nil when it names none: no scope, the
-// job's span, or a span the run does not know (any longer). A message
-// with a scope applies within that phase, by the rule steps nest by
-// (within), so that a marker of one step never lands in another open
-// beside it; without one, it applies to the innermost open phase.
-func (t *Tracker) scopeOf(m protocol.Msg) *phase {
-	id, ok := parseSpanRef(m.Scope)
-	if !ok || id == t.rootSpan.SpanContext().SpanID() {
-		return nil // the job script's own, the common case: no search
-	}
-	return t.openSpan(id)
+// msgScope is where a message applies: within top (nil: the job), the
+// phases inside it but not inside another open exec step, when set; when
+// not, anywhere, the innermost open phase first.
+type msgScope struct {
+	top *phase
+	set bool
 }
 
-// current returns the phase a message in scope (nil: none) applies to when
-// it names none: the innermost open phase within the scope, else the
-// innermost open phase (nil: the job).
-func (t *Tracker) current(scope *phase) *phase {
-	if scope == nil {
+// scopeOf returns m's scope: the TRACEPARENT its sender was started with,
+// a step of `jobtrace exec`, any phase whose traceparent a tool passed on,
+// or the job's span, which the job's script has. A message with a scope
+// applies within it, by the rule steps nest by (within), so that a marker
+// of one step never lands in another step open beside it, nor a marker of
+// the script in a step it started in the background. A message without a
+// scope, or with a span the run does not know (any longer), applies to the
+// innermost open phase.
+func (t *Tracker) scopeOf(m protocol.Msg) msgScope {
+	id, ok := parseSpanRef(m.Scope)
+	switch {
+	case !ok:
+		return msgScope{}
+	case id == t.rootSpan.SpanContext().SpanID():
+		return msgScope{set: true} // the job script's own: no search
+	}
+	if p := t.openSpan(id); p != nil {
+		return msgScope{top: p, set: true}
+	}
+	return msgScope{}
+}
+
+// current returns the phase a message in scope applies to when it names
+// none: the innermost open phase within the scope, else the scope's top;
+// without a scope, the innermost open phase (nil: the job).
+func (t *Tracker) current(scope msgScope) *phase {
+	if !scope.set {
 		return t.innermost()
 	}
-	if i := t.within(scope, ""); i >= 0 {
+	if i := t.within(scope.top, ""); i >= 0 {
 		return t.open[i]
 	}
-	return scope
+	return scope.top
 }
 
 // findIn returns the index of the open phase of that name a message in
-// scope (nil: none) means: the innermost one within the scope, else the
-// innermost one of that name (as without a scope: a phase begun outside
-// the step, by the script around it); -1 when none is open.
-func (t *Tracker) findIn(name string, scope *phase) int {
-	if scope != nil {
-		if i := t.within(scope, name); i >= 0 {
+// scope means: the innermost one within the scope, else the innermost one
+// of that name (as without a scope: a phase begun outside the step, by the
+// script around it); -1 when none is open.
+func (t *Tracker) findIn(name string, scope msgScope) int {
+	if scope.set {
+		if i := t.within(scope.top, name); i >= 0 {
 			return i
 		}
 	}

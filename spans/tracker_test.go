@@ -781,8 +781,9 @@ func TestMarkersWithinTheirStep(t *testing.T) {
 	handle(marker(protocol.TypeBegin, "in a too", a))
 	handle(marker(protocol.TypeEvent, "in b's compile", b))
 	handle(marker(protocol.TypeEnd, "compile", b))
-	// Sequential use: a scope naming the job, or a span the run does not
-	// know, nests under the innermost open phase, as without a scope.
+	// The job's script, whose scope is the job's span, keeps out of the
+	// steps it started in the background; a span the run does not know
+	// nests under the innermost open phase, as without a scope.
 	handle(marker(protocol.TypeBegin, "job's", job))
 	handle(marker(protocol.TypeEnd, "job's", job))
 	handle(marker(protocol.TypeBegin, "unknown", "00-"+strings.Repeat("3", 32)+"-"+strings.Repeat("4", 16)+"-01"))
@@ -807,7 +808,7 @@ func TestMarkersWithinTheirStep(t *testing.T) {
 	}
 	for name, parent := range map[string]string{
 		"a": "build", "b": "build", "sub": "a", "in a too": "a",
-		"job's": "in a too", "unknown": "in a too", "explicit": "build",
+		"job's": "build", "unknown": "in a too", "explicit": "build",
 	} {
 		if got := spans[parent].SpanContext.SpanID(); spans[name].Parent.SpanID() != got {
 			t.Errorf("%s: parent %v, want %s (%v)", name, spans[name].Parent.SpanID(), parent, got)
