@@ -42,6 +42,24 @@ func advise(f sizing.Figures, job *usage.Usage, v verdict.Verdict) sizing.Advice
 	return sizing.Advise(f)
 }
 
+// machineMemory is the machine's memory, by the one definition both ways
+// of making the model share: what is in use plus what is available
+// (hostmetrics.Memory's Used + Available, resource-usage.csv's
+// host_memory_used_bytes + host_memory_available_bytes). The CSV has no
+// column of the total, so the model read from it can only add those two;
+// the model made in the run adds the same two of the sample rather than
+// take its Memory.Total, so that both give the same figure. Where the
+// machine tells what is available (Linux's MemAvailable since 3.14,
+// illumos, gopsutil where it knows), Used is Total − Available and the sum
+// is the total; where it does not, Available is 0 and Used another
+// estimate, and the total is unknown: 0.
+func machineMemory(used, available uint64) uint64 {
+	if available == 0 {
+		return 0
+	}
+	return used + available
+}
+
 // reading is what a sizer takes of a sample or of a row: counters are
 // cumulative, in seconds or a count.
 type reading struct {
@@ -77,8 +95,8 @@ func readingOf(s *hostmetrics.Sample) reading {
 	}
 	hp := &s.Host.Pressure.Memory
 	r.hostStall, r.hasHostStall = hp.Some.Seconds(), hp.HasSome
-	if s.Host.HasMemory {
-		r.memTotal, r.swap, r.hasSwap = s.Host.Memory.Total, s.Host.Memory.SwapUsed, true
+	if m := &s.Host.Memory; s.Host.HasMemory {
+		r.memTotal, r.swap, r.hasSwap = machineMemory(m.Used, m.Available), m.SwapUsed, true
 	}
 	return r
 }
@@ -118,7 +136,7 @@ func figuresOfRows(rows []Row) sizing.Figures {
 		used, okU := row.Get(HostMemoryUsed)
 		avail, okA := row.Get(HostMemoryAvailable)
 		if okU && okA {
-			r.memTotal = uint64(used + avail)
+			r.memTotal = machineMemory(uint64(used), uint64(avail))
 		}
 		if sw, ok := row.Get(HostSwapUsed); ok {
 			r.swap, r.hasSwap = uint64(sw), true

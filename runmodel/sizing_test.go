@@ -22,6 +22,9 @@ type sizingTick struct {
 	oom    uint64
 	swap   uint64 // the machine's in use
 	reason hostmetrics.Reason
+	// noAvailable: the machine does not say what memory is available
+	// (Linux before 3.14), and its memory in use is the older estimate.
+	noAvailable bool
 }
 
 // sample is the tick's sample; without a cgroup of its own, the job's
@@ -32,6 +35,9 @@ func (k sizingTick) sample(ownCgroup bool) hostmetrics.Sample {
 	s.Host.NumCPU = 8
 	s.Host.HasMemory = true
 	s.Host.Memory = hostmetrics.Memory{Total: 32 << 30, Used: 5 << 30, Available: 27 << 30, SwapTotal: 4 << 30, SwapUsed: k.swap}
+	if k.noAvailable {
+		s.Host.Memory.Used, s.Host.Memory.Available = 7<<30, 0
+	}
 	s.Host.Pressure.Memory = hostmetrics.Pressure{Some: time.Minute + 2*k.stall, HasSome: true}
 	if !ownCgroup {
 		s.Job.HasTree = true
@@ -222,5 +228,25 @@ func TestAdviceTakesTheJobsPeak(t *testing.T) {
 	}
 	if a := (&Run{}).Advice(); a.Kind != sizing.Unknown {
 		t.Errorf("an empty run: %+v", a)
+	}
+}
+
+// The machine's memory is what is in use plus what is available, in the
+// run and from its files alike: the CSV has no total. Where nothing is
+// said to be available (Linux before 3.14), what is in use is another
+// estimate, and the total is unknown both ways; before, the run took the
+// sample's total while the files gave what was in use.
+func TestMachineMemoryIsOneFigure(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		avail bool
+		want  uint64
+	}{{"available", true, 32 << 30}, {"no MemAvailable", false, 0}} {
+		ks := sizingJob(60, func(k *sizingTick) { k.noAvailable = !c.avail })
+		inRun, fromFiles := bothWays(t, ks, true)
+		sameAdvice(t, c.name, inRun, fromFiles)
+		if inRun.MachineMemory != c.want || fromFiles.MachineMemory != c.want {
+			t.Errorf("%s: the machine's memory %d in the run, %d from the files; want %d", c.name, inRun.MachineMemory, fromFiles.MachineMemory, c.want)
+		}
 	}
 }

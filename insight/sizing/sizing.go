@@ -17,7 +17,9 @@ import (
 type Figures struct {
 	// Duration is the time from the job's first sample to its last.
 	Duration time.Duration
-	// NumCPU and MachineMemory are the machine's (0 when unknown).
+	// NumCPU and MachineMemory are the machine's (0 when unknown); its
+	// memory is what it had in use plus what was available, the two
+	// figures resource-usage.csv has (runmodel).
 	NumCPU        int
 	MachineMemory uint64
 
