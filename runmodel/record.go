@@ -12,6 +12,7 @@ import (
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/exporters/usagecsv"
 	"github.com/jobtrace/jobtrace/hostmetrics"
+	"github.com/jobtrace/jobtrace/insight/sizing"
 )
 
 // MaxHeldRows bounds the rows a Recorder holds. A row in memory takes
@@ -36,6 +37,11 @@ type Recorder struct {
 
 	rows   tee
 	series *Series
+
+	// advice is the advice the run set on the job's span (Advice), when
+	// advised.
+	advice  sizing.Advice
+	advised bool
 }
 
 var _ sdktrace.SpanProcessor = (*Recorder)(nil)
@@ -72,7 +78,9 @@ func (r *Recorder) Samples() hostmetrics.Sink { return r.series }
 // file gets.
 func (r *Recorder) Tee() io.Writer { return &r.rows }
 
-// Run builds the model of what was recorded. dir is the artifacts
+// Run builds the model of what was recorded, with the statistics of the
+// samples and the job's advice: the one the run set on the job's span
+// (Advice), else made from the statistics. dir is the artifacts
 // directory, read only when the run had more than MaxHeldRows rows; the
 // error is about those rows, and the model is whole without them.
 func (r *Recorder) Run(dir string) (*Run, error) {
@@ -82,15 +90,20 @@ func (r *Recorder) Run(dir string) (*Run, error) {
 		spans[i] = fromSDK(s)
 	}
 	skipped := r.bound.Skipped()
+	advice, advised := r.advice, r.advised
 	r.mu.Unlock()
 
 	rows, overflow, err := r.rows.held()
 	if overflow {
 		rows, err = readRowsFile(filepath.Join(dir, usagecsv.FileName))
 	}
-	run := New(spans, rows)
+	run := newRun(spans, rows)
 	run.SkippedSpans = skipped
-	run.Stats = r.series.Stats()
+	if advised && run.HasJob {
+		run.Stats, run.advice = r.series.Stats(), advice
+	} else {
+		run.SetStats(r.series.Stats())
+	}
 	return run, err
 }
 

@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+	"github.com/jobtrace/jobtrace/insight/sizing"
 )
 
 // Attribute keys the model reads (docs/attributes.md).
@@ -45,8 +46,12 @@ type Run struct {
 	Rows []Row
 	// Stats are the statistics of the job's samples (Series), when the
 	// run's samples went to a Recorder; a run read from its artifacts
-	// has none (Stats.Samples is 0).
+	// has none (Stats.Samples is 0). SetStats sets them.
 	Stats JobStats
+
+	// advice is the job's right-sizing advice, made once with the model
+	// (Advice).
+	advice sizing.Advice
 }
 
 // Span is a span of the run: the job's or a phase.
@@ -172,10 +177,19 @@ func timeOf(ns int64) time.Time {
 }
 
 // New makes the Run of spans, given in the order they ended, and rows: it
-// finds the job's span, places each span in the tree and reads its usage
-// from its attributes. The fields it sets of each span (Usage, Order,
-// Depth, InJob, ParentName) need not be set.
+// finds the job's span, places each span in the tree, reads its usage from
+// its attributes and makes the job's advice from the rows (Advice). The
+// fields it sets of each span (Usage, Order, Depth, InJob, ParentName)
+// need not be set.
 func New(spans []Span, rows []Row) *Run {
+	r := newRun(spans, rows)
+	r.advice = r.advise()
+	return r
+}
+
+// newRun is New but for the advice, which Recorder.Run makes from the
+// statistics of the samples.
+func newRun(spans []Span, rows []Row) *Run {
 	r := &Run{Rows: rows}
 	byID := make(map[trace.SpanID]int, len(spans))
 	for i := range spans {

@@ -9,13 +9,33 @@ import (
 	"github.com/jobtrace/jobtrace/insight/verdict"
 )
 
-// Advice is the right-sizing advice for the job (insight/sizing): from the
-// statistics of its samples when the model was made during the run
-// (Stats), else from the rows of resource-usage.csv, which hold the same
-// figures; with the job's span's peak memory when that is higher (its
-// cgroup's memory.peak, read at the end) and its verdict, read back
-// (verdict.FromAttributes).
+// Advice is the right-sizing advice for the job (insight/sizing), made
+// once, with the model, and read by every renderer. During a run it is the
+// advice the run set on the job's span (Recorder.Advice), made from the
+// statistics of its samples; read from the artifacts (New, ReadDir), or
+// during a run whose samples went elsewhere, it is made from the rows of
+// resource-usage.csv, which hold the same figures (SetStats makes it again
+// from the statistics given). Either way it takes the job's span's peak
+// memory when that is higher (its cgroup's memory.peak, read at the end)
+// and its verdict, read back from it (verdict.FromAttributes). A Run made
+// otherwise has the advice of no figures, of kind sizing.Unknown.
 func (r *Run) Advice() sizing.Advice {
+	if r.advice.Kind == "" {
+		return sizing.Advise(sizing.Figures{})
+	}
+	return r.advice
+}
+
+// SetStats sets the statistics of the job's samples, and the job's
+// advice made from them (Advice).
+func (r *Run) SetStats(st JobStats) {
+	r.Stats = st
+	r.advice = r.advise()
+}
+
+// advise makes the advice for the job of the run: from the statistics of
+// its samples, else from its rows.
+func (r *Run) advise() sizing.Advice {
 	f := r.Stats.Sizing
 	if r.Stats.Samples == 0 {
 		f = figuresOfRows(r.Rows)
@@ -28,10 +48,16 @@ func (r *Run) Advice() sizing.Advice {
 }
 
 // Advice is the advice for the job from its samples so far, with job its
-// usage (nil when unknown) and v its verdict: what a run sets on the job's span, and what
-// Run.Advice gives for the model of that run.
+// usage (nil when unknown) and v its verdict: what a run sets on the job's
+// span. The Recorder keeps it, and the model it makes (Run) carries it as
+// its advice: made once, the span, the summary and the report say the
+// same.
 func (r *Recorder) Advice(job *usage.Usage, v verdict.Verdict) sizing.Advice {
-	return advise(r.series.Stats().Sizing, job, v)
+	a := advise(r.series.Stats().Sizing, job, v)
+	r.mu.Lock()
+	r.advice, r.advised = a, true
+	r.mu.Unlock()
+	return a
 }
 
 func advise(f sizing.Figures, job *usage.Usage, v verdict.Verdict) sizing.Advice {

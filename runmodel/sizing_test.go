@@ -1,13 +1,21 @@
 package runmodel
 
 import (
+	"context"
 	"math"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/exporters/usagecsv"
 	"github.com/jobtrace/jobtrace/hostmetrics"
+	"github.com/jobtrace/jobtrace/hostmetrics/usage"
 	"github.com/jobtrace/jobtrace/insight/sizing"
 	"github.com/jobtrace/jobtrace/insight/verdict"
 )
@@ -204,26 +212,24 @@ func TestAdviceWeighsUnevenSamples(t *testing.T) {
 // The job's peak memory is its span's when higher: its cgroup's
 // memory.peak, read at the end, catches what fell between samples.
 func TestAdviceTakesTheJobsPeak(t *testing.T) {
-	run := &Run{HasJob: true}
-	run.Job.Usage.HasMemory, run.Job.Usage.MemoryPeak = true, 7<<30
+	u := usage.Usage{HasMemory: true, MemoryPeak: 7 << 30}
+	job := Span{Name: "job", ID: trace.SpanID{1}, Attributes: append([]attribute.KeyValue{AttrTaskName.String("job")}, u.Attributes()...)}
 	var rows []Row
 	for i := range 20 {
 		r := Row{Time: sampleAt(float64(i))}
 		r.Set(JobMemory, 1<<30)
 		rows = append(rows, r)
 	}
-	run.Rows = rows
-	if a := run.Advice(); a.MemoryPeak != 7<<30 || a.Memory != 16<<30 || a.Kind != sizing.Sized {
+	if a := New([]Span{job}, rows).Advice(); a.MemoryPeak != 7<<30 || a.Memory != 16<<30 || a.Kind != sizing.Sized {
 		t.Errorf("advice %+v; want a peak of 7 GiB, 16 GiB suggested", a)
 	}
-	// The job's verdict is read back from its span: starved, its CPUs are
-	// not sized.
-	for i := range run.Rows {
-		run.Rows[i].Set(JobCPUUser, 0.3)
-		run.Rows[i].Set(HostCPUs, 2)
+	// The job's verdict is its span's: starved, its CPUs are not sized.
+	for i := range rows {
+		rows[i].Set(JobCPUUser, 0.3)
+		rows[i].Set(HostCPUs, 2)
 	}
-	run.Job.Attributes = verdict.Verdict{Kind: verdict.Starved, Reason: "waited for CPU"}.Attributes()
-	if a := run.Advice(); a.Kind != sizing.Starved || a.CPUs != 0 || a.Memory != 16<<30 || a.Verdict.Kind != verdict.Starved {
+	job.Attributes = append(job.Attributes, verdict.Verdict{Kind: verdict.Starved, Reason: "waited for CPU"}.Attributes()...)
+	if a := New([]Span{job}, rows).Advice(); a.Kind != sizing.Starved || a.CPUs != 0 || a.Memory != 16<<30 || a.Verdict.Kind != verdict.Starved {
 		t.Errorf("a starved job's advice %+v", a)
 	}
 	if a := (&Run{}).Advice(); a.Kind != sizing.Unknown {
@@ -248,5 +254,38 @@ func TestMachineMemoryIsOneFigure(t *testing.T) {
 		if inRun.MachineMemory != c.want || fromFiles.MachineMemory != c.want {
 			t.Errorf("%s: the machine's memory %d in the run, %d from the files; want %d", c.name, inRun.MachineMemory, fromFiles.MachineMemory, c.want)
 		}
+	}
+}
+
+// A model made in a run carries the advice the run set on the job's span
+// (Recorder.Advice), which every renderer shows: it is not made again,
+// from the span's usage and verdict read back, or from the rows.
+func TestRunCarriesTheAdviceSetOnTheJob(t *testing.T) {
+	dir := t.TempDir()
+	rec := NewRecorder()
+	client := spool.NewTraceClient(filepath.Join(dir, spool.TracesFile))
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spool.NewSpanProcessor(client)), sdktrace.WithSpanProcessor(rec))
+	_, root := tp.Tracer("jobtrace").Start(context.Background(), "job", at(0), trace.WithAttributes(AttrTaskName.String("job")))
+	// Given a usage and a verdict the span does not carry, the advice
+	// differs from what they would give.
+	set := rec.Advice(&usage.Usage{HasMemory: true, MemoryPeak: 9 << 30}, verdict.Verdict{Kind: verdict.Starved, Reason: "waited"})
+	root.SetAttributes(set.Attributes()...)
+	root.End(trace.WithTimestamp(t0.Add(50 * time.Millisecond)))
+	if err := tp.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	run, err := rec.Run(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := run.Advice(); !reflect.DeepEqual(got, set) || got.MemoryPeak != 9<<30 {
+		t.Errorf("the model's advice %+v\nis not the one set on the job's span %+v", got, set)
+	}
+	read, _, err := ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := read.Advice(); a.MemoryPeak == 9<<30 || a.Kind != sizing.Unknown {
+		t.Errorf("read from the files, the advice %+v is not made from them", a)
 	}
 }

@@ -238,7 +238,8 @@ func (r *resources) finish(log Logger, result string) {
 		v := setUsage(r.phases.root, &u)
 		if r.rec != nil {
 			// The sinks, the Recorder's statistics among them, had this
-			// last sample before this function.
+			// last sample before this function. The Recorder keeps the
+			// advice: the model of the run carries it, not made again.
 			a := r.rec.Advice(&u, v)
 			r.phases.root.SetAttributes(a.Attributes()...)
 		}

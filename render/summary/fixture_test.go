@@ -83,7 +83,7 @@ var stats = runmodel.JobStats{Samples: 4, NumCPU: 2,
 func (f *fixture) sampled(t *testing.T) *runmodel.Run {
 	t.Helper()
 	run := f.run(t)
-	run.Stats = stats
+	run.SetStats(stats)
 	return run
 }
 
