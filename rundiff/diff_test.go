@@ -259,8 +259,8 @@ func TestSlowerThan(t *testing.T) {
 	}
 }
 
-// The verdict is read back from the spans' attributes
-// (verdict.FromAttributes) and used rather than the figures.
+// The verdict is the one the model read back from the spans' attributes
+// (runmodel.Span.Verdict), used rather than the figures.
 func TestVerdictFromSpans(t *testing.T) {
 	base := mkRun(100, ph{"p", -1, 0, 10, 9, 0, 0})
 	cur := mkRun(100, ph{"p", -1, 0, 20, 9, 0, 0})
@@ -268,7 +268,7 @@ func TestVerdictFromSpans(t *testing.T) {
 		base: {Kind: verdict.CPUBound, Reason: "kept 0.9 of 1 CPUs busy"},
 		cur:  {Kind: verdict.Starved, Reason: "waited for a CPU 55% of the time"},
 	} {
-		run.Phases[0].Attributes = append(run.Phases[0].Attributes, v.Attributes()...)
+		run.Phases[0].Verdict = v
 	}
 	r := Compare([]*runmodel.Run{base}, cur).Phases[0]
 	if r.Cause != CauseNeighbours || !strings.Contains(r.Reason, "starved: waited for a CPU 55% of the time — slowed by neighbours") {

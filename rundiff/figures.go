@@ -83,8 +83,9 @@ func (fs *Figures) Set(f Figure, v float64) {
 	fs.v[f], fs.has[f] = v, true
 }
 
-// figuresOf returns the figures of a span, read from its usage
-// (usage.FromAttributes, through the model) and its verdict.
+// figuresOf returns the figures of a span, from its usage and its verdict
+// as the model read them back from its attributes (runmodel.Span.Usage and
+// Verdict: never judged again).
 func figuresOf(s *runmodel.Span) Figures {
 	var f Figures
 	u := &s.Usage
@@ -120,6 +121,6 @@ func figuresOf(s *runmodel.Span) Figures {
 			f.Set(IOStall, min(p.IOSome.Seconds()/dur, 1))
 		}
 	}
-	f.Verdict = verdictOf(s)
+	f.Verdict = s.Verdict
 	return f
 }

@@ -213,3 +213,31 @@ func TestGoldenArtifacts(t *testing.T) {
 		t.Errorf("the artifacts differ from %s:\n%s", goldenSums, sums)
 	}
 }
+
+// Every renderer shows the verdicts the model holds, read from the spans
+// once when it was made (runmodel.Span.Verdict): attributes changed
+// afterwards are not read again.
+func TestRenderersShowTheModelsVerdicts(t *testing.T) {
+	dir := t.TempDir()
+	goldenRun(t, dir)
+	run, _, err := runmodel.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const changed = "changed after the model was made"
+	spans := []*runmodel.Span{&run.Job}
+	for i := range run.Phases {
+		spans = append(spans, &run.Phases[i])
+	}
+	for _, s := range spans {
+		s.Attributes = append(s.Attributes, verdict.Verdict{Kind: verdict.MemoryPressured, Reason: changed}.Attributes()...)
+	}
+	for name, b := range artifacts(t, t.TempDir(), run) {
+		if name == report.SVGName { // the charts alone: no verdict
+			continue
+		}
+		if bytes.Contains(b, []byte(changed)) || !bytes.Contains(b, []byte("kept 1.4 of 4")) {
+			t.Errorf("%s does not show the model's verdicts", name)
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
 	"github.com/jobtrace/jobtrace/insight/sizing"
+	"github.com/jobtrace/jobtrace/insight/verdict"
 )
 
 // Attribute keys the model reads (docs/attributes.md).
@@ -64,10 +65,13 @@ type Span struct {
 	// status description.
 	Failed bool
 	Status string
-	// Attributes are the span's, in the order set; Usage is read back
-	// from them (usage.FromAttributes).
+	// Attributes are the span's, in the order set. Usage and Verdict are
+	// read back from them once, when the model is made
+	// (usage.FromAttributes, verdict.FromAttributes), and every renderer
+	// reads them there: the zero Verdict when the span carries none.
 	Attributes []attribute.KeyValue
 	Usage      usage.Usage
+	Verdict    verdict.Verdict
 	Events     []Event
 
 	// Order is the span's place in the order spans ended, which is the
@@ -177,10 +181,10 @@ func timeOf(ns int64) time.Time {
 }
 
 // New makes the Run of spans, given in the order they ended, and rows: it
-// finds the job's span, places each span in the tree, reads its usage from
-// its attributes and makes the job's advice from the rows (Advice). The
-// fields it sets of each span (Usage, Order, Depth, InJob, ParentName)
-// need not be set.
+// finds the job's span, places each span in the tree, reads its usage and
+// its verdict from its attributes and makes the job's advice from the
+// rows (Advice). The fields it sets of each span (Usage, Verdict, Order,
+// Depth, InJob, ParentName) need not be set.
 func New(spans []Span, rows []Row) *Run {
 	r := newRun(spans, rows)
 	r.advice = r.advise()
@@ -195,6 +199,7 @@ func newRun(spans []Span, rows []Row) *Run {
 	for i := range spans {
 		spans[i].Order = i
 		spans[i].Usage = usage.FromAttributes(spans[i].Attributes)
+		spans[i].Verdict, _ = verdict.FromAttributes(spans[i].Attributes)
 		byID[spans[i].ID] = i
 	}
 	parent := make([]int, len(spans))

@@ -17,8 +17,8 @@ import (
 // resource-usage.csv, which hold the same figures (SetStats makes it again
 // from the statistics given). Either way it takes the job's span's peak
 // memory when that is higher (its cgroup's memory.peak, read at the end)
-// and its verdict, read back from it (verdict.FromAttributes). A Run made
-// otherwise has the advice of no figures, of kind sizing.Unknown.
+// and its verdict (Span.Verdict). A Run made otherwise has the advice of
+// no figures, of kind sizing.Unknown.
 func (r *Run) Advice() sizing.Advice {
 	if r.advice.Kind == "" {
 		return sizing.Advise(sizing.Figures{})
@@ -43,8 +43,7 @@ func (r *Run) advise() sizing.Advice {
 	if !r.HasJob {
 		return advise(f, nil, verdict.Verdict{})
 	}
-	v, _ := verdict.FromAttributes(r.Job.Attributes)
-	return advise(f, &r.Job.Usage, v)
+	return advise(f, &r.Job.Usage, r.Job.Verdict)
 }
 
 // Advice is the advice for the job from its samples so far, with job its

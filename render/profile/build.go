@@ -403,12 +403,11 @@ func phaseData(n node) map[string]any {
 		d["color"] = colorPhase
 	}
 	d["title"] = s.Name
-	v, judged := verdict.FromAttributes(s.Attributes)
-	if judged {
+	if v := s.Verdict; v.Kind != "" {
 		d["verdict"], d["verdictReason"] = string(v.Kind), v.Reason
 		d["title"] = s.Name + " — " + string(v.Kind)
 	}
-	d["details"] = phaseDetails(s, v)
+	d["details"] = phaseDetails(s)
 	if d["details"] == "" && n.own {
 		// The profiler prints an empty label as "(empty)".
 		d["details"] = "jobtrace's own, not the job's"
@@ -417,16 +416,15 @@ func phaseData(n node) map[string]any {
 }
 
 // phaseDetails is a phase's line in the marker table: its result, its
-// verdict (v, read back from the span: the zero Verdict for none) and its
-// key figures, formatted as the end-of-job summary prints them; a figure
-// the span does not carry is left out.
-func phaseDetails(s *runmodel.Span, v verdict.Verdict) string {
+// verdict and its key figures, formatted as the end-of-job summary prints
+// them; a figure the span does not carry is left out.
+func phaseDetails(s *runmodel.Span) string {
 	var parts []string
 	if r := s.Text(attrResult); r != "" {
 		parts = append(parts, r)
 	}
-	if v.Kind != "" {
-		parts = append(parts, string(v.Kind))
+	if s.Verdict.Kind != "" {
+		parts = append(parts, string(s.Verdict.Kind))
 	}
 	if c, ok := runmodel.Number(s.Attributes, attrExitCode); ok && c != 0 {
 		parts = append(parts, fmt.Sprintf("exit code %v", c))

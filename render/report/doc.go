@@ -9,8 +9,9 @@
 // spans' events as markers on their rows, on the same time axis as the
 // charts of CPU, memory, disk IO, network and pressure stall below it; and
 // a table of the phases with the resource usage their spans carry
-// (jobtrace.usage.*, docs/attributes.md) and their verdicts. Verdicts are
-// read back from the spans (verdict.FromAttributes), never judged again.
+// (jobtrace.usage.*, docs/attributes.md) and their verdicts. Usage and
+// verdicts are the model's, read back from the spans once when it was made
+// (runmodel.Span.Usage and Verdict), never judged again.
 // Hovering a bar, an event or a chart shows its values through SVG <title>
 // elements; with scripts on, a crosshair across the timeline and every
 // chart shows the values of every series and the phases running at the

@@ -42,7 +42,7 @@ type Job struct {
 	Host     string // resource host.name
 	Service  string // resource service.name
 	Usage    Usage
-	Verdict  verdict.Verdict // zero when the span carries none
+	Verdict  verdict.Verdict // the model's (runmodel.Span.Verdict)
 	Events   []runmodel.Event
 }
 
@@ -58,7 +58,7 @@ type Phase struct {
 	// skipped or cancelled phase is not failed.
 	Failed  bool
 	Usage   Usage
-	Verdict verdict.Verdict // zero when the span carries none
+	Verdict verdict.Verdict // the model's (runmodel.Span.Verdict)
 	Events  []runmodel.Event
 }
 
@@ -107,7 +107,7 @@ func dataOf(run *runmodel.Run) *Data {
 		d.Job.Name, d.Job.Start, d.Job.End = j.Name, j.Start, j.End
 		d.Job.Result, d.Job.ExitCode = j.Text(runmodel.AttrResult), j.Text(runmodel.AttrExitCode)
 		d.Job.Usage = usageOf(&j.Usage)
-		d.Job.Verdict, _ = verdict.FromAttributes(j.Attributes)
+		d.Job.Verdict = j.Verdict
 		d.Job.Events = j.Events
 	}
 	d.Phases = make([]Phase, len(run.Phases))
@@ -117,9 +117,8 @@ func dataOf(run *runmodel.Run) *Data {
 		d.Phases[i] = Phase{
 			Name: s.Name, Depth: s.Depth, Start: s.Start, End: s.End,
 			Result: result, Failed: s.Failed,
-			Usage: usageOf(&s.Usage), Events: s.Events,
+			Usage: usageOf(&s.Usage), Verdict: s.Verdict, Events: s.Events,
 		}
-		d.Phases[i].Verdict, _ = verdict.FromAttributes(s.Attributes)
 	}
 	d.fillTimes()
 	return d

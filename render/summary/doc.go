@@ -6,8 +6,9 @@
 // $GITHUB_STEP_SUMMARY.
 //
 // It is a pure renderer of the model of a run (package runmodel): the
-// phases, each with its usage and verdict as read back from its span
-// (verdict.FromAttributes: the summary never judges), the job's span, and
+// phases, each with its usage and verdict as the model read them back from
+// its span (runmodel.Span.Usage and Verdict: the summary never judges), the
+// job's span, its advice (runmodel.Run.Advice), and
 // the statistics of the job's samples (runmodel.Series: mean, peak and
 // standard deviation of the job's CPU, memory and IO and of the host's disk
 // operations and network traffic).

@@ -63,8 +63,8 @@ type Row struct {
 	Duration time.Duration
 	Failed   bool
 	Status   string
-	// Verdict is the one its span carries (verdict.FromAttributes); the
-	// zero Verdict when it has none.
+	// Verdict is the one its span carries, as the model read it
+	// (runmodel.Span.Verdict); the zero Verdict when it has none.
 	Verdict verdict.Verdict
 	Figures
 }
@@ -96,7 +96,7 @@ func Build(run *runmodel.Run, job JobInfo) Summary {
 	r.Total = Row{Name: job.Name, Duration: job.Duration}
 	if run.HasJob {
 		r.Total.Figures = FiguresOf(&run.Job.Usage)
-		r.Total.Verdict, _ = verdict.FromAttributes(run.Job.Attributes)
+		r.Total.Verdict = run.Job.Verdict
 	}
 	if r.Total.Duration <= 0 && run.HasJob {
 		r.Total.Duration = run.Job.End.Sub(run.Job.Start)
@@ -111,9 +111,8 @@ func Build(run *runmodel.Run, job JobInfo) Summary {
 		p := &run.Phases[i]
 		rows[i] = Row{
 			Name: p.Name, Depth: min(p.Depth, MaxDepth), Duration: p.End.Sub(p.Start),
-			Failed: p.Failed, Status: p.Status, Figures: FiguresOf(&p.Usage),
+			Failed: p.Failed, Status: p.Status, Verdict: p.Verdict, Figures: FiguresOf(&p.Usage),
 		}
-		rows[i].Verdict, _ = verdict.FromAttributes(p.Attributes)
 	}
 	r.Phases, r.Unlisted = limitRows(rows, MaxListed)
 	return r
