@@ -18,9 +18,13 @@
 //     resource-usage.csv through usagecsv's own column table
 //     (usagecsv.Decoder).
 //
-// Either way a span's usage is read back by usage.FromAttributes, the
-// inverse of the function that set it, and every string is cleaned
-// (cleantext.String), names cut to MaxNameBytes. Both keep to the same
+// Either way a span's usage and verdict are read back once, by
+// usage.FromAttributes and verdict.FromAttributes, the inverses of the
+// functions that set them, its place in the tree is found once (Depth,
+// ParentName, ParentIndex), the job's right-sizing advice is made once
+// (Run.Advice), and every string is cleaned (cleantext.String), names cut
+// to MaxNameBytes: the renderers read these, and compute none of them
+// again. Both keep to the same
 // bounds: spool.MaxReadSpans spans and their ancestors (spool.SpanBound),
 // lines of at most spool.MaxLineBytes and usagecsv.MaxLineBytes.
 //

@@ -86,6 +86,10 @@ type Span struct {
 	// ParentName is the name of its parent, "" when the parent is not in
 	// the run.
 	ParentName string
+	// ParentIndex is the index of its parent in Run.Phases; -1 for the
+	// job's span, a child of the job's span (Depth 0 and InJob) and a span
+	// whose parent is not in the run.
+	ParentIndex int
 
 	resource []attribute.KeyValue
 }
@@ -184,7 +188,7 @@ func timeOf(ns int64) time.Time {
 // finds the job's span, places each span in the tree, reads its usage and
 // its verdict from its attributes and makes the job's advice from the
 // rows (Advice). The fields it sets of each span (Usage, Verdict, Order,
-// Depth, InJob, ParentName) need not be set.
+// Depth, InJob, ParentName, ParentIndex) need not be set.
 func New(spans []Span, rows []Row) *Run {
 	r := newRun(spans, rows)
 	r.advice = r.advise()
@@ -224,6 +228,7 @@ func newRun(spans []Span, rows []Row) *Run {
 
 	if job >= 0 {
 		r.Job, r.HasJob = spans[job], true
+		r.Job.ParentIndex = -1
 		r.Resource = spans[job].resource
 	} else if len(spans) > 0 {
 		r.Resource = spans[0].resource
@@ -273,11 +278,12 @@ func place(spans []Span, parent []int, job int) {
 	}
 }
 
-// treeOrder returns the spans but the job's as a tree: each followed by
-// its children, siblings by start time. A span whose parent is the job's
-// or not in the run is at the top. Ordered by start time alone, a child
-// that began with its parent would be listed under the phase before it
-// when their times are equal or out of order.
+// treeOrder returns the spans but the job's as a tree, each with the index
+// of its parent among them (ParentIndex): each followed by its children,
+// siblings by start time. A span whose parent is the job's or not in the
+// run is at the top. Ordered by start time alone, a child that began with
+// its parent would be listed under the phase before it when their times
+// are equal or out of order.
 func treeOrder(spans []Span, parent []int, job int) []Span {
 	kids := make(map[int][]int, len(spans))
 	const top = -1
@@ -298,7 +304,9 @@ func treeOrder(spans []Span, parent []int, job int) []Span {
 		slices.SortFunc(k, byStart)
 	}
 	out := make([]Span, 0, len(spans))
-	// An explicit stack: the nesting depth is the job's to choose.
+	at := make([]int, len(spans)) // a span's index in out
+	// An explicit stack: the nesting depth is the job's to choose. A
+	// parent is in out before its children.
 	var stack []int
 	push := func(k []int) {
 		for i := len(k) - 1; i >= 0; i-- {
@@ -309,7 +317,13 @@ func treeOrder(spans []Span, parent []int, job int) []Span {
 	for len(stack) > 0 {
 		i := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		out = append(out, spans[i])
+		at[i] = len(out)
+		s := spans[i]
+		s.ParentIndex = -1
+		if p := parent[i]; p >= 0 && p != job {
+			s.ParentIndex = at[p]
+		}
+		out = append(out, s)
 		push(kids[i])
 	}
 	return out

@@ -110,9 +110,9 @@ func TestMemoryAndArtifactsGiveOneModel(t *testing.T) {
 	}
 	var got []string
 	for _, p := range mem.Phases {
-		got = append(got, fmt.Sprintf("%s/%d/%v/%s", p.Name, p.Depth, p.InJob, p.ParentName))
+		got = append(got, fmt.Sprintf("%s/%d/%v/%s/%d", p.Name, p.Depth, p.InJob, p.ParentName, p.ParentIndex))
 	}
-	if want := []string{"build/0/true/job", "compile\uFFFD[31m/1/true/build", "test/1/true/build"}; !reflect.DeepEqual(got, want) {
+	if want := []string{"build/0/true/job/-1", "compile\uFFFD[31m/1/true/build/0", "test/1/true/build/0"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("phases %q, want %q", got, want)
 	}
 	comp := mem.Phases[1]
@@ -204,6 +204,29 @@ func TestTreeOfADamagedOrDeepRun(t *testing.T) {
 	for _, i := range []int{50, deep - 1} {
 		if depth[fmt.Sprint(i)] != i {
 			t.Errorf("depth of span %d: %d", i, depth[fmt.Sprint(i)])
+		}
+	}
+	checkParents(t, run)
+}
+
+// checkParents checks that each phase's ParentIndex is the phase above it
+// in the tree the model made: an earlier phase, one level up, its parent
+// by ID and by name; -1 for a phase at the top.
+func checkParents(t *testing.T, run *Run) {
+	t.Helper()
+	if run.HasJob && run.Job.ParentIndex != -1 {
+		t.Errorf("the job's ParentIndex %d", run.Job.ParentIndex)
+	}
+	for i, s := range run.Phases {
+		if s.ParentIndex < 0 {
+			if s.ParentIndex != -1 || s.Depth != 0 {
+				t.Errorf("%s: ParentIndex %d at depth %d", s.Name, s.ParentIndex, s.Depth)
+			}
+			continue
+		}
+		p := &run.Phases[s.ParentIndex]
+		if s.ParentIndex >= i || p.Depth != s.Depth-1 || p.ID != s.Parent || p.Name != s.ParentName {
+			t.Errorf("%s (%d, depth %d): parent %d %s at depth %d", s.Name, i, s.Depth, s.ParentIndex, p.Name, p.Depth)
 		}
 	}
 }

@@ -23,15 +23,15 @@ func TestSlimKeepsWhatADiffReads(t *testing.T) {
 	run.Phases[0].Events = append(run.Phases[0].Events, Event{Name: "e", Attributes: []attribute.KeyValue{attribute.String("big", huge)}})
 	run.Phases[0].Verdict = verdict.Verdict{Kind: verdict.IOBound, Reason: "read"}
 	type kept struct {
-		Name, ParentName string
-		Depth            int
-		Failed, InJob    bool
-		Usage            any
-		Verdict          verdict.Verdict
-		Start, End       int64
+		Name, ParentName   string
+		Depth, ParentIndex int
+		Failed, InJob      bool
+		Usage              any
+		Verdict            verdict.Verdict
+		Start, End         int64
 	}
 	keptOf := func(s *Span) kept {
-		return kept{s.Name, s.ParentName, s.Depth, s.Failed, s.InJob, s.Usage, s.Verdict, s.Start.UnixNano(), s.End.UnixNano()}
+		return kept{s.Name, s.ParentName, s.Depth, s.ParentIndex, s.Failed, s.InJob, s.Usage, s.Verdict, s.Start.UnixNano(), s.End.UnixNano()}
 	}
 	var before []kept
 	for _, s := range append([]Span{run.Job}, run.Phases...) {

@@ -136,6 +136,11 @@ type node struct {
 	span   *runmodel.Span
 	depth  int
 	parent string // the parent's name; "" for the job
+	// phase is the span's index in the run's Phases, -1 for the job's;
+	// up is the index of its parent's node, -1 for none: the model's
+	// parent (runmodel.Span.ParentIndex), or the job's span for a phase at
+	// the top of the job.
+	phase, up int
 	// own is set for jobtrace's own spans, start-up and shut-down: the
 	// spans other than the job's that no source of phases made (they have
 	// no jobtrace.phase.source).
@@ -332,16 +337,17 @@ func build(run *runmodel.Run, nodes []node, rows []Row) *Profile {
 
 // tree is the job's span and the phases, by start time (parents before
 // children that start with them, then in the order they ended), each with
-// its depth in the profile (the job at 0) and its parent's name.
+// its depth in the profile (the job at 0), its parent's name and its
+// parent's node, as the model placed them.
 func tree(run *runmodel.Run) []node {
 	nodes := make([]node, 0, len(run.Phases)+1)
 	if run.HasJob {
-		nodes = append(nodes, node{span: &run.Job})
+		nodes = append(nodes, node{span: &run.Job, phase: -1})
 	}
 	for i := range run.Phases {
 		s := &run.Phases[i]
 		_, made := runmodel.Attr(s.Attributes, attrPhaseSource)
-		n := node{span: s, depth: s.Depth, parent: s.ParentName, own: !made}
+		n := node{span: s, depth: s.Depth, parent: s.ParentName, phase: i, own: !made}
 		if s.InJob {
 			n.depth++
 		}
@@ -351,6 +357,28 @@ func tree(run *runmodel.Run) []node {
 		return cmp.Or(cmp.Compare(unixNano(a.span.Start), unixNano(b.span.Start)),
 			cmp.Compare(a.depth, b.depth), cmp.Compare(a.span.Order, b.span.Order))
 	})
+	job := -1
+	at := make([]int, len(run.Phases)) // a phase's node
+	for k, n := range nodes {
+		if n.phase < 0 {
+			job = k
+		} else {
+			at[n.phase] = k
+		}
+	}
+	for k := range nodes {
+		n := &nodes[k]
+		switch s := n.span; {
+		case n.phase < 0:
+			n.up = -1
+		case s.ParentIndex >= 0:
+			n.up = at[s.ParentIndex]
+		case s.InJob:
+			n.up = job
+		default:
+			n.up = -1
+		}
+	}
 	return nodes
 }
 

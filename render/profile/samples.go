@@ -1,10 +1,6 @@
 package profile
 
-import (
-	"container/heap"
-
-	"go.opentelemetry.io/otel/trace"
-)
+import "container/heap"
 
 // callTree is the stack, frame and function tables that cpuSamples fills:
 // a function per phase name, a frame per name and category, a stack per
@@ -20,41 +16,25 @@ type callTree struct {
 	stackFrame          []int
 	stackPrefix         []*int
 	nodeStack           []*int // by node; nil until made
-	making              []bool // by node, while its stack is made
-	parentOf            []int  // by node, -1 for none
 }
 
 func newCallTree(nodes []node, str func(string) int) *callTree {
-	c := &callTree{
+	return &callTree{
 		str: str, funcs: map[string]int{}, frames: map[[2]int]int{},
-		nodeStack: make([]*int, len(nodes)), making: make([]bool, len(nodes)),
-		parentOf: make([]int, len(nodes)),
+		nodeStack: make([]*int, len(nodes)),
 	}
-	byID := make(map[trace.SpanID]int, len(nodes))
-	for i, n := range nodes {
-		byID[n.span.ID] = i
-	}
-	for i, n := range nodes {
-		c.parentOf[i] = -1
-		if p, ok := byID[n.span.Parent]; ok && n.span.Parent.IsValid() && p != i {
-			c.parentOf[i] = p
-		}
-	}
-	return c
 }
 
-// stack is the stack of nodes[i]: the phases from the job down to it. A
-// parent whose stack is being made (a cycle) counts as none.
+// stack is the stack of nodes[i]: the phases from the job down to it,
+// each node's parent the model's (node.up), which has no cycle.
 func (c *callTree) stack(nodes []node, i int) *int {
 	if c.nodeStack[i] != nil {
 		return c.nodeStack[i]
 	}
-	c.making[i] = true
 	var prefix *int
-	if p := c.parentOf[i]; p >= 0 && !c.making[p] {
+	if p := nodes[i].up; p >= 0 {
 		prefix = c.stack(nodes, p)
 	}
-	c.making[i] = false
 	name := nodes[i].span.Name
 	cat := catPhase
 	switch {

@@ -107,14 +107,16 @@ func Build(run *runmodel.Run, job JobInfo) Summary {
 	}
 
 	rows := make([]Row, len(run.Phases))
+	parent := make([]int, len(run.Phases))
 	for i := range run.Phases {
 		p := &run.Phases[i]
 		rows[i] = Row{
 			Name: p.Name, Depth: min(p.Depth, MaxDepth), Duration: p.End.Sub(p.Start),
 			Failed: p.Failed, Status: p.Status, Verdict: p.Verdict, Figures: FiguresOf(&p.Usage),
 		}
+		parent[i] = p.ParentIndex
 	}
-	r.Phases, r.Unlisted = limitRows(rows, MaxListed)
+	r.Phases, r.Unlisted = limitRows(rows, parent, MaxListed)
 	return r
 }
 
@@ -127,9 +129,11 @@ const MaxListed = 100
 // limitRows keeps at most about max of rows (in tree order, as the model
 // gives them): failed phases first, then the longest, each with its ancestors so
 // that the indentation still tells the nesting; it returns how many it left
-// out. A phase lies inside its parent (the tracker keeps it so), so the
-// longest phases mostly bring their ancestors with them.
-func limitRows(rows []Row, max int) ([]Row, int) {
+// out. parent[i] is the index of the parent of rows[i], -1 for none (the
+// model's runmodel.Span.ParentIndex). A phase lies inside its parent (the
+// tracker keeps it so), so the longest phases mostly bring their ancestors
+// with them.
+func limitRows(rows []Row, parent []int, max int) ([]Row, int) {
 	if len(rows) <= max {
 		return rows, 0
 	}
@@ -152,20 +156,11 @@ func limitRows(rows []Row, max int) ([]Row, int) {
 		if n >= max {
 			break
 		}
-		// The row and its ancestors: the nearest earlier row one level up,
-		// and so on.
-		for j, d := i, rows[i].Depth; j >= 0; j-- {
-			if j != i && rows[j].Depth >= d {
-				continue
-			}
-			if keep[j] {
-				break
-			}
+		// The row and its ancestors, up to one already kept (whose
+		// ancestors are).
+		for j := i; j >= 0 && !keep[j]; j = parent[j] {
 			keep[j] = true
 			n++
-			if d = rows[j].Depth; d == 0 {
-				break
-			}
 		}
 	}
 	kept := make([]Row, 0, n)

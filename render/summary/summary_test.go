@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/jobtrace/jobtrace/exporters/spool"
@@ -370,17 +371,19 @@ func TestWriteOnceAndReportError(t *testing.T) {
 // ancestors, in tree order, and says how many it left out.
 func TestLongListsKeepTheFailedAndTheLongest(t *testing.T) {
 	var rows []Row
+	var parent []int
 	// 50 top-level phases of 1..50 s, each with 3 children of a tenth of
 	// that; one short child deep in the first is failed.
 	for i := 1; i <= 50; i++ {
 		d := time.Duration(i) * time.Second
-		rows = append(rows, Row{Name: fmt.Sprintf("p%d", i), Duration: d})
+		top := len(rows)
+		rows, parent = append(rows, Row{Name: fmt.Sprintf("p%d", i), Duration: d}), append(parent, -1)
 		for k := 0; k < 3; k++ {
-			rows = append(rows, Row{Name: fmt.Sprintf("p%d.%d", i, k), Depth: 1, Duration: d / 10})
+			rows, parent = append(rows, Row{Name: fmt.Sprintf("p%d.%d", i, k), Depth: 1, Duration: d / 10}), append(parent, top)
 		}
 	}
 	rows[2].Failed = true // p1.1
-	kept, unlisted := limitRows(rows, 10)
+	kept, unlisted := limitRows(rows, parent, 10)
 	var names []string
 	for _, r := range kept {
 		names = append(names, r.Name)
@@ -392,12 +395,45 @@ func TestLongListsKeepTheFailedAndTheLongest(t *testing.T) {
 	if unlisted != len(rows)-len(kept) {
 		t.Errorf("unlisted %d, want %d", unlisted, len(rows)-len(kept))
 	}
-	if all, n := limitRows(rows[:8], 10); len(all) != 8 || n != 0 {
+	if all, n := limitRows(rows[:8], parent[:8], 10); len(all) != 8 || n != 0 {
 		t.Errorf("a short list is cut: %d rows, %d unlisted", len(all), n)
 	}
 	var b bytes.Buffer
 	WriteText(&b, Summary{Name: "job", Phases: kept, Unlisted: unlisted})
 	if !strings.Contains(b.String(), fmt.Sprintf("(%d shorter phases not listed: limit %d;", unlisted, MaxListed)) {
 		t.Errorf("text does not say what it left out:\n%s", b.String())
+	}
+}
+
+// A phase listed in a long list comes with every phase above it, deeper
+// than the tables indent (MaxDepth) too: the model's parents, not the
+// nesting the indentation shows. Before, a failed phase at depth 9 was
+// listed without its parent at depth 8, both indented to 8.
+func TestLongListsKeepEveryAncestor(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	sec := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	job := runmodel.Span{Name: "job", ID: trace.SpanID{1}, Start: sec(0), End: sec(1000),
+		Attributes: []attribute.KeyValue{runmodel.AttrTaskName.String("job")}}
+	spans := []runmodel.Span{job}
+	parent := job.ID
+	for k := range MaxDepth + 2 { // depths 0 to MaxDepth+1, the deepest failed
+		id := trace.SpanID{2, byte(k)}
+		spans = append(spans, runmodel.Span{Name: fmt.Sprintf("c%d", k), ID: id, Parent: parent,
+			Start: sec(k), End: sec(100 - k), Failed: k == MaxDepth+1})
+		parent = id
+	}
+	for i := range MaxListed { // shorter failed phases, enough to fill the list
+		spans = append(spans, runmodel.Span{Name: fmt.Sprintf("f%d", i), ID: trace.SpanID{3, byte(i)}, Parent: job.ID,
+			Start: sec(200 + i), End: sec(201 + i), Failed: true})
+	}
+	r := Build(runmodel.New(spans, nil), JobInfo{Name: "job"})
+	listed := map[string]bool{}
+	for _, row := range r.Phases {
+		listed[row.Name] = true
+	}
+	for k := range MaxDepth + 2 {
+		if name := fmt.Sprintf("c%d", k); !listed[name] {
+			t.Errorf("%s not listed: %d phases listed, %d left out", name, len(r.Phases), r.Unlisted)
+		}
 	}
 }
