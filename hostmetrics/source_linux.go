@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/jobtrace/jobtrace/hostmetrics/cgroup"
+	"github.com/jobtrace/jobtrace/hostmetrics/monotonic"
 	"github.com/jobtrace/jobtrace/hostmetrics/procfs"
 	"github.com/jobtrace/jobtrace/hostmetrics/proctree"
 )
@@ -49,6 +50,14 @@ type linuxSource struct {
 	pacer walkPacer
 
 	jobState
+
+	// iowait is /proc/stat's iowait, held at its highest (monotonic.Held):
+	// the kernel gives the time an idle CPU has been idle so far as iowait
+	// while a task waits for IO, and as idle once none does, so iowait can
+	// step back (Documentation/filesystems/proc.rst: it "will decrease in
+	// certain conditions"). That is no reset: taken as one, the time taken
+	// back would be counted again as iowait climbs back.
+	iowait monotonic.Held[float64]
 
 	mu     sync.Mutex
 	reaped ExitUsage // orphans reaped here
@@ -139,6 +148,7 @@ func (s *linuxSource) readHost(h *Host, errs *[]error) {
 	h.HasCPU = note(errs, s.fs.Stat(&s.stat))
 	if h.HasCPU {
 		h.CPU = linuxCPUTimes(&s.stat.Total)
+		h.CPU.IOWait = s.iowait.Hold(h.CPU.IOWait)
 		h.NumCPU = len(s.stat.CPUs)
 	}
 	h.HasMemory = note(errs, s.fs.Meminfo(&s.mem))

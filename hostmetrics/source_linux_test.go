@@ -1,8 +1,10 @@
 package hostmetrics
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -42,6 +44,28 @@ func TestLinuxSourceHost(t *testing.T) {
 	}
 	if src.Unavailable() != "" {
 		t.Errorf("Unavailable says %q on Linux", src.Unavailable())
+	}
+}
+
+// /proc/stat's iowait, which the kernel can step back, is held at its
+// highest: a dip is no reset for the rule of the sinks (package monotonic).
+func TestLinuxSourceHoldsIOWait(t *testing.T) {
+	root := t.TempDir()
+	src, err := NewSource(Config{ProcRoot: root, SysRoot: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	for _, c := range []struct{ iowait, want float64 }{{2000, 20}, {1990, 20}, {2050, 20.5}} {
+		stat := fmt.Sprintf("cpu  100 0 50 1000 %g 0 0 0 0 0\ncpu0 100 0 50 1000 %g 0 0 0 0 0\n", c.iowait, c.iowait)
+		if err := os.WriteFile(filepath.Join(root, "stat"), []byte(stat), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		var s Sample
+		src.Read(&s) // the files other than stat are absent
+		if !s.Host.HasCPU || s.Host.CPU.IOWait != c.want {
+			t.Errorf("iowait read as %g ticks: %v (has %v), want %v", c.iowait, s.Host.CPU.IOWait, s.Host.HasCPU, c.want)
+		}
 	}
 }
 

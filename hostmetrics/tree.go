@@ -24,11 +24,13 @@ type walkSum struct {
 
 // treeTotals turns the walks of the job's tree into Tree figures, the same
 // rule for every source. A process that exits between the reading of its
-// parent and its own is missed for one walk, so the cumulative figures are
-// held at their highest: they never go down.
+// parent and its own is missed for one walk, and one that has exited is
+// missed until its parent reaps it and counts it among its children: such
+// a dip is no reset, so the cumulative figures are held at their highest
+// (monotonic.Held) and never go down.
 type treeTotals struct {
-	user, sys   monotonic.Total[time.Duration]
-	read, write monotonic.Total[uint64]
+	user, sys   monotonic.Held[time.Duration]
+	read, write monotonic.Held[uint64]
 }
 
 // tree returns the Tree of a walk made for the sample taken at at. Its IO is
@@ -38,11 +40,11 @@ func (t *treeTotals) tree(w *walkSum, at time.Time) Tree {
 	tr := Tree{
 		Processes: w.Processes, Threads: w.Threads, Roots: w.Roots,
 		RSS:     w.RSS,
-		CPUUser: t.user.Clamp(w.User), CPUSystem: t.sys.Clamp(w.System),
+		CPUUser: t.user.Hold(w.User), CPUSystem: t.sys.Hold(w.System),
 		At: at,
 	}
 	if w.IO {
-		tr.ReadBytes, tr.WriteBytes = t.read.Clamp(w.ReadBytes), t.write.Clamp(w.WriteBytes)
+		tr.ReadBytes, tr.WriteBytes = t.read.Hold(w.ReadBytes), t.write.Hold(w.WriteBytes)
 		tr.HasIO = !w.IOAbsent || tr.Processes == 0 || tr.ReadBytes > 0 || tr.WriteBytes > 0
 		tr.IOPartial = w.IOAbsent
 	}

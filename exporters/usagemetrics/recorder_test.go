@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
@@ -309,22 +308,26 @@ func TestAbsentGroups(t *testing.T) {
 	})
 }
 
-// TestCountersNeverCountTwice: a counter that steps back is held at its
-// highest value; a disk that goes away starts again from a new baseline.
-func TestCountersNeverCountTwice(t *testing.T) {
+// TestCountersTakeTheRule: a counter grows by the changes of its readings
+// by monotonic's rule. A reading below the last is a reset, which adds
+// nothing, and the series grows again from it; a disk that goes away
+// starts again from a new baseline.
+func TestCountersTakeTheRule(t *testing.T) {
 	r := newRig(t)
-	tree := func(user time.Duration) *hostmetrics.Sample {
+	cgroupIO := func(read uint64) *hostmetrics.Sample {
 		s := &hostmetrics.Sample{}
-		s.Job.HasTree = true
-		s.Job.Tree.CPUUser = user
+		s.Job.HasCgroup = true
+		s.Job.Cgroup.HasIO = true
+		s.Job.Cgroup.ReadBytes = read
 		return s
 	}
-	// Held at 2 s, then +1 s, then held at 3 s: 1 s in all. (Adding the
-	// negative steps would give 0.5 s; a new baseline at each dip 1.5 s.)
-	for _, u := range []time.Duration{2 * time.Second, 1500 * time.Millisecond, 3 * time.Second, 2500 * time.Millisecond} {
-		r.rec.Sample(tree(u))
+	// io.stat loses a device's line (10 to 5): the change is unknown, and
+	// the next counts from 5: 3 + 3. (Held at its highest, the counter
+	// would count 1; with the drop taken as a change, 1 too.)
+	for _, v := range []uint64{10, 5, 8, 11} {
+		r.rec.Sample(cgroupIO(v))
 	}
-	checkValues(t, r.collect(), "process.cpu.time", map[string]float64{"cpu.mode=user": 1, "cpu.mode=system": 0})
+	checkValues(t, r.collect(), "container.disk.io", map[string]float64{"disk.io.direction=read": 6, "disk.io.direction=write": 0})
 
 	r = newRig(t)
 	disk := func(sectors uint64, present bool) *hostmetrics.Sample {

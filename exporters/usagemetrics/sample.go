@@ -54,15 +54,24 @@ const (
 	numPSI
 )
 
-// fcounter and icounter are the state of one counter series: the highest
-// value seen. A value below it (a job tree's CPU dips when a process exits
-// before its parent has reaped it; /proc/stat's iowait can step back) is not
-// counted, and the series waits until it passes its highest value again, so
-// a sum never counts the same work twice. The first value is the baseline.
+// fcounter and icounter are the state of one counter series: its last
+// reading, from which the series grows by the change to the next
+// (monotonic.Counter). The first reading is the baseline; a reading below
+// the last is a reset (a counter that wrapped, a cgroup's io.stat that lost
+// a device), whose change is unknown: it adds nothing, and the series grows
+// again from it. The figures that dip without a reset (a job tree's CPU
+// time, /proc/stat's iowait) are held at their highest where they are read.
 type (
-	fcounter = monotonic.Total[float64]
-	icounter = monotonic.Total[uint64]
+	fcounter = monotonic.Counter[float64]
+	icounter = monotonic.Counter[uint64]
 )
+
+// grow is how much a counter series grows by with the reading v: its
+// change since the last reading, 0 when that is unknown.
+func grow[T float64 | uint64](c *monotonic.Counter[T], v T) T {
+	d, _ := c.Next(v)
+	return d
+}
 
 // level is the state of one up-down counter series: the value its sum
 // holds.
@@ -222,13 +231,13 @@ func (r *Recorder) host(ctx context.Context, h *hostmetrics.Host) {
 	if h.HasCPU {
 		cur := modeTimes(&h.CPU)
 		for i := range cur {
-			r.addF(ctx, mSysCPUTime, st.cpu[i].Step(cur[i]), &st.aMode[i])
+			r.addF(ctx, mSysCPUTime, grow(&st.cpu[i], cur[i]), &st.aMode[i])
 		}
 		if st.hasPrev {
 			var d [numModes]float64
 			total := 0.0
 			for i := range cur {
-				d[i] = max(cur[i]-st.cpuPrev[i], 0)
+				d[i], _ = monotonic.Change(st.cpuPrev[i], cur[i])
 				total += d[i]
 			}
 			if total > 0 {
@@ -252,8 +261,8 @@ func (r *Recorder) host(ctx context.Context, h *hostmetrics.Host) {
 		}
 	}
 	if h.HasPaging {
-		r.addI(ctx, mSysPaging, st.paging[0].Step(h.Paging.Minor), &st.aFault[0])
-		r.addI(ctx, mSysPaging, st.paging[1].Step(h.Paging.Major), &st.aFault[1])
+		r.addI(ctx, mSysPaging, grow(&st.paging[0], h.Paging.Minor), &st.aFault[0])
+		r.addI(ctx, mSysPaging, grow(&st.paging[1], h.Paging.Major), &st.aFault[1])
 	}
 	if h.HasDisk {
 		r.recordDisks(ctx, h.Disks)
@@ -296,11 +305,11 @@ func (r *Recorder) recordDisks(ctx context.Context, devs []hostmetrics.Disk) {
 		if e == nil {
 			continue
 		}
-		r.addI(ctx, mSysDiskIO, e.io[dirIn].Step(d.ReadBytes), &e.aDir[dirIn])
-		r.addI(ctx, mSysDiskIO, e.io[dirOut].Step(d.WrittenBytes), &e.aDir[dirOut])
-		r.addI(ctx, mSysDiskOps, e.ops[dirIn].Step(d.Reads), &e.aDir[dirIn])
-		r.addI(ctx, mSysDiskOps, e.ops[dirOut].Step(d.Writes), &e.aDir[dirOut])
-		r.addF(ctx, mSysDiskIOTime, e.ioTime.Step(d.IOTime.Seconds()), &e.aDev)
+		r.addI(ctx, mSysDiskIO, grow(&e.io[dirIn], d.ReadBytes), &e.aDir[dirIn])
+		r.addI(ctx, mSysDiskIO, grow(&e.io[dirOut], d.WrittenBytes), &e.aDir[dirOut])
+		r.addI(ctx, mSysDiskOps, grow(&e.ops[dirIn], d.Reads), &e.aDir[dirIn])
+		r.addI(ctx, mSysDiskOps, grow(&e.ops[dirOut], d.Writes), &e.aDir[dirOut])
+		r.addF(ctx, mSysDiskIOTime, grow(&e.ioTime, d.IOTime.Seconds()), &e.aDev)
 	}
 	st.disks.sweep(st.gen)
 }
@@ -320,12 +329,12 @@ func (r *Recorder) recordIfaces(ctx context.Context, ifs []hostmetrics.Iface) {
 		if e == nil {
 			continue
 		}
-		r.addI(ctx, mSysNetIO, e.bytes[dirIn].Step(n.RxBytes), &e.aName[dirIn])
-		r.addI(ctx, mSysNetIO, e.bytes[dirOut].Step(n.TxBytes), &e.aName[dirOut])
-		r.addI(ctx, mSysNetPackets, e.packets[dirIn].Step(n.RxPackets), &e.aDev[dirIn])
-		r.addI(ctx, mSysNetPackets, e.packets[dirOut].Step(n.TxPackets), &e.aDev[dirOut])
-		r.addI(ctx, mSysNetErrors, e.errs[dirIn].Step(n.RxErrors), &e.aName[dirIn])
-		r.addI(ctx, mSysNetErrors, e.errs[dirOut].Step(n.TxErrors), &e.aName[dirOut])
+		r.addI(ctx, mSysNetIO, grow(&e.bytes[dirIn], n.RxBytes), &e.aName[dirIn])
+		r.addI(ctx, mSysNetIO, grow(&e.bytes[dirOut], n.TxBytes), &e.aName[dirOut])
+		r.addI(ctx, mSysNetPackets, grow(&e.packets[dirIn], n.RxPackets), &e.aDev[dirIn])
+		r.addI(ctx, mSysNetPackets, grow(&e.packets[dirOut], n.TxPackets), &e.aDev[dirOut])
+		r.addI(ctx, mSysNetErrors, grow(&e.errs[dirIn], n.RxErrors), &e.aName[dirIn])
+		r.addI(ctx, mSysNetErrors, grow(&e.errs[dirOut], n.TxErrors), &e.aName[dirOut])
 	}
 	st.ifaces.sweep(st.gen)
 }
@@ -345,11 +354,11 @@ func (r *Recorder) pressure(ctx context.Context, id int, c *[numPSI]fcounter, p 
 	for res, pr := range [3]*hostmetrics.Pressure{&p.CPU, &p.Memory, &p.IO} {
 		if pr.HasSome {
 			i := res*2 + 0
-			r.addF(ctx, id, c[i].Step(pr.Some.Seconds()), &st.aPSI[i])
+			r.addF(ctx, id, grow(&c[i], pr.Some.Seconds()), &st.aPSI[i])
 		}
 		if pr.HasFull && (res != 0 || cpuFull) {
 			i := res*2 + 1
-			r.addF(ctx, id, c[i].Step(pr.Full.Seconds()), &st.aPSI[i])
+			r.addF(ctx, id, grow(&c[i], pr.Full.Seconds()), &st.aPSI[i])
 		}
 	}
 }
@@ -358,12 +367,12 @@ func (r *Recorder) job(ctx context.Context, j *hostmetrics.Job) {
 	st := &r.sampleState
 	if j.HasTree {
 		t := &j.Tree
-		r.addF(ctx, mProcCPUTime, st.procCPU[0].Step(t.CPUUser.Seconds()), &st.aMode[modeUser])
-		r.addF(ctx, mProcCPUTime, st.procCPU[1].Step(t.CPUSystem.Seconds()), &st.aMode[modeSystem])
+		r.addF(ctx, mProcCPUTime, grow(&st.procCPU[0], t.CPUUser.Seconds()), &st.aMode[modeUser])
+		r.addF(ctx, mProcCPUTime, grow(&st.procCPU[1], t.CPUSystem.Seconds()), &st.aMode[modeSystem])
 		r.addLevel(ctx, mProcMemory, &st.procMem, t.RSS, &st.aNone)
 		if t.HasIO {
-			r.addI(ctx, mProcDiskIO, st.procIO[dirIn].Step(t.ReadBytes), &st.aDisk[dirIn])
-			r.addI(ctx, mProcDiskIO, st.procIO[dirOut].Step(t.WriteBytes), &st.aDisk[dirOut])
+			r.addI(ctx, mProcDiskIO, grow(&st.procIO[dirIn], t.ReadBytes), &st.aDisk[dirIn])
+			r.addI(ctx, mProcDiskIO, grow(&st.procIO[dirOut], t.WriteBytes), &st.aDisk[dirOut])
 		}
 		r.addLevel(ctx, mProcThreads, &st.procThr, uint64(max(t.Threads, 0)), &st.aNone)
 		r.addLevel(ctx, mProcCount, &st.procCount, uint64(max(t.Processes, 0)), &st.aNone)
@@ -371,15 +380,15 @@ func (r *Recorder) job(ctx context.Context, j *hostmetrics.Job) {
 	if j.HasCgroup {
 		c := &j.Cgroup
 		if c.HasCPU {
-			r.addF(ctx, mContCPUTime, st.contCPU[0].Step(c.CPUUser.Seconds()), &st.aMode[modeUser])
-			r.addF(ctx, mContCPUTime, st.contCPU[1].Step(c.CPUSystem.Seconds()), &st.aMode[modeSystem])
+			r.addF(ctx, mContCPUTime, grow(&st.contCPU[0], c.CPUUser.Seconds()), &st.aMode[modeUser])
+			r.addF(ctx, mContCPUTime, grow(&st.contCPU[1], c.CPUSystem.Seconds()), &st.aMode[modeSystem])
 		}
 		if c.HasMemory {
 			r.addLevel(ctx, mContMemory, &st.contMem, c.Memory, &st.aNone)
 		}
 		if c.HasIO {
-			r.addI(ctx, mContDiskIO, st.contIO[dirIn].Step(c.ReadBytes), &st.aDisk[dirIn])
-			r.addI(ctx, mContDiskIO, st.contIO[dirOut].Step(c.WriteBytes), &st.aDisk[dirOut])
+			r.addI(ctx, mContDiskIO, grow(&st.contIO[dirIn], c.ReadBytes), &st.aDisk[dirIn])
+			r.addI(ctx, mContDiskIO, grow(&st.contIO[dirOut], c.WriteBytes), &st.aDisk[dirOut])
 		}
 		r.pressure(ctx, mContPressure, &st.contPSI, &c.Pressure, true)
 	}
