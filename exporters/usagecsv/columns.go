@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/jobtrace/jobtrace/hostmetrics"
+	"github.com/jobtrace/jobtrace/hostmetrics/monotonic"
 )
 
 // Column is one column of the file. Columns is the only list of them: the
@@ -17,7 +18,10 @@ type Column struct {
 	// for the time.
 	Unit string
 	// Delta is set for a cumulative counter written as its change since
-	// the previous row; the first row leaves it empty.
+	// the last row that read it, by the rule of package monotonic: empty
+	// in the row of its first reading and in that of a reading lower than
+	// the last (a reset), and in a row that could not read it, whose
+	// change the next row that reads it counts.
 	Delta bool
 	// Help says what the value is, in one sentence or two.
 	Help string
@@ -35,6 +39,33 @@ type row struct {
 	prev  *hostmetrics.Sample // the sample of the previous row written; nil for the first
 	start time.Time           // the time of the first row written
 	phase Phase
+	mark  *mark // the current column's, as the rows written left it
+}
+
+// mark is what a column of a counter keeps of the last row that read it:
+// the counter (monotonic.Counter, of the column's type), where the
+// reading was made (a figure of the job's: its cgroup or its tree) and
+// when. The Writer keeps one per column, and changes them only with a row
+// written, so that a row lost to a write error has its changes counted by
+// the next.
+type mark struct {
+	u    monotonic.Counter[uint64]
+	d    monotonic.Counter[time.Duration]
+	f    monotonic.Counter[float64]
+	from hostmetrics.From
+	at   time.Time
+}
+
+// take gives counter c, one of r's mark, the reading v of r's sample, made
+// from from, and returns its change since the last reading by the rule of
+// package monotonic. A reading made elsewhere than the last one is of
+// another counter: its change is unknown.
+func take[T monotonic.Number](r *row, c *monotonic.Counter[T], v T, from hostmetrics.From) (T, bool) {
+	if from != r.mark.from {
+		c.Restart()
+		r.mark.from = from
+	}
+	return c.Next(v)
 }
 
 // Columns lists the columns in file order. New columns are only appended.
@@ -64,11 +95,11 @@ var Columns = []Column{
 	{Name: "job_cpu_user_s", Unit: "s", Delta: true,
 		Help:   "CPU time the job spent in user mode since the previous row: its own cgroup when it has one, else its process tree, exited processes included.",
 		Source: "cgroup cpu.stat user_usec, else /proc/<pid>/stat",
-		cell:   deltaDuration(jobCPUUser, jobCPUChange)},
+		cell:   deltaDuration(jobCPUUser, jobCPUFrom)},
 	{Name: "job_cpu_system_s", Unit: "s", Delta: true,
 		Help:   "CPU time the job spent in kernel mode since the previous row, from the same place.",
 		Source: "cgroup cpu.stat system_usec, else /proc/<pid>/stat",
-		cell:   deltaDuration(jobCPUSystem, jobCPUChange)},
+		cell:   deltaDuration(jobCPUSystem, jobCPUFrom)},
 	{Name: "job_cpu_pct", Unit: "%",
 		Help:   "The job's CPU time since the previous row as a share of all CPUs over that time: 100 means every CPU was busy with the job.",
 		Source: "cgroup cpu.stat, else /proc/<pid>/stat",
@@ -92,11 +123,11 @@ var Columns = []Column{
 	{Name: "job_read_bytes", Unit: "bytes", Delta: true,
 		Help:   "Bytes the job read from storage since the previous row: its own cgroup when the io controller is on, else its process tree.",
 		Source: "cgroup io.stat rbytes, else /proc/<pid>/io read_bytes",
-		cell:   deltaUint(jobRead, jobIOChange)},
+		cell:   deltaUint(jobRead, jobIOFrom)},
 	{Name: "job_write_bytes", Unit: "bytes", Delta: true,
 		Help:   "Bytes the job wrote to storage since the previous row, from the same place.",
 		Source: "cgroup io.stat wbytes, else /proc/<pid>/io write_bytes",
-		cell:   deltaUint(jobWrite, jobIOChange)},
+		cell:   deltaUint(jobWrite, jobIOFrom)},
 	{Name: "job_cpu_pressure_some_s", Unit: "s", Delta: true,
 		Help:   "Time since the previous row in which some of the job's tasks waited for a CPU (the job's own cgroup only).",
 		Source: "cgroup cpu.pressure",
@@ -245,50 +276,38 @@ func gauge(get func(*hostmetrics.Sample) (uint64, bool)) func([]byte, *row) []by
 	}
 }
 
-// deltaUint writes the change of a counter since the previous row. It is
-// empty when the previous row lacks the figure, when valid (if not nil) says
-// the change of the two samples' figures is not a change of the counter, or
-// when the counter went back, which happens when what it sums lost a member
-// (an interface or a disk removed): the change is then unknown.
-func deltaUint(get func(*hostmetrics.Sample) (uint64, bool), valid func(prev, cur *hostmetrics.Sample) bool) func([]byte, *row) []byte {
-	return func(b []byte, r *row) []byte {
-		if r.prev == nil || (valid != nil && !valid(r.prev, r.cur)) {
-			return b
-		}
-		a, okA := get(r.prev)
-		c, okC := get(r.cur)
-		if okA && okC && c >= a {
-			b = appendUint(b, c-a)
-		}
-		return b
-	}
+// deltaUint writes the change of a counter since the last row that read
+// it (mark), by the rule of package monotonic: nothing when get says the
+// figure is absent from the row's sample, nor for a change that is not
+// known (the first reading, a reset). from, if not nil, says where the
+// figure was read: a change of place restarts the counter.
+func deltaUint(get func(*hostmetrics.Sample) (uint64, bool), from func(*hostmetrics.Sample) hostmetrics.From) func([]byte, *row) []byte {
+	return delta(get, from, func(m *mark) *monotonic.Counter[uint64] { return &m.u }, appendUint)
 }
 
 // deltaDuration is deltaUint for a counter of time, written in seconds.
-func deltaDuration(get func(*hostmetrics.Sample) (time.Duration, bool), valid func(prev, cur *hostmetrics.Sample) bool) func([]byte, *row) []byte {
-	return func(b []byte, r *row) []byte {
-		if r.prev == nil || (valid != nil && !valid(r.prev, r.cur)) {
-			return b
-		}
-		a, okA := get(r.prev)
-		c, okC := get(r.cur)
-		if okA && okC && c >= a {
-			b = appendDuration(b, c-a)
-		}
-		return b
-	}
+func deltaDuration(get func(*hostmetrics.Sample) (time.Duration, bool), from func(*hostmetrics.Sample) hostmetrics.From) func([]byte, *row) []byte {
+	return delta(get, from, func(m *mark) *monotonic.Counter[time.Duration] { return &m.d }, appendDuration)
 }
 
 // deltaSeconds is deltaUint for a counter of seconds.
 func deltaSeconds(get func(*hostmetrics.Sample) (float64, bool)) func([]byte, *row) []byte {
+	return delta(get, nil, func(m *mark) *monotonic.Counter[float64] { return &m.f }, appendSeconds)
+}
+
+func delta[T monotonic.Number](get func(*hostmetrics.Sample) (T, bool), from func(*hostmetrics.Sample) hostmetrics.From,
+	counter func(*mark) *monotonic.Counter[T], put func([]byte, T) []byte) func([]byte, *row) []byte {
 	return func(b []byte, r *row) []byte {
-		if r.prev == nil {
-			return b
+		v, ok := get(r.cur)
+		if !ok {
+			return b // no reading: the next one's change runs from the last
 		}
-		a, okA := get(r.prev)
-		c, okC := get(r.cur)
-		if okA && okC && c >= a {
-			b = appendSeconds(b, c-a)
+		var f hostmetrics.From
+		if from != nil {
+			f = from(r.cur)
+		}
+		if d, ok := take(r, counter(r.mark), v, f); ok {
+			b = put(b, d)
 		}
 		return b
 	}
@@ -304,57 +323,46 @@ func treeFresh(s *hostmetrics.Sample) bool {
 	return s.Job.HasTree && s.ReadAt(hostmetrics.FromTree).Equal(s.Time)
 }
 
+// readNow says whether a figure of the job read from from was read for
+// sample s: from its cgroup, or from its tree walked for s. A figure of the
+// tree carried from an earlier walk is no new reading: the change to the
+// next walk's counts from the walk it was read at.
+func readNow(s *hostmetrics.Sample, from hostmetrics.From) bool {
+	return from == hostmetrics.FromCgroup || (from == hostmetrics.FromTree && treeFresh(s))
+}
+
 func jobCPUUser(s *hostmetrics.Sample) (time.Duration, bool) {
 	u, _, ok := s.Job.CPU()
-	return u, ok
+	return u, ok && readNow(s, s.Job.CPUFrom())
 }
 
 func jobCPUSystem(s *hostmetrics.Sample) (time.Duration, bool) {
 	_, sys, ok := s.Job.CPU()
-	return sys, ok
+	return sys, ok && readNow(s, s.Job.CPUFrom())
 }
+
+// jobCPUFrom says where the job's CPU time was read. Its cgroup and its
+// tree count differently (the tree misses processes reaped before they
+// were seen): the change from one to the other is unknown.
+func jobCPUFrom(s *hostmetrics.Sample) hostmetrics.From { return s.Job.CPUFrom() }
 
 func jobMemory(s *hostmetrics.Sample) (uint64, bool) {
 	v, ok := s.Job.Memory()
 	return v, ok && (s.Job.MemoryFrom() == hostmetrics.FromCgroup || treeFresh(s))
 }
 
-// jobCPUChange says whether the change of the job's CPU time from the
-// previous row's sample to the current one can be written. Job.CPU must
-// have read both from the same place: it falls back from the cgroup to the
-// process tree when the cgroup's cpu.stat cannot be read, and the two count
-// differently (the tree misses processes reaped before they were seen). And
-// a tree's figures must be from a walk made for the current sample; the
-// previous row's may be older, which is right: they are what the file last
-// said, so the change still adds up.
-func jobCPUChange(prev, cur *hostmetrics.Sample) bool {
-	return sameSource(prev.Job.CPUFrom(), cur.Job.CPUFrom(), cur)
-}
-
-// sameSource says whether a job figure read from prev's source and then
-// from cur's (in sample s) changed as the job's counter did: both from the
-// job's cgroup, or both from its tree with the tree walked for s.
-func sameSource(prev, cur hostmetrics.From, s *hostmetrics.Sample) bool {
-	if cur == hostmetrics.FromCgroup {
-		return prev == hostmetrics.FromCgroup
-	}
-	return prev != hostmetrics.FromCgroup && treeFresh(s)
-}
-
 func jobRead(s *hostmetrics.Sample) (uint64, bool) {
 	r, _, ok := s.Job.IO()
-	return r, ok
+	return r, ok && readNow(s, s.Job.IOFrom())
 }
 
 func jobWrite(s *hostmetrics.Sample) (uint64, bool) {
 	_, w, ok := s.Job.IO()
-	return w, ok
+	return w, ok && readNow(s, s.Job.IOFrom())
 }
 
-// jobIOChange is jobCPUChange for Job.IO.
-func jobIOChange(prev, cur *hostmetrics.Sample) bool {
-	return sameSource(prev.Job.IOFrom(), cur.Job.IOFrom(), cur)
-}
+// jobIOFrom is jobCPUFrom for Job.IO.
+func jobIOFrom(s *hostmetrics.Sample) hostmetrics.From { return s.Job.IOFrom() }
 
 func jobThrottled(s *hostmetrics.Sample) (time.Duration, bool) {
 	cg, ok := s.Job.OwnCgroup()
@@ -433,22 +441,25 @@ func hostNetColumn(name, help string, get func(*hostmetrics.NetIO) uint64) Colum
 		cell: deltaUint(func(s *hostmetrics.Sample) (uint64, bool) { return get(&s.Host.Net), s.Host.HasNet }, nil)}
 }
 
-// jobCPUPct is the job's CPU time between the two rows over the CPU time the
-// machine had in that span (wall time × CPUs), in percent. The span is
-// between the times the figures were read: for the tree, its walks. Tree
-// figures move in clock ticks, so over a short span the share can pass 100;
-// it is capped.
+// jobCPUPct is the job's CPU time since the last row that read it over the
+// CPU time the machine had in that span (wall time × CPUs), in percent: the
+// change of its user and system time together, by the rule of package
+// monotonic, and the span between the times they were read (for the tree,
+// its walks). Tree figures move in clock ticks, so over a short span the
+// share can pass 100; it is capped.
 func jobCPUPct(b []byte, r *row) []byte {
-	if r.prev == nil || !jobCPUChange(r.prev, r.cur) {
-		return b
-	}
-	u0, s0, ok0 := r.prev.Job.CPU()
-	u1, s1, ok1 := r.cur.Job.CPU()
+	u, sys, ok := r.cur.Job.CPU()
 	from := r.cur.Job.CPUFrom()
-	if !ok0 || !ok1 || u1 < u0 || s1 < s0 {
+	if !ok || !readNow(r.cur, from) {
 		return b
 	}
-	share, ok := hostmetrics.CPUShare(u1-u0+s1-s0, r.cur.ReadAt(from).Sub(r.prev.ReadAt(from)), r.cur.Host.NumCPU)
+	at, since := r.cur.ReadAt(from), r.mark.at
+	r.mark.at = at
+	used, known := take(r, &r.mark.d, u+sys, from)
+	if !known {
+		return b
+	}
+	share, ok := hostmetrics.CPUShare(used, at.Sub(since), r.cur.Host.NumCPU)
 	if !ok {
 		return b
 	}

@@ -81,7 +81,10 @@ type Writer struct {
 	row     row
 	prev    hostmetrics.Sample // the sample of the last row written
 	hasPrev bool
-	start   time.Time
+	// marks are the columns' (mark), as the rows written left them; next
+	// are those of the row being written, which replace them once it is.
+	marks, next []mark
+	start       time.Time
 }
 
 var _ hostmetrics.Sink = (*Writer)(nil)
@@ -107,7 +110,8 @@ func newWriter(f file, path string, opts Options) (*Writer, error) {
 	if opts.MaxBytes == 0 {
 		opts.MaxBytes = DefaultMaxBytes
 	}
-	w := &Writer{path: path, opts: opts, f: f, buf: make([]byte, 0, 1024)}
+	w := &Writer{path: path, opts: opts, f: f, buf: make([]byte, 0, 1024),
+		marks: make([]mark, len(Columns)), next: make([]mark, len(Columns))}
 	h := w.buf
 	for i := range Columns {
 		if i > 0 {
@@ -130,9 +134,10 @@ func newWriter(f file, path string, opts Options) (*Writer, error) {
 
 // Sample formats one row from s and writes it with a single write call.
 //
-// The deltas of a row are taken against the last row written, not the
-// last sample seen: when a row is lost to a write error, the next one
-// covers its span too, and a column's sum stays the total.
+// The changes of a row are taken against the last row written that read
+// the figure, not the last sample seen: when a row is lost to a write
+// error, or a figure could not be read, the next row that has it covers
+// that span too, and a column's sum stays the total.
 //
 // Phase and Warn are called without the Writer's lock held, so they may
 // call the Writer's methods.
@@ -161,11 +166,13 @@ func (w *Writer) write(s *hostmetrics.Sample, phase Phase) string {
 	if w.hasPrev {
 		r.prev = &w.prev
 	}
+	copy(w.next, w.marks)
 	b := w.buf[:0]
 	for i := range Columns {
 		if i > 0 {
 			b = append(b, ',')
 		}
+		r.mark = &w.next[i]
 		b = Columns[i].cell(b, r)
 	}
 	b = append(b, '\n')
@@ -195,6 +202,7 @@ func (w *Writer) write(s *hostmetrics.Sample, phase Phase) string {
 	w.prev = *s
 	w.prev.Host.Disks, w.prev.Host.Ifaces = nil, nil
 	w.hasPrev = true
+	w.marks, w.next = w.next, w.marks
 	return ""
 }
 

@@ -3,6 +3,7 @@ package usagecsv
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -206,16 +207,46 @@ func TestDeltaAcrossSourceChange(t *testing.T) {
 }
 
 // TestCounterGoingBack: a counter that went down (an interface removed) has
-// no known change: the cell is empty, not a huge wrapped number.
+// no known change (monotonic's rule): the cell is empty, not a huge wrapped
+// number, and the next row's change counts from the lower reading.
 func TestCounterGoingBack(t *testing.T) {
-	a, b := fullA(), fullB()
+	a, b, c := fullA(), fullB(), fullB()
 	b.Host.Net.RxBytes = a.Host.Net.RxBytes - 1
+	c.Time = b.Time.Add(time.Second)
+	c.Host.Net.RxBytes = b.Host.Net.RxBytes + 300
 	w, path := create(t, Options{})
 	w.Sample(a)
 	w.Sample(b)
-	got := cells(t, readCSV(t, readFile(t, path))[2])
+	w.Sample(c)
+	recs := readCSV(t, readFile(t, path))
+	got := cells(t, recs[2])
 	if got["host_net_rx_bytes"] != "" || got["host_net_tx_bytes"] != "250" {
 		t.Errorf("host_net_rx_bytes, host_net_tx_bytes = %q, %q, want empty, 250", got["host_net_rx_bytes"], got["host_net_tx_bytes"])
+	}
+	if got := cells(t, recs[3]); got["host_net_rx_bytes"] != "300" {
+		t.Errorf("the row after: host_net_rx_bytes = %q, want 300", got["host_net_rx_bytes"])
+	}
+}
+
+// TestCounterNotRead: a row that could not read a counter has an empty
+// cell, and the next row that reads it counts the change since the last
+// row that did, so the column's sum stays the total.
+func TestCounterNotRead(t *testing.T) {
+	a, b, c := fullA(), fullB(), fullB()
+	b.Host.HasNet = false
+	c.Time = b.Time.Add(time.Second)
+	c.Host.Net.RxBytes += 300
+	w, path := create(t, Options{})
+	w.Sample(a)
+	w.Sample(b)
+	w.Sample(c)
+	recs := readCSV(t, readFile(t, path))
+	if got := cells(t, recs[2]); got["host_net_rx_bytes"] != "" {
+		t.Errorf("host_net_rx_bytes = %q not read, want empty", got["host_net_rx_bytes"])
+	}
+	want := fullB().Host.Net.RxBytes + 300 - fullA().Host.Net.RxBytes
+	if got := cells(t, recs[3]); got["host_net_rx_bytes"] != strconv.FormatUint(want, 10) {
+		t.Errorf("the row after: host_net_rx_bytes = %q, want %d, since the last row that read it", got["host_net_rx_bytes"], want)
 	}
 }
 
