@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jobtrace/jobtrace/hostmetrics"
+	"github.com/jobtrace/jobtrace/hostmetrics/monotonic"
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
 	"github.com/jobtrace/jobtrace/insight/sizing"
 )
@@ -67,39 +68,68 @@ func (r *running) stat() Stat {
 	return s
 }
 
-// anchor turns a cumulative counter into rates over spans of at least
-// usage.MinPeakSpan: it holds the counter where the current span began.
+// anchor turns a cumulative counter, of one part or of two read together
+// (a job's user and system CPU time, bytes read and written), into rates
+// over spans of at least usage.MinPeakSpan. Each part's changes are taken
+// by the rule of package monotonic (monotonic.Sum), as resource-usage.csv
+// writes them in columns of their own, and the anchor holds their total
+// where the current span began.
 type anchor struct {
-	t  time.Time
-	v  float64
-	ok bool
+	parts [2]monotonic.Sum[float64]
+	from  hostmetrics.From // where the parts were last read
+	t     time.Time
+	v     float64
+	ok    bool
 }
 
-// next takes the counter's value v read at t. When the span since the
-// anchor is long enough it returns the rate per second over it and the
-// span in seconds, and starts the next span at t. A counter that went back
-// (a device or interface went away, a counter wrapped) counts as no
-// change. An absent value leaves the span open, to end at the next value.
-// The last sample of the job ends the span however short it is, so the
-// work done just before the job's end is counted; its rate is taken over at
-// least MinPeakSpan.
+// next takes the counter's reading v at t. When the span since the anchor
+// is long enough it returns the rate per second over it and the span in
+// seconds, and starts the next span at t. A reading whose change is
+// unknown (a reset: a device or interface went away, a counter wrapped)
+// leaves the span open, to end at the next reading with its changes
+// since: the reset's change is left out, as the CSV's empty cell is. An
+// absent value leaves the span open too. The last sample of the job ends
+// the span however short it is, so the work done just before the job's end
+// is counted; its rate is taken over at least MinPeakSpan.
 func (a *anchor) next(t time.Time, v float64, has, last bool) (perSec, sec float64, ok bool) {
 	if !has {
 		return 0, 0, false
 	}
+	total, known := a.parts[0].Add(v)
+	return a.advance(t, total, known, last)
+}
+
+// next2 is next for a counter of two parts, x and y, read from from: a
+// change of place is a reset of both. The reading's change is known when
+// both parts' are; the changes known of either count in the next span.
+func (a *anchor) next2(t time.Time, x, y float64, from hostmetrics.From, has, last bool) (perSec, sec float64, ok bool) {
+	if !has {
+		return 0, 0, false
+	}
+	if from != a.from {
+		a.parts[0].Restart()
+		a.parts[1].Restart()
+		a.from = from
+	}
+	tx, kx := a.parts[0].Add(x)
+	ty, ky := a.parts[1].Add(y)
+	return a.advance(t, tx+ty, kx && ky, last)
+}
+
+func (a *anchor) advance(t time.Time, v float64, known, last bool) (perSec, sec float64, ok bool) {
 	if !a.ok {
 		a.t, a.v, a.ok = t, v, true
 		return 0, 0, false
 	}
 	d := t.Sub(a.t)
-	if d <= 0 || (d < usage.MinPeakSpan && !last) {
+	if !known || d <= 0 || (d < usage.MinPeakSpan && !last) {
 		return 0, 0, false
 	}
 	sec = d.Seconds()
 	// A last span shorter than MinPeakSpan is taken as if it were that
 	// long: its work counts, without the burst a few clock ticks over a
 	// few milliseconds would make.
-	perSec = max(v-a.v, 0) / max(sec, usage.MinPeakSpan.Seconds())
+	perSec = (v - a.v) / max(sec, usage.MinPeakSpan.Seconds())
 	a.t, a.v = t, v
 	return perSec, sec, true
 }
@@ -180,14 +210,14 @@ func (se *Series) Sample(s *hostmetrics.Sample) {
 	}
 
 	if u, sy, ok := j.CPU(); ok {
-		t := s.ReadAt(j.CPUFrom())
-		if r, sec, ok := se.cpuAt.next(t, (u + sy).Seconds(), true, last); ok && s.Host.NumCPU > 0 {
+		from := j.CPUFrom()
+		if r, sec, ok := se.cpuAt.next2(s.ReadAt(from), u.Seconds(), sy.Seconds(), from, true, last); ok && s.Host.NumCPU > 0 {
 			se.cpu.add(100*min(r/float64(s.Host.NumCPU), 1), sec)
 		}
 	}
 	if rd, wr, ok := j.IO(); ok {
-		t := s.ReadAt(j.IOFrom())
-		if r, sec, ok := se.jobIOAt.next(t, float64(rd)+float64(wr), true, last); ok {
+		from := j.IOFrom()
+		if r, sec, ok := se.jobIOAt.next2(s.ReadAt(from), float64(rd), float64(wr), from, true, last); ok {
 			se.jobIO.add(r, sec)
 		}
 	}
@@ -200,13 +230,13 @@ func (se *Series) Sample(s *hostmetrics.Sample) {
 		se.hostCPU.add(100*min(b/tot, 1), secB)
 	}
 	d := &h.Disk
-	if r, sec, ok := se.opsAt.next(s.Time, float64(d.Reads)+float64(d.Writes), h.HasDisk, last); ok {
+	if r, sec, ok := se.opsAt.next2(s.Time, float64(d.Reads), float64(d.Writes), hostmetrics.FromNone, h.HasDisk, last); ok {
 		se.iops.add(r, sec)
 	}
-	if r, sec, ok := se.diskAt.next(s.Time, float64(d.ReadBytes)+float64(d.WrittenBytes), h.HasDisk, last); ok {
+	if r, sec, ok := se.diskAt.next2(s.Time, float64(d.ReadBytes), float64(d.WrittenBytes), hostmetrics.FromNone, h.HasDisk, last); ok {
 		se.hostIO.add(r, sec)
 	}
-	if r, sec, ok := se.netAt.next(s.Time, float64(h.Net.RxBytes)+float64(h.Net.TxBytes), h.HasNet, last); ok {
+	if r, sec, ok := se.netAt.next2(s.Time, float64(h.Net.RxBytes), float64(h.Net.TxBytes), hostmetrics.FromNone, h.HasNet, last); ok {
 		se.network.add(r, sec)
 	}
 }

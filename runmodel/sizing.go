@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/jobtrace/jobtrace/hostmetrics"
+	"github.com/jobtrace/jobtrace/hostmetrics/monotonic"
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
 	"github.com/jobtrace/jobtrace/insight/sizing"
 	"github.com/jobtrace/jobtrace/insight/verdict"
@@ -86,11 +87,13 @@ func machineMemory(used, available uint64) uint64 {
 }
 
 // reading is what a sizer takes of a sample or of a row: counters are
-// cumulative, in seconds or a count.
+// cumulative, in seconds or a count: a sample's as read, a row's its
+// changes summed, from 0 at the first row.
 type reading struct {
 	t                     time.Time
-	cpuT                  time.Time // when the CPU time was read
-	cpu                   float64   // the job's CPU seconds, user + system
+	cpuT                  time.Time        // when the CPU time was read
+	user, sys             float64          // the job's CPU seconds
+	cpuFrom               hostmetrics.From // where a sample's were read; none for a row
 	numCPU                int
 	mem, memTotal, swap   uint64 // the job's memory, the machine's, its swap in use
 	stall, hostStall, oom float64
@@ -109,7 +112,8 @@ func readingOf(s *hostmetrics.Sample) reading {
 	j := &s.Job
 	r := reading{t: s.Time.Truncate(time.Millisecond), numCPU: s.Host.NumCPU}
 	if u, sy, ok := j.CPU(); ok {
-		r.cpuT, r.cpu, r.hasCPU = s.ReadAt(j.CPUFrom()).Truncate(time.Millisecond), (u + sy).Seconds(), true
+		r.cpuFrom = j.CPUFrom()
+		r.cpuT, r.user, r.sys, r.hasCPU = s.ReadAt(r.cpuFrom).Truncate(time.Millisecond), u.Seconds(), sy.Seconds(), true
 	}
 	r.mem, r.hasMem = j.Memory()
 	if p, ok := j.Pressure(); ok {
@@ -129,29 +133,29 @@ func readingOf(s *hostmetrics.Sample) reading {
 // figuresOfRows gathers the figures of the advice over the rows of
 // resource-usage.csv: the counters, written as changes since the previous
 // row, are summed back, from 0 at the first row (whose changes are empty).
+// A row without a counter's change (it could not read it, or the change is
+// unknown) has no reading of it, as a sample whose change is unknown has
+// none for the sizer's anchor and counters.
 func figuresOfRows(rows []Row) sizing.Figures {
 	var z sizer
-	var cpu, stall, hostStall, oom float64
+	var user, sys, stall, hostStall, oom float64
 	for i := range rows {
 		row := &rows[i]
 		first := i == 0
 		// sum adds the change of column c to *total, and says whether
 		// the row has it (the first row is where the sums start).
-		sum := func(total *float64, cols ...Col) bool {
-			has := first
-			for _, c := range cols {
-				v, ok := row.Get(c)
-				*total += v
-				has = has || ok
-			}
-			return has
+		sum := func(total *float64, c Col) bool {
+			v, ok := row.Get(c)
+			*total += v
+			return first || ok
 		}
 		r := reading{t: row.Time, cpuT: row.Time}
-		r.hasCPU = sum(&cpu, JobCPUUser, JobCPUSystem)
+		hasUser, hasSys := sum(&user, JobCPUUser), sum(&sys, JobCPUSystem)
+		r.hasCPU = hasUser && hasSys
 		r.hasStall = sum(&stall, JobMemoryStall)
 		r.hasHostStall = sum(&hostStall, HostMemoryStall)
 		r.hasOOM = sum(&oom, JobOOMKills)
-		r.cpu, r.stall, r.hostStall, r.oom = cpu, stall, hostStall, oom
+		r.user, r.sys, r.stall, r.hostStall, r.oom = user, sys, stall, hostStall, oom
 		if n, ok := row.Get(HostCPUs); ok {
 			r.numCPU = int(n)
 		}
@@ -188,22 +192,22 @@ type sizer struct {
 	stall, hostStall, oom counter
 }
 
-// counter is the change of a cumulative counter over the readings; a
-// counter that went back counts as no change.
+// counter is the change of a cumulative counter over the readings, by the
+// rule of package monotonic: a change that is not known (a reset) is left
+// out, as the CSV leaves its cell empty.
 type counter struct {
-	prev, sum float64
-	ok, moved bool // moved: read twice, so sum is a change
+	total monotonic.Sum[float64]
+	sum   float64
+	moved bool // a change was known, so sum is one
 }
 
 func (c *counter) add(v float64, has bool) {
 	if !has {
 		return
 	}
-	if c.ok {
-		c.sum += max(v-c.prev, 0)
-		c.moved = true
-	}
-	c.prev, c.ok = v, true
+	var known bool
+	c.sum, known = c.total.Add(v)
+	c.moved = c.moved || known
 }
 
 // observe takes one reading; last is set for the job's last.
@@ -222,7 +226,7 @@ func (z *sizer) observe(r *reading, last bool) {
 	// the job's CPU: a few milliseconds between boundary samples say
 	// nothing. A share above the machine's CPUs is the two readings'
 	// moments apart, not work.
-	if perSec, sec, ok := z.cpuAt.next(r.cpuT, r.cpu, r.hasCPU, last); ok {
+	if perSec, sec, ok := z.cpuAt.next2(r.cpuT, r.user, r.sys, r.cpuFrom, r.hasCPU, last); ok {
 		if z.numCPU > 0 {
 			perSec = min(perSec, float64(z.numCPU))
 		}

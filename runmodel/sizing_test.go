@@ -33,6 +33,9 @@ type sizingTick struct {
 	// noAvailable: the machine does not say what memory is available
 	// (Linux before 3.14), and its memory in use is the older estimate.
 	noAvailable bool
+	// fromTree: the cgroup's cpu.stat could not be read, and the job's
+	// CPU time is its tree's, which misses what was reaped unseen.
+	fromTree bool
 }
 
 // sample is the tick's sample; without a cgroup of its own, the job's
@@ -56,6 +59,11 @@ func (k sizingTick) sample(ownCgroup bool) hostmetrics.Sample {
 	cg := &s.Job.Cgroup
 	user := (k.cpu * 3 / 4).Round(time.Microsecond) // cpu.stat counts microseconds
 	cg.HasCPU, cg.CPUUser, cg.CPUSystem = true, user, k.cpu-user
+	if k.fromTree {
+		cg.HasCPU = false
+		s.Job.HasTree = true
+		s.Job.Tree = hostmetrics.Tree{CPUUser: k.cpu / 2, At: s.Time}
+	}
 	cg.HasMemory, cg.Memory = true, k.mem
 	cg.HasOOMKills, cg.OOMKills = true, k.oom
 	cg.Pressure.Memory = hostmetrics.Pressure{Some: k.stall, HasSome: true}
@@ -186,6 +194,60 @@ func TestAdviceInRunAndFromFilesAgree(t *testing.T) {
 		sameAdvice(t, c.name, inRun, fromFiles)
 		if inRun.Kind != c.kind || inRun.Text != c.text {
 			t.Errorf("%s: %s %q\nwant %s %q", c.name, inRun.Kind, inRun.Text, c.kind, c.text)
+		}
+	}
+}
+
+// A counter that went back is taken by one rule (package monotonic) in the
+// run and in its CSV: the change is unknown, left out, and the next counts
+// from the new reading; so the advice made in the run and from the files
+// agree. Before, the run took the job's CPU time that went back within a
+// span joined to the next (samples at a boundary, a few ms apart) as no
+// work over that span, where the CSV's empty cell left the span open to
+// the next row; and it took a counter whose only change was a reset as one
+// that had moved, by 0, where the CSV has no change of it at all; and it
+// took the change of the job's CPU time from its cgroup to its tree, and
+// back, as one of a counter, where the CSV's cells are empty.
+func TestAdviceAgreesAcrossResets(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		n     int
+		reset func(k *sizingTick)
+		check func(f sizing.Figures) bool
+	}{
+		{"CPU time that went back within a joined span", 60, func(k *sizingTick) {
+			if k.sec > 20.002 {
+				k.cpu -= 3 * time.Second
+			}
+		}, func(f sizing.Figures) bool { return f.AboveOneCPU == time.Minute }}, // busy throughout: the reset is no idle span
+		{"CPU time read from the tree for a sample", 60, func(k *sizingTick) {
+			k.fromTree = k.sec > 30 && k.sec < 31
+		}, func(f sizing.Figures) bool { return f.CPUBusyPeak < 3 }}, // the cgroup's figure over the tree's is no burst of work
+		{"a memory stall that only went back", 1, func(k *sizingTick) {
+			k.stall = 10 * time.Second
+			if k.sec > 0 {
+				k.stall = 5 * time.Second
+			}
+		}, func(f sizing.Figures) bool { return !f.HasMemoryStall }},
+		{"OOM kills that only went back", 1, func(k *sizingTick) {
+			k.oom = 2
+			if k.sec > 0 {
+				k.oom = 1
+			}
+		}, func(f sizing.Figures) bool { return !f.HasOOMKills }},
+		{"a memory stall that went back and went on", 60, func(k *sizingTick) {
+			k.stall = time.Duration(k.sec * float64(700*time.Millisecond))
+			if k.sec > 30 {
+				k.stall -= 20 * time.Second
+			}
+		}, func(f sizing.Figures) bool {
+			return f.HasMemoryStall && f.MemoryStall > 41*time.Second && f.MemoryStall < 43*time.Second
+		}},
+	} {
+		inRun, fromFiles := bothWays(t, sizingJob(c.n, c.reset), true)
+		sameAdvice(t, c.name, inRun, fromFiles)
+		if !c.check(inRun.Figures) {
+			t.Errorf("%s: figures %+v", c.name, inRun.Figures)
 		}
 	}
 }
