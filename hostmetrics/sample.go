@@ -104,12 +104,14 @@ func (c *CPUTimes) Busy() float64 {
 // CPUShare is the share of the machine's CPU time over span (span × numCPU)
 // that used is, 0 to 1: a job's CPU utilization between two readings of its
 // CPU time, span apart (for the job's tree, the span between its walks:
-// Sample.ReadAt of Job.CPUFrom). false when the span is empty, there are no
-// CPUs, or used is negative (a figure went back). A phase's average and
-// peak and a row of the CSV are this one; the statistics of a run take the
-// same share over the spans of their anchors (runmodel.Series).
+// Sample.ReadAt of Job.CPUFrom). used is the change of the CPU time between
+// them by the rule of package monotonic, never negative: the caller judges
+// a figure that went back, by that rule. false when the span is empty or
+// there are no CPUs. A phase's average and peak and a row of the CSV are
+// this one; the statistics of a run take the same share over the spans of
+// their anchors (runmodel.Series).
 func CPUShare(used, span time.Duration, numCPU int) (float64, bool) {
-	if span <= 0 || numCPU <= 0 || used < 0 {
+	if span <= 0 || numCPU <= 0 {
 		return 0, false
 	}
 	return min(used.Seconds()/(span.Seconds()*float64(numCPU)), 1), true

@@ -43,29 +43,26 @@ type row struct {
 }
 
 // mark is what a column of a counter keeps of the last row that read it:
-// the counter (monotonic.Counter, of the column's type), where the
-// reading was made (a figure of the job's: its cgroup or its tree) and
-// when. The Writer keeps one per column, and changes them only with a row
-// written, so that a row lost to a write error has its changes counted by
-// the next.
+// the counter (monotonic.Counter, of the column's type; job_cpu_pct's
+// two, user and system time), where the reading was made (a figure of the
+// job's: its cgroup or its tree) and when. The Writer keeps one per
+// column, and changes them only with a row written, so that a row lost to
+// a write error has its changes counted by the next.
 type mark struct {
 	u    monotonic.Counter[uint64]
-	d    monotonic.Counter[time.Duration]
+	d    [2]monotonic.Counter[time.Duration]
 	f    monotonic.Counter[float64]
 	from hostmetrics.From
 	at   time.Time
 }
 
-// take gives counter c, one of r's mark, the reading v of r's sample, made
-// from from, and returns its change since the last reading by the rule of
-// package monotonic. A reading made elsewhere than the last one is of
-// another counter: its change is unknown.
-func take[T monotonic.Number](r *row, c *monotonic.Counter[T], v T, from hostmetrics.From) (T, bool) {
-	if from != r.mark.from {
-		c.Restart()
-		r.mark.from = from
+// readFrom says where the reading the mark takes next was made: made
+// elsewhere than the last one, it is of another counter, so the mark's
+// counters restart and its change is unknown.
+func (m *mark) readFrom(from hostmetrics.From) {
+	if from != m.from {
+		*m = mark{from: from}
 	}
-	return c.Next(v)
 }
 
 // Columns lists the columns in file order. New columns are only appended.
@@ -287,7 +284,7 @@ func deltaUint(get func(*hostmetrics.Sample) (uint64, bool), from func(*hostmetr
 
 // deltaDuration is deltaUint for a counter of time, written in seconds.
 func deltaDuration(get func(*hostmetrics.Sample) (time.Duration, bool), from func(*hostmetrics.Sample) hostmetrics.From) func([]byte, *row) []byte {
-	return delta(get, from, func(m *mark) *monotonic.Counter[time.Duration] { return &m.d }, appendDuration)
+	return delta(get, from, func(m *mark) *monotonic.Counter[time.Duration] { return &m.d[0] }, appendDuration)
 }
 
 // deltaSeconds is deltaUint for a counter of seconds.
@@ -302,11 +299,10 @@ func delta[T monotonic.Number](get func(*hostmetrics.Sample) (T, bool), from fun
 		if !ok {
 			return b // no reading: the next one's change runs from the last
 		}
-		var f hostmetrics.From
 		if from != nil {
-			f = from(r.cur)
+			r.mark.readFrom(from(r.cur))
 		}
-		if d, ok := take(r, counter(r.mark), v, f); ok {
+		if d, ok := counter(r.mark).Next(v); ok {
 			b = put(b, d)
 		}
 		return b
@@ -443,22 +439,27 @@ func hostNetColumn(name, help string, get func(*hostmetrics.NetIO) uint64) Colum
 
 // jobCPUPct is the job's CPU time since the last row that read it over the
 // CPU time the machine had in that span (wall time × CPUs), in percent: the
-// change of its user and system time together, by the rule of package
-// monotonic, and the span between the times they were read (for the tree,
-// its walks). Tree figures move in clock ticks, so over a short span the
-// share can pass 100; it is capped.
+// changes of its user and system time, by the rule of package monotonic,
+// as the two columns hold them, empty when either is unknown, and the span
+// between the times they were read (for the tree, its walks). Tree figures
+// move in clock ticks, so over a short span the share can pass 100; it is
+// capped.
 func jobCPUPct(b []byte, r *row) []byte {
 	u, sys, ok := r.cur.Job.CPU()
 	from := r.cur.Job.CPUFrom()
 	if !ok || !readNow(r.cur, from) {
 		return b
 	}
-	at, since := r.cur.ReadAt(from), r.mark.at
-	r.mark.at = at
-	used, known := take(r, &r.mark.d, u+sys, from)
-	if !known {
+	m := r.mark
+	m.readFrom(from)
+	at, since := r.cur.ReadAt(from), m.at
+	m.at = at
+	du, knownU := m.d[0].Next(u)
+	ds, knownS := m.d[1].Next(sys)
+	if !knownU || !knownS {
 		return b
 	}
+	used := du + ds
 	share, ok := hostmetrics.CPUShare(used, at.Sub(since), r.cur.Host.NumCPU)
 	if !ok {
 		return b

@@ -212,6 +212,7 @@ func TestDeltaAcrossSourceChange(t *testing.T) {
 func TestCounterGoingBack(t *testing.T) {
 	a, b, c := fullA(), fullB(), fullB()
 	b.Host.Net.RxBytes = a.Host.Net.RxBytes - 1
+	b.Job.Cgroup.CPUSystem = a.Job.Cgroup.CPUSystem - time.Millisecond
 	c.Time = b.Time.Add(time.Second)
 	c.Host.Net.RxBytes = b.Host.Net.RxBytes + 300
 	w, path := create(t, Options{})
@@ -222,6 +223,12 @@ func TestCounterGoingBack(t *testing.T) {
 	got := cells(t, recs[2])
 	if got["host_net_rx_bytes"] != "" || got["host_net_tx_bytes"] != "250" {
 		t.Errorf("host_net_rx_bytes, host_net_tx_bytes = %q, %q, want empty, 250", got["host_net_rx_bytes"], got["host_net_tx_bytes"])
+	}
+	// The job's system time less 1 ms, its user time 1.5 s more: the
+	// system time's change is unknown, and so is the share of the two's.
+	if got["job_cpu_system_s"] != "" || got["job_cpu_user_s"] != "1.5" || got["job_cpu_pct"] != "" {
+		t.Errorf("job_cpu_system_s, job_cpu_user_s, job_cpu_pct = %q, %q, %q; want empty, 1.5, empty",
+			got["job_cpu_system_s"], got["job_cpu_user_s"], got["job_cpu_pct"])
 	}
 	if got := cells(t, recs[3]); got["host_net_rx_bytes"] != "300" {
 		t.Errorf("the row after: host_net_rx_bytes = %q, want 300", got["host_net_rx_bytes"])

@@ -32,8 +32,9 @@ const MaxHeldSamples = 1 << 12
 // A History is not safe for concurrent use: it is fed, and read, by
 // functions the Sampler calls with one sample at a time.
 type History struct {
-	points []point
+	points []point // their counters are the totals of tot
 	gap    time.Duration
+	tot    totals
 }
 
 // Add holds s (its figures are copied).
@@ -44,6 +45,7 @@ func (h *History) add(p point) {
 	if n > 0 && !p.t.After(h.points[n-1].t) {
 		return // a sample seen already (a sink given it twice), or a clock that went back
 	}
+	h.tot.apply(&p)
 	// The last point was held only because it was the last: it goes when
 	// it is closer than gap to the one before it.
 	if n >= 2 && h.points[n-1].t.Sub(h.points[n-2].t) < h.gap {

@@ -147,6 +147,31 @@ func TestHistoryBounded(t *testing.T) {
 	}
 }
 
+// A reset at a sample the thinning drops is kept: the History holds the
+// totals of the changes (monotonic's rule), so a window over the samples
+// held around it leaves its unknown change out, as a Window fed every
+// sample does. Taken as read, the samples held would say the counter went
+// up by the reset's drop less.
+func TestHistoryKeepsResets(t *testing.T) {
+	var h History
+	const n = 2*MaxHeldSamples + 1
+	resetAt := 1001 // a sample the thinning drops
+	for i := range n {
+		rx := uint64(100 * i)
+		if i >= resetAt {
+			rx -= 50000 // an interface went away
+		}
+		h.Add(netSample(time.Duration(i)*time.Second, rx))
+	}
+	if h.Gap() == 0 {
+		t.Fatal("the history was not thinned")
+	}
+	u, _, ok := h.Over(t0, t0.Add(time.Duration(n-1)*time.Second))
+	if want := uint64(100 * (n - 2)); !ok || u.NetworkReceive != want {
+		t.Errorf("received %d (ok %v), want %d: every second's 100 but the reset's", u.NetworkReceive, ok, want)
+	}
+}
+
 // What a full History holds in memory, as docs/sampling.md says: at most
 // 1.4 MiB.
 func TestHistoryMemory(t *testing.T) {

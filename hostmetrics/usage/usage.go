@@ -4,8 +4,10 @@
 // same machine-wide figures for the same interval, so that a slow phase can
 // be told apart from a busy neighbour.
 //
-// Counters are exact deltas between the boundary samples. Peaks are taken
-// over the samples inside the window, so they are as fine as the sampling
+// Counters are the changes between the samples from the begin boundary to
+// the end one, summed by the rule of package monotonic: exact, a reset's
+// change left out, as the CSV's rows of the phase sum. Peaks are taken over
+// the samples inside the window, so they are as fine as the sampling
 // interval; a phase shorter than MinPeakSpan has its average as its peak.
 package usage
 
@@ -13,6 +15,7 @@ import (
 	"time"
 
 	"github.com/jobtrace/jobtrace/hostmetrics"
+	"github.com/jobtrace/jobtrace/hostmetrics/monotonic"
 )
 
 // MinPeakSpan is the shortest span over which a utilisation is taken as a
@@ -23,7 +26,7 @@ const MinPeakSpan = 200 * time.Millisecond
 
 // point is what a window keeps of a sample: the counters, the gauges whose
 // peaks it takes, and the time; about 350 bytes, which a History holds
-// MaxHeldSamples of.
+// MaxHeldSamples of. The counters are as read until a totals takes them.
 type point struct {
 	t                     time.Time
 	cpuLag                time.Duration // how long before t user and sys were read (Sample.ReadAt)
@@ -40,10 +43,12 @@ type point struct {
 	sysMem                uint64 // the machine's memory in use
 
 	hasCPU, hasIO, hasPSI, hasOOM, hasHostCPU, hasDisk, hasNet, hasMem, hasSysMem bool
+	cpuFrom, ioFrom                                                               hostmetrics.From // where user and sys, read and write were read
 }
 
 func pointOf(s *hostmetrics.Sample) point {
-	p := point{t: s.Time, cpuLag: s.Time.Sub(s.ReadAt(s.Job.CPUFrom())), numCPU: s.Host.NumCPU}
+	p := point{t: s.Time, cpuLag: s.Time.Sub(s.ReadAt(s.Job.CPUFrom())), numCPU: s.Host.NumCPU,
+		cpuFrom: s.Job.CPUFrom(), ioFrom: s.Job.IOFrom()}
 	p.user, p.sys, p.hasCPU = s.Job.CPU()
 	p.read, p.write, p.hasIO = s.Job.IO()
 	p.psi, p.hasPSI = s.Job.Pressure()
@@ -59,12 +64,95 @@ func pointOf(s *hostmetrics.Sample) point {
 	return p
 }
 
+// totals turns the counters of points, given in order, into the totals of
+// their changes by the rule of package monotonic (monotonic.Sum): once
+// through apply, a point's counters never go back, and two points'
+// differ by the changes between them, a reset's left out. A figure of the
+// job read elsewhere than before (its tree after its cgroup) is another
+// counter. A Window takes its points through its own totals; a History
+// takes them through one as it holds them, so that a sample it drops when
+// thinned keeps its resets.
+type totals struct {
+	user, sys                           monotonic.Sum[time.Duration]
+	read, write                         monotonic.Sum[uint64]
+	cpuFrom, ioFrom                     hostmetrics.From
+	psi, hostPSI                        pressureTotals
+	oomKill                             monotonic.Sum[uint64]
+	hostCPU                             [8]monotonic.Sum[float64]
+	diskRead, diskWritten, netRx, netTx monotonic.Sum[uint64]
+}
+
+// pressureTotals are the totals of a PressureSet's lines: CPU, memory and
+// IO, some and full.
+type pressureTotals [3][2]monotonic.Sum[time.Duration]
+
+func (t *totals) apply(p *point) {
+	if p.hasCPU {
+		restart(&t.cpuFrom, p.cpuFrom, &t.user, &t.sys)
+		p.user = add(&t.user, p.user)
+		p.sys = add(&t.sys, p.sys)
+	}
+	if p.hasIO {
+		restart(&t.ioFrom, p.ioFrom, &t.read, &t.write)
+		p.read, p.write = add(&t.read, p.read), add(&t.write, p.write)
+	}
+	if p.hasPSI {
+		t.psi.apply(&p.psi)
+	}
+	if p.hasOOM {
+		p.oomKill = add(&t.oomKill, p.oomKill)
+	}
+	if p.hasHostCPU {
+		c := &p.hostCPU
+		for i, v := range [...]*float64{&c.User, &c.Nice, &c.System, &c.Idle, &c.IOWait, &c.IRQ, &c.SoftIRQ, &c.Steal} {
+			*v = add(&t.hostCPU[i], *v)
+		}
+	}
+	if p.hasDisk {
+		p.diskRead, p.diskWritten = add(&t.diskRead, p.diskRead), add(&t.diskWritten, p.diskWritten)
+	}
+	if p.hasNet {
+		p.netRx, p.netTx = add(&t.netRx, p.netRx), add(&t.netTx, p.netTx)
+	}
+	t.hostPSI.apply(&p.hostPSI)
+}
+
+func (t *pressureTotals) apply(p *hostmetrics.PressureSet) {
+	for i, r := range [...]*hostmetrics.Pressure{&p.CPU, &p.Memory, &p.IO} {
+		if r.HasSome {
+			r.Some = add(&t[i][0], r.Some)
+		}
+		if r.HasFull {
+			r.Full = add(&t[i][1], r.Full)
+		}
+	}
+}
+
+// add is the total of s's changes up to the reading v.
+func add[T monotonic.Number](s *monotonic.Sum[T], v T) T {
+	total, _ := s.Add(v)
+	return total
+}
+
+// restart restarts the sums of a figure of the job when it is read from
+// elsewhere than before (*last), which it then is.
+func restart[T monotonic.Number](last *hostmetrics.From, from hostmetrics.From, sums ...*monotonic.Sum[T]) {
+	if from == *last {
+		return
+	}
+	for _, s := range sums {
+		s.Restart()
+	}
+	*last = from
+}
+
 // Window accumulates the usage of one phase (or of the whole job) from its
 // begin sample to its end sample. The zero Window is not started: call
 // Begin.
 type Window struct {
 	begin, last point // last: where the current peak span starts
 	started     bool
+	tot         totals // the counters of begin and last are its
 
 	memPeak    uint64
 	hasMem     bool
@@ -82,8 +170,9 @@ type Window struct {
 func (w *Window) Begin(s *hostmetrics.Sample) { w.beginAt(pointOf(s)) }
 
 func (w *Window) beginAt(p point) {
-	*w = Window{begin: p, started: true}
-	w.last = w.begin
+	*w = Window{started: true}
+	w.tot.apply(&p)
+	w.begin, w.last = p, p
 	w.gauges(p)
 }
 
@@ -101,6 +190,12 @@ func (w *Window) addAt(p point) {
 	if !w.started {
 		return
 	}
+	w.tot.apply(&p)
+	w.take(p)
+}
+
+// take takes p, its counters totals, into the gauges and the peaks.
+func (w *Window) take(p point) {
 	w.gauges(p)
 	if p.t.Sub(w.last.t) < MinPeakSpan {
 		return
@@ -139,13 +234,14 @@ func (w *Window) End(s *hostmetrics.Sample) Usage {
 }
 
 func (w *Window) endAt(e point) Usage {
-	w.addAt(e)
+	w.tot.apply(&e)
+	w.take(e)
 	b := w.begin
 	u := Usage{Duration: e.t.Sub(b.t), Samples: w.samples, NumCPU: e.numCPU}
 	if b.hasCPU && e.hasCPU {
 		u.HasCPU = true
-		u.CPUUser = nonNeg(e.user - b.user)
-		u.CPUSystem = nonNeg(e.sys - b.sys)
+		u.CPUUser = e.user - b.user
+		u.CPUSystem = e.sys - b.sys
 		u.CPUAvg, _ = jobUtil(b, e)
 		u.CPUPeak = u.CPUAvg
 		if w.hasPeak && w.cpuPeak > u.CPUPeak {
@@ -155,7 +251,7 @@ func (w *Window) endAt(e point) Usage {
 	u.HasMemory, u.MemoryPeak = w.hasMem, w.memPeak
 	if b.hasIO && e.hasIO {
 		u.HasIO = true
-		u.ReadBytes, u.WriteBytes = sub(e.read, b.read), sub(e.write, b.write)
+		u.ReadBytes, u.WriteBytes = e.read-b.read, e.write-b.write
 	}
 	if b.hasPSI && e.hasPSI {
 		u.HasPressure = true
@@ -163,7 +259,7 @@ func (w *Window) endAt(e point) Usage {
 	}
 	if b.hasOOM && e.hasOOM {
 		u.HasOOMKills = true
-		u.OOMKills = sub(e.oomKill, b.oomKill)
+		u.OOMKills = e.oomKill - b.oomKill
 	}
 	if b.hasHostCPU && e.hasHostCPU {
 		u.HasSystemCPU = true
@@ -172,30 +268,30 @@ func (w *Window) endAt(e point) Usage {
 		if w.hasSysPeak && w.sysPeak > u.SystemCPUPeak {
 			u.SystemCPUPeak = w.sysPeak
 		}
-		u.SystemCPUIOWait = secondsDuration(max(e.hostCPU.IOWait-b.hostCPU.IOWait, 0))
-		u.SystemCPUSteal = secondsDuration(max(e.hostCPU.Steal-b.hostCPU.Steal, 0))
+		u.SystemCPUIOWait = secondsDuration(e.hostCPU.IOWait - b.hostCPU.IOWait)
+		u.SystemCPUSteal = secondsDuration(e.hostCPU.Steal - b.hostCPU.Steal)
 	}
 	u.HasSystemMemory, u.SystemMemoryPeak = w.hasSysMem, w.sysMemPeak
 	if b.hasDisk && e.hasDisk {
 		u.HasSystemDisk = true
-		u.SystemReadBytes = sub(e.diskRead, b.diskRead)
-		u.SystemWriteBytes = sub(e.diskWritten, b.diskWritten)
+		u.SystemReadBytes = e.diskRead - b.diskRead
+		u.SystemWriteBytes = e.diskWritten - b.diskWritten
 	}
 	if b.hasNet && e.hasNet {
 		u.HasNetwork = true
-		u.NetworkReceive = sub(e.netRx, b.netRx)
-		u.NetworkTransmit = sub(e.netTx, b.netTx)
+		u.NetworkReceive = e.netRx - b.netRx
+		u.NetworkTransmit = e.netTx - b.netTx
 	}
 	u.SystemPressure = stalls(b.hostPSI, e.hostPSI)
 	u.HasSystemPressure = u.SystemPressure.Has()
 	return u
 }
 
-// jobUtil is the job's CPU time between a and b over the CPU time the
-// machine had between the times those figures were read
-// (hostmetrics.CPUShare): 0 to 1.
+// jobUtil is the job's CPU time between a and b, points whose counters are
+// totals, over the CPU time the machine had between the times those
+// figures were read (hostmetrics.CPUShare): 0 to 1.
 func jobUtil(a, b point) (float64, bool) {
-	if !a.hasCPU || !b.hasCPU || b.user < a.user || b.sys < a.sys {
+	if !a.hasCPU || !b.hasCPU {
 		return 0, false
 	}
 	span := b.t.Sub(a.t) - b.cpuLag + a.cpuLag
@@ -225,14 +321,5 @@ func stall(ok bool, a, b time.Duration) (time.Duration, bool) {
 	if !ok {
 		return 0, false
 	}
-	return nonNeg(b - a), true
-}
-
-func nonNeg(d time.Duration) time.Duration { return max(d, 0) }
-
-func sub(a, b uint64) uint64 {
-	if a < b {
-		return 0
-	}
-	return a - b
+	return b - a, true
 }

@@ -180,6 +180,48 @@ func TestHostCPUWaitExact(t *testing.T) {
 	}
 }
 
+// netSample is a sample at t0+at whose host has received rx bytes.
+func netSample(at time.Duration, rx uint64) *hostmetrics.Sample {
+	s := sample(at, 0, 0, 0, 1, 1)
+	s.Host.HasNet, s.Host.Net.RxBytes = true, rx
+	return s
+}
+
+// A counter that went back between a phase's boundaries (a network
+// interface went away, and the machine's sum lost its bytes) is taken by
+// monotonic's rule: the change to the lower reading is unknown and left
+// out, and the next counts from it, as the CSV's rows of the phase sum.
+// Before, the phase took its end less its begin: with the end lower, no
+// traffic at all.
+func TestWindowAcrossAReset(t *testing.T) {
+	var w Window
+	w.Begin(netSample(0, 1000))
+	w.Add(netSample(time.Second, 1200))       // +200
+	w.Add(netSample(2*time.Second, 400))      // a reset: unknown
+	u := w.End(netSample(3*time.Second, 700)) // +300
+	if !u.HasNetwork || u.NetworkReceive != 500 {
+		t.Errorf("received %d (has %v), want 500", u.NetworkReceive, u.HasNetwork)
+	}
+}
+
+// The job's CPU time read from its tree at a phase's begin (its cgroup
+// could not be read) and from its cgroup at its end are two counters: the
+// change from one to the other is unknown, as the CSV's cells are empty.
+// Before, the phase took the cgroup's figure less the tree's, which misses
+// the processes reaped before they were seen.
+func TestWindowAcrossASourceChange(t *testing.T) {
+	b := sample(0, 0, 0, 0, 1, 1)
+	b.Job.Cgroup.HasCPU = false
+	b.Job.HasTree = true
+	b.Job.Tree = hostmetrics.Tree{CPUUser: 4 * time.Second, At: b.Time}
+	var w Window
+	w.Begin(b)
+	u := w.End(sample(time.Second, 12*time.Second, 0, 0, 2, 1))
+	if u.CPU() != 0 {
+		t.Errorf("CPU %v from the tree's 4s to the cgroup's 12s, want 0: unknown", u.CPU())
+	}
+}
+
 // treeSample is a sample of a job measured by walking its tree, last walked
 // at walked, when it had used cpu.
 func treeSample(at, walked, cpu time.Duration) *hostmetrics.Sample {
