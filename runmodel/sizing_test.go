@@ -112,9 +112,10 @@ func sizingJob(n int, change func(k *sizingTick)) []sizingTick {
 }
 
 // bothWays gives the samples of ks to a Recorder's statistics and to a
-// real usagecsv.Writer, as a run does, and returns the advice of the
-// model made in the run and of the model read back from the CSV.
-func bothWays(t *testing.T, ks []sizingTick, ownCgroup bool) (inRun, fromFiles sizing.Advice) {
+// real usagecsv.Writer, as a run does, and to also if not nil, and returns
+// the advice of the model made in the run and of the model read back from
+// the CSV, and the rows read back.
+func bothWays(t *testing.T, ks []sizingTick, ownCgroup bool, also hostmetrics.Sink) (inRun, fromFiles sizing.Advice, rows []Row) {
 	t.Helper()
 	dir := t.TempDir()
 	rec := NewRecorder()
@@ -126,6 +127,9 @@ func bothWays(t *testing.T, ks []sizingTick, ownCgroup bool) (inRun, fromFiles s
 		s := k.sample(ownCgroup)
 		rec.Samples().Sample(&s)
 		w.Sample(&s)
+		if also != nil {
+			also.Sample(&s)
+		}
 	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
@@ -144,7 +148,7 @@ func bothWays(t *testing.T, ks []sizingTick, ownCgroup bool) (inRun, fromFiles s
 	if a, b := run.Advice(), rec.Advice(nil, verdict.Verdict{}); a.Text != b.Text || a.Figures != b.Figures {
 		t.Errorf("the model's advice %+v\nis not the Recorder's %+v", a, b)
 	}
-	return run.Advice(), read.Advice()
+	return run.Advice(), read.Advice(), read.Rows
 }
 
 // sameAdvice checks that the advice made in a run and made again from its
@@ -190,7 +194,7 @@ func TestAdviceInRunAndFromFilesAgree(t *testing.T) {
 			"the machine swapped 600 MiB out: needs more memory, 16 GiB or more"},
 		{"too short", 5, true, nil, sizing.TooShort, "ran 5.0 s: too short to size a machine for (10 s at least)"},
 	} {
-		inRun, fromFiles := bothWays(t, sizingJob(c.n, c.change), c.ownCgroup)
+		inRun, fromFiles, _ := bothWays(t, sizingJob(c.n, c.change), c.ownCgroup, nil)
 		sameAdvice(t, c.name, inRun, fromFiles)
 		if inRun.Kind != c.kind || inRun.Text != c.text {
 			t.Errorf("%s: %s %q\nwant %s %q", c.name, inRun.Kind, inRun.Text, c.kind, c.text)
@@ -244,11 +248,73 @@ func TestAdviceAgreesAcrossResets(t *testing.T) {
 			return f.HasMemoryStall && f.MemoryStall > 41*time.Second && f.MemoryStall < 43*time.Second
 		}},
 	} {
-		inRun, fromFiles := bothWays(t, sizingJob(c.n, c.reset), true)
+		inRun, fromFiles, _ := bothWays(t, sizingJob(c.n, c.reset), true, nil)
 		sameAdvice(t, c.name, inRun, fromFiles)
 		if !c.check(inRun.Figures) {
 			t.Errorf("%s: figures %+v", c.name, inRun.Figures)
 		}
+	}
+}
+
+// windowSink gives every sample to a usage.Window: the first begins it,
+// the end sample ends it.
+type windowSink struct {
+	w usage.Window
+	u usage.Usage
+}
+
+func (ws *windowSink) Sample(s *hostmetrics.Sample) {
+	switch {
+	case !ws.w.Started():
+		ws.w.Begin(s)
+	case s.Reason == hostmetrics.ReasonEnd:
+		ws.u = ws.w.End(s)
+	default:
+		ws.w.Add(s)
+	}
+}
+
+// One sequence of samples whose counters are reset (the job's CPU time, its
+// memory stall and its OOM kills go back, then on), given to the CSV, to a
+// phase's usage window and to the run's statistics, is taken by one rule
+// (package monotonic) in each: a column of the CSV summed over its rows is
+// the window's usage, and the advice made in the run is the one made from
+// the CSV. Before, the window took its end less its begin: less than the
+// CSV's sum by each reset's drop.
+func TestOneRuleAcrossArtifacts(t *testing.T) {
+	ks := sizingJob(60, func(k *sizingTick) {
+		k.stall = time.Duration(k.sec * float64(700*time.Millisecond))
+		k.oom = uint64(k.sec) / 10
+		if k.sec > 20.002 {
+			k.cpu -= 3 * time.Second
+		}
+		if k.sec > 30 {
+			k.stall -= 20 * time.Second
+			k.oom -= 3
+		}
+	})
+	var ws windowSink
+	inRun, fromFiles, rows := bothWays(t, ks, true, &ws)
+	sameAdvice(t, "resets", inRun, fromFiles)
+	sum := func(c Col) float64 {
+		var total float64
+		for i := range rows {
+			v, _ := rows[i].Get(c)
+			total += v
+		}
+		return total
+	}
+	u := &ws.u
+	if cpu := sum(JobCPUUser) + sum(JobCPUSystem); math.Abs(cpu-u.CPU().Seconds()) > 1e-6 {
+		t.Errorf("the CSV's CPU time sums to %v s, the window's is %v", cpu, u.CPU())
+	}
+	if stall := sum(JobMemoryStall); !u.Pressure.HasMemorySome || math.Abs(stall-u.Pressure.MemorySome.Seconds()) > 1e-6 {
+		t.Errorf("the CSV's memory stall sums to %v s, the window's is %v", stall, u.Pressure.MemorySome)
+	}
+	// 6 kills, but the one in the second the reset came in, whose change
+	// is unknown.
+	if oom := sum(JobOOMKills); !u.HasOOMKills || oom != float64(u.OOMKills) || u.OOMKills != 5 {
+		t.Errorf("the CSV's OOM kills sum to %v, the window's are %d; want 5", oom, u.OOMKills)
 	}
 }
 
@@ -311,7 +377,7 @@ func TestMachineMemoryIsOneFigure(t *testing.T) {
 		want  uint64
 	}{{"available", true, 32 << 30}, {"no MemAvailable", false, 0}} {
 		ks := sizingJob(60, func(k *sizingTick) { k.noAvailable = !c.avail })
-		inRun, fromFiles := bothWays(t, ks, true)
+		inRun, fromFiles, _ := bothWays(t, ks, true, nil)
 		sameAdvice(t, c.name, inRun, fromFiles)
 		if inRun.MachineMemory != c.want || fromFiles.MachineMemory != c.want {
 			t.Errorf("%s: the machine's memory %d in the run, %d from the files; want %d", c.name, inRun.MachineMemory, fromFiles.MachineMemory, c.want)
