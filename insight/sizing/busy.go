@@ -45,14 +45,15 @@ type BusyCPUs struct {
 }
 
 // Add counts d of time during which cpus CPUs were busy (CPU seconds per
-// second). A span of no time, or a figure that is not a number, counts for
-// nothing.
+// second), a rate of the changes of the job's CPU time taken by the rule of
+// package monotonic, which are never negative. A span of no time, or a
+// figure that is negative or not a number, counts for nothing: this is no
+// second rule for a counter that went back.
 func (b *BusyCPUs) Add(cpus float64, d time.Duration) {
 	sec := d.Seconds()
-	if sec <= 0 || math.IsNaN(cpus) {
+	if sec <= 0 || !(cpus >= 0) {
 		return
 	}
-	cpus = max(cpus, 0)
 	i := bucket(cpus)
 	b.w[i] += sec
 	b.top[i] = max(b.top[i], cpus)
