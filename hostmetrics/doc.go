@@ -35,7 +35,7 @@
 // binaries link no gopsutil), and the per-OS files hold only the reading. The
 // sources share the rules that are not about reading: one walkPacer spaces
 // out the walks of a costly tree, and one treeTotals turns a walk into Tree
-// figures that never go down (package monotonic), and hostDiskIO and
+// figures that never go down (monotonic.Held), and hostDiskIO and
 // hostNetIO sum the disks and interfaces of every source by the same rule.
 //
 // The sinks read a Sample by its own rules rather than their own copies: a
