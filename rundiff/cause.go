@@ -2,12 +2,9 @@ package rundiff
 
 import (
 	"fmt"
-	"math"
-	"strconv"
-	"time"
 
 	"github.com/jobtrace/jobtrace/insight/verdict"
-	"github.com/jobtrace/jobtrace/render/summary"
+	"github.com/jobtrace/jobtrace/internal/figure"
 )
 
 // Cause is the most likely cause of a change in a phase's duration.
@@ -66,7 +63,7 @@ type rule struct {
 func rules() []rule {
 	return []rule{
 		{CauseMoreWork, CauseLessWork, moreWork, func(c, b *Figures) string {
-			return ratio(c, b, CPUTime, secs) + " CPU time"
+			return ratio(c, b, CPUTime, figure.Seconds) + " CPU time"
 		}},
 		{CauseNeighbours, CauseNeighboursGone, verdictSays(verdict.Starved), verdictPhrase(verdict.Starved)},
 		{CauseIO, CauseLessIO, verdictSays(verdict.IOBound), verdictPhrase(verdict.IOBound)},
@@ -77,7 +74,7 @@ func rules() []rule {
 			return fmt.Sprintf("same CPU time, waited for a CPU %s (%s of the time; base: %s)", stallChange(c, b, CPUStall), pctOf(c, CPUStall), pctOf(b, CPUStall))
 		}},
 		{CauseIO, CauseLessIO, func(m, l *Figures) bool { return up(l, m, DiskIO) }, func(c, b *Figures) string {
-			return "same CPU time, " + ratio(c, b, DiskIO, summary.Bytes) + " disk IO"
+			return "same CPU time, " + ratio(c, b, DiskIO, figure.Bytes) + " disk IO"
 		}},
 		{CauseIO, CauseLessIO, stalled(IOStall), func(c, b *Figures) string {
 			return fmt.Sprintf("same CPU time, waited for IO %s (%s of the time; base: %s)", stallChange(c, b, IOStall), pctOf(c, IOStall), pctOf(b, IOStall))
@@ -164,9 +161,9 @@ func stallTimes(a, b *Figures, f Figure) (ta, tb float64, ok bool) {
 func stallChange(c, b *Figures, f Figure) string {
 	tc, tb, _ := stallTimes(c, b, f)
 	if tc >= tb {
-		return secs(tc-tb) + " longer"
+		return figure.Seconds(tc-tb) + " longer"
 	}
-	return secs(tb-tc) + " less"
+	return figure.Seconds(tb-tc) + " less"
 }
 
 // up reports whether figure f went up beyond noise from a to b.
@@ -239,7 +236,7 @@ func ratio(c, b *Figures, f Figure, unit func(float64) string) string {
 	vc, _ := c.Get(f)
 	vb, _ := b.Get(f)
 	if vb > 0 && vc/vb >= 0.1 && vc/vb < 100 {
-		return strconv.FormatFloat(vc/vb, 'f', 1, 64) + "×"
+		return figure.Count(vc/vb) + "×"
 	}
 	return signed(vc-vb, unit)
 }
@@ -252,16 +249,14 @@ func signed(d float64, unit func(float64) string) string {
 	return "+" + unit(d)
 }
 
-func secs(s float64) string { return summary.Duration(time.Duration(math.Round(s * 1e9))) }
+// pct prints a share (0–1) in percent (figure.Percent).
+func pct(share float64) string { return figure.Percent(share * 100) }
 
-// pct prints a share (0–1) in percent, whole.
-func pct(share float64) string { return strconv.FormatFloat(share*100, 'f', 0, 64) + "%" }
-
-// pctOf prints figure f of fs in percent, "–" when absent.
+// pctOf prints figure f of fs in percent, absent when fs lacks it.
 func pctOf(fs *Figures, f Figure) string {
 	v, ok := fs.Get(f)
 	if !ok {
-		return "–"
+		return absent
 	}
 	return pct(v)
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/jobtrace/jobtrace/internal/cleantext"
-	"github.com/jobtrace/jobtrace/render/summary"
+	"github.com/jobtrace/jobtrace/internal/figure"
 )
 
 // MaxListed bounds the phases the text and Markdown renderings list: a
@@ -24,7 +24,7 @@ const MaxListed = 100
 const MaxDepth = 8
 
 // absent is what a figure that is not there prints as.
-const absent = "–"
+const absent = figure.Absent
 
 // Labels name the two sides in a rendering: the base runs' directories
 // and the run compared's.
@@ -94,15 +94,16 @@ func (d *Diff) Table() Table {
 	return t
 }
 
-// Format prints figure f's value in its unit.
+// Format prints figure f's value in its unit, by the rules of package
+// figure.
 func Format(f Figure, v float64) string {
 	switch f {
 	case Duration, CPUTime:
-		return secs(v)
+		return figure.Seconds(v)
 	case CPUsBusy:
-		return strconv.FormatFloat(v, 'f', 2, 64)
+		return figure.Count(v)
 	case MemoryPeak, DiskIO:
-		return summary.Bytes(v)
+		return figure.Bytes(v)
 	}
 	return pct(v)
 }
@@ -163,9 +164,9 @@ func ChangeText(r *Row) string {
 	switch r.Status {
 	case StatusSlower, StatusFaster:
 		_, b, c, _ := r.Change(Duration)
-		s := signed(c-b, secs)
+		s := signed(c-b, figure.Seconds)
 		if b > 0 {
-			s += " (" + signed(math.Round((c-b)/b*100), func(p float64) string { return strconv.FormatFloat(p, 'f', 0, 64) + "%" }) + ")"
+			s += " (" + signed((c-b)/b*100, figure.Percent) + ")"
 		}
 		return s
 	case StatusUnknown:

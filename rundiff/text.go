@@ -53,7 +53,7 @@ func writeText(w io.Writer, d *Diff, l Labels, colour bool) error {
 	return err
 }
 
-// jobLine says how the job changed: "3.12s → 6.40s, +3.28s (+105%): the
+// jobLine says how the job changed: "3.12s → 6.4s, +3.28s (+105%): the
 // cause".
 func jobLine(r *Row) string {
 	s := jobChange(r)
@@ -63,7 +63,7 @@ func jobLine(r *Row) string {
 	return s
 }
 
-// jobChange says how the job's duration changed: "3.12s → 6.40s, +3.28s
+// jobChange says how the job's duration changed: "3.12s → 6.4s, +3.28s
 // (+105%)".
 func jobChange(r *Row) string {
 	s := durationCell(r)
@@ -131,7 +131,7 @@ func writeAligned(b *bytes.Buffer, t Table, colour bool) {
 	}
 }
 
-// JobLine says how the job changed and why: "7.03s → 10.65s, +3.62s
+// JobLine says how the job changed and why: "7.03s → 10.7s, +3.62s
 // (+51%): same CPU time, … — slowed by neighbours"; "" without the job on
 // both sides.
 func (d *Diff) JobLine() string {

@@ -141,6 +141,18 @@ func goldenRun(t *testing.T, dir string) *runmodel.Recorder {
 	return rec
 }
 
+// goldenFromFiles is the model of goldenRun read back from its files.
+func goldenFromFiles(t *testing.T) *runmodel.Run {
+	t.Helper()
+	dir := t.TempDir()
+	goldenRun(t, dir)
+	run, _, err := runmodel.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run
+}
+
 // artifacts renders every artifact of run: profile.json, report.html and
 // usage.svg in dir, and the summary as text and Markdown, returned by
 // file name.
@@ -218,12 +230,7 @@ func TestGoldenArtifacts(t *testing.T) {
 // once when it was made (runmodel.Span.Verdict): attributes changed
 // afterwards are not read again.
 func TestRenderersShowTheModelsVerdicts(t *testing.T) {
-	dir := t.TempDir()
-	goldenRun(t, dir)
-	run, _, err := runmodel.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := goldenFromFiles(t)
 	const changed = "changed after the model was made"
 	spans := []*runmodel.Span{&run.Job}
 	for i := range run.Phases {

@@ -181,18 +181,18 @@ func TestAdviceInRunAndFromFilesAgree(t *testing.T) {
 		text      string
 	}{
 		{"sized", 60, true, nil, sizing.Sized,
-			"used 2.3 of 8 CPUs (p95; more than one for 1 min) and at most 3.1 GiB: a 4-CPU, 8 GiB machine would do"},
+			"used 2.3 of 8 CPUs (p95; more than one for 1m00s) and at most 3.1 GiB: a 4-CPU, 8 GiB machine would do"},
 		{"its tree", 60, false, nil, sizing.Sized,
-			"used 2.3 of 8 CPUs (p95; more than one for 1 min) and at most 3.1 GiB: a 4-CPU, 8 GiB machine would do"},
+			"used 2.3 of 8 CPUs (p95; more than one for 1m00s) and at most 3.1 GiB: a 4-CPU, 8 GiB machine would do"},
 		{"memory pressure", 60, true, func(k *sizingTick) { k.stall = time.Duration(k.sec * float64(700*time.Millisecond)) }, sizing.NeedsMemory,
-			"hit memory pressure for 42 s: needs more memory, 16 GiB or more"},
+			"hit memory pressure for 42s: needs more memory, 16 GiB or more"},
 		{"the machine's memory pressure", 60, false, func(k *sizingTick) { k.stall = time.Duration(k.sec * float64(700*time.Millisecond)) }, sizing.NeedsMemory,
-			"the machine was under memory pressure for 1 min 24 s: needs more memory, 16 GiB or more"},
+			"the machine was under memory pressure for 1m24s: needs more memory, 16 GiB or more"},
 		{"OOM-killed", 60, true, func(k *sizingTick) { k.oom = uint64(k.sec) / 25 }, sizing.NeedsMemory,
 			"2 processes were OOM-killed at 3.1 GiB: needs more memory, 16 GiB or more"},
 		{"swapped", 60, true, func(k *sizingTick) { k.swap = 1<<30 + uint64(k.sec*float64(10<<20)) }, sizing.NeedsMemory,
 			"the machine swapped 600 MiB out: needs more memory, 16 GiB or more"},
-		{"too short", 5, true, nil, sizing.TooShort, "ran 5.0 s: too short to size a machine for (10 s at least)"},
+		{"too short", 5, true, nil, sizing.TooShort, "ran 5s: too short to size a machine for (10s at least)"},
 	} {
 		inRun, fromFiles, _ := bothWays(t, sizingJob(c.n, c.change), c.ownCgroup, nil)
 		sameAdvice(t, c.name, inRun, fromFiles)

@@ -18,6 +18,7 @@ import (
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/exporters/usagecsv"
 	"github.com/jobtrace/jobtrace/internal/cleantext"
+	"github.com/jobtrace/jobtrace/internal/figure"
 	"github.com/jobtrace/jobtrace/internal/stackhint"
 	"github.com/jobtrace/jobtrace/spans/protocol"
 	"github.com/jobtrace/jobtrace/spans/wire"
@@ -289,9 +290,9 @@ func printEnd(log Logger, o Settings, res telemetry.ShutdownResult, pipe *teleme
 	}
 	writeSummary(log, o, end)
 	if end.told {
-		log.Printf("job %q ended with result %s after %s; trace %s", o.Name, end.result, fmtDuration(end.took), root.TraceID())
+		log.Printf("job %q ended with result %s after %s; trace %s", o.Name, end.result, figure.Duration(end.took), root.TraceID())
 	} else {
-		log.Printf("job %q exited with code %d after %s; trace %s", o.Name, end.code, fmtDuration(end.took), root.TraceID())
+		log.Printf("job %q exited with code %d after %s; trace %s", o.Name, end.code, figure.Duration(end.took), root.TraceID())
 	}
 	if res.Lost > 0 {
 		log.Printf("%d spans written to %s, %d lost: the spool could not be written", res.Spans, pipe.SpoolPath(), res.Lost)
@@ -307,14 +308,14 @@ func printEnd(log Logger, o Settings, res telemetry.ShutdownResult, pipe *teleme
 	case !res.Exported:
 		// No endpoint configured: local artifacts only.
 	case res.Pending == 0 && res.Err == nil:
-		log.Printf("exported to %s in %s", res.Endpoint, fmtDuration(res.Took))
+		log.Printf("exported to %s in %s", res.Endpoint, figure.Duration(res.Took))
 	default:
 		reason := ""
 		if res.Err != nil {
 			reason = ": " + firstLine(res.Err.Error())
 		}
 		log.Printf("export to %s incomplete after %s%s; %d spans pending: send them with `jobtrace replay %s`",
-			res.Endpoint, fmtDuration(res.Took), reason, res.Pending, pipe.Dir())
+			res.Endpoint, figure.Duration(res.Took), reason, res.Pending, pipe.Dir())
 	}
 	telemetry.ExportNotes(log.Printf, res.Rejected, res.Discarded, res.Uncertain, res.Resent, pipe.SpoolPath())
 	switch {

@@ -77,8 +77,6 @@ func envValue(env []string, key string) string {
 	return v
 }
 
-func fmtDuration(d time.Duration) string { return summary.Duration(d) }
-
 // model builds the model of the run from what it holds: the spans as they
 // ended and the CSV's rows as written (runmodel.Recorder).
 func model(pipe *telemetry.Pipeline, dir string, log Logger) *runmodel.Run {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jobtrace/jobtrace/insight/verdict"
+	"github.com/jobtrace/jobtrace/internal/figure"
 )
 
 // Figures are what the advice is made from: the job's use of CPUs and
@@ -147,7 +148,7 @@ func Advise(f Figures) Advice {
 		a.Kind, a.Text = NeedsMemory, short+": needs more memory"
 		if f.HasMemory {
 			a.Memory = 2 * memoryFor(f.MemoryPeak)
-			a.Text += ", " + gib(a.Memory) + " or more"
+			a.Text += ", " + bytesText(a.Memory) + " or more"
 		}
 		if f.Duration >= MinDuration {
 			a.CPUs = a.cpusFor()
@@ -156,7 +157,7 @@ func Advise(f Figures) Advice {
 	}
 	if f.Duration < MinDuration {
 		a.Kind = TooShort
-		a.Text = fmt.Sprintf("ran %s: too short to size a machine for (%s at least)", duration(f.Duration), duration(MinDuration))
+		a.Text = fmt.Sprintf("ran %s: too short to size a machine for (%s at least)", figure.Duration(f.Duration), figure.Duration(MinDuration))
 		return a
 	}
 	a.Kind, a.CPUs = Sized, a.cpusFor()
@@ -168,7 +169,7 @@ func Advise(f Figures) Advice {
 		a.Kind, a.CPUs = Starved, 0
 		a.Text = f.Verdict.Reason + ": too starved to size its CPUs"
 		if f.HasMemory {
-			a.Text += "; at most " + bytesText(f.MemoryPeak) + ": " + gib(a.Memory) + " of memory would do"
+			a.Text += "; at most " + bytesText(f.MemoryPeak) + ": " + bytesText(a.Memory) + " of memory would do"
 		}
 		return a
 	}
@@ -176,15 +177,15 @@ func Advise(f Figures) Advice {
 	switch {
 	case saturated:
 		a.Kind, a.CPUs = NeedsCPUs, nextPow2(f.NumCPU+1)
-		used = append(used, fmt.Sprintf("kept all %d CPUs busy (%s at p95)", f.NumCPU, cpus(f.CPUBusyP95)))
+		used = append(used, fmt.Sprintf("kept all %d CPUs busy (%s at p95)", f.NumCPU, figure.Count(f.CPUBusyP95)))
 	case f.HasCPU:
-		u := "used " + cpus(f.CPUBusyP95)
+		u := "used " + figure.Count(f.CPUBusyP95)
 		if f.NumCPU > 0 {
 			u += " of " + strconv.Itoa(f.NumCPU)
 		}
 		u += " CPUs (p95"
 		if f.AboveOneCPU > 0 {
-			u += "; more than one for " + duration(f.AboveOneCPU)
+			u += "; more than one for " + figure.Duration(f.AboveOneCPU)
 		}
 		used = append(used, u+")")
 	}
@@ -217,9 +218,9 @@ func memoryShort(f *Figures) string {
 		// The share that makes a window memory-pressured (insight/verdict):
 		// the job's verdict and its advice say the same.
 		if f.MachineStall {
-			return "the machine was under memory pressure for " + duration(f.MemoryStall)
+			return "the machine was under memory pressure for " + figure.Duration(f.MemoryStall)
 		}
-		return "hit memory pressure for " + duration(f.MemoryStall)
+		return "hit memory pressure for " + figure.Duration(f.MemoryStall)
 	case f.HasSwap && f.Swapped >= SwapMin:
 		return "the machine swapped " + bytesText(f.Swapped) + " out"
 	}
@@ -270,7 +271,7 @@ func machineText(cpuN int, mem uint64) string {
 		parts = append(parts, strconv.Itoa(cpuN)+"-CPU")
 	}
 	if mem > 0 {
-		parts = append(parts, gib(mem))
+		parts = append(parts, bytesText(mem))
 	}
 	s := strings.Join(parts, ", ") + " machine"
 	if strings.HasPrefix(s, "8") {
@@ -286,40 +287,6 @@ func plural(n uint64, one, many string) string {
 	return many
 }
 
-// cpus prints CPUs busy with one decimal.
-func cpus(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
-
-// gib prints a whole number of GiB.
-func gib(b uint64) string { return strconv.FormatUint(b>>30, 10) + " GiB" }
-
-// bytesText prints memory in GiB with one decimal, or in MiB below 1 GiB.
-func bytesText(b uint64) string {
-	if b >= 1<<30 {
-		return strconv.FormatFloat(float64(b)/(1<<30), 'f', 1, 64) + " GiB"
-	}
-	return strconv.FormatFloat(float64(b)/(1<<20), 'f', 0, 64) + " MiB"
-}
-
-// duration prints a time as a person says it: 2.1 s, 41 s, 3 min 10 s,
-// 1 h 2 min.
-func duration(d time.Duration) string {
-	switch {
-	case d < 10*time.Second:
-		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + " s"
-	case d < time.Minute:
-		return strconv.FormatFloat(d.Seconds(), 'f', 0, 64) + " s"
-	}
-	d = d.Round(time.Second)
-	h, m, sec := int(d/time.Hour), int(d/time.Minute%60), int(d/time.Second%60)
-	var parts []string
-	if h > 0 {
-		parts = append(parts, strconv.Itoa(h)+" h")
-	}
-	if m > 0 {
-		parts = append(parts, strconv.Itoa(m)+" min")
-	}
-	if sec > 0 && h == 0 {
-		parts = append(parts, strconv.Itoa(sec)+" s")
-	}
-	return strings.Join(parts, " ")
-}
+// bytesText writes memory, the job's or the machine's, as every renderer
+// writes a size (figure.Bytes).
+func bytesText(b uint64) string { return figure.Bytes(float64(b)) }

@@ -63,33 +63,33 @@ func TestAdvise(t *testing.T) {
 		text   string
 	}{
 		{"sized", func(*Figures) {}, Sized, 4, 8 * gibi,
-			"used 2.3 of 8 CPUs (p95; more than one for 41 s) and at most 3.1 GiB: a 4-CPU, 8 GiB machine would do"},
+			"used 2.3 of 8 CPUs (p95; more than one for 41s) and at most 3.1 GiB: a 4-CPU, 8 GiB machine would do"},
 		{"one thread", func(f *Figures) { f.CPUBusyP95, f.AboveOneCPU, f.MemoryPeak = 1.0, 0, 512<<20 }, Sized, 2, 2 * gibi,
-			"used 1.0 of 8 CPUs (p95) and at most 512 MiB: a 2-CPU, 2 GiB machine would do"},
+			"used 1 of 8 CPUs (p95) and at most 512 MiB: a 2-CPU, 2 GiB machine would do"},
 		{"no memory figure", func(f *Figures) { f.HasMemory = false }, Sized, 4, 0,
-			"used 2.3 of 8 CPUs (p95; more than one for 41 s): a 4-CPU machine would do"},
+			"used 2.3 of 8 CPUs (p95; more than one for 41s): a 4-CPU machine would do"},
 		{"no CPU figure", func(f *Figures) { f.HasCPU, f.NumCPU = false, 0 }, Sized, 0, 8 * gibi,
 			"used at most 3.1 GiB: an 8 GiB machine would do"},
 		{"every CPU busy", func(f *Figures) { f.NumCPU, f.CPUBusyP95 = 2, 1.9 }, NeedsCPUs, 4, 8 * gibi,
 			"kept all 2 CPUs busy (1.9 at p95) and used at most 3.1 GiB: a 4-CPU, 8 GiB machine would make it faster"},
 		{"starved", func(f *Figures) {
-			f.Verdict = verdict.Verdict{Kind: verdict.Starved, Reason: "waited for CPU 63 % of the time while the machine was 100 % busy"}
+			f.Verdict = verdict.Verdict{Kind: verdict.Starved, Reason: "waited for CPU 63% of the time while the machine was 100% busy"}
 		}, Starved, 0, 8 * gibi,
-			"waited for CPU 63 % of the time while the machine was 100 % busy: too starved to size its CPUs; at most 3.1 GiB: 8 GiB of memory would do"},
+			"waited for CPU 63% of the time while the machine was 100% busy: too starved to size its CPUs; at most 3.1 GiB: 8 GiB of memory would do"},
 		// A job that keeps every CPU busy wants more, starved or not.
 		{"starved on every CPU", func(f *Figures) {
 			f.NumCPU, f.CPUBusyP95, f.Verdict = 2, 1.9, verdict.Verdict{Kind: verdict.Starved, Reason: "waited"}
 		}, NeedsCPUs, 4, 8 * gibi, ""},
 		{"another verdict", func(f *Figures) { f.Verdict = verdict.Verdict{Kind: verdict.CPUBound, Reason: "kept 2.3 CPUs busy"} }, Sized, 4, 8 * gibi,
-			"used 2.3 of 8 CPUs (p95; more than one for 41 s) and at most 3.1 GiB: a 4-CPU, 8 GiB machine would do"},
+			"used 2.3 of 8 CPUs (p95; more than one for 41s) and at most 3.1 GiB: a 4-CPU, 8 GiB machine would do"},
 		{"OOM-killed", func(f *Figures) { f.OOMKills = 2 }, NeedsMemory, 4, 16 * gibi,
 			"2 processes were OOM-killed at 3.1 GiB: needs more memory, 16 GiB or more"},
 		{"OOM-killed, short", func(f *Figures) { f.OOMKills, f.Duration = 1, 3*time.Second }, NeedsMemory, 0, 16 * gibi,
 			"1 process was OOM-killed at 3.1 GiB: needs more memory, 16 GiB or more"},
 		{"memory pressure", func(f *Figures) { f.MemoryStall, f.Duration = 41*time.Second, 5*time.Minute }, NeedsMemory, 4, 16 * gibi,
-			"hit memory pressure for 41 s: needs more memory, 16 GiB or more"},
+			"hit memory pressure for 41s: needs more memory, 16 GiB or more"},
 		{"the machine's memory pressure", func(f *Figures) { f.MemoryStall, f.MachineStall, f.Duration = 41*time.Second, true, 5*time.Minute }, NeedsMemory, 4, 16 * gibi,
-			"the machine was under memory pressure for 41 s: needs more memory, 16 GiB or more"},
+			"the machine was under memory pressure for 41s: needs more memory, 16 GiB or more"},
 		// 41 s over ten minutes is under 10 %: the job was not
 		// memory-pressured (insight/verdict), nor short of memory.
 		{"a little pressure", func(f *Figures) { f.MemoryStall = 41 * time.Second }, Sized, 4, 8 * gibi, ""},
@@ -97,7 +97,7 @@ func TestAdvise(t *testing.T) {
 			"the machine swapped 310 MiB out: needs more memory, 16 GiB or more"},
 		{"a few pages swapped", func(f *Figures) { f.Swapped = 63 << 20 }, Sized, 4, 8 * gibi, ""},
 		{"too short", func(f *Figures) { f.Duration = 2100 * time.Millisecond }, TooShort, 0, 0,
-			"ran 2.1 s: too short to size a machine for (10 s at least)"},
+			"ran 2.1s: too short to size a machine for (10s at least)"},
 		{"no figures", func(f *Figures) { *f = Figures{Duration: time.Hour} }, Unknown, 0, 0,
 			"no CPU or memory figures of the job: no advice"},
 	} {
@@ -140,17 +140,6 @@ func TestAdviceAttributes(t *testing.T) {
 	for _, kv := range u.Attributes() {
 		if !strings.HasPrefix(string(kv.Key), "jobtrace.job.advice.") || (kv.Key != AttrKind && kv.Key != AttrText) {
 			t.Errorf("no figures, yet %s", kv.Key)
-		}
-	}
-}
-
-func TestDurationText(t *testing.T) {
-	for d, want := range map[time.Duration]string{
-		0: "0.0 s", 2100 * time.Millisecond: "2.1 s", 41 * time.Second: "41 s", time.Minute: "1 min",
-		190 * time.Second: "3 min 10 s", time.Hour + 2*time.Minute + 3*time.Second: "1 h 2 min", 5 * time.Hour: "5 h",
-	} {
-		if got := duration(d); got != want {
-			t.Errorf("duration(%v) = %q, want %q", d, got, want)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/jobtrace/jobtrace/internal/attrdoc"
+	"github.com/jobtrace/jobtrace/internal/figure"
 )
 
 // Every attribute is documented in docs/attributes.md.
@@ -27,7 +28,7 @@ func TestRulesDocumented(t *testing.T) {
 	}
 	// Each threshold with its value, as the table gives it.
 	for name, value := range map[string]string{
-		"MinDuration":      seconds(MinDuration.Seconds()),
+		"MinDuration":      figure.Duration(MinDuration),
 		"MemoryStallShare": percent(MemoryStallShare),
 		"StealShare":       percent(StealShare),
 		"CPUStallShare":    percent(CPUStallShare),
@@ -38,7 +39,7 @@ func TestRulesDocumented(t *testing.T) {
 		"ParallelCPUs":     strconv.FormatFloat(ParallelCPUs, 'f', -1, 64),
 		"SingleThreadCPUs": strconv.FormatFloat(SingleThreadCPUs, 'f', -1, 64),
 		"IOStallShare":     percent(IOStallShare),
-		"MinIOBytes":       strings.Replace(bytes(MinIOBytes), ".0 ", " ", 1),
+		"MinIOBytes":       bytes(MinIOBytes),
 	} {
 		if want := "`" + name + "` = " + value; !strings.Contains(insight, want) {
 			t.Errorf("docs/insight.md does not say %s", want)

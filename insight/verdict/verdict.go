@@ -2,14 +2,13 @@ package verdict
 
 import (
 	"fmt"
-	"math"
-	"strconv"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
 	"github.com/jobtrace/jobtrace/internal/cleantext"
+	"github.com/jobtrace/jobtrace/internal/figure"
 )
 
 // Kind is what held a window back.
@@ -132,7 +131,7 @@ var rules = []rule{
 		return "no CPU figures for this window", !f.u.HasCPU || f.secs <= 0
 	}},
 	{TooShort, func(f *figures) (string, bool) {
-		return fmt.Sprintf("too short to judge: %s, under %s", seconds(f.secs), seconds(MinDuration.Seconds())),
+		return fmt.Sprintf("too short to judge: %s, under %s", figure.Seconds(f.secs), figure.Duration(MinDuration)),
 			f.u.Duration < MinDuration
 	}},
 	{MemoryPressured, memoryPressured},
@@ -294,50 +293,26 @@ func cpusOf(f *figures) string {
 }
 
 func cpus(v float64) string {
-	if s := number(v); s != "1" && s != "1.0" {
+	if s := number(v); s != "1" {
 		return s + " CPUs"
 	}
 	return "1 CPU"
 }
 
-// number has two decimals below 0.1 and one above, so that a small figure
-// does not read as 0; one that would is "under 0.01".
+// number writes CPUs busy as a count (figure.Count), and one that would
+// read as 0 as "under 0.01", so that a small figure does not read as none.
 func number(v float64) string {
-	switch {
-	case v == 0:
-		return "0"
-	case v < 0.005:
+	if v > 0 && v < 0.005 {
 		return "under 0.01"
-	case v < 0.095:
-		return fmt.Sprintf("%.2f", v)
 	}
-	return fmt.Sprintf("%.1f", v)
+	return figure.Count(v)
 }
 
-func percent(share float64) string {
-	return fmt.Sprintf("%d %%", int(math.Round(share*100)))
-}
+// percent writes a share of 1 as a percentage (figure.Percent).
+func percent(share float64) string { return figure.Percent(share * 100) }
 
-// seconds has one decimal below 10 s, none above, and no ".0".
-func seconds(s float64) string {
-	if s < 10 {
-		return strconv.FormatFloat(math.Round(s*10)/10, 'f', -1, 64) + " s"
-	}
-	return fmt.Sprintf("%.0f s", s)
-}
-
-func bytes(n uint64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	v, i := float64(n)/unit, 0
-	for v >= unit && i < 4 {
-		v /= unit
-		i++
-	}
-	return fmt.Sprintf("%.1f %ciB", v, "KMGTP"[i])
-}
+// bytes writes a size (figure.Bytes).
+func bytes(n uint64) string { return figure.Bytes(float64(n)) }
 
 func clamp01(v float64) float64 { return min(max(v, 0), 1) }
 

@@ -90,23 +90,23 @@ func TestJudgeRules(t *testing.T) {
 	}{
 		{"no figures", usage.Usage{Duration: 10 * time.Second}, Unknown, "no CPU figures"},
 		{"zero duration", usage.Usage{HasCPU: true}, Unknown, "no CPU figures"},
-		{"just short", window(MinDuration.Seconds()-eps, 2, 2, 1), TooShort, "too short to judge: 1 s, under 1 s"},
-		{"short", window(0.44, 2, 2, 1), TooShort, "too short to judge: 0.4 s, under 1 s"},
-		{"just long enough", window(MinDuration.Seconds(), 2, 2, 1), CPUBound, "kept 2.0 of 2 CPUs busy"},
+		{"just short", window(MinDuration.Seconds()-eps, 2, 2, 1), TooShort, "too short to judge: 995ms, under 1s"},
+		{"short", window(0.44, 2, 2, 1), TooShort, "too short to judge: 440ms, under 1s"},
+		{"just long enough", window(MinDuration.Seconds(), 2, 2, 1), CPUBound, "kept 2 of 2 CPUs busy"},
 
 		{"oom kill", window(10, 2, 2, 1, oomKills(2)), MemoryPressured, "the OOM killer killed 2 of its processes"},
 		{"no oom kill", window(10, 2, 0.01, 0.1, oomKills(0)), Waiting, ""},
-		{"own memory stall", window(10, 2, 2, 1, ownMemStall(MemoryStallShare+eps)), MemoryPressured, "waited for memory 11 % of the time"},
+		{"own memory stall", window(10, 2, 2, 1, ownMemStall(MemoryStallShare+eps)), MemoryPressured, "waited for memory 11% of the time"},
 		{"own memory stall below", window(10, 2, 2, 1, ownMemStall(MemoryStallShare-eps)), CPUBound, ""},
-		{"machine memory stall", window(10, 2, 0.5, 0.5, sysMemStall(0.4)), MemoryPressured, "the machine's tasks waited for memory 40 %"},
+		{"machine memory stall", window(10, 2, 0.5, 0.5, sysMemStall(0.4)), MemoryPressured, "the machine's tasks waited for memory 40%"},
 		{"own stall counts over the machine's", window(10, 2, 1, 0.5, sysMemStall(0.4), ownMemStall(0)), SingleThread, ""},
 
-		{"steal", window(10, 2, 1, 1, steal(StealShare+eps)), Starved, "the hypervisor took 11 % of the machine's CPU time (steal) while the job used 1 CPU"},
+		{"steal", window(10, 2, 1, 1, steal(StealShare+eps)), Starved, "the hypervisor took 11% of the machine's CPU time (steal) while the job used 1 CPU"},
 		{"steal below", window(10, 2, 1, 1, steal(StealShare-eps)), SingleThread, ""},
-		{"steal while waiting longer for IO", window(10, 2, 0.5, 0.4, steal(0.16), ownIOStall(0.26), wrote(1<<30)), IOBound, "waited for IO 26 %"},
+		{"steal while waiting longer for IO", window(10, 2, 0.5, 0.4, steal(0.16), ownIOStall(0.26), wrote(1<<30)), IOBound, "waited for IO 26%"},
 		{"steal longer than the wait for IO", window(10, 2, 0.5, 0.4, steal(0.30), ownIOStall(0.26), wrote(1<<30)), Starved, "(steal)"},
 		{"own CPU stall, busy machine", window(10, 2, 0.6, 0.98, ownCPUStall(0.41)), Starved,
-			"waited for CPU 41 % of the time while the machine was 98 % busy, 1.4 CPUs by others, and the job used 0.6 CPUs"},
+			"waited for CPU 41% of the time while the machine was 98% busy, 1.4 CPUs by others, and the job used 0.6 CPUs"},
 		{"own CPU stall below", window(10, 2, 0.6, 0.98, ownCPUStall(CPUStallShare-eps)), Waiting, ""},
 		{"own CPU stall, machine not busy", window(10, 2, 0.6, BusyMachine-eps, ownCPUStall(0.5)), Waiting, ""},
 		{"own CPU stall, machine just busy", window(10, 2, 0.6, BusyMachine+eps, ownCPUStall(0.5)), Starved, ""},
@@ -114,46 +114,46 @@ func TestJudgeRules(t *testing.T) {
 		{"own CPU stall, neighbours just below", window(10, 2, 2*(1-NeighbourShare)+2*eps, 1, ownCPUStall(0.5)), CPUBound, ""},
 		{"own CPU stall, neighbours just over", window(10, 4, 4*(1-NeighbourShare)-4*eps, 1, ownCPUStall(0.5)), Starved, "1 CPU by others"},
 		{"own CPU stall, idle job", window(10, 2, 0, 1, ownCPUStall(0.5)), Starved, "the job used 0 CPUs"},
-		{"machine CPU stall", window(10, 2, 0.6, 1, sysCPUStall(0.5)), Starved, "the machine's tasks waited for CPU 50 % of the time"},
+		{"machine CPU stall", window(10, 2, 0.6, 1, sysCPUStall(0.5)), Starved, "the machine's tasks waited for CPU 50% of the time"},
 		{"machine CPU stall below", window(10, 2, 0.6, 1, sysCPUStall(CPUStallShare-eps)), Waiting, ""},
 		{"machine CPU stall, a CPU kept busy", window(10, 2, SingleThreadCPUs, 1, sysCPUStall(0.9)), SingleThread, ""},
 		{"machine CPU stall, just under a CPU", window(10, 2, SingleThreadCPUs-eps, 1, sysCPUStall(0.9)), Starved, ""},
 		{"own CPU stall, a CPU kept busy", window(10, 2, 1, 1, ownCPUStall(0.5)), Starved, "the job used 1 CPU"},
-		{"waited for IO longer than for CPU", window(10, 2, 0.1, 1, ownCPUStall(0.42), ownIOStall(0.43)), IOBound, "waited for IO 43 %"},
+		{"waited for IO longer than for CPU", window(10, 2, 0.1, 1, ownCPUStall(0.42), ownIOStall(0.43)), IOBound, "waited for IO 43%"},
 		{"waited for IO as long as for CPU", window(10, 2, 0.1, 1, ownCPUStall(0.42), ownIOStall(0.42)), Starved, ""},
 		{"machine CPU stall, idle job", window(10, 2, MinActiveCPUs-eps, 1, sysCPUStall(0.5)), Waiting, ""},
 		{"machine CPU stall, active job", window(10, 2, MinActiveCPUs+eps, 1, sysCPUStall(0.5)), Starved, ""},
 		{"no stall figures, busy machine", window(10, 2, 0.6, 1), Waiting, ""},
 
 		{"all CPUs", window(10, 2, 1.9, 1), CPUBound, "kept 1.9 of 2 CPUs busy"},
-		{"all CPUs and more work", window(10, 2, 2, 1, ownCPUStall(0.6)), CPUBound, "kept 2.0 of 2 CPUs busy, and its tasks waited for a CPU 60 % of the time: more CPUs would help"},
+		{"all CPUs and more work", window(10, 2, 2, 1, ownCPUStall(0.6)), CPUBound, "kept 2 of 2 CPUs busy, and its tasks waited for a CPU 60% of the time: more CPUs would help"},
 		{"CPU share just below", window(10, 8, 8*CPUBoundShare-eps, 0.8), CPUBound, ""}, // over ParallelCPUs
 		{"parallel on many CPUs", window(10, 64, ParallelCPUs+eps, 0.1), CPUBound, "kept 1.3 of 64 CPUs busy"},
-		{"one CPU machine", window(10, 1, CPUBoundShare, 0.8), CPUBound, "kept 0.8 of 1 CPUs busy"},
+		{"one CPU machine", window(10, 1, CPUBoundShare, 0.8), CPUBound, "kept 0.75 of 1 CPUs busy"},
 		{"one CPU machine below", window(10, 1, CPUBoundShare-eps, 0.8), Waiting, ""},
 		{"two CPUs, just parallel", window(10, 2, ParallelCPUs+eps, 0.8), CPUBound, ""},
 		{"two CPUs, just not parallel", window(10, 2, ParallelCPUs, 0.8), SingleThread, ""},
 
-		{"one of two", window(10, 2, 1, 0.5), SingleThread, "kept about one CPU busy (1.0 of 2 CPUs): one thread did the work"},
+		{"one of two", window(10, 2, 1, 0.5), SingleThread, "kept about one CPU busy (1 of 2 CPUs): one thread did the work"},
 		{"one of many", window(10, 64, ParallelCPUs, 0.1), SingleThread, ""},
 		{"single thread just", window(10, 2, SingleThreadCPUs, 0.5), SingleThread, ""},
 		{"single thread below", window(10, 2, SingleThreadCPUs-eps, 0.5), Waiting, ""},
 
-		{"own IO stall", window(10, 2, 0.2, 0.2, ownIOStall(0.6), wrote(300<<20)), IOBound, "waited for IO 60 % of the time and the job moved 300.0 MiB while it used 0.2 CPUs"},
+		{"own IO stall", window(10, 2, 0.2, 0.2, ownIOStall(0.6), wrote(300<<20)), IOBound, "waited for IO 60% of the time and the job moved 300 MiB while it used 0.2 CPUs"},
 		{"own IO stall just", window(10, 2, 0.2, 0.2, ownIOStall(IOStallShare+eps)), IOBound, ""},
 		{"own IO stall below", window(10, 2, 0.2, 0.2, ownIOStall(IOStallShare-eps)), Waiting, ""},
-		{"machine IO stall, job IO", window(10, 2, 0.2, 0.2, sysIOStall(0.6), wrote(MinIOBytes)), IOBound, "the machine's tasks waited for IO 60 %"},
+		{"machine IO stall, job IO", window(10, 2, 0.2, 0.2, sysIOStall(0.6), wrote(MinIOBytes)), IOBound, "the machine's tasks waited for IO 60%"},
 		{"machine IO stall, little job IO", window(10, 2, 0.2, 0.2, sysIOStall(0.6), wrote(MinIOBytes-1)), Waiting, ""},
-		{"iowait without stall figures", window(10, 2, 0.2, 0.2, iowait(0.3), wrote(MinIOBytes)), IOBound, "the machine's CPUs idled for IO 30 % of the time"},
+		{"iowait without stall figures", window(10, 2, 0.2, 0.2, iowait(0.3), wrote(MinIOBytes)), IOBound, "the machine's CPUs idled for IO 30% of the time"},
 		{"iowait without stall figures, little job IO", window(10, 2, 0.2, 0.2, iowait(0.3), wrote(MinIOBytes-1)), Waiting, ""},
 		{"iowait without stall figures, below", window(10, 2, 0.2, 0.2, iowait(IOStallShare-eps), wrote(MinIOBytes)), Waiting, ""},
-		{"iowait of both CPUs", window(10, 2, 0.2, 0.2, iowait(1.6), wrote(MinIOBytes)), IOBound, "idled for IO 100 %"},
+		{"iowait of both CPUs", window(10, 2, 0.2, 0.2, iowait(1.6), wrote(MinIOBytes)), IOBound, "idled for IO 100%"},
 		{"stall figures over iowait", window(10, 2, 0.2, 0.2, iowait(0.5), sysIOStall(0.1), wrote(MinIOBytes)), Waiting, ""},
 		{"single thread with IO stall", window(10, 2, 0.9, 0.5, ownIOStall(0.3)), SingleThread, ""},
 
 		{"sleep", window(10, 2, 0.001, 0.05), Waiting, "used under 0.01 of 2 CPUs and waited little for CPU, IO or memory"},
 		{"small", window(10, 2, 0.012, 0.05), Waiting, "used 0.01 of 2 CPUs"},
-		{"download", window(10, 2, 0.05, 0.05, network(50<<20)), Waiting, "the machine's network moved 50.0 MiB"},
+		{"download", window(10, 2, 0.05, 0.05, network(50<<20)), Waiting, "the machine's network moved 50 MiB"},
 		{"no CPU count", window(10, 0, 0.3, 0.3), Waiting, "used 0.3 CPUs"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -171,7 +171,7 @@ func TestJudgeRules(t *testing.T) {
 // The machine's CPU stall is not the job's own queue: a cpu-bound job says
 // nothing of it.
 func TestCPUBoundMachineStallNotItsOwn(t *testing.T) {
-	if v := Judge(window(10, 2, 2, 1, sysCPUStall(0.6))); v.Kind != CPUBound || v.Reason != "kept 2.0 of 2 CPUs busy" {
+	if v := Judge(window(10, 2, 2, 1, sysCPUStall(0.6))); v.Kind != CPUBound || v.Reason != "kept 2 of 2 CPUs busy" {
 		t.Errorf("Judge = %v", v)
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/jobtrace/jobtrace/insight/verdict"
-	"github.com/jobtrace/jobtrace/render/summary"
+	"github.com/jobtrace/jobtrace/internal/figure"
 	"github.com/jobtrace/jobtrace/runmodel"
 )
 
@@ -444,8 +444,9 @@ func phaseData(n node) map[string]any {
 }
 
 // phaseDetails is a phase's line in the marker table: its result, its
-// verdict and its key figures, formatted as the end-of-job summary prints
-// them; a figure the span does not carry is left out.
+// verdict and its key figures, written by the rules of package figure as
+// every renderer writes them; a figure the span does not carry is left
+// out.
 func phaseDetails(s *runmodel.Span) string {
 	var parts []string
 	if r := s.Text(attrResult); r != "" {
@@ -459,13 +460,13 @@ func phaseDetails(s *runmodel.Span) string {
 	}
 	u := &s.Usage
 	if u.HasCPU {
-		parts = append(parts, fmt.Sprintf("CPU %s (%s of all CPUs)", summary.Duration(u.CPU()), summary.Percent(min(u.CPUAvg, 1)*100)))
+		parts = append(parts, fmt.Sprintf("CPU %s (%s of all CPUs)", figure.Duration(u.CPU()), figure.Percent(min(u.CPUAvg, 1)*100)))
 	}
 	if u.HasMemory {
-		parts = append(parts, "peak memory "+summary.Bytes(float64(u.MemoryPeak)))
+		parts = append(parts, "peak memory "+figure.Bytes(float64(u.MemoryPeak)))
 	}
 	if u.HasIO {
-		parts = append(parts, fmt.Sprintf("read %s, wrote %s", summary.Bytes(float64(u.ReadBytes)), summary.Bytes(float64(u.WriteBytes))))
+		parts = append(parts, fmt.Sprintf("read %s, wrote %s", figure.Bytes(float64(u.ReadBytes)), figure.Bytes(float64(u.WriteBytes))))
 	}
 	return strings.Join(parts, " · ")
 }

@@ -199,7 +199,7 @@ func TestMarkerTableDetails(t *testing.T) {
 	p := writeFixture(t)
 	by := markersByName(t, p)
 	tests := map[string][]string{
-		"compile":    {"success", "CPU ", "% of all CPUs", "peak memory ", "wrote 20.0 MiB"},
+		"compile":    {"success", "CPU ", "% of all CPUs", "peak memory ", "wrote 20 MiB"},
 		"unit-tests": {"failure", "exit code 1", "CPU "},
 		"cache-miss": {"key=deps", "in compile"},
 	}

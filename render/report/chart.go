@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/jobtrace/jobtrace/internal/figure"
 	"github.com/jobtrace/jobtrace/runmodel"
 )
 
@@ -239,9 +240,11 @@ var tickSteps = []time.Duration{
 	time.Hour, 2 * time.Hour, 3 * time.Hour, 6 * time.Hour, 12 * time.Hour, 24 * time.Hour,
 }
 
-// ticks returns the offsets of the time labels: about ten over the plot.
-func (a axis) ticks() (step time.Duration, offs []time.Duration) {
-	step = tickSteps[len(tickSteps)-1]
+// ticks returns the offsets of the time labels: about ten over the plot,
+// each a whole number of a step of tickSteps, which the rule of durations
+// (figure.Duration) writes exactly: 250ms, 1m05s, 1h30m.
+func (a axis) ticks() (offs []time.Duration) {
+	step := tickSteps[len(tickSteps)-1]
 	for _, s := range tickSteps {
 		if a.span/s <= 10 {
 			step = s
@@ -251,39 +254,13 @@ func (a axis) ticks() (step time.Duration, offs []time.Duration) {
 	for o := time.Duration(0); o <= a.span && len(offs) < 200; o += step {
 		offs = append(offs, o)
 	}
-	return step, offs
-}
-
-// appendElapsed appends an offset from the start of the job: 0.25s, 1:05,
-// 1:02:03.
-func appendElapsed(b []byte, d, step time.Duration) []byte {
-	if step < time.Second {
-		b = strconv.AppendFloat(b, d.Seconds(), 'g', 2, 64)
-		return append(b, 's')
-	}
-	s := int64(d / time.Second)
-	if s >= 3600 {
-		b = strconv.AppendInt(b, s/3600, 10)
-		b = append(b, ':')
-		b = append2(b, s/60%60)
-		b = append(b, ':')
-		return append2(b, s%60)
-	}
-	b = strconv.AppendInt(b, s/60, 10)
-	b = append(b, ':')
-	return append2(b, s%60)
-}
-
-// append2 appends v as %02d does.
-func append2(b []byte, v int64) []byte {
-	if v >= 0 && v < 10 {
-		b = append(b, '0')
-	}
-	return strconv.AppendInt(b, v, 10)
+	return offs
 }
 
 // niceMax rounds a chart's highest value up to 1, 2 or 5 times a power of
-// ten (of 1024 for bytes), so that the axis labels are round.
+// ten (a power of two times a power of 1024 for bytes), so that the axis
+// labels, it and its half, are round: the rules of package figure write
+// them without rounding.
 func niceMax(v float64, u unit) float64 {
 	if v <= 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 		return 1
@@ -305,79 +282,25 @@ func niceMax(v float64, u unit) float64 {
 	return v
 }
 
+// formatValue writes a chart's value as appendValue does.
 func formatValue(v float64, u unit) string {
 	return string(appendValue(make([]byte, 0, 16), v, u))
 }
 
+// appendValue appends a chart's value in its unit, by the rules of package
+// figure: percent, bytes or bytes per second.
 func appendValue(b []byte, v float64, u unit) []byte {
 	switch u {
 	case unitPct:
-		if v != 0 && math.Abs(v) < 10 {
-			b = appendF1(b, v)
-		} else {
-			b = appendF0(b, v)
-		}
-		return append(b, " %"...)
+		return figure.AppendPercent(b, v)
 	case unitRate:
-		b = appendBytes(b, v)
-		return append(b, "/s"...)
+		return figure.AppendRate(b, v)
 	}
-	return appendBytes(b, v)
+	return figure.AppendBytes(b, v)
 }
 
-// appendF0 and appendF1 append v with no decimal and with one, as %.0f
-// and %.1f write it.
-func appendF0(b []byte, v float64) []byte { return strconv.AppendFloat(b, v, 'f', 0, 64) }
+// appendF1 appends a coordinate with one decimal, as %.1f writes it.
 func appendF1(b []byte, v float64) []byte { return strconv.AppendFloat(b, v, 'f', 1, 64) }
-
-var byteUnits = [...]string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"}
-
-func formatBytes(v float64) string { return string(appendBytes(make([]byte, 0, 16), v)) }
-
-func appendBytes(b []byte, v float64) []byte {
-	i := 0
-	for math.Abs(v) >= 1024 && i < len(byteUnits)-1 {
-		v /= 1024
-		i++
-	}
-	if i == 0 {
-		b = appendF0(b, v)
-		return append(b, " B"...)
-	}
-	if math.Abs(v) < 10 {
-		b = appendF1(b, v)
-	} else {
-		b = appendF0(b, v)
-	}
-	b = append(b, ' ')
-	return append(b, byteUnits[i]...)
-}
-
-func formatDuration(d time.Duration) string {
-	return string(appendDuration(make([]byte, 0, 16), d))
-}
-
-func appendDuration(b []byte, d time.Duration) []byte {
-	switch {
-	case d < time.Second:
-		b = strconv.AppendInt(b, d.Milliseconds(), 10)
-		return append(b, " ms"...)
-	case d < time.Minute:
-		b = appendF1(b, d.Seconds())
-		return append(b, " s"...)
-	case d < time.Hour:
-		b = strconv.AppendInt(b, int64(int(d.Minutes())), 10)
-		b = append(b, "m "...)
-		b = append2(b, int64(int(d.Seconds())%60))
-		return append(b, 's')
-	}
-	b = strconv.AppendInt(b, int64(int(d.Hours())), 10)
-	b = append(b, "h "...)
-	b = append2(b, int64(int(d.Minutes())%60))
-	b = append(b, "m "...)
-	b = append2(b, int64(int(d.Seconds())%60))
-	return append(b, 's')
-}
 
 func plain(s string) bool { return utf8.ValidString(s) && !strings.ContainsFunc(s, escaped) }
 

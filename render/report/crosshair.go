@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/jobtrace/jobtrace/internal/figure"
 	"github.com/jobtrace/jobtrace/internal/jsonnumber"
 	"github.com/jobtrace/jobtrace/internal/jsonstring"
 )
@@ -193,7 +194,9 @@ func appendCross(b []byte, x *crossData) ([]byte, error) {
 
 // crossScript draws the crosshair from the data island #xh-data. It builds
 // its elements once and only changes their attributes and text as the
-// pointer moves; text goes in as textContent, never as markup.
+// pointer moves; text goes in as textContent, never as markup. The time
+// under the pointer is written by dur, the rule of durations of package
+// figure in JavaScript (figure.DurationJS), as the hover texts write it.
 const crossScript = `(function () {
 "use strict";
 var data = document.getElementById("xh-data");
@@ -242,14 +245,7 @@ D.Plots.forEach(function (p) {
     vrows.push({ v: el(r, "span", "val"), s: s });
   });
 });
-function pad(n) { return (n < 10 ? "0" : "") + n; }
-function dur(ms) {
-  if (ms < 1000) return Math.floor(ms) + " ms";
-  if (ms < 60000) return (ms / 1000).toFixed(1) + " s";
-  var s = Math.floor(ms / 1000);
-  if (ms < 3600000) return Math.floor(s / 60) + "m " + pad(s % 60) + "s";
-  return Math.floor(s / 3600) + "h " + pad(Math.floor(s / 60) % 60) + "m " + pad(s % 60) + "s";
-}
+` + figure.DurationJS + `
 function nearest(t) {
   var lo = 0, hi = D.T.length - 1;
   while (lo < hi) { var mid = (lo + hi) >> 1; if (D.T[mid] < t) lo = mid + 1; else hi = mid; }

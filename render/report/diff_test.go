@@ -35,7 +35,7 @@ func TestDiffSection(t *testing.T) {
 		"Compared with &lt;b&gt;base&lt;/b&gt;\uFFFD[31m",
 		"&lt;script&gt;alert(1)&lt;/script&gt;",
 		`<tr class="slower">`,
-		"&#43;3.00s (",
+		"&#43;3s (",
 	} {
 		if !strings.Contains(section, want) {
 			t.Errorf("the diff section has no %q:\n%s", want, section)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jobtrace/jobtrace/insight/sizing"
 	"github.com/jobtrace/jobtrace/insight/verdict"
+	"github.com/jobtrace/jobtrace/internal/figure"
 	"github.com/jobtrace/jobtrace/internal/safefile"
 	"github.com/jobtrace/jobtrace/runmodel"
 	"github.com/jobtrace/jobtrace/spans/wire"
@@ -287,7 +288,7 @@ func pageOf(d *Data, c charts) (page, error) {
 		Job:      job,
 		Result:   result,
 		Failed:   wire.Failed(result),
-		Duration: formatDuration(d.Job.End.Sub(d.Job.Start)),
+		Duration: figure.Duration(d.Job.End.Sub(d.Job.Start)),
 		Start:    "–",
 		Gantt:    ganttSVG(&Data{Job: job, Phases: d.Phases, Skipped: d.Skipped}, a),
 		Charts:   c.pageSVG(),
@@ -323,17 +324,17 @@ func pageOf(d *Data, c charts) (page, error) {
 func rowOf(ph Phase, depth int, jobStart time.Time) tableRow {
 	pct := func(o Opt) string {
 		if !o.OK {
-			return "–"
+			return figure.Absent
 		}
-		return formatValue(o.V*100, unitPct)
+		return figure.Percent(o.V * 100)
 	}
 	u := ph.Usage
 	r := tableRow{
 		Name:     ph.Name,
 		Indent:   10 + 16*min(depth, maxIndent),
-		Start:    "+" + formatDuration(ph.Start.Sub(jobStart)),
-		Duration: formatDuration(ph.End.Sub(ph.Start)),
-		CPU:      "–",
+		Start:    "+" + figure.Duration(ph.Start.Sub(jobStart)),
+		Duration: figure.Duration(ph.End.Sub(ph.Start)),
+		CPU:      figure.Absent,
 		CPUAvg:   pct(u.CPUAvg),
 		CPUPeak:  pct(u.CPUPeak),
 		Memory:   optBytes(u.MemoryPeak),
@@ -344,7 +345,7 @@ func rowOf(ph Phase, depth int, jobStart time.Time) tableRow {
 		Verdict:  ph.Verdict,
 	}
 	if c := cpuSeconds(u); c.OK {
-		r.CPU = strconv.FormatFloat(c.V, 'f', 2, 64) + " s"
+		r.CPU = figure.Seconds(c.V)
 	}
 	if r.Result == "" {
 		r.Result = "–"

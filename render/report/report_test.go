@@ -26,6 +26,7 @@ import (
 
 	"github.com/jobtrace/jobtrace/insight/sizing"
 	"github.com/jobtrace/jobtrace/insight/verdict"
+	"github.com/jobtrace/jobtrace/internal/figure"
 	"github.com/jobtrace/jobtrace/runmodel"
 )
 
@@ -516,7 +517,7 @@ func TestEvents(t *testing.T) {
 		}
 	}
 	miss := markers[1][2]
-	for _, want := range []string{"cache miss\n+3.0 s (03:04:08.000 UTC) in build", "key = deps", "n = 3", "long = " + strings.Repeat("x", maxTipRunes-1) + "…\n", "… and 3 more attributes"} {
+	for _, want := range []string{"cache miss\n+3s (03:04:08.000 UTC) in build", "key = deps", "n = 3", "long = " + strings.Repeat("x", maxTipRunes-1) + "…\n", "… and 3 more attributes"} {
 		if !strings.Contains(miss, want) {
 			t.Errorf("the hover text of cache miss lacks %q:\n%s", want, miss)
 		}
@@ -596,11 +597,19 @@ func TestCrosshairValuesAreTheHoverTexts(t *testing.T) {
 		t.Fatalf("%d hover texts for %d plots of %d points", len(titles), len(x.Plots), len(x.T))
 	}
 	a := newAxis(d.Job.Start, d.Job.End)
+	times := drawCharts(d, a).times
+	if len(times) != len(x.T) {
+		t.Fatalf("%d points drawn, %d in the crosshair's data", len(times), len(x.T))
+	}
 	for k, p := range x.Plots {
 		for i := range x.T {
 			lines := strings.Split(titles[k*len(x.T)+i][1], "\n")
-			if want := "+" + formatDuration(time.Duration(x.T[i]*1e6)); !strings.HasPrefix(lines[0], want) {
-				t.Errorf("%s point %d at %v ms; its hover text says %q", p.Title, i, x.T[i], lines[0])
+			at := times[i].Sub(a.start)
+			if math.Abs(x.T[i]-float64(at)/1e6) > 0.05 {
+				t.Errorf("%s point %d at %v ms in the crosshair's data, drawn at %v", p.Title, i, x.T[i], at)
+			}
+			if want := "+" + figure.Duration(at); !strings.HasPrefix(lines[0], want) {
+				t.Errorf("%s point %d at %v; its hover text says %q", p.Title, i, at, lines[0])
 			}
 			var got []string
 			for _, s := range p.Series {

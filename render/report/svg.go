@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/jobtrace/jobtrace/internal/figure"
 	"github.com/jobtrace/jobtrace/runmodel"
 	"github.com/jobtrace/jobtrace/spans/wire"
 )
@@ -23,8 +24,7 @@ const svgStyle = `text{font:12px system-ui,-apple-system,"Segoe UI",Roboto,"Helv
 // timeAxis appends the vertical grid lines between y0 and y1 and the time
 // labels at ly.
 func timeAxis(b []byte, a axis, y0, y1, ly float64) []byte {
-	step, offs := a.ticks()
-	for _, o := range offs {
+	for _, o := range a.ticks() {
 		x := a.x(a.start.Add(o))
 		b = append(b, `<line class="grid" x1="`...)
 		b = appendF1(b, x)
@@ -43,7 +43,7 @@ func timeAxis(b []byte, a axis, y0, y1, ly float64) []byte {
 		} else {
 			b = append(b, `" text-anchor="middle">`...)
 		}
-		b = appendElapsed(b, o, step)
+		b = figure.AppendDuration(b, o)
 		b = append(b, `</text>`...)
 	}
 	return append(b, '\n')
@@ -207,7 +207,7 @@ func placeEvents(d *Data, phases []Phase) placedEvents {
 func appendEventTip(b []byte, e placedEvent, jobStart time.Time) []byte {
 	b = append(b, clip(e.Name, maxTipRunes)...)
 	b = append(b, "\n+"...)
-	b = appendDuration(b, e.Time.Sub(jobStart))
+	b = figure.AppendDuration(b, e.Time.Sub(jobStart))
 	b = append(b, " ("...)
 	b = e.Time.UTC().AppendFormat(b, "15:04:05.000")
 	b = append(b, " UTC) in "...)
@@ -238,9 +238,9 @@ func appendSpanTip(b []byte, p *Phase, jobStart time.Time) []byte {
 	u := &p.Usage
 	b = append(b, p.Name...)
 	b = append(b, "\nstart +"...)
-	b = appendDuration(b, p.Start.Sub(jobStart))
+	b = figure.AppendDuration(b, p.Start.Sub(jobStart))
 	b = append(b, ", duration "...)
-	b = appendDuration(b, p.End.Sub(p.Start))
+	b = figure.AppendDuration(b, p.End.Sub(p.Start))
 	if p.Result != "" {
 		b = append(b, "\nresult "...)
 		b = append(b, p.Result...)
@@ -253,20 +253,19 @@ func appendSpanTip(b []byte, p *Phase, jobStart time.Time) []byte {
 	}
 	if c := cpuSeconds(*u); c.OK {
 		b = append(b, "\nCPU "...)
-		b = strconv.AppendFloat(b, c.V, 'f', 2, 64)
-		b = append(b, " s"...)
+		b = figure.AppendSeconds(b, c.V)
 	}
 	if u.CPUAvg.OK {
 		b = append(b, ", avg "...)
-		b = appendValue(b, u.CPUAvg.V*100, unitPct)
+		b = figure.AppendPercent(b, u.CPUAvg.V*100)
 	}
 	if u.CPUPeak.OK {
 		b = append(b, ", peak "...)
-		b = appendValue(b, u.CPUPeak.V*100, unitPct)
+		b = figure.AppendPercent(b, u.CPUPeak.V*100)
 	}
 	if u.MemoryPeak.OK {
 		b = append(b, "\npeak memory "...)
-		b = appendBytes(b, u.MemoryPeak.V)
+		b = figure.AppendBytes(b, u.MemoryPeak.V)
 	}
 	if u.DiskRead.OK || u.DiskWrite.OK {
 		b = append(b, "\ndisk read "...)
@@ -284,18 +283,20 @@ func cpuSeconds(u Usage) Opt {
 	return Opt{u.CPUUser.V + u.CPUSystem.V, true}
 }
 
+// optBytes writes a size that may be absent.
 func optBytes(o Opt) string {
 	if !o.OK {
-		return "–"
+		return figure.Absent
 	}
-	return formatBytes(o.V)
+	return figure.Bytes(o.V)
 }
 
+// appendOptBytes appends a size that may be absent.
 func appendOptBytes(b []byte, o Opt) []byte {
 	if !o.OK {
-		return append(b, "–"...)
+		return append(b, figure.Absent...)
 	}
-	return appendBytes(b, o.V)
+	return figure.AppendBytes(b, o.V)
 }
 
 // chartsHead is the height of the line that names the job above the charts
@@ -400,7 +401,7 @@ func (c charts) appendStandaloneSVG(b []byte, d *Data) []byte {
 		b = append(b, " · started "...)
 		b = d.Job.Start.UTC().AppendFormat(b, "2006-01-02 15:04:05 UTC")
 		b = append(b, " · "...)
-		b = appendDuration(b, d.Job.End.Sub(d.Job.Start))
+		b = figure.AppendDuration(b, d.Job.End.Sub(d.Job.Start))
 	}
 	b = append(b, "</text>\n"...)
 	b = append(b, c.body...)
@@ -573,7 +574,7 @@ func chart(b []byte, rows []runmodel.Row, ends []int, def chartDef, a axis, top 
 		b = append(b, `" height="`...)
 		b = strconv.AppendInt(b, chartPlot, 10)
 		b = append(b, `"><title>+`...)
-		b = appendDuration(b, p.t.Sub(a.start))
+		b = figure.AppendDuration(b, p.t.Sub(a.start))
 		b = append(b, " ("...)
 		b = p.t.AppendFormat(b, "15:04:05")
 		b = append(b, " UTC)"...)
@@ -584,7 +585,7 @@ func chart(b []byte, rows []runmodel.Row, ends []int, def chartDef, a axis, top 
 			if p.v[s].OK {
 				b = appendValue(b, p.v[s].V, def.unit)
 			} else {
-				b = append(b, "–"...)
+				b = append(b, figure.Absent...)
 			}
 		}
 		for s, sd := range def.extra {
@@ -604,7 +605,7 @@ func chart(b []byte, rows []runmodel.Row, ends []int, def chartDef, a axis, top 
 	for s, sd := range def.series {
 		sp := seriesPlot{Name: sd.name, Color: sd.color, V: make([]string, len(pts)), Y: make([]float64, len(pts))}
 		for i, p := range pts {
-			sp.V[i], sp.Y[i] = "–", -1
+			sp.V[i], sp.Y[i] = figure.Absent, -1
 			if v := p.v[s]; v.OK {
 				sp.V[i], sp.Y[i] = formatValue(v.V, def.unit), math.Round(y(v.V)*10)/10
 			}
@@ -614,7 +615,7 @@ func chart(b []byte, rows []runmodel.Row, ends []int, def chartDef, a axis, top 
 	for s, sd := range def.extra {
 		sp := seriesPlot{Name: sd.name, V: make([]string, len(pts))}
 		for i, p := range pts {
-			sp.V[i] = "–"
+			sp.V[i] = figure.Absent
 			if v := p.x[s]; v.OK {
 				sp.V[i] = formatValue(v.V, def.unit)
 			}

@@ -23,8 +23,10 @@
 //	s := summary.Build(run, summary.JobInfo{...})
 //	summary.WriteText(os.Stderr, s)
 //
-// Figures follow one convention in both renderers: a figure that could not
-// be measured prints as "–", never as 0; CPU utilisation is a share of all
-// the machine's CPUs (0–100 %), whose number the title states; sizes are in
-// IEC units (KiB, MiB, GiB).
+// Figures follow one convention in both renderers, the one every renderer
+// of a run follows (package internal/figure): a figure that could not be
+// measured prints as "–", never as 0; durations, sizes (IEC units: KiB,
+// MiB, GiB), rates and percentages are written by its rules; CPU
+// utilisation is a share of all the machine's CPUs (0–100 %), whose number
+// the title states.
 package summary

@@ -109,7 +109,7 @@ var fixtureVerdicts = map[string]verdict.Verdict{
 	"make":           {Kind: verdict.CPUBound, Reason: "kept 1.7 of 2 CPUs busy"},
 	"compile | link": {Kind: verdict.CPUBound, Reason: "kept 1.7 of 2 CPUs busy"},
 	"vet":            {Kind: verdict.CPUBound, Reason: "kept 1.5 of 2 CPUs busy"},
-	"test":           {Kind: verdict.Starved, Reason: "waited for CPU 41 % of the time while the machine was 98 % busy, 0.6 CPUs by others, and the job used 1.4 CPUs"},
+	"test":           {Kind: verdict.Starved, Reason: "waited for CPU 41% of the time while the machine was 98% busy, 0.6 CPUs by others, and the job used 1.4 CPUs"},
 	"build":          {Kind: verdict.CPUBound, Reason: "kept 1.6 of 2 CPUs busy"},
 }
 

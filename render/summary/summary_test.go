@@ -27,23 +27,23 @@ func job(t *testing.T) Summary {
 }
 
 const wantText = `jobtrace: job "build" failed with exit code 1 after 1m32s; CPU % of 2 CPUs
-jobtrace:   phase             duration      CPU  avg%  peak%        mem       read      write  host net  verdict    status
-jobtrace:   checkout             2.00s  500.0ms   12%    30%   50.0 MiB   10.0 MiB   80.0 MiB  40.1 MiB  waiting
-jobtrace:   make                  1m8s    1m55s   85%   100%    1.5 GiB  301.0 MiB  902.0 MiB   3.0 MiB  cpu-bound
-jobtrace:     compile | link    58.00s    1m40s   86%   100%    1.5 GiB  300.0 MiB  900.0 MiB   3.0 MiB  cpu-bound
-jobtrace:     vet               10.00s   15.00s   75%    90%  400.0 MiB    1.0 MiB    2.0 MiB       0 B  cpu-bound
-jobtrace:   test                22.00s   30.00s   68%   100%  700.0 MiB    5.0 MiB   10.0 MiB       0 B  starved    FAILED: exit status 1�see the log
-jobtrace:   upload               1.00s        –     –      –          –          –          –         –
-jobtrace:   total                1m32s    2m26s   79%   100%    1.5 GiB  316.0 MiB  992.0 MiB  43.1 MiB  cpu-bound
+jobtrace:   phase             duration    CPU  avg%  peak%      mem     read    write  host net  verdict    status
+jobtrace:   checkout                2s  500ms   12%    30%   50 MiB   10 MiB   80 MiB  40.1 MiB  waiting
+jobtrace:   make                 1m08s  1m55s   85%   100%  1.5 GiB  301 MiB  902 MiB     3 MiB  cpu-bound
+jobtrace:     compile | link       58s  1m40s   86%   100%  1.5 GiB  300 MiB  900 MiB     3 MiB  cpu-bound
+jobtrace:     vet                  10s    15s   75%    90%  400 MiB    1 MiB    2 MiB       0 B  cpu-bound
+jobtrace:   test                   22s    30s   68%   100%  700 MiB    5 MiB   10 MiB       0 B  starved    FAILED: exit status 1�see the log
+jobtrace:   upload                  1s      –     –      –        –        –        –         –
+jobtrace:   total                1m32s  2m26s   79%   100%  1.5 GiB  316 MiB  992 MiB  43.1 MiB  cpu-bound
 jobtrace:   verdict: cpu-bound, kept 1.6 of 2 CPUs busy
-jobtrace:   advice: used 1.6 of 2 CPUs (p95; more than one for 40 s) and at most 1.5 GiB: a 2-CPU, 4 GiB machine would do
-jobtrace:   job statistics (4 samples)         avg        peak     stddev
-jobtrace:   job CPU                            67%         75%        12%
-jobtrace:   host CPU                           67%         75%        12%
-jobtrace:   job memory                   233.6 MiB     1.0 GiB   49.2 MiB
-jobtrace:   host disk IOPS                     167         200         47
-jobtrace:   job IO                      16.7 MiB/s  20.0 MiB/s  4.7 MiB/s
-jobtrace:   host network                 1.7 KiB/s   2.0 KiB/s    483 B/s
+jobtrace:   advice: used 1.6 of 2 CPUs (p95; more than one for 40s) and at most 1.5 GiB: a 2-CPU, 4 GiB machine would do
+jobtrace:   job statistics (4 samples)         avg      peak      stddev
+jobtrace:   job CPU                            67%       75%         12%
+jobtrace:   host CPU                           67%       75%         12%
+jobtrace:   job memory                     234 MiB  0.98 GiB    49.2 MiB
+jobtrace:   host disk IOPS                     167       200          47
+jobtrace:   job IO                      16.7 MiB/s  20 MiB/s  4.71 MiB/s
+jobtrace:   host network                1.67 KiB/s   2 KiB/s     483 B/s
 `
 
 const wantMarkdown = `### jobtrace: job **build** failed with exit code 1 after 1m32s
@@ -52,24 +52,24 @@ CPU % of 2 CPUs.
 
 | phase | duration | CPU time | CPU avg | CPU peak | memory peak | disk read | disk write | host net in | host net out | verdict | status |
 | :-- | --: | --: | --: | --: | --: | --: | --: | --: | --: | :-- | :-- |
-| checkout | 2.00s | 500.0ms | 12% | 30% | 50.0 MiB | 10.0 MiB | 80.0 MiB | 40.0 MiB | 100.0 KiB | waiting: used 0.25 of 2 CPUs and waited little for CPU, IO or memory |  |
-| make | 1m8s | 1m55s | 85% | 100% | 1.5 GiB | 301.0 MiB | 902.0 MiB | 2.0 MiB | 1.0 MiB | cpu-bound: kept 1.7 of 2 CPUs busy |  |
-| &emsp;compile \| link | 58.00s | 1m40s | 86% | 100% | 1.5 GiB | 300.0 MiB | 900.0 MiB | 2.0 MiB | 1.0 MiB | cpu-bound: kept 1.7 of 2 CPUs busy |  |
-| &emsp;vet | 10.00s | 15.00s | 75% | 90% | 400.0 MiB | 1.0 MiB | 2.0 MiB | 0 B | 0 B | cpu-bound: kept 1.5 of 2 CPUs busy |  |
-| test | 22.00s | 30.00s | 68% | 100% | 700.0 MiB | 5.0 MiB | 10.0 MiB | 0 B | 0 B | starved: waited for CPU 41 % of the time while the machine was 98 % busy, 0.6 CPUs by others, and the job used 1.4 CPUs | **FAILED**: exit status 1�see the log |
-| upload | 1.00s | – | – | – | – | – | – | – | – |  |  |
-| **total** | 1m32s | 2m26s | 79% | 100% | 1.5 GiB | 316.0 MiB | 992.0 MiB | 42.0 MiB | 1.1 MiB | cpu-bound: kept 1.6 of 2 CPUs busy |  |
+| checkout | 2s | 500ms | 12% | 30% | 50 MiB | 10 MiB | 80 MiB | 40 MiB | 100 KiB | waiting: used 0.25 of 2 CPUs and waited little for CPU, IO or memory |  |
+| make | 1m08s | 1m55s | 85% | 100% | 1.5 GiB | 301 MiB | 902 MiB | 2 MiB | 1 MiB | cpu-bound: kept 1.7 of 2 CPUs busy |  |
+| &emsp;compile \| link | 58s | 1m40s | 86% | 100% | 1.5 GiB | 300 MiB | 900 MiB | 2 MiB | 1 MiB | cpu-bound: kept 1.7 of 2 CPUs busy |  |
+| &emsp;vet | 10s | 15s | 75% | 90% | 400 MiB | 1 MiB | 2 MiB | 0 B | 0 B | cpu-bound: kept 1.5 of 2 CPUs busy |  |
+| test | 22s | 30s | 68% | 100% | 700 MiB | 5 MiB | 10 MiB | 0 B | 0 B | starved: waited for CPU 41% of the time while the machine was 98% busy, 0.6 CPUs by others, and the job used 1.4 CPUs | **FAILED**: exit status 1�see the log |
+| upload | 1s | – | – | – | – | – | – | – | – |  |  |
+| **total** | 1m32s | 2m26s | 79% | 100% | 1.5 GiB | 316 MiB | 992 MiB | 42 MiB | 1.07 MiB | cpu-bound: kept 1.6 of 2 CPUs busy |  |
 
-**Advice:** used 1.6 of 2 CPUs (p95; more than one for 40 s) and at most 1.5 GiB: a 2-CPU, 4 GiB machine would do
+**Advice:** used 1.6 of 2 CPUs (p95; more than one for 40s) and at most 1.5 GiB: a 2-CPU, 4 GiB machine would do
 
 | job statistics (4 samples) | avg | peak | stddev |
 | :-- | --: | --: | --: |
 | job CPU | 67% | 75% | 12% |
 | host CPU | 67% | 75% | 12% |
-| job memory | 233.6 MiB | 1.0 GiB | 49.2 MiB |
+| job memory | 234 MiB | 0.98 GiB | 49.2 MiB |
 | host disk IOPS | 167 | 200 | 47 |
-| job IO | 16.7 MiB/s | 20.0 MiB/s | 4.7 MiB/s |
-| host network | 1.7 KiB/s | 2.0 KiB/s | 483 B/s |
+| job IO | 16.7 MiB/s | 20 MiB/s | 4.71 MiB/s |
+| host network | 1.67 KiB/s | 2 KiB/s | 483 B/s |
 
 `
 
@@ -183,22 +183,22 @@ func TestAbsentColumnsDropped(t *testing.T) {
 	r := Build(f.run(t), JobInfo{Name: "job"})
 	var b bytes.Buffer
 	WriteText(&b, r)
-	want := `jobtrace: job "job" succeeded after 2.00s
+	want := `jobtrace: job "job" succeeded after 2s
 jobtrace:   phase    duration
-jobtrace:   compile     1.50s
-jobtrace:   total       2.00s
+jobtrace:   compile      1.5s
+jobtrace:   total          2s
 `
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 	b.Reset()
 	WriteMarkdown(&b, r)
-	want = `### jobtrace: job **job** succeeded after 2.00s
+	want = `### jobtrace: job **job** succeeded after 2s
 
 | phase | duration |
 | :-- | --: |
-| compile | 1.50s |
-| **total** | 2.00s |
+| compile | 1.5s |
+| **total** | 2s |
 
 `
 	if b.String() != want {
@@ -216,12 +216,12 @@ func TestAbsentFiguresPrintDash(t *testing.T) {
 	r := Build(f.run(t), JobInfo{Name: "job"})
 	var b bytes.Buffer
 	WriteText(&b, r)
-	if !strings.Contains(b.String(), "jobtrace:   b         1.00s        –\n") || strings.Contains(b.String(), "0 B") {
+	if !strings.Contains(b.String(), "jobtrace:   b            1s      –\n") || strings.Contains(b.String(), "0 B") {
 		t.Errorf("got\n%s", b.String())
 	}
 	b.Reset()
 	WriteMarkdown(&b, r)
-	if !strings.Contains(b.String(), "| b | 1.00s | – |\n") || !strings.Contains(b.String(), "| a | 1.00s | 3.0 MiB |\n") {
+	if !strings.Contains(b.String(), "| b | 1s | – |\n") || !strings.Contains(b.String(), "| a | 1s | 3 MiB |\n") {
 		t.Errorf("got\n%s", b.String())
 	}
 }
@@ -238,11 +238,11 @@ func TestMarkdownEscapes(t *testing.T) {
 	WriteMarkdown(&b, r)
 	out := b.String()
 	for _, want := range []string{
-		"### jobtrace: job **job \\| 1 \\#** failed with exit code 3 after 2.00s\n",
+		"### jobtrace: job **job \\| 1 \\#** failed with exit code 3 after 2s\n",
 		// The model shows a line break in a span's text as U+FFFD
 		// (cleantext), as the report does.
-		"| a\\|b\uFFFDc \\*d\\* \\<e\\> \\`f\\` | 1.00s |  | **FAILED**: broke \\| here\uFFFDand here |\n",
-		"| **total** | 2.00s | waiting: waited \\| \\*here\\*\uFFFDlong |  |\n",
+		"| a\\|b\uFFFDc \\*d\\* \\<e\\> \\`f\\` | 1s |  | **FAILED**: broke \\| here\uFFFDand here |\n",
+		"| **total** | 2s | waiting: waited \\| \\*here\\*\uFFFDlong |  |\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q in\n%s", want, out)
@@ -273,7 +273,7 @@ func TestTextNameOnOneLine(t *testing.T) {
 	root.End(trace.WithTimestamp(at(1)))
 	var b bytes.Buffer
 	WriteText(&b, Build(f.run(t), JobInfo{Name: "job"}))
-	if !strings.Contains(b.String(), "jobtrace:   two\uFFFDlines and a tab     1.00s\n") {
+	if !strings.Contains(b.String(), "jobtrace:   two\uFFFDlines and a tab        1s\n") {
 		t.Errorf("got\n%s", b.String())
 	}
 }
@@ -285,7 +285,7 @@ func TestIOOfTheHost(t *testing.T) {
 	var b bytes.Buffer
 	WriteText(&b, r)
 	for _, want := range []string{
-		"jobtrace:   total  2.0 KiB*  3.0 MiB*\n",
+		"jobtrace:   total  2 KiB*  3 MiB*\n",
 		"jobtrace:   * the host's disks: the job's own IO could not be read\n",
 		"jobtrace:   host disk IO                10 B/s  10 B/s   0 B/s\n",
 	} {
@@ -295,7 +295,7 @@ func TestIOOfTheHost(t *testing.T) {
 	}
 	b.Reset()
 	WriteMarkdown(&b, r)
-	if !strings.Contains(b.String(), "| **total** | 2.0 KiB* | 3.0 MiB* |") ||
+	if !strings.Contains(b.String(), "| **total** | 2 KiB* | 3 MiB* |") ||
 		!strings.Contains(b.String(), "\\* the host's disks") {
 		t.Errorf("got\n%s", b.String())
 	}
@@ -333,7 +333,7 @@ func TestTitle(t *testing.T) {
 		r    Summary
 		want string
 	}{
-		{Summary{Result: "success", Duration: time.Second}, "job x succeeded after 1.00s"},
+		{Summary{Result: "success", Duration: time.Second}, "job x succeeded after 1s"},
 		{Summary{Result: "failure", ExitCode: 2}, "job x failed with exit code 2"},
 		{Summary{Result: "timeout", ExitCode: 124}, "job x timed out with exit code 124"},
 		{Summary{Result: "cancellation", ExitCode: 143}, "job x was cancelled with exit code 143"},

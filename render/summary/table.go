@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/jobtrace/jobtrace/internal/figure"
 	"github.com/jobtrace/jobtrace/runmodel"
 )
 
@@ -63,29 +64,29 @@ func phaseColumns(r *Summary, md bool, name func(row Row, total bool) string) []
 		if row.Duration > 0 || i < n-1 {
 			// The job's duration is 0 only when it is unknown; a
 			// phase's can be 0 (an instant).
-			dur.cells[i] = Duration(row.Duration)
+			dur.cells[i] = figure.Duration(row.Duration)
 		}
 		f := &row.Figures
 		if f.HasCPU {
-			cpu.cells[i] = Duration(f.CPU)
-			avg.cells[i] = fmtPercent(f.CPUAvg)
-			peak.cells[i] = fmtPercent(f.CPUPeak)
+			cpu.cells[i] = figure.Duration(f.CPU)
+			avg.cells[i] = figure.Percent(f.CPUAvg)
+			peak.cells[i] = figure.Percent(f.CPUPeak)
 		}
 		if f.HasMemory {
-			mem.cells[i] = fmtBytes(float64(f.MemoryPeak))
+			mem.cells[i] = figure.Bytes(float64(f.MemoryPeak))
 		}
 		if f.HasIO {
 			mark := ""
 			if f.IOHost {
 				mark = "*"
 			}
-			read.cells[i] = fmtBytes(float64(f.ReadBytes)) + mark
-			write.cells[i] = fmtBytes(float64(f.WriteBytes)) + mark
+			read.cells[i] = figure.Bytes(float64(f.ReadBytes)) + mark
+			write.cells[i] = figure.Bytes(float64(f.WriteBytes)) + mark
 		}
 		if f.HasNetwork {
-			net.cells[i] = fmtBytes(float64(f.NetReceive) + float64(f.NetTransmit))
-			netIn.cells[i] = fmtBytes(float64(f.NetReceive))
-			netOut.cells[i] = fmtBytes(float64(f.NetTransmit))
+			net.cells[i] = figure.Bytes(float64(f.NetReceive) + float64(f.NetTransmit))
+			netIn.cells[i] = figure.Bytes(float64(f.NetReceive))
+			netOut.cells[i] = figure.Bytes(float64(f.NetTransmit))
 		}
 		if v := row.Verdict; v.Kind != "" {
 			kind.cells[i] = string(v.Kind)
@@ -122,12 +123,12 @@ func statColumns(st *runmodel.JobStats, head string) []column {
 		io = "host disk IO"
 	}
 	lines := []line{
-		{"job CPU", st.CPU, fmtPercent},
-		{"host CPU", st.HostCPU, fmtPercent},
-		{"job memory", st.Memory, fmtBytes},
-		{"host disk IOPS", st.IOPS, fmtCount},
-		{io, st.IO, fmtRate},
-		{"host network", st.Network, fmtRate},
+		{"job CPU", st.CPU, figure.Percent},
+		{"host CPU", st.HostCPU, figure.Percent},
+		{"job memory", st.Memory, figure.Bytes},
+		{"host disk IOPS", st.IOPS, figure.Count},
+		{io, st.IO, figure.Rate},
+		{"host network", st.Network, figure.Rate},
 	}
 	n := len(lines)
 	names := column{head: head, left: true, keep: true, cells: make([]string, n)}
@@ -170,7 +171,7 @@ func title(r *Summary, name string) string {
 		fmt.Fprintf(&b, " with exit code %d", r.ExitCode)
 	}
 	if r.Duration > 0 {
-		b.WriteString(" after " + Duration(r.Duration))
+		b.WriteString(" after " + figure.Duration(r.Duration))
 	}
 	return b.String()
 }
