@@ -8,7 +8,8 @@
 #
 # Sections (docs/performance.md's headings):
 #   start     `jobtrace run -- true` against `otel-cli exec -- true`, `true`
-#             and `jobtrace version` (Wrapping a job)
+#             and `jobtrace version`, out dirs on the disk and on /dev/shm,
+#             and what making a file costs on each (Wrapping a job)
 #   markers   `jobtrace phase begin` + `end` inside a run against two
 #             `otel-cli span` calls, and `jobtrace event`, beside the floor
 #             of an empty Go program; in hyperfine's blocks and taking
