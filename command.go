@@ -15,7 +15,9 @@ import (
 
 // Run runs cmd, not yet started, to its end as a phase named name, and
 // returns what cmd.Run would. The phase ends with the command's result
-// (ResultOf its error) and process.exit.code, and carries its usage: the
+// (ResultOf its error) and process.exit.code, as `jobtrace exec` ends a
+// step: a command that could not be started has the result error and the
+// shell's code (127 not found, 126 not executable); it carries its usage: the
 // command and its descendants are followed from its start until it is
 // waited for (see the package documentation). cmd runs in the environment
 // it would (cmd.Environ) with the task's variables (Env), TRACEPARENT

@@ -27,9 +27,11 @@ const (
 
 // ResultOf is the result of work that returned err: Success for nil,
 // TimedOut for a context's deadline, Cancelled for a context's
-// cancellation, and for a command's *exec.ExitError what `jobtrace run`
-// judges by its exit code (Cancelled when a signal killed it); Failure
-// otherwise.
+// cancellation; for a command's *exec.ExitError what `jobtrace run`
+// judges by its exit code (Cancelled when a signal killed it), and for a
+// command that could not be started because its program was not found or
+// could not be run (what Cmd.Start returns then) Errored, as `jobtrace run`
+// and `jobtrace exec` judge it (supervise.StartCode); Failure otherwise.
 func ResultOf(err error) Result {
 	var ee *exec.ExitError
 	switch {
@@ -42,16 +44,11 @@ func ResultOf(err error) Result {
 	case errors.As(err, &ee):
 		return Result(session.ResultOf(supervise.ExitCode(ee.ProcessState, nil), nil))
 	}
+	if _, program := supervise.StartCode(err); program {
+		return Errored
+	}
 	return Failure
 }
 
 // valid reports whether r is a Result, or "".
 func (r Result) valid() bool { return protocol.ValidResult(string(r)) }
-
-// or is r, Success when empty.
-func (r Result) or() Result {
-	if r == "" {
-		return Success
-	}
-	return r
-}

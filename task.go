@@ -13,6 +13,7 @@ import (
 	"github.com/jobtrace/jobtrace/agent/cienv"
 	"github.com/jobtrace/jobtrace/config"
 	"github.com/jobtrace/jobtrace/session"
+	"github.com/jobtrace/jobtrace/spans/wire"
 	"github.com/jobtrace/jobtrace/supervise"
 )
 
@@ -219,7 +220,7 @@ func (t *Task) Stop(ctx context.Context, result Result) (Artifacts, error) {
 	}
 	t.stopped = true
 	t.mu.Unlock()
-	res, err := t.s.Shutdown(ctx, session.Outcome{Result: string(result.or()), Attrs: t.attrs})
+	res, err := t.s.Shutdown(ctx, session.Outcome{Result: wire.NormalResult(string(result)), Attrs: t.attrs})
 	a := artifactsIn(res.Dir)
 	a.TraceID = res.TraceID
 	return a, err

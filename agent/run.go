@@ -4,7 +4,6 @@ package agent
 
 import (
 	"context"
-	"errors"
 	"io"
 	"os"
 	"os/signal"
@@ -175,7 +174,8 @@ func runChild(o Options, out *output, s *session.Session, grd *guard.Guard, sigs
 			s.JobNotStarted()
 		}
 		out.log.Printf("%v", err)
-		return session.Outcome{Code: startCode(err), Err: err, Ended: time.Now()}
+		code, _ := supervise.StartCode(err)
+		return session.Outcome{Code: code, Err: err, Ended: time.Now()}
 	}
 	if s != nil {
 		s.JobStarted(job)
@@ -185,15 +185,6 @@ func runChild(o Options, out *output, s *session.Session, grd *guard.Guard, sigs
 	code := job.Supervise(sigs, o.GracePeriod, out.log)
 	grd.Disarm()
 	return session.Outcome{Code: code, LostOutput: job.OutputLost(), Ended: time.Now()}
-}
-
-// startCode is the exit code of a job that could not be started.
-func startCode(err error) int {
-	var se *supervise.StartError
-	if errors.As(err, &se) {
-		return se.Code
-	}
-	return 1
 }
 
 // startGuard starts the guard process when o asks for one. It writes to

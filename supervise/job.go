@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -75,16 +73,6 @@ type Tap interface {
 const TapDrainTimeout = time.Second
 
 var errNoCommand = errors.New("no command given")
-
-// StartError is a job that could not be started; Code is the exit status a
-// shell would give (126 or 127).
-type StartError struct {
-	Code int
-	Err  error
-}
-
-func (e *StartError) Error() string { return e.Err.Error() }
-func (e *StartError) Unwrap() error { return e.Err }
 
 // Options describe the process to supervise.
 type Options struct {
@@ -164,24 +152,10 @@ type Job struct {
 // shell's exit codes.
 func resolve(name string) (string, error) {
 	p, err := exec.LookPath(name)
-	if err == nil {
+	if err == nil || errors.Is(err, exec.ErrDot) {
 		return p, nil
 	}
-	if errors.Is(err, exec.ErrDot) {
-		return p, nil
-	}
-	switch {
-	case errors.Is(err, exec.ErrNotFound):
-		if strings.ContainsRune(name, os.PathSeparator) {
-			return "", &StartError{ExitNotFound, fmt.Errorf("%s: no such file or directory", name)}
-		}
-		return "", &StartError{ExitNotFound, fmt.Errorf("%s: command not found", name)}
-	case errors.Is(err, fs.ErrNotExist):
-		return "", &StartError{ExitNotFound, fmt.Errorf("%s: no such file or directory", name)}
-	case errors.Is(err, fs.ErrPermission):
-		return "", &StartError{ExitNotExecutable, fmt.Errorf("%s: permission denied", name)}
-	}
-	return "", &StartError{ExitNotExecutable, fmt.Errorf("%s: %v", name, err)}
+	return "", lookPathFailed(name, err)
 }
 
 // Start starts the job. The returned error is a *StartError for a
@@ -215,25 +189,6 @@ func Start(o Options) (*Job, error) {
 	}
 	j.closers = nil
 	return j, nil
-}
-
-// execFailed is the StartError of a program found as name whose exec
-// failed with err: not found (a script's interpreter missing) or not
-// executable, as a shell says.
-func execFailed(name string, err error) *StartError {
-	code := ExitNotExecutable
-	if errors.Is(err, fs.ErrNotExist) {
-		code = ExitNotFound
-	}
-	return &StartError{code, fmt.Errorf("%s: %w", name, unwrapExec(err))}
-}
-
-func unwrapExec(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 // closeAll undoes what Start did for a job that could not be started: it
@@ -687,12 +642,13 @@ func (j *Job) waitTaps() {
 }
 
 // ExitCode is the exit code of a process as a shell reports it: 128+N for
-// one killed by signal N; 1 when it was not waited for (ps is nil) because
-// of err.
+// one killed by signal N; when it was not waited for (ps is nil) because
+// of err, the code of a command that could not be started (StartCode).
 func ExitCode(ps *os.ProcessState, err error) int {
 	if ps == nil {
 		if err != nil {
-			return 1
+			code, _ := StartCode(err)
+			return code
 		}
 		return 0
 	}

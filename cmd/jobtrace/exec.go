@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -118,16 +117,15 @@ func (c *cli) execInRun(path string, l execLine, s settings, log *supervise.Logg
 	return exitWith(code)
 }
 
+// startCode is code, or, for a command that could not be started (err),
+// the shell's code for it (supervise.StartCode), err said on log.
 func startCode(code int, err error, log *supervise.Logger) int {
 	if err == nil {
 		return code
 	}
 	log.Printf("%v", err)
-	var se *supervise.StartError
-	if errors.As(err, &se) {
-		return se.Code
-	}
-	return 1
+	code, _ = supervise.StartCode(err)
+	return code
 }
 
 // execStandalone makes the span itself and exports it.
