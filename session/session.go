@@ -255,8 +255,10 @@ func (s *Session) Start(ctx context.Context) error {
 	if err != nil {
 		s.log.Warn(err.Error())
 	}
-	s.outScan = scan.New(s.set.Scan, func(m protocol.Msg) { s.tracker.Handle(m) })
-	s.errScan = scan.New(s.set.Scan, func(m protocol.Msg) { s.tracker.Handle(m) })
+	scanOpts := s.set.Scan
+	scanOpts.Warn = s.log.Warn
+	s.outScan = scan.New(scanOpts, func(m protocol.Msg) { s.tracker.Handle(m) })
+	s.errScan = scan.New(scanOpts, func(m protocol.Msg) { s.tracker.Handle(m) })
 	s.outTap, s.errTap = s.outScan, s.errScan
 	if s.set.hooks.tap != nil {
 		s.outTap, s.errTap = heldTap{s.outScan, s.set.hooks.tap}, heldTap{s.errScan, s.set.hooks.tap}
@@ -513,10 +515,16 @@ func (s *Session) handleSocket(m protocol.Msg) protocol.Reply {
 
 // Handle applies one phase message from any source (a counter, attributes
 // of a phase or the job) and returns the reply a socket client would get.
-// The message is applied as it is: a caller that builds one itself cleans
-// it first (protocol.Msg.Clean), as every source does; Begin, End and Event
-// do so.
-func (s *Session) Handle(m protocol.Msg) protocol.Reply { return s.tracker.Handle(m) }
+// The message is checked as a socket's is (protocol.Validate), and one that
+// breaks the rules refused with its error; it is not cleaned: a caller
+// that builds one itself cleans it first (protocol.Msg.Clean), as every
+// source does; Begin, End and Event do so.
+func (s *Session) Handle(m protocol.Msg) protocol.Reply {
+	if err := protocol.Validate(&m); err != nil {
+		return protocol.Reply{Error: err.Error()}
+	}
+	return s.tracker.Handle(m)
+}
 
 // ErrRefused wraps the reason a session did not apply a Go call.
 var ErrRefused = errors.New("session")

@@ -213,6 +213,7 @@ func (s *sources) statsAttrs(out, errs *scan.Scanner, t *spans.Tracker, lostOutp
 	}
 	add("jobtrace.dropped.output_bytes", lostOutput, "bytes of the job's output could not be written to jobtrace's stdout or stderr and were dropped", "")
 	add("jobtrace.dropped.long_lines", long, "output lines were longer than max_line_bytes and were not scanned for markers", "output lines too long to scan")
+	add("jobtrace.dropped.output_markers", out.Stats().Refused+errs.Stats().Refused, "output markers were refused (an END_PHASE whose result= is none of the results)", "output markers refused")
 	if un := unscanned(out, errs); un.UnscannedLines > 0 || un.UnscannedBytes > 0 {
 		attrs = append(attrs, attribute.Int64("jobtrace.dropped.unscanned_lines", int64(un.UnscannedLines)),
 			attribute.Int64("jobtrace.dropped.unscanned_bytes", int64(un.UnscannedBytes)))

@@ -8,7 +8,6 @@ import (
 
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
 	"github.com/jobtrace/jobtrace/insight/verdict"
-	"github.com/jobtrace/jobtrace/spans/wire"
 )
 
 // MaxPhaseNames bounds the distinct phase names the per-phase metrics
@@ -50,8 +49,10 @@ func (p *phaseState) init() {
 // Phase records what a phase cost, when it ends: its duration, and the
 // job's CPU time, peak memory and storage IO during it when u has them;
 // and its verdict v (judged from u by the caller), when it has one. ctx
-// holds the phase's span, which the exemplars point at. result is a
-// cicd.pipeline.task.run.result value; "" means success.
+// holds the phase's span, which the exemplars point at. result is the
+// phase's cicd.pipeline.task.run.result as its span has it: one of the
+// results, checked where it came in (protocol.Validate), and recorded as
+// it is.
 func (r *Recorder) Phase(ctx context.Context, name, result string, u *usage.Usage, v verdict.Verdict) {
 	if u == nil {
 		return
@@ -123,7 +124,6 @@ func (r *Recorder) kindFor(name string, kind verdict.Kind) attrs {
 func (r *Recorder) setsFor(name, result string) *phaseSets {
 	p := &r.phaseState
 	name = r.boundName(name)
-	result = boundResult(result)
 	k := phaseKey{name, result}
 	if s := p.sets[k]; s != nil {
 		return s
@@ -137,20 +137,10 @@ func (r *Recorder) setsFor(name, result string) *phaseSets {
 	return s
 }
 
-// boundResult is the result the phase and job histograms record: the
-// convention's value, "" as success, OtherPhase for any other.
-func boundResult(result string) string {
-	result = wire.NormalResult(result)
-	if !wire.ValidResult(result) {
-		result = OtherPhase
-	}
-	return result
-}
-
 // Job records what the whole job cost, once, when it has ended: its
 // duration, and its CPU time and peak memory when u has them. ctx holds
 // the job's span, which the exemplars point at. result is the job's
-// cicd.pipeline.task.run.result, bounded as a phase's is. The project,
+// cicd.pipeline.task.run.result, as a phase's is. The project,
 // machine and runner are the resource's.
 func (r *Recorder) Job(ctx context.Context, result string, u *usage.Usage) {
 	if u == nil {
@@ -159,7 +149,6 @@ func (r *Recorder) Job(ctx context.Context, result string, u *usage.Usage) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	result = boundResult(result)
 	r.phaseMu.Lock()
 	a, ok := r.jobs[result]
 	if !ok {

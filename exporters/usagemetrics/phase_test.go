@@ -25,21 +25,21 @@ var fullUsage = usage.Usage{
 
 func TestPhase(t *testing.T) {
 	r := newRig(t)
-	r.rec.Phase(r.ctx, "compile", "", &fullUsage, verdict.Verdict{Kind: verdict.CPUBound})
+	r.rec.Phase(r.ctx, "compile", "success", &fullUsage, verdict.Verdict{Kind: verdict.CPUBound})
 	test := fullUsage
 	test.Duration = 30 * time.Second
 	test.HasCPU, test.HasMemory, test.HasIO = false, false, false
 	r.rec.Phase(r.ctx, "test", "failure", &test, verdict.Verdict{Kind: verdict.Waiting})
 	r.rec.Phase(r.ctx, "test", "success", &test, verdict.Verdict{Kind: verdict.Waiting})
 	r.rec.Phase(r.ctx, "nothing", "success", nil, verdict.Verdict{Kind: verdict.Waiting})
-	r.rec.Phase(context.Background(), "lint", "bogus", &test, verdict.Verdict{Kind: "slow"})
-	r.rec.Phase(r.ctx, "no verdict", "", &test, verdict.Verdict{})
+	r.rec.Phase(context.Background(), "lint", "skip", &test, verdict.Verdict{Kind: "slow"})
+	r.rec.Phase(r.ctx, "no verdict", "success", &test, verdict.Verdict{})
 	ms := r.collect()
 
 	const (
 		compile  = "cicd.pipeline.task.run.result=success,jobtrace.phase.name=compile"
 		testFail = "cicd.pipeline.task.run.result=failure,jobtrace.phase.name=test"
-		lint     = "cicd.pipeline.task.run.result=other,jobtrace.phase.name=lint"
+		lint     = "cicd.pipeline.task.run.result=skip,jobtrace.phase.name=lint"
 	)
 	checkValues(t, ms, "jobtrace.phase.duration", map[string]float64{compile: 90, testFail: 30, lint: 30,
 		"cicd.pipeline.task.run.result=success,jobtrace.phase.name=test":       30,
@@ -117,19 +117,19 @@ func TestMaxPhaseNames(t *testing.T) {
 	}
 }
 
-// TestJob: one observation per job, with its result bounded as a phase's
-// is, the figures it has, the job span as exemplar, in the job's buckets.
+// TestJob: one observation per job, by its result as a phase's is, the
+// figures it has, the job span as exemplar, in the job's buckets.
 func TestJob(t *testing.T) {
 	r := newRig(t)
-	r.rec.Job(r.ctx, "", &fullUsage)
+	r.rec.Job(r.ctx, "success", &fullUsage)
 	short := usage.Usage{Duration: 4 * time.Second, HasCPU: true, CPUUser: time.Second}
 	r.rec.Job(r.ctx, "failure", &short)
-	r.rec.Job(r.ctx, "bogus", &short)
+	r.rec.Job(r.ctx, "timeout", &short)
 	r.rec.Job(r.ctx, "success", nil)
 	ms := r.collect()
 
 	key := string(semconv.CICDPipelineTaskRunResultKey) + "="
-	ok, fail, odd := key+"success", key+"failure", key+OtherPhase
+	ok, fail, odd := key+"success", key+"failure", key+"timeout"
 	checkValues(t, ms, "jobtrace.job.duration", map[string]float64{ok: 90, fail: 4, odd: 4})
 	checkValues(t, ms, "jobtrace.job.cpu.time", map[string]float64{ok: 75, fail: 1, odd: 1})
 	checkValues(t, ms, "jobtrace.job.memory.peak", map[string]float64{ok: 3 << 30})

@@ -7,13 +7,13 @@ package fuzzcheck
 import (
 	"flag"
 	"fmt"
-	"math"
 	"time"
 	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/jobtrace/jobtrace/spans/protocol"
+	"github.com/jobtrace/jobtrace/spans/wire"
 )
 
 // Msg returns what is wrong with m, a message a source passed on, or nil.
@@ -38,7 +38,7 @@ func Msg(m protocol.Msg) error {
 	if !protocol.ValidResult(m.Result) {
 		return fmt.Errorf("result %q", m.Result)
 	}
-	if m.Type == protocol.TypeCounter && (math.IsNaN(m.Value) || math.IsInf(m.Value, 0)) {
+	if m.Type == protocol.TypeCounter && !wire.ValidCounterValue(m.Value) {
 		return fmt.Errorf("counter value %v", m.Value)
 	}
 	if len(m.Attrs) > protocol.MaxAttrs {

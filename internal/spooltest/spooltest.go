@@ -19,8 +19,9 @@ type Span struct {
 	DroppedAttrs uint32
 	TraceID      pcommon.TraceID
 	SpanID       pcommon.SpanID
-	// Status is the span's status code.
-	Status ptrace.StatusCode
+	// Status is the span's status code, StatusMessage its description.
+	Status        ptrace.StatusCode
+	StatusMessage string
 }
 
 // Read returns the spans of the spool at path by name (the last of a
@@ -42,6 +43,7 @@ func Read(t testing.TB, path string) map[string]Span {
 		out[s.Name()] = Span{
 			Name: s.Name(), Parent: names[s.ParentSpanID()], Attrs: s.Attributes().AsRaw(),
 			DroppedAttrs: s.DroppedAttributesCount(), TraceID: s.TraceID(), SpanID: s.SpanID(), Status: s.Status().Code(),
+			StatusMessage: s.Status().Message(),
 		}
 	}
 	return out

@@ -83,7 +83,7 @@ func Validate(m *Msg) error {
 	if len(m.Attrs) > MaxAttrs {
 		return perr("more than %d attributes", MaxAttrs)
 	}
-	if m.Type == TypeCounter && (math.IsNaN(m.Value) || math.IsInf(m.Value, 0) || m.Value < 0) {
+	if m.Type == TypeCounter && !wire.ValidCounterValue(m.Value) {
 		return perr("counter value %v is not a finite non-negative number", m.Value)
 	}
 	return nil

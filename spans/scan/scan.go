@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/jobtrace/jobtrace/internal/cleantext"
+	"github.com/jobtrace/jobtrace/internal/warnlimit"
 	"github.com/jobtrace/jobtrace/spans/protocol"
 )
 
@@ -39,6 +40,9 @@ type Options struct {
 	Patterns              []Pattern
 	MaxLineBytes          int              // 0 means DefaultMaxLineBytes
 	Now                   func() time.Time // nil means time.Now
+	// Warn is told of the markers refused (Stats.Refused), rate-limited
+	// as the socket's warnings are; nil: they are only counted.
+	Warn func(string)
 }
 
 // Stats counts what a Scanner saw.
@@ -47,6 +51,10 @@ type Stats struct {
 	Markers     uint64 // phase, GitHub and GitLab markers emitted
 	LongLines   uint64 // lines over MaxLineBytes, not scanned
 	PatternHits uint64 // pattern matches (one line can match several patterns)
+	// Refused counts the markers that break the protocol's rules
+	// (protocol.Validate), which the socket refuses too: an END_PHASE
+	// whose result= is none of the results. They are not passed on.
+	Refused uint64
 	// UnscannedLines and UnscannedBytes count what was given to Skip: lines
 	// with any byte skipped, and the bytes skipped.
 	UnscannedLines, UnscannedBytes uint64
@@ -73,13 +81,15 @@ type Scanner struct {
 	read     time.Time   // when the bytes being written were read; zero: now
 
 	st      Stats // owned by the writer
-	pub     struct{ lines, markers, long, hits, unLines, unBytes atomic.Uint64 }
+	pub     struct{ lines, markers, long, hits, refused, unLines, unBytes atomic.Uint64 }
+	warn    *warnlimit.Limiter
 	stopped atomic.Bool
 }
 
 // New returns a Scanner that passes every marker it finds to emit.
 func New(opts Options, emit func(protocol.Msg)) *Scanner {
-	s := &Scanner{opts: opts, emit: emit, now: opts.Now, max: opts.MaxLineBytes}
+	s := &Scanner{opts: opts, emit: emit, now: opts.Now, max: opts.MaxLineBytes,
+		warn: warnlimit.New("output: ", opts.Warn, warnlimit.DefaultVerbatim)}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -255,6 +265,7 @@ func (s *Scanner) Close() {
 		s.buf = s.buf[:0]
 	}
 	s.publish()
+	s.warn.Flush()
 }
 
 func (s *Scanner) publish() {
@@ -262,6 +273,7 @@ func (s *Scanner) publish() {
 	s.pub.markers.Store(s.st.Markers)
 	s.pub.long.Store(s.st.LongLines)
 	s.pub.hits.Store(s.st.PatternHits)
+	s.pub.refused.Store(s.st.Refused)
 	s.pub.unLines.Store(s.st.UnscannedLines)
 	s.pub.unBytes.Store(s.st.UnscannedBytes)
 }
@@ -273,6 +285,7 @@ func (s *Scanner) Stats() Stats {
 		Markers:     s.pub.markers.Load(),
 		LongLines:   s.pub.long.Load(),
 		PatternHits: s.pub.hits.Load(),
+		Refused:     s.pub.refused.Load(),
 
 		UnscannedLines: s.pub.unLines.Load(),
 		UnscannedBytes: s.pub.unBytes.Load(),
@@ -416,8 +429,10 @@ var (
 
 // phase handles "BEGIN_PHASE name [k=v ...]" and "END_PHASE name [k=v ...]".
 // The name is everything up to the trailing key=value words (the first word
-// always belongs to the name). On END_PHASE a result=<value> word with a
-// known result sets Result instead of an attribute.
+// always belongs to the name). On END_PHASE a result=<value> word sets
+// Result instead of an attribute; a marker that protocol.Validate refuses
+// (a value none of the results) is refused as the socket refuses it:
+// warned about, counted, and not passed on.
 func (s *Scanner) phase(l []byte) {
 	var typ protocol.Type
 	var rest []byte
@@ -457,13 +472,18 @@ func (s *Scanner) phase(l []byte) {
 		eq := bytes.IndexByte(kv, '=')
 		key := cleantext.Truncate(cleantext.Bytes(kv[:eq]), protocol.MaxNameBytes)
 		val := cleantext.Bytes(kv[eq+1:])
-		if typ == protocol.TypeEnd && key == "result" && protocol.ValidResult(val) {
+		if typ == protocol.TypeEnd && key == "result" {
 			m.Result = val
 			continue
 		}
 		if len(m.Attrs) < protocol.MaxAttrs {
 			m.Attrs = append(m.Attrs, attribute.String(key, val))
 		}
+	}
+	if err := protocol.Validate(&m); err != nil {
+		s.st.Refused++
+		s.warn.Warnf("%v: %s", err, protocol.Excerpt(l, 120))
+		return
 	}
 	s.marker(m)
 }

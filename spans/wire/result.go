@@ -1,5 +1,7 @@
 package wire
 
+import "math"
+
 // Results of a phase, the OpenTelemetry semantic conventions'
 // cicd.pipeline.task.run.result values. An empty result means success.
 // They are here, with the rules below, so that the fast path checks
@@ -14,11 +16,12 @@ const (
 )
 
 // NormalResult is the result of a phase that ended with r: r, or
-// ResultSuccess when r is empty. Every place that records or shows a
-// result it was given (a phase's span, a standalone run, the phase
-// metrics, the summary) takes it through here, so that "empty means
-// success" is one rule. A result read back from a span (the report) is
-// empty only when the span carries none: it is shown as not known.
+// ResultSuccess when r is empty. A result is taken through here where it
+// comes in (the tracker's end and add, a standalone phase, a background
+// agent's stop, the Go API's Stop), so that "empty means success" is one
+// rule; what records or shows it after (spans, metrics, the summary) has
+// it so. A result read back from a span (the report) is empty only when
+// the span carries none: it is shown as not known.
 func NormalResult(r string) string {
 	if r == "" {
 		return ResultSuccess
@@ -27,7 +30,9 @@ func NormalResult(r string) string {
 }
 
 // ValidResult reports whether r is a result an end message may carry: one
-// of the Result* values, or empty for success.
+// of the Result* values, or empty for success. It is the one rule: the
+// agent checks every message by it (protocol.Validate), the fast path
+// checks --result by it, and what records a result after trusts it.
 func ValidResult(r string) bool {
 	switch r {
 	case "", ResultSuccess, ResultFailure, ResultError, ResultTimeout, ResultCancellation, ResultSkip:
@@ -45,4 +50,11 @@ func Failed(r string) bool {
 		return true
 	}
 	return false
+}
+
+// ValidCounterValue reports whether v is an increment a counter message
+// may carry: a finite number, not negative. It is the one rule, which
+// protocol.Validate and the fast path's --value apply.
+func ValidCounterValue(v float64) bool {
+	return v >= 0 && !math.IsInf(v, 1) // NaN is not >= 0
 }

@@ -1,6 +1,9 @@
 package wire
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 // The results an end message may carry, which of them fail a phase, and
 // that an empty one is success: the one list the fast path, the agent and a standalone run all use.
@@ -16,6 +19,19 @@ func TestResults(t *testing.T) {
 	} {
 		if ValidResult(c.r) != c.valid || Failed(c.r) != c.failed || NormalResult(c.r) != c.normal {
 			t.Errorf("%q: valid %v failed %v normal %q, want %v %v %q", c.r, ValidResult(c.r), Failed(c.r), NormalResult(c.r), c.valid, c.failed, c.normal)
+		}
+	}
+}
+
+// A counter's increment is a finite number, not negative: the one rule of
+// the fast path's --value and the agent's messages.
+func TestValidCounterValue(t *testing.T) {
+	for v, want := range map[float64]bool{
+		0: true, math.Copysign(0, -1): true, 1.5: true, math.MaxFloat64: true,
+		-1: false, -math.SmallestNonzeroFloat64: false, math.Inf(1): false, math.Inf(-1): false, math.NaN(): false,
+	} {
+		if ValidCounterValue(v) != want {
+			t.Errorf("ValidCounterValue(%v) = %v, want %v", v, !want, want)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package fastpath
 
 import (
 	"errors"
-	"math"
 	"strconv"
 	"time"
 
@@ -124,7 +123,7 @@ func Parse(args []string) (Request, error) {
 			}
 		case flag == "value" && r.Type == "counter":
 			v, err := strconv.ParseFloat(val, 64)
-			if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+			if err != nil || !wire.ValidCounterValue(v) {
 				return r, UsageError(what + ": --value " + strconv.Quote(val) + " is not a non-negative number")
 			}
 			r.Value, valueSet = v, true

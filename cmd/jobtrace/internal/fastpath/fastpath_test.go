@@ -3,6 +3,7 @@ package fastpath
 import (
 	"errors"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -140,6 +141,27 @@ func TestSplitNUL(t *testing.T) {
 	} {
 		if got := splitNUL([]byte(in)); !reflect.DeepEqual(got, want) {
 			t.Errorf("%q: %q, want %q", in, got, want)
+		}
+	}
+}
+
+// The fast path takes the --value and --result the agent takes, by
+// package wire's rules, which protocol.Validate applies: a value or a
+// result it accepts is never refused by the agent, nor the other way.
+func TestValueAndResultAreTheAgentsRules(t *testing.T) {
+	for _, s := range []string{"0", "-0", "1.5", "1e308", "-1", "-1e-300", "NaN", "Inf", "+Inf", "-Inf", "1e309"} {
+		_, err := Parse([]string{"counter", "c", "--value", s})
+		v, perr := strconv.ParseFloat(s, 64)
+		agent := perr == nil && protocol.Validate(&protocol.Msg{Type: protocol.TypeCounter, Name: "c", Value: v}) == nil
+		if (err == nil) != agent {
+			t.Errorf("--value %s: the fast path's error %v, the agent takes it: %v", s, err, agent)
+		}
+	}
+	for _, r := range []string{"success", "failure", "error", "timeout", "cancellation", "skip", "passed", "Success", "failed"} {
+		_, err := Parse([]string{"phase", "end", "p", "--result", r})
+		agent := protocol.Validate(&protocol.Msg{Type: protocol.TypeEnd, Name: "p", Result: r}) == nil
+		if (err == nil) != agent {
+			t.Errorf("--result %s: the fast path's error %v, the agent takes it: %v", r, err, agent)
 		}
 	}
 }
