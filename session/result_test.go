@@ -32,3 +32,14 @@ func TestResultOf(t *testing.T) {
 		}
 	}
 }
+
+// The status of a command's span says why it could not start, or its exit
+// code.
+func TestDescribeExit(t *testing.T) {
+	if got := DescribeExit("make", 2, nil); got != "make exited with code 2" {
+		t.Errorf("exit 2: %q", got)
+	}
+	if got := DescribeExit("make", 127, errors.New("make: command not found")); got != "make: command not found" {
+		t.Errorf("not found: %q", got)
+	}
+}

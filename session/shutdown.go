@@ -11,17 +11,15 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/exporters/usagecsv"
-	"github.com/jobtrace/jobtrace/internal/cleantext"
 	"github.com/jobtrace/jobtrace/internal/figure"
 	"github.com/jobtrace/jobtrace/internal/stackhint"
+	"github.com/jobtrace/jobtrace/spans"
 	"github.com/jobtrace/jobtrace/spans/protocol"
-	"github.com/jobtrace/jobtrace/spans/wire"
 	"github.com/jobtrace/jobtrace/supervise"
 	"github.com/jobtrace/jobtrace/telemetry"
 )
@@ -71,6 +69,19 @@ func ResultOf(code int, startErr error) string {
 		return protocol.ResultFailure
 	}
 	return protocol.ResultSuccess
+}
+
+// DescribeExit is the description of the status Error of a command that
+// exited with code, or could not be started (startErr), what naming it
+// (its argv[0], "job" for the job's span): why it could not be started,
+// or "what exited with code N". The job's span, a step of `jobtrace exec`
+// inside a run and outside one all take it, so that a step says the same
+// wherever it ran.
+func DescribeExit(what string, code int, startErr error) string {
+	if startErr != nil {
+		return startErr.Error()
+	}
+	return fmt.Sprintf("%s exited with code %d", what, code)
 }
 
 // cancelledBy reports whether sig is a signal that cancels a job.
@@ -215,24 +226,18 @@ func (s *Session) stopSources(result string, lostOutput uint64) (notes []string)
 	return notes
 }
 
-// endJobSpan sets how the job ended on its span: the status Error when it
-// failed (wire.Failed), not when it was cancelled or skipped.
+// endJobSpan sets how the job ended on its span (spans.SetResult): the
+// status Error when it failed, not when it was cancelled or skipped.
 func (s *Session) endJobSpan(o Outcome, result string) {
-	s.root.SetAttributes(semconv.CICDPipelineTaskRunResultKey.String(result))
+	desc := DescribeExit("job", o.Code, o.Err)
+	if o.Result != "" && o.Err == nil {
+		desc = "job ended with result " + result
+	}
+	spans.SetResult(s.root, result, desc)
 	if o.Result == "" || o.Code != 0 {
 		s.root.SetAttributes(semconv.ProcessExitCode(o.Code))
 	}
 	s.root.SetAttributes(o.Attrs...)
-	if wire.Failed(result) {
-		desc := fmt.Sprintf("job exited with code %d", o.Code)
-		switch {
-		case o.Err != nil:
-			desc = o.Err.Error()
-		case o.Result != "":
-			desc = "job ended with result " + result
-		}
-		s.root.SetStatus(codes.Error, cleantext.String(desc))
-	}
 }
 
 // renderAside renders the files made from the model of the run (the

@@ -11,9 +11,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
-	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/jobtrace/jobtrace/spans/protocol"
@@ -442,7 +440,7 @@ func (t *Tracker) end(m protocol.Msg, ts time.Time) protocol.Reply {
 		return protocol.Reply{Error: "no open phase " + m.Name}
 	}
 	t.open[i].span.SetAttributes(t.admit(&t.open[i].room, m.Attrs)...)
-	t.endAt(i, ts, wire.NormalResult(m.Result), "", m.Ack)
+	t.endAt(i, ts, wire.NormalResult(m.Result), m.Status, m.Ack)
 	return protocol.Reply{OK: true}
 }
 
@@ -468,7 +466,7 @@ func (t *Tracker) finish(p *phase) *phase {
 	e := p.ending
 	p.ending = nil
 	end := latest(e.ts, p.start, p.kidsEnd)
-	setResult(p.span, e.result, e.desc)
+	SetResult(p.span, e.result, e.desc)
 	if t.opts.Observer != nil {
 		t.observed(t.opts.Observer.PhaseEnded(Boundary{Ctx: p.ctx, Span: p.span, Name: p.name, Result: e.result, Time: end, Wait: e.wait}))
 	} else {
@@ -479,18 +477,6 @@ func (t *Tracker) finish(p *phase) *phase {
 		q.kidsEnd = latest(q.kidsEnd, end)
 	}
 	return p.parent
-}
-
-// setResult sets a phase's result on its span, and the status Error when
-// it failed, described by desc (a sentence made of the result when empty).
-func setResult(sp trace.Span, result, desc string) {
-	sp.SetAttributes(semconv.CICDPipelineTaskRunResultKey.String(result))
-	if wire.Failed(result) {
-		if desc == "" {
-			desc = "phase ended with result " + result
-		}
-		sp.SetStatus(codes.Error, desc)
-	}
 }
 
 // add makes the span of a phase that has ended already, from its start
@@ -536,7 +522,7 @@ func (t *Tracker) add(m protocol.Msg) protocol.Reply {
 		parent.kidsEnd = latest(parent.kidsEnd, end)
 	}
 	ctx, sp := t.tracer.Start(parentCtx, m.Name, trace.WithTimestamp(start), trace.WithAttributes(attrs...), trace.WithSpanKind(trace.SpanKindInternal))
-	setResult(sp, result, "")
+	SetResult(sp, result, m.Status)
 	t.stats.Phases++
 	if t.opts.Observer != nil {
 		t.observed(t.opts.Observer.PhaseAdded(Boundary{Ctx: ctx, Span: sp, Name: m.Name, Result: result, Start: start, Time: end, Wait: m.Ack}))

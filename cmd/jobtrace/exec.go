@@ -6,11 +6,11 @@ import (
 	"path/filepath"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/jobtrace/jobtrace/config"
+	"github.com/jobtrace/jobtrace/internal/cleantext"
 	"github.com/jobtrace/jobtrace/session"
 	"github.com/jobtrace/jobtrace/spans"
 	"github.com/jobtrace/jobtrace/spans/protocol"
@@ -108,8 +108,9 @@ func (c *cli) execInRun(path string, l execLine, s settings, log *supervise.Logg
 	code, startErr := supervise.Run(argv, env, s.cfg.GracePeriod, log, spare)
 	code = startCode(code, startErr, log)
 	if conn != nil && err == nil {
+		result := session.ResultOf(code, startErr)
 		end := protocol.Msg{V: protocol.Version, Type: protocol.TypeEnd, Name: name, Syntax: protocol.SyntaxExec, Span: reply.Traceparent,
-			Result: session.ResultOf(code, startErr), Attrs: []attribute.KeyValue{semconv.ProcessExitCode(code)}}
+			Result: result, Status: execStatus(result, argv[0], code, startErr), Attrs: []attribute.KeyValue{semconv.ProcessExitCode(code)}}
 		if _, err := conn.Request(end); err != nil {
 			log.Warn(fmt.Sprintf("%s: %v", session.EnvSocket, err))
 		}
@@ -126,6 +127,17 @@ func startCode(code int, err error, log *supervise.Logger) int {
 	log.Printf("%v", err)
 	code, _ = supervise.StartCode(err)
 	return code
+}
+
+// execStatus is the description of the status Error of a step that ended
+// with result, the same inside a run (sent with its end) and outside one
+// (session.DescribeExit): "" when it did not fail; cut to what a message
+// may carry.
+func execStatus(result, cmd string, code int, startErr error) string {
+	if !wire.Failed(result) {
+		return ""
+	}
+	return cleantext.Truncate(cleantext.String(session.DescribeExit(cmd, code, startErr)), protocol.MaxNameBytes)
 }
 
 // execStandalone makes the span itself and exports it.
@@ -146,10 +158,8 @@ func (c *cli) execStandalone(l execLine, s settings, log *supervise.Logger, spar
 	sa.forgetSignals()
 	code = startCode(code, startErr, log)
 	result := session.ResultOf(code, startErr)
-	sp.SetAttributes(semconv.ProcessExitCode(code), semconv.CICDPipelineTaskRunResultKey.String(result))
-	if wire.Failed(result) {
-		sp.SetStatus(codes.Error, fmt.Sprintf("%s exited with code %d", argv[0], code))
-	}
+	sp.SetAttributes(semconv.ProcessExitCode(code))
+	spans.SetResult(sp, result, execStatus(result, argv[0], code, startErr))
 	sp.End()
 	sa.close(sp.SpanContext().IsSampled())
 	return exitWith(code)

@@ -454,6 +454,33 @@ func TestExecPhasesSaySoAndCarryTheExitCode(t *testing.T) {
 	}
 }
 
+// The status of a step of `jobtrace exec` that failed says the same inside
+// a run as outside one, what the command did: before, inside a run it was
+// "phase ended with result failure", outside "sh exited with code 2".
+func TestExecStatusIsTheSameInsideAndOutsideARun(t *testing.T) {
+	for _, c := range []struct {
+		cmd  string
+		args []string
+		want string
+	}{
+		{"sh -c 'exit 2'", []string{"sh", "-c", "exit 2"}, "sh exited with code 2"},
+		{"no-such-command-jobtrace", []string{"no-such-command-jobtrace"}, "no-such-command-jobtrace: command not found"},
+	} {
+		r := jt(t, nil, append([]string{"exec", "step", "--"}, c.args...)...)
+		outside, _ := spansOf(t, r.out)
+		r = jt(t, nil, "run", "--name", "job", "--", "sh", "-c", "jobtrace exec step -- "+c.cmd+"; true")
+		inside, _ := spansOf(t, r.out)
+		for what, sp := range map[string]*tracepb.Span{"outside a run": outside["step"], "inside a run": inside["step"]} {
+			if sp == nil {
+				t.Fatalf("%s, %s: no span (%s)", c.cmd, what, r.stderr)
+			}
+			if sp.Status.GetCode() != tracepb.Status_STATUS_CODE_ERROR || sp.Status.GetMessage() != c.want {
+				t.Errorf("%s, %s: status %v %q, want %q", c.cmd, what, sp.Status.GetCode(), sp.Status.GetMessage(), c.want)
+			}
+		}
+	}
+}
+
 func TestStdinIsPassedThrough(t *testing.T) {
 	cmd := exec.Command(bin, "run", "--out", filepath.Join(t.TempDir(), "o"), "--", "sh", "-c", "cat; echo; wc -c")
 	cmd.Stdin = strings.NewReader("hello from stdin")

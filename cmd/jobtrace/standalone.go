@@ -18,9 +18,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/jobtrace/jobtrace/exporters/spool"
@@ -380,11 +378,8 @@ func (c *cli) standaloneEnd(s settings, log *supervise.Logger, m protocol.Msg, p
 // endStandalone ends a standalone phase's span at end with the attributes
 // and the result of m.
 func endStandalone(sp trace.Span, m protocol.Msg, end time.Time) {
-	result := wire.NormalResult(m.Result)
-	sp.SetAttributes(append(m.Attrs, semconv.CICDPipelineTaskRunResultKey.String(result))...)
-	if wire.Failed(result) {
-		sp.SetStatus(codes.Error, "phase ended with result "+result)
-	}
+	sp.SetAttributes(m.Attrs...)
+	spans.SetResult(sp, wire.NormalResult(m.Result), m.Status)
 	sp.End(trace.WithTimestamp(end))
 }
 

@@ -35,6 +35,9 @@ func Msg(m protocol.Msg) error {
 	if m.Parent != "" && !protocol.ValidName(m.Parent) {
 		return fmt.Errorf("parent %q", m.Parent)
 	}
+	if m.Status != "" && !protocol.ValidName(m.Status) {
+		return fmt.Errorf("status %q", m.Status)
+	}
 	if !protocol.ValidResult(m.Result) {
 		return fmt.Errorf("result %q", m.Result)
 	}

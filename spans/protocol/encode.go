@@ -15,7 +15,7 @@ import (
 // (maps, nested slices, bytes) are written as their string form; non-finite
 // floats as null, which the receiver skips.
 func (m Msg) AppendJSON(b []byte) []byte {
-	w := wire.Msg{V: m.V, Type: string(m.Type), Name: m.Name, Parent: m.Parent, Span: m.Span, Scope: m.Scope, Result: m.Result,
+	w := wire.Msg{V: m.V, Type: string(m.Type), Name: m.Name, Parent: m.Parent, Span: m.Span, Scope: m.Scope, Result: m.Result, Status: m.Status,
 		Time: m.Time, Start: m.Start, End: m.End, Value: m.Value, Ack: m.Ack}
 	b = w.AppendHead(b)
 	for i, kv := range m.Attrs {

@@ -81,6 +81,7 @@ type Msg struct {
 	Span   string               // end: the phase's own span (traceparent or span id), ended rather than the innermost of Name
 	Scope  string               // the TRACEPARENT its sender was started with (wire.ScopeOf): the message applies within the phase it names
 	Result string               // end, add and stop: one of the Result* constants; "" means success
+	Status string               // end and add: the description of the status Error of a failed Result; "" for "phase ended with result R"
 	Time   time.Time            // zero means "now" (the receiver stamps it)
 	Start  time.Time            // add only: when the phase began
 	End    time.Time            // add only: when it ended
@@ -92,8 +93,8 @@ type Msg struct {
 }
 
 // Clean replaces invalid UTF-8 and control characters in every text field
-// of m (name, parent, title, attribute keys and string values) with U+FFFD,
-// by cleantext.String. Parse does so for what it decodes; sources that
+// of m (name, parent, span, scope, status, title, attribute keys and string
+// values) with U+FFFD, by cleantext.String. Parse does so for what it decodes; sources that
 // build a Msg themselves from text (the command line, a GitHub job's steps,
 // a Go program's calls) call Clean; the output scanner cleans each field as
 // it cuts it out of the line.
@@ -102,6 +103,7 @@ func (m *Msg) Clean() {
 	m.Parent = cleantext.String(m.Parent)
 	m.Span = cleantext.String(m.Span)
 	m.Scope = cleantext.String(m.Scope)
+	m.Status = cleantext.String(m.Status)
 	m.Title = cleantext.String(m.Title)
 	cleantext.Attrs(m.Attrs)
 }

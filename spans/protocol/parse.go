@@ -66,6 +66,9 @@ func Validate(m *Msg) error {
 	if err := checkName("scope", m.Scope); err != nil {
 		return err
 	}
+	if err := checkName("status", m.Status); err != nil {
+		return err
+	}
 	if !ValidResult(m.Result) {
 		return perr("unknown result %q", excerpt(m.Result))
 	}
@@ -162,6 +165,8 @@ func object(d *wire.Decoder, m *Msg) error {
 			m.Scope = cleantext.String(d.String())
 		case "result":
 			m.Result = internResult(d.StringBytes())
+		case "status":
+			m.Status = cleantext.String(d.String())
 		case "ts", "start", "end":
 			t, err := timeValue(d, key)
 			if err != nil {

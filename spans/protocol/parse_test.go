@@ -196,7 +196,8 @@ func TestAppendJSONRoundTrip(t *testing.T) {
 		{V: 1, Type: TypeBegin, Name: "compile \"all\"\n\t\x01é\u2028", Parent: "build", Ack: true,
 			Time: time.Date(2025, 1, 2, 3, 4, 5, 6, time.UTC)},
 		{V: 1, Type: TypeEnd, Name: "compile", Result: ResultTimeout},
-		{V: 1, Type: TypeEnd, Name: "test", Span: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", Result: ResultFailure, Ack: true},
+		{V: 1, Type: TypeEnd, Name: "test", Span: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", Result: ResultFailure, Ack: true,
+			Status: "make exited with code 2"},
 		// A marker sent from inside a step carries its TRACEPARENT.
 		{V: 1, Type: TypeBegin, Name: "lint", Scope: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", Ack: true},
 		{V: 1, Type: TypeCounter, Name: "c", Value: 0.25},

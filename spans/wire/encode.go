@@ -40,6 +40,9 @@ type Msg struct {
 	// names.
 	Scope  string
 	Result string
+	// Status is, on an end or add, the description of the phase's status
+	// Error when Result fails it ("make exited with code 2").
+	Status string
 	Time   time.Time // left out when zero
 	// Start and End are the times of a phase added after it ended
 	// (TypeAdd); left out when zero.
@@ -69,6 +72,7 @@ func (m *Msg) AppendHead(b []byte) []byte {
 	b = appendField(b, "span", m.Span)
 	b = appendField(b, "scope", m.Scope)
 	b = appendField(b, "result", m.Result)
+	b = appendField(b, "status", m.Status)
 	b = appendTime(b, "ts", m.Time)
 	b = appendTime(b, "start", m.Start)
 	return appendTime(b, "end", m.End)
