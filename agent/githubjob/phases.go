@@ -7,9 +7,11 @@ import (
 
 	"github.com/jobtrace/jobtrace/internal/cleantext"
 	"github.com/jobtrace/jobtrace/spans/protocol"
+	"github.com/jobtrace/jobtrace/spans/wire"
 )
 
-// results are the phase results of a step's conclusion.
+// results are the results of a step's conclusion, for its phase and for
+// the job (StepResult).
 var results = map[string]string{
 	"success":   protocol.ResultSuccess,
 	"failure":   protocol.ResultFailure,
@@ -50,10 +52,7 @@ func Phases(j Job) (msgs []protocol.Msg, left int) {
 			left++
 			continue
 		}
-		result, ok := results[s.Conclusion]
-		if !ok {
-			result = protocol.ResultError
-		}
+		result := StepResult(s.Conclusion)
 		attrs := []attribute.KeyValue{AttrStepNumber.Int(s.Number), AttrStepConclusion.String(s.Conclusion)}
 		switch {
 		case own == "":
@@ -70,17 +69,32 @@ func Phases(j Job) (msgs []protocol.Msg, left int) {
 	return msgs, left
 }
 
-// Result is the job's result as its steps tell it so far: failure when a
-// step failed or timed out, else cancellation when one was cancelled, else
-// success.
+// StepResult is the result of a step that concluded with conclusion, by
+// the one map of GitHub's words (results); error for a word it does not
+// know.
+func StepResult(conclusion string) string {
+	if r, ok := results[conclusion]; ok {
+		return r
+	}
+	return protocol.ResultError
+}
+
+// Result is the job's result as its steps tell it so far, each step's by
+// StepResult, as its phase has it: the result of the first step that
+// failed (failure, error or timeout: wire.Failed), else cancellation when
+// one was cancelled, else success. Steps without a conclusion yet (in
+// progress, queued) are left out.
 func Result(j Job) string {
 	r := protocol.ResultSuccess
 	for _, s := range j.Steps {
-		switch s.Conclusion {
-		case "failure", "timed_out":
-			return protocol.ResultFailure
-		case "cancelled":
-			r = protocol.ResultCancellation
+		if s.Conclusion == "" {
+			continue
+		}
+		switch sr := StepResult(s.Conclusion); {
+		case wire.Failed(sr):
+			return sr
+		case sr == protocol.ResultCancellation:
+			r = sr
 		}
 	}
 	return r

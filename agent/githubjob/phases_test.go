@@ -74,7 +74,10 @@ func TestResultAndNames(t *testing.T) {
 	}{
 		{[]Step{step("a", "success"), step("b", "skipped")}, protocol.ResultSuccess},
 		{[]Step{step("a", "cancelled"), step("b", "success")}, protocol.ResultCancellation},
-		{[]Step{step("a", "cancelled"), step("b", "timed_out")}, protocol.ResultFailure},
+		{[]Step{step("a", "cancelled"), step("b", "timed_out")}, protocol.ResultTimeout},
+		{[]Step{step("a", "failure"), step("b", "timed_out")}, protocol.ResultFailure},
+		{[]Step{step("a", "success"), step("b", "action_required")}, protocol.ResultError},
+		{[]Step{step("a", "success"), {Name: "b", Status: "in_progress"}}, protocol.ResultSuccess},
 	} {
 		if r := Result(Job{Steps: c.steps}); r != c.want {
 			t.Errorf("%+v: %q, want %q", c.steps, r, c.want)
@@ -89,5 +92,26 @@ func TestResultAndNames(t *testing.T) {
 	}
 	if n := msgs[1].Name; len(n) > protocol.MaxNameBytes || !protocol.ValidName(n) || len(n) < protocol.MaxNameBytes-1 {
 		t.Errorf("a long name cut to %d bytes: %q", len(n), n)
+	}
+}
+
+// A job with one step that did not succeed has that step's result, by the
+// one map its phase takes: before, a timed-out step's phase was timeout
+// and its job failure.
+func TestJobResultIsItsStepsByTheSameMap(t *testing.T) {
+	at := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	for _, conclusion := range []string{"success", "failure", "cancelled", "skipped", "timed_out", "neutral", "action_required"} {
+		j := Job{Steps: []Step{
+			{Name: "a", Status: "completed", Conclusion: "success", StartedAt: at, CompletedAt: at.Add(time.Second)},
+			{Name: "b", Status: "completed", Conclusion: conclusion, StartedAt: at, CompletedAt: at.Add(time.Second)},
+		}}
+		msgs, _ := Phases(j)
+		want := msgs[1].Result
+		if want == protocol.ResultSkip {
+			want = protocol.ResultSuccess // a skipped step does not make the job skipped
+		}
+		if got := Result(j); got != want {
+			t.Errorf("a step %s: the job's result %q, its phase's %q", conclusion, got, msgs[1].Result)
+		}
 	}
 }
