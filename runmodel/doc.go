@@ -4,8 +4,12 @@
 // report.html/usage.svg and profile.json (packages render/...) are pure
 // renderers of it.
 //
-// A model is built in one of two ways, which give the same model for the
-// same run:
+// A model is built in one of two ways, which give the same spans, rows and
+// advice for the same run, and so the same report.html, usage.svg and
+// profile.json; only the first has the statistics of the samples
+// (Run.Stats), which the files do not hold: the summary of a run read back
+// has no table of them, nor the machine's CPUs it takes from them when
+// not told:
 //
 //   - during a run, from what the run holds: a Recorder is the tracer
 //     provider's span processor, keeping the spans as the SDK ends them

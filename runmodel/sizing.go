@@ -178,8 +178,8 @@ func figuresOfRows(rows []Row) sizing.Figures {
 // sizer gathers the figures of the right-sizing advice over the job's
 // readings, its samples (Series) or its rows (figuresOfRows), the same
 // way for both. It holds a fixed amount of memory, the histogram of CPUs
-// busy (sizing.BusyCPUs, 4.6 KiB) and a few figures, and allocates
-// nothing.
+// busy (sizing.BusyCPUs: 2 × 577 float64s, 9 KiB) and a few figures, and
+// allocates nothing.
 type sizer struct {
 	cpuAt                 anchor
 	busy                  sizing.BusyCPUs
