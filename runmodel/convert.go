@@ -24,14 +24,7 @@ import (
 const MaxNameBytes = 1024
 
 // name is s cleaned and cut to MaxNameBytes.
-func name(s string) string {
-	s = cleantext.String(s)
-	if len(s) <= MaxNameBytes {
-		return s
-	}
-	const more = "…"
-	return cleantext.Truncate(s, MaxNameBytes-len(more)) + more
-}
+func name(s string) string { return cleantext.Cut(cleantext.String(s), MaxNameBytes) }
 
 // fromSDK is the Span of a span the SDK ended.
 func fromSDK(s sdktrace.ReadOnlySpan) Span {

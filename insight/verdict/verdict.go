@@ -369,15 +369,6 @@ func FromAttributes(attrs []attribute.KeyValue) (Verdict, bool) {
 	if !v.Kind.Known() {
 		return Verdict{}, false
 	}
-	v.Reason = boundReason(cleantext.String(v.Reason))
+	v.Reason = cleantext.Cut(cleantext.String(v.Reason), MaxReasonBytes)
 	return v, true
-}
-
-// boundReason cuts r to MaxReasonBytes, "…" included.
-func boundReason(r string) string {
-	if len(r) <= MaxReasonBytes {
-		return r
-	}
-	const more = "…"
-	return cleantext.Truncate(r, MaxReasonBytes-len(more)) + more
 }

@@ -8,6 +8,11 @@
 // (socket and marker-dir messages, output markers and pattern matches, the
 // OTEL_* resource, the CI environment, the task name and arguments, files
 // read from the host) applies it where the text comes in.
+//
+// A text too long is cut here too, with "…", by one of two rules: Cut by
+// bytes, for a bound on what is held or written (the model's names, a
+// verdict's reason read back), and CutRunes by characters, for a bound on
+// what a column shows (the summary's cells, report.html's labels).
 package cleantext
 
 import (
@@ -103,6 +108,43 @@ func Truncate(s string, max int) string {
 		i--
 	}
 	return s[:i]
+}
+
+// Ellipsis ends a text that was cut (Cut, CutRunes).
+const Ellipsis = "…"
+
+// Cut cuts s to at most n bytes, Ellipsis included, at a character
+// boundary: the bound of a text held or written (a span's name, a
+// verdict's reason). s is returned as it is when it fits; an n too small
+// for Ellipsis cuts s without it.
+func Cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	if n < len(Ellipsis) {
+		return Truncate(s, max(n, 0))
+	}
+	return Truncate(s, n-len(Ellipsis)) + Ellipsis
+}
+
+// CutRunes cuts s to at most n characters (runes), Ellipsis included: the
+// bound of a text shown in columns (a table's cell, a chart's label). s is
+// returned as it is when it fits; Ellipsis alone when n is 1 or less.
+func CutRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	if n <= 1 {
+		return Ellipsis
+	}
+	k := 0
+	for i := range s {
+		if k == n-1 {
+			return s[:i] + Ellipsis
+		}
+		k++
+	}
+	return s
 }
 
 // KeyValue returns kv with its key and its string values cleaned by String.

@@ -107,3 +107,41 @@ func BenchmarkStringDirty(b *testing.B) {
 		_ = String(s)
 	}
 }
+
+// The two cuts of a text too long, by bytes and by characters: the result
+// fits the bound, "…" included, and no character is split.
+func TestCut(t *testing.T) {
+	type cut struct {
+		in   string
+		n    int
+		want string
+	}
+	for _, c := range []cut{
+		{"compile", 7, "compile"},
+		{"compile", 6, "com…"},
+		{"déjà vu", 6, "dé…"}, // é is 2 bytes, "…" 3
+		{"déjà vu", 5, "d…"},  // é is not split
+		{"ab✓cd", 5, "ab…"},   // ✓ is 3 bytes: not split
+		{"compile", 2, "co"},  // no room for "…"
+		{"compile", 0, ""},
+		{"compile", -1, ""},
+	} {
+		got := Cut(c.in, c.n)
+		if got != c.want || (len(got) > c.n && c.n >= 0) || !utf8.ValidString(got) {
+			t.Errorf("Cut(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+	}
+	for _, c := range []cut{
+		{"abcdef", 6, "abcdef"},
+		{"abcdef", 4, "abc…"},
+		{"äbc", 3, "äbc"},
+		{"äbçdé", 4, "äbç…"},
+		{"日本語テキスト", 3, "日本…"},
+		{"abc", 1, "…"},
+		{"abc", 0, "…"},
+	} {
+		if got := CutRunes(c.in, c.n); got != c.want {
+			t.Errorf("CutRunes(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+	}
+}

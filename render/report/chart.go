@@ -354,15 +354,3 @@ func escaped(r rune) bool {
 	}
 	return r < 0x20 && r != '\n' && r != '\t'
 }
-
-// clip shortens a label to n runes with an ellipsis.
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	if n < 2 {
-		return "…"
-	}
-	return string(r[:n-1]) + "…"
-}

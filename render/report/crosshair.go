@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/jobtrace/jobtrace/internal/cleantext"
 	"github.com/jobtrace/jobtrace/internal/figure"
 	"github.com/jobtrace/jobtrace/internal/jsonnumber"
 	"github.com/jobtrace/jobtrace/internal/jsonstring"
@@ -87,7 +88,7 @@ func crossJSON(d *Data, phases []Phase, c charts, a axis) (string, error) {
 		x.T[i] = ms(t)
 	}
 	mark := func(p Phase, depth int) phaseMark {
-		return phaseMark{N: clip(p.Name, maxTipRunes), D: depth, S: ms(p.Start), E: ms(p.End), F: p.Failed, V: string(p.Verdict.Kind)}
+		return phaseMark{N: cleantext.CutRunes(p.Name, maxTipRunes), D: depth, S: ms(p.Start), E: ms(p.End), F: p.Failed, V: string(p.Verdict.Kind)}
 	}
 	x.Phases = append(x.Phases, mark(jobPhase(d.Job), 0))
 	for _, p := range phases {

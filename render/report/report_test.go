@@ -26,6 +26,7 @@ import (
 
 	"github.com/jobtrace/jobtrace/insight/sizing"
 	"github.com/jobtrace/jobtrace/insight/verdict"
+	"github.com/jobtrace/jobtrace/internal/cleantext"
 	"github.com/jobtrace/jobtrace/internal/figure"
 	"github.com/jobtrace/jobtrace/runmodel"
 )
@@ -658,7 +659,7 @@ func TestCrosshairDataIsSafe(t *testing.T) {
 	x := crossOf(t, h)
 	for i, n := range names {
 		got := x.Phases[i+1].N
-		want := clip(string([]rune(n)), maxTipRunes) // each invalid byte a U+FFFD
+		want := cleantext.CutRunes(string([]rune(n)), maxTipRunes) // each invalid byte a U+FFFD
 		if got != want {
 			t.Errorf("phase %d: %q in the crosshair's data, want %q", i, got, want)
 		}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/jobtrace/jobtrace/internal/cleantext"
 	"github.com/jobtrace/jobtrace/internal/figure"
 	"github.com/jobtrace/jobtrace/runmodel"
 	"github.com/jobtrace/jobtrace/spans/wire"
@@ -87,7 +88,7 @@ func ganttSVG(d *Data, a axis) string {
 		b = append(b, `" y="`...)
 		b = appendF1(b, y+14)
 		b = append(b, `">`...)
-		b = appendEscString(b, clip(name, chars))
+		b = appendEscString(b, cleantext.CutRunes(name, chars))
 		b = append(b, `</text><rect class="bar `...)
 		b = append(b, class...)
 		b = append(b, `" x="`...)
@@ -205,13 +206,13 @@ func placeEvents(d *Data, phases []Phase) placedEvents {
 // appendEventTip appends the hover text of an event marker: its name,
 // time, span and attributes, each clipped to maxTipRunes.
 func appendEventTip(b []byte, e placedEvent, jobStart time.Time) []byte {
-	b = append(b, clip(e.Name, maxTipRunes)...)
+	b = append(b, cleantext.CutRunes(e.Name, maxTipRunes)...)
 	b = append(b, "\n+"...)
 	b = figure.AppendDuration(b, e.Time.Sub(jobStart))
 	b = append(b, " ("...)
 	b = e.Time.UTC().AppendFormat(b, "15:04:05.000")
 	b = append(b, " UTC) in "...)
-	b = append(b, clip(e.span, maxTipRunes)...)
+	b = append(b, cleantext.CutRunes(e.span, maxTipRunes)...)
 	for i, kv := range e.Attributes {
 		if i == MaxEventAttributes {
 			b = append(b, "\n… and "...)
@@ -220,9 +221,9 @@ func appendEventTip(b []byte, e placedEvent, jobStart time.Time) []byte {
 			break
 		}
 		b = append(b, '\n')
-		b = append(b, clip(string(kv.Key), maxTipRunes)...)
+		b = append(b, cleantext.CutRunes(string(kv.Key), maxTipRunes)...)
 		b = append(b, " = "...)
-		b = append(b, clip(runmodel.Text(kv.Value), maxTipRunes)...)
+		b = append(b, cleantext.CutRunes(runmodel.Text(kv.Value), maxTipRunes)...)
 	}
 	return b
 }

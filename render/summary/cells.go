@@ -1,5 +1,7 @@
 package summary
 
+import "github.com/jobtrace/jobtrace/internal/cleantext"
+
 // The formats of the summary's cells, for other renderers of jobtrace's
 // figures (a diff of runs) to print them alike.
 
@@ -11,5 +13,6 @@ func MarkdownCell(s string) string { return mdEscape(s) }
 // spaces, invalid UTF-8 U+FFFD.
 func OneLine(s string) string { return oneLine(s) }
 
-// Truncate cuts s to at most n runes, ending it with "…" when it was cut.
-func Truncate(s string, n int) string { return truncate(s, n) }
+// Truncate cuts s to at most n runes, ending it with "…" when it was cut
+// (cleantext.CutRunes).
+func Truncate(s string, n int) string { return cleantext.CutRunes(s, n) }

@@ -37,24 +37,5 @@ func oneLine(s string) string {
 	return b.String()
 }
 
-// truncate cuts s to at most n runes, ending it with "…" when it was cut.
-func truncate(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	if n <= 1 {
-		return "…"
-	}
-	i, k := 0, 0
-	for j := range s {
-		if k == n-1 {
-			i = j
-			break
-		}
-		k++
-	}
-	return s[:i] + "…"
-}
-
 // width is the number of columns s takes on a terminal, counted in runes.
 func width(s string) int { return utf8.RuneCountInString(s) }

@@ -4,9 +4,6 @@ import "testing"
 
 func TestFormat(t *testing.T) {
 	cases := []struct{ got, want string }{
-		{truncate("abcdef", 4), "abc…"},
-		{truncate("äbc", 3), "äbc"},
-		{truncate("äbçdé", 4), "äbç…"},
 		{oneLine("a\r\nb\x1b[31m"), "a  b [31m"},
 		{oneLine("bad \xff byte"), "bad \ufffd byte"},
 	}

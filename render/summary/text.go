@@ -9,6 +9,7 @@ import (
 
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/insight/sizing"
+	"github.com/jobtrace/jobtrace/internal/cleantext"
 )
 
 const (
@@ -46,18 +47,18 @@ func WriteText(w io.Writer, r Summary) error {
 				return "total"
 			}
 			name := strings.Repeat("  ", row.Depth) + oneLine(row.Name)
-			return truncate(name, maxTextName)
+			return cleantext.CutRunes(name, maxTextName)
 		})
 		for i := range cols {
 			if cols[i].head == "status" {
 				for k, s := range cols[i].cells {
-					cols[i].cells[k] = truncate(s, maxTextStatus)
+					cols[i].cells[k] = cleantext.CutRunes(s, maxTextStatus)
 				}
 			}
 		}
 		writeTextTable(&b, cols)
 		if v := r.Total.Verdict; v.Kind != "" {
-			fmt.Fprintf(&b, "%s%sverdict: %s, %s\n", textPrefix, textIndent, v.Kind, truncate(oneLine(v.Reason), maxTextReason))
+			fmt.Fprintf(&b, "%s%sverdict: %s, %s\n", textPrefix, textIndent, v.Kind, cleantext.CutRunes(oneLine(v.Reason), maxTextReason))
 		}
 		if anyIOHost(&r) {
 			b.WriteString(textPrefix + textIndent + "* the host's disks: the job's own IO could not be read\n")
