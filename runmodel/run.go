@@ -3,7 +3,6 @@ package runmodel
 import (
 	"cmp"
 	"encoding/hex"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
 	"github.com/jobtrace/jobtrace/insight/sizing"
 	"github.com/jobtrace/jobtrace/insight/verdict"
+	"github.com/jobtrace/jobtrace/internal/readback"
 )
 
 // Attribute keys the model reads (docs/attributes.md).
@@ -101,15 +101,10 @@ type Event struct {
 	Attributes []attribute.KeyValue
 }
 
-// Attr returns the value of key among attrs, the first if it is set
-// twice.
+// Attr returns the value of key among attrs, the last if it is set twice:
+// the rule a span's usage and verdict are read back by (readback.Attr).
 func Attr(attrs []attribute.KeyValue, key attribute.Key) (attribute.Value, bool) {
-	for _, kv := range attrs {
-		if kv.Key == key {
-			return kv.Value, true
-		}
-	}
-	return attribute.Value{}, false
+	return readback.Attr(attrs, key)
 }
 
 // Text returns the value of key among attrs as text (Text), "" when
@@ -160,19 +155,11 @@ func Text(v attribute.Value) string {
 	return "[" + strings.Join(parts, " ") + "]"
 }
 
-// Number returns the value of key among attrs when it is an int or a
-// float, finite and at most usage.MaxFigure either way.
+// Number returns the value of key among attrs (Attr) when it is a figure,
+// an int or a float from 0 to readback.MaxFigure: the rule a span's usage
+// is read back by (readback.Number).
 func Number(attrs []attribute.KeyValue, key attribute.Key) (float64, bool) {
-	v, _ := Attr(attrs, key)
-	switch v.Type() {
-	case attribute.INT64:
-		return float64(v.AsInt64()), true
-	case attribute.FLOAT64:
-		if f := v.AsFloat64(); math.Abs(f) <= usage.MaxFigure { // not NaN
-			return f, true
-		}
-	}
-	return 0, false
+	return readback.Number(attrs, key)
 }
 
 // timeOf is the time of a span or event given in ns since the Unix epoch;

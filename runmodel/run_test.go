@@ -24,6 +24,8 @@ import (
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/exporters/usagecsv"
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+	"github.com/jobtrace/jobtrace/insight/verdict"
+	"github.com/jobtrace/jobtrace/internal/readback"
 )
 
 // fixture holds the artifacts of a real run of a job with nested phases,
@@ -341,25 +343,35 @@ func TestRowColumnsExist(t *testing.T) {
 	}
 }
 
-// Number reads an int or a float, but not one that is not finite or is
-// past usage.MaxFigure, which only a damaged or hostile spool holds.
-func TestNumberIsAFigure(t *testing.T) {
-	const k = attribute.Key("k")
-	for _, c := range []struct {
-		v  attribute.Value
-		ok bool
-	}{
-		{attribute.Int64Value(math.MaxInt64), true},
-		{attribute.Float64Value(-usage.MaxFigure), true},
-		{attribute.Float64Value(0.5), true},
-		{attribute.Float64Value(math.MaxFloat64), false},
-		{attribute.Float64Value(-1.7e308), false},
-		{attribute.Float64Value(math.Inf(1)), false},
-		{attribute.Float64Value(math.NaN()), false},
-		{attribute.StringValue("1"), false},
+// Number and Attr read a figure, and a key set twice, as a span's usage
+// and verdict are read back (usage.FromAttributes, verdict.FromAttributes):
+// an int or a float from 0 to usage.MaxFigure, the last of a key set
+// twice.
+func TestNumbersReadAsUsageReadsThem(t *testing.T) {
+	if readback.MaxFigure != usage.MaxFigure {
+		t.Errorf("readback.MaxFigure %g, usage.MaxFigure %g", float64(readback.MaxFigure), float64(usage.MaxFigure))
+	}
+	k := usage.AttrOOMKills
+	for _, v := range []attribute.Value{
+		attribute.Int64Value(math.MaxInt64), attribute.Int64Value(0), attribute.Int64Value(-1),
+		attribute.Float64Value(usage.MaxFigure), attribute.Float64Value(-usage.MaxFigure),
+		attribute.Float64Value(0.5), attribute.Float64Value(-0.5), attribute.Float64Value(math.MaxFloat64),
+		attribute.Float64Value(math.Inf(1)), attribute.Float64Value(math.NaN()), attribute.StringValue("1"),
 	} {
-		if _, ok := Number([]attribute.KeyValue{{Key: k, Value: c.v}}, k); ok != c.ok {
-			t.Errorf("%v: read %v, want %v", c.v.Emit(), ok, c.ok)
+		attrs := []attribute.KeyValue{{Key: k, Value: v}}
+		got, ok := Number(attrs, k)
+		u := usage.FromAttributes(attrs)
+		if ok != u.HasOOMKills || (ok && math.Trunc(got) != float64(u.OOMKills)) { // a count: its whole part
+			t.Errorf("%s: Number %v %v, usage %v %v", v.Emit(), got, ok, u.OOMKills, u.HasOOMKills)
 		}
+	}
+	twice := []attribute.KeyValue{k.Int(1), k.Int(2)}
+	if n, _ := Number(twice, k); n != float64(usage.FromAttributes(twice).OOMKills) {
+		t.Errorf("a number set twice: Number %v, usage %v", n, usage.FromAttributes(twice).OOMKills)
+	}
+	kinds := append(verdict.Verdict{Kind: verdict.CPUBound}.Attributes(), verdict.Verdict{Kind: verdict.IOBound}.Attributes()...)
+	v, _ := verdict.FromAttributes(kinds)
+	if a, _ := Attr(kinds, verdict.AttrKind); a.AsString() != string(v.Kind) {
+		t.Errorf("a text set twice: Attr %s, verdict %s", a.AsString(), v.Kind)
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+	"github.com/jobtrace/jobtrace/internal/readback"
 )
 
 // ErrParse marks a part of the file that could not be read: the header, or
@@ -101,8 +101,9 @@ func (d *Decoder) Text(col int) string {
 
 // Number is the figure in the field of Columns[col]: absent (ok false)
 // when the cell is empty or the file lacks the column, and an error
-// wrapping ErrParse when the cell is not a finite number of at most
-// usage.MaxFigure either way (no column holds more).
+// wrapping ErrParse when the cell is no figure by readback's rule, a
+// finite number from 0 to readback.MaxFigure (no column holds one
+// outside it: a counter's change is never negative).
 func (d *Decoder) Number(col int) (v float64, ok bool, err error) {
 	s := d.Text(col)
 	if s == "" {
@@ -113,8 +114,8 @@ func (d *Decoder) Number(col int) (v float64, ok bool, err error) {
 	case err != nil:
 	case math.IsNaN(v) || math.IsInf(v, 0):
 		err = fmt.Errorf("%s is not a finite number", s)
-	case math.Abs(v) > usage.MaxFigure:
-		err = fmt.Errorf("%s is out of range (at most %g either way)", s, float64(usage.MaxFigure))
+	case !readback.Figure(v):
+		err = fmt.Errorf("%s is out of range (from 0 to %g)", s, float64(readback.MaxFigure))
 	}
 	if err != nil {
 		return 0, false, fmt.Errorf("%w: %s line %d: %s: %v", ErrParse, FileName, d.line, Columns[col].Name, err)

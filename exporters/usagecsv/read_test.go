@@ -74,14 +74,15 @@ func TestDecoderReadsTheWritersRows(t *testing.T) {
 
 // A file from another version reads by name; a row that cannot be read
 // is reported with its line and reading goes on; a cell that is not a
-// finite number, or past usage.MaxFigure, is reported and absent.
+// finite number from 0 to usage.MaxFigure is reported and absent.
 func TestDecoderOtherFiles(t *testing.T) {
 	d, err := NewDecoder(strings.NewReader("new_column,host_cpus_count,time_utc\n" +
 		"x,2,2026-01-01T00:00:00.000Z\n" +
 		"x,2\n" +
 		"x,NaN,2026-01-01T00:00:01.000Z\n" +
 		"x,-1.7e308,2026-01-01T00:00:02.000Z\n" +
-		"x,18446744073709551616,2026-01-01T00:00:03.000Z\n"))
+		"x,18446744073709551616,2026-01-01T00:00:03.000Z\n" +
+		"x,-5,2026-01-01T00:00:04.000Z\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,6 +116,12 @@ func TestDecoderOtherFiles(t *testing.T) {
 	}
 	if v, ok, err := d.Number(cpus); v != usage.MaxFigure || !ok || err != nil {
 		t.Errorf("MaxFigure itself: %v %v %v", v, ok, err)
+	}
+	if err := d.Next(); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := d.Number(cpus); ok || !errors.Is(err, ErrParse) || !strings.Contains(err.Error(), "out of range") {
+		t.Errorf("-5, a negative figure, which usage.FromAttributes refuses: %v %v", ok, err)
 	}
 	if _, err := NewDecoder(strings.NewReader("a,b\n")); !errors.Is(err, ErrParse) {
 		t.Errorf("no time_utc: %v", err)

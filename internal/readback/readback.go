@@ -1,0 +1,61 @@
+// Package readback is the one rule for a figure jobtrace reads back from
+// what it wrote, a span's attributes (the spool, or the SDK's span in a
+// run) or a cell of resource-usage.csv, whoever wrote the file: a figure is
+// a finite number from 0 to MaxFigure, an attribute's number is an int or
+// a float, and an attribute set twice counts as its last, as the SDK keeps
+// it.
+//
+// Every figure jobtrace writes is within the rule; a file that breaks it
+// is damaged, edited or hostile, and the figure counts as absent.
+// usage.FromAttributes (package hostmetrics/usage) keeps the same rule;
+// runmodel's tests check that both read the same.
+package readback
+
+import (
+	"go.opentelemetry.io/otel/attribute"
+)
+
+// MaxFigure bounds a figure read back: no figure of a run is larger (bytes
+// and counts fit in 64 bits, seconds and shares are far smaller). The
+// renderers take differences, rates, sums and products of figures, which
+// stay finite for figures within it. It is usage.MaxFigure.
+const MaxFigure = 1 << 64
+
+// Figure reports whether v is a figure: finite, and from 0 to MaxFigure.
+// No figure of a run is negative (a counter's change is taken by package
+// monotonic's rule, never below 0).
+func Figure(v float64) bool { return v >= 0 && v <= MaxFigure } // false for NaN
+
+// Attr returns the value of key among attrs, the last if it is set twice.
+func Attr(attrs []attribute.KeyValue, key attribute.Key) (attribute.Value, bool) {
+	for i := len(attrs) - 1; i >= 0; i-- {
+		if attrs[i].Key == key {
+			return attrs[i].Value, true
+		}
+	}
+	return attribute.Value{}, false
+}
+
+// Value returns v as a figure when it is an int or a float that is one
+// (Figure).
+func Value(v attribute.Value) (float64, bool) {
+	var f float64
+	switch v.Type() {
+	case attribute.INT64:
+		f = float64(v.AsInt64())
+	case attribute.FLOAT64:
+		f = v.AsFloat64()
+	default:
+		return 0, false
+	}
+	return f, Figure(f)
+}
+
+// Number returns the value of key among attrs (Attr) as a figure (Value).
+func Number(attrs []attribute.KeyValue, key attribute.Key) (float64, bool) {
+	v, ok := Attr(attrs, key)
+	if !ok {
+		return 0, false
+	}
+	return Value(v)
+}

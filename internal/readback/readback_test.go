@@ -1,0 +1,47 @@
+package readback
+
+import (
+	"math"
+	"testing"
+
+	"go.opentelemetry.io/otel/attribute"
+)
+
+// A figure is a finite number from 0 to MaxFigure, an int or a float; a
+// key set twice is read as its last, even when the last is no figure.
+func TestNumber(t *testing.T) {
+	const k = attribute.Key("k")
+	for _, c := range []struct {
+		v    attribute.Value
+		want float64
+		ok   bool
+	}{
+		{attribute.Int64Value(3), 3, true},
+		{attribute.Int64Value(math.MaxInt64), math.MaxInt64, true},
+		{attribute.Float64Value(0.5), 0.5, true},
+		{attribute.Float64Value(0), 0, true},
+		{attribute.Float64Value(MaxFigure), MaxFigure, true},
+		{attribute.Int64Value(-1), 0, false},
+		{attribute.Float64Value(-0.5), 0, false},
+		{attribute.Float64Value(math.Nextafter(MaxFigure, math.Inf(1))), 0, false},
+		{attribute.Float64Value(math.Inf(1)), 0, false},
+		{attribute.Float64Value(math.NaN()), 0, false},
+		{attribute.StringValue("1"), 0, false},
+		{attribute.BoolValue(true), 0, false},
+	} {
+		got, ok := Number([]attribute.KeyValue{{Key: k, Value: c.v}}, k)
+		if ok != c.ok || (ok && got != c.want) {
+			t.Errorf("%s: %v %v, want %v %v", c.v.Emit(), got, ok, c.want, c.ok)
+		}
+	}
+	twice := []attribute.KeyValue{k.Int(1), attribute.Int("other", 5), k.Int(2)}
+	if v, ok := Number(twice, k); v != 2 || !ok {
+		t.Errorf("a key set twice: %v %v, want its last, 2", v, ok)
+	}
+	if _, ok := Number([]attribute.KeyValue{k.Int(1), k.String("x")}, k); ok {
+		t.Errorf("a key set twice, the last no number: read the first")
+	}
+	if _, ok := Number(twice, "absent"); ok {
+		t.Errorf("an absent key read")
+	}
+}
