@@ -67,8 +67,9 @@ type Span struct {
 	Status string
 	// Attributes are the span's, in the order set. Usage and Verdict are
 	// read back from them once, when the model is made
-	// (usage.FromAttributes, verdict.FromAttributes), and every renderer
-	// reads them there: the zero Verdict when the span carries none.
+	// (usage.FromAttributes, its shares of all CPUs at most 1, and
+	// verdict.FromAttributes), and every renderer reads them there: the
+	// zero Verdict when the span carries none.
 	Attributes []attribute.KeyValue
 	Usage      usage.Usage
 	Verdict    verdict.Verdict
@@ -162,6 +163,18 @@ func Number(attrs []attribute.KeyValue, key attribute.Key) (float64, bool) {
 	return readback.Number(attrs, key)
 }
 
+// readUsage reads a span's usage back (usage.FromAttributes) with its
+// shares of all CPUs, the job's and the machine's, at most 1: a share
+// past it (two readings of a window a moment apart, or a spool from
+// elsewhere: usage.FromAttributes takes any figure) is all of the CPUs,
+// and every renderer shows it as 100 %.
+func readUsage(attrs []attribute.KeyValue) usage.Usage {
+	u := usage.FromAttributes(attrs)
+	u.CPUAvg, u.CPUPeak = min(u.CPUAvg, 1), min(u.CPUPeak, 1)
+	u.SystemCPUAvg, u.SystemCPUPeak = min(u.SystemCPUAvg, 1), min(u.SystemCPUPeak, 1)
+	return u
+}
+
 // timeOf is the time of a span or event given in ns since the Unix epoch;
 // 0 is no time.
 func timeOf(ns int64) time.Time {
@@ -189,7 +202,7 @@ func newRun(spans []Span, rows []Row) *Run {
 	byID := make(map[trace.SpanID]int, len(spans))
 	for i := range spans {
 		spans[i].Order = i
-		spans[i].Usage = usage.FromAttributes(spans[i].Attributes)
+		spans[i].Usage = readUsage(spans[i].Attributes)
 		spans[i].Verdict, _ = verdict.FromAttributes(spans[i].Attributes)
 		byID[spans[i].ID] = i
 	}

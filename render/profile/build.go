@@ -460,7 +460,7 @@ func phaseDetails(s *runmodel.Span) string {
 	}
 	u := &s.Usage
 	if u.HasCPU {
-		parts = append(parts, fmt.Sprintf("CPU %s (%s of all CPUs)", figure.Duration(u.CPU()), figure.Percent(min(u.CPUAvg, 1)*100)))
+		parts = append(parts, fmt.Sprintf("CPU %s (%s of all CPUs)", figure.Duration(u.CPU()), figure.Percent(u.CPUAvg*100)))
 	}
 	if u.HasMemory {
 		parts = append(parts, "peak memory "+figure.Bytes(float64(u.MemoryPeak)))

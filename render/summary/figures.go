@@ -31,13 +31,14 @@ type Figures struct {
 	NetReceive, NetTransmit uint64
 }
 
-// FiguresOf returns the figures of a usage.
+// FiguresOf returns the figures of a usage, its shares of all CPUs as
+// the model reads them back (at most 1, runmodel.Span.Usage) in percent.
 func FiguresOf(u *usage.Usage) Figures {
 	var f Figures
 	if u.HasCPU {
 		f.HasCPU = true
 		f.CPU = u.CPU()
-		f.CPUAvg, f.CPUPeak = percent(u.CPUAvg), percent(u.CPUPeak)
+		f.CPUAvg, f.CPUPeak = u.CPUAvg*100, u.CPUPeak*100
 	}
 	f.HasMemory, f.MemoryPeak = u.HasMemory, u.MemoryPeak
 	switch {
@@ -49,6 +50,3 @@ func FiguresOf(u *usage.Usage) Figures {
 	f.HasNetwork, f.NetReceive, f.NetTransmit = u.HasNetwork, u.NetworkReceive, u.NetworkTransmit
 	return f
 }
-
-// percent turns a share of all CPUs (0 to 1) into percent, bounded.
-func percent(share float64) float64 { return min(share, 1) * 100 }

@@ -1,0 +1,75 @@
+package runmodel_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/jobtrace/jobtrace/exporters/spool"
+	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+	"github.com/jobtrace/jobtrace/render/profile"
+	"github.com/jobtrace/jobtrace/render/report"
+	"github.com/jobtrace/jobtrace/runmodel"
+)
+
+// The figures the model decides once, each shown alike by every renderer.
+
+// spoolOnly is the model read back from a directory holding only the
+// spool of the spans that spans starts and ends, as a run writes it.
+func spoolOnly(t *testing.T, spans func(tr trace.Tracer)) *runmodel.Run {
+	t.Helper()
+	dir := t.TempDir()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithIDGenerator(&goldenIDs{}),
+		sdktrace.WithSpanProcessor(spool.NewSpanProcessor(spool.NewTraceClient(filepath.Join(dir, spool.TracesFile)))))
+	spans(tp.Tracer("jobtrace"))
+	if err := tp.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	run, warn, err := runmodel.ReadDir(dir)
+	if err != nil || warn != nil {
+		t.Fatalf("ReadDir: %v, warn %v", err, warn)
+	}
+	return run
+}
+
+// jobWith is a job of 20 s with one phase, "hot", whose span carries u.
+func jobWith(u usage.Usage) func(tr trace.Tracer) {
+	return func(tr trace.Tracer) {
+		t0 := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
+		ctx, job := tr.Start(context.Background(), "build", trace.WithTimestamp(t0),
+			trace.WithAttributes(runmodel.AttrTaskName.String("build")))
+		_, p := tr.Start(ctx, "hot", trace.WithTimestamp(t0.Add(time.Second)),
+			trace.WithAttributes(attribute.String("jobtrace.phase.source", "socket")))
+		p.SetAttributes(u.Attributes()...)
+		p.End(trace.WithTimestamp(t0.Add(19 * time.Second)))
+		job.End(trace.WithTimestamp(t0.Add(20 * time.Second)))
+	}
+}
+
+// A share of all CPUs past 1, read back from a spool, is all of them in
+// every artifact: 100 %, where the summary bounded it and report.html and
+// profile.json showed 150 %.
+func TestASharePastAllCPUsReadsAsAllOfThem(t *testing.T) {
+	run := spoolOnly(t, jobWith(usage.Usage{HasCPU: true, CPUUser: 27 * time.Second, CPUAvg: 1.5, CPUPeak: 1.5}))
+	if u := run.Phases[0].Usage; u.CPUAvg != 1 || u.CPUPeak != 1 {
+		t.Errorf("the model's shares %v and %v, want 1", u.CPUAvg, u.CPUPeak)
+	}
+	for name, b := range artifacts(t, t.TempDir(), run) {
+		s := string(b)
+		if name == report.SVGName { // the charts of the rows alone
+			continue
+		}
+		if strings.Contains(s, "150%") || !strings.Contains(s, "100%") {
+			t.Errorf("%s does not show the share as 100%%", name)
+		}
+		if name == profile.FileName && !strings.Contains(s, `"cpuAvg":1,`) {
+			t.Errorf("%s: cpuAvg is not 1", name)
+		}
+	}
+}
