@@ -73,3 +73,22 @@ func TestASharePastAllCPUsReadsAsAllOfThem(t *testing.T) {
 		}
 	}
 }
+
+// A phase whose job's IO could not be read shows the host's disks over it,
+// marked as such, in every artifact: report.html and profile.json showed
+// no disk IO, the summary the host's.
+func TestTheHostsDisksStandForTheJobsIO(t *testing.T) {
+	run := spoolOnly(t, jobWith(usage.Usage{HasSystemDisk: true, SystemReadBytes: 5 << 20, SystemWriteBytes: 7 << 20}))
+	if io, ok := runmodel.DiskIOOf(&run.Phases[0].Usage); !ok || !io.Host || io.Read != 5<<20 || io.Write != 7<<20 {
+		t.Errorf("DiskIOOf: %+v %v, want the host's 5 MiB and 7 MiB", io, ok)
+	}
+	for name, b := range artifacts(t, t.TempDir(), run) {
+		s := string(b)
+		if name == report.SVGName { // the charts of the rows alone
+			continue
+		}
+		if !strings.Contains(s, "5 MiB") || !strings.Contains(s, "7 MiB") || !strings.Contains(s, "own IO could not be read") {
+			t.Errorf("%s does not show the host's disks, marked, for the job's IO", name)
+		}
+	}
+}

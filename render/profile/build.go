@@ -83,6 +83,7 @@ var markerSchemas = []MarkerSchema{
 			{Key: "memoryPeak", Label: "Peak memory", Format: "bytes"},
 			{Key: "diskRead", Label: "Disk read", Format: "bytes"},
 			{Key: "diskWrite", Label: "Disk written", Format: "bytes"},
+			{Key: "diskHost", Label: "Disk IO", Format: "string"},
 			{Key: "exitCode", Label: "Exit code", Format: "integer"},
 			{Key: "source", Label: "Source", Format: "string"},
 			{Key: "attributes", Label: "Attributes", Format: "string"},
@@ -416,8 +417,11 @@ func phaseData(n node) map[string]any {
 	if u := &s.Usage; u.HasMemory {
 		d["memoryPeak"] = float64(u.MemoryPeak)
 	}
-	if u := &s.Usage; u.HasIO {
-		d["diskRead"], d["diskWrite"] = float64(u.ReadBytes), float64(u.WriteBytes)
+	if io, ok := runmodel.DiskIOOf(&s.Usage); ok {
+		d["diskRead"], d["diskWrite"] = float64(io.Read), float64(io.Write)
+		if io.Host {
+			d["diskHost"] = runmodel.HostDiskNote
+		}
 	}
 	if a := otherAttrs(s.Attributes); a != "" {
 		d["attributes"] = a
@@ -465,8 +469,12 @@ func phaseDetails(s *runmodel.Span) string {
 	if u.HasMemory {
 		parts = append(parts, "peak memory "+figure.Bytes(float64(u.MemoryPeak)))
 	}
-	if u.HasIO {
-		parts = append(parts, fmt.Sprintf("read %s, wrote %s", figure.Bytes(float64(u.ReadBytes)), figure.Bytes(float64(u.WriteBytes))))
+	if io, ok := runmodel.DiskIOOf(u); ok {
+		s := fmt.Sprintf("read %s, wrote %s", figure.Bytes(float64(io.Read)), figure.Bytes(float64(io.Write)))
+		if io.Host {
+			s += " (" + runmodel.HostDiskNote + ")"
+		}
+		parts = append(parts, s)
 	}
 	return strings.Join(parts, " · ")
 }

@@ -35,7 +35,9 @@ type page struct {
 	Style    string
 	Verdict  verdict.Verdict
 	Advice   sizing.Advice // shown unless its kind is sizing.Unknown
-	Diff     string        // the diff section (diff.go)
+	// HostDisk is set when a row's disk IO is the host's, marked "*".
+	HostDisk bool
+	Diff     string // the diff section (diff.go)
 	// Cross is the crosshair's data and Script its script (crosshair.go).
 	Cross, Script string
 }
@@ -196,6 +198,11 @@ func appendPage(b []byte, p *page) []byte {
 		b = append(b, "</td></tr>\n"...)
 	}
 	b = append(b, "</tbody>\n</table>\n</div>\n"...)
+	if p.HostDisk {
+		b = append(b, "<p class=\"note\">* "...)
+		t(runmodel.HostDiskNote)
+		b = append(b, ".</p>\n"...)
+	}
 	if p.More != 0 {
 		b = append(b, "<p class=\"note\">… and "...)
 		b = strconv.AppendInt(b, int64(p.More), 10)
@@ -304,6 +311,7 @@ func pageOf(d *Data, c charts) (page, error) {
 		p.Advice = d.Advice
 	}
 	p.Phases = append(p.Phases, rowOf(jobPhase(job), 0, job.Start))
+	p.HostDisk = job.Usage.DiskHost
 	phases := d.Phases
 	p.More = d.Skipped
 	if len(phases) > MaxPhases {
@@ -312,6 +320,7 @@ func pageOf(d *Data, c charts) (page, error) {
 	}
 	for _, ph := range phases {
 		p.Phases = append(p.Phases, rowOf(ph, ph.Depth+1, job.Start))
+		p.HostDisk = p.HostDisk || ph.Usage.DiskHost
 	}
 	cross, err := crossJSON(&Data{Job: job}, phases, c, a)
 	if err != nil {
@@ -346,6 +355,9 @@ func rowOf(ph Phase, depth int, jobStart time.Time) tableRow {
 	}
 	if c := cpuSeconds(u); c.OK {
 		r.CPU = figure.Seconds(c.V)
+	}
+	if u.DiskHost {
+		r.Read, r.Write = r.Read+"*", r.Write+"*"
 	}
 	if r.Result == "" {
 		r.Result = "–"

@@ -273,6 +273,11 @@ func appendSpanTip(b []byte, p *Phase, jobStart time.Time) []byte {
 		b = appendOptBytes(b, u.DiskRead)
 		b = append(b, ", written "...)
 		b = appendOptBytes(b, u.DiskWrite)
+		if u.DiskHost {
+			b = append(b, " ("...)
+			b = append(b, runmodel.HostDiskNote...)
+			b = append(b, ')')
+		}
 	}
 	return b
 }

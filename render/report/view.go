@@ -68,8 +68,11 @@ type Usage struct {
 	CPUUser, CPUSystem Opt // s
 	CPUAvg, CPUPeak    Opt // 0 to 1
 	MemoryPeak         Opt // bytes
-	DiskRead           Opt // bytes
-	DiskWrite          Opt // bytes
+	// DiskRead and DiskWrite are the job's, or the host's disks when
+	// DiskHost is set (runmodel.DiskIO).
+	DiskRead  Opt // bytes
+	DiskWrite Opt // bytes
+	DiskHost  bool
 }
 
 // Opt is a figure that may be absent.
@@ -79,14 +82,16 @@ type Opt struct {
 }
 
 func usageOf(u *usage.Usage) Usage {
+	io, hasIO := runmodel.DiskIOOf(u)
 	return Usage{
 		CPUUser:    Opt{u.CPUUser.Seconds(), u.HasCPU},
 		CPUSystem:  Opt{u.CPUSystem.Seconds(), u.HasCPU},
 		CPUAvg:     Opt{u.CPUAvg, u.HasCPU},
 		CPUPeak:    Opt{u.CPUPeak, u.HasCPU},
 		MemoryPeak: Opt{float64(u.MemoryPeak), u.HasMemory},
-		DiskRead:   Opt{float64(u.ReadBytes), u.HasIO},
-		DiskWrite:  Opt{float64(u.WriteBytes), u.HasIO},
+		DiskRead:   Opt{float64(io.Read), hasIO},
+		DiskWrite:  Opt{float64(io.Write), hasIO},
+		DiskHost:   io.Host,
 	}
 }
 

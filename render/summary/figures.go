@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+	"github.com/jobtrace/jobtrace/runmodel"
 )
 
 // Figures is the part of a span's usage (package hostmetrics/usage) that
@@ -20,7 +21,8 @@ type Figures struct {
 	MemoryPeak uint64 // bytes
 
 	// HasIO is set when storage IO is known: the job's own, or, when
-	// IOHost is set, the host's disks because the job's could not be read.
+	// IOHost is set, the host's disks because the job's could not be read
+	// (runmodel.DiskIO).
 	HasIO                 bool
 	IOHost                bool
 	ReadBytes, WriteBytes uint64
@@ -41,11 +43,8 @@ func FiguresOf(u *usage.Usage) Figures {
 		f.CPUAvg, f.CPUPeak = u.CPUAvg*100, u.CPUPeak*100
 	}
 	f.HasMemory, f.MemoryPeak = u.HasMemory, u.MemoryPeak
-	switch {
-	case u.HasIO:
-		f.HasIO, f.ReadBytes, f.WriteBytes = true, u.ReadBytes, u.WriteBytes
-	case u.HasSystemDisk:
-		f.HasIO, f.IOHost, f.ReadBytes, f.WriteBytes = true, true, u.SystemReadBytes, u.SystemWriteBytes
+	if io, ok := runmodel.DiskIOOf(u); ok {
+		f.HasIO, f.IOHost, f.ReadBytes, f.WriteBytes = true, io.Host, io.Read, io.Write
 	}
 	f.HasNetwork, f.NetReceive, f.NetTransmit = u.HasNetwork, u.NetworkReceive, u.NetworkTransmit
 	return f

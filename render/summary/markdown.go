@@ -8,6 +8,7 @@ import (
 
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/insight/sizing"
+	"github.com/jobtrace/jobtrace/runmodel"
 )
 
 // WriteMarkdown writes the summary as a GitHub-flavoured Markdown section,
@@ -54,7 +55,7 @@ func WriteMarkdown(w io.Writer, r Summary) error {
 
 	var notes []string
 	if hasFigures(&r) && anyIOHost(&r) {
-		notes = append(notes, "\\* the host's disks: the job's own IO could not be read.")
+		notes = append(notes, "\\* "+runmodel.HostDiskNote+".")
 	}
 	if r.Unlisted > 0 {
 		notes = append(notes, fmt.Sprintf("%d shorter phases not listed (limit %d); report.html and the spool have them.", r.Unlisted, MaxListed))

@@ -10,6 +10,7 @@ import (
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/insight/sizing"
 	"github.com/jobtrace/jobtrace/internal/cleantext"
+	"github.com/jobtrace/jobtrace/runmodel"
 )
 
 const (
@@ -61,7 +62,7 @@ func WriteText(w io.Writer, r Summary) error {
 			fmt.Fprintf(&b, "%s%sverdict: %s, %s\n", textPrefix, textIndent, v.Kind, cleantext.CutRunes(oneLine(v.Reason), maxTextReason))
 		}
 		if anyIOHost(&r) {
-			b.WriteString(textPrefix + textIndent + "* the host's disks: the job's own IO could not be read\n")
+			b.WriteString(textPrefix + textIndent + "* " + runmodel.HostDiskNote + "\n")
 		}
 	}
 	if r.Unlisted > 0 {
