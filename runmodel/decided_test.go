@@ -2,6 +2,7 @@ package runmodel_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,7 +13,9 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/jobtrace/jobtrace/exporters/spool"
+	"github.com/jobtrace/jobtrace/exporters/usagecsv"
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+	"github.com/jobtrace/jobtrace/insight/sizing"
 	"github.com/jobtrace/jobtrace/render/profile"
 	"github.com/jobtrace/jobtrace/render/report"
 	"github.com/jobtrace/jobtrace/runmodel"
@@ -90,5 +93,41 @@ func TestTheHostsDisksStandForTheJobsIO(t *testing.T) {
 		if !strings.Contains(s, "5 MiB") || !strings.Contains(s, "7 MiB") || !strings.Contains(s, "own IO could not be read") {
 			t.Errorf("%s does not show the host's disks, marked, for the job's IO", name)
 		}
+	}
+}
+
+// The job's advice is read back from its span, as its usage and verdict
+// are: a directory holding only the spool shows the advice the run made,
+// where the summary and report.html made it again from no rows and said
+// the job ran 0s, too short to size a machine for.
+func TestTheSpoolAloneGivesTheJobsAdvice(t *testing.T) {
+	dir := t.TempDir()
+	rec := goldenRun(t, dir)
+	inRun, err := rec.Run(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := inRun.Advice()
+	if want.Kind != sizing.Sized {
+		t.Fatalf("the run's advice: %+v", want)
+	}
+	if err := os.Remove(filepath.Join(dir, usagecsv.FileName)); err != nil {
+		t.Fatal(err)
+	}
+	run, _, err := runmodel.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := run.Advice(); got.Kind != want.Kind || got.Text != want.Text {
+		t.Errorf("the model's advice %q, want the span's %q", got.Text, want.Text)
+	}
+	arts := artifacts(t, t.TempDir(), run)
+	for _, name := range []string{"summary.txt", "summary.md", report.HTMLName} {
+		if s := string(arts[name]); !strings.Contains(s, "a 4-CPU, 8 GiB machine would do") || strings.Contains(s, "too short") {
+			t.Errorf("%s does not show the span's advice, %q", name, want.Text)
+		}
+	}
+	if !strings.Contains(string(arts["summary.txt"]), want.Text) {
+		t.Errorf("summary.txt does not show the span's advice whole")
 	}
 }

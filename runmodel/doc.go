@@ -25,8 +25,9 @@
 // Either way a span's usage and verdict are read back once, by
 // usage.FromAttributes and verdict.FromAttributes, the inverses of the
 // functions that set them, its place in the tree is found once (Depth,
-// ParentName, ParentIndex), the job's right-sizing advice is made once
-// (Run.Advice), and every string is cleaned (cleantext.String), names cut
+// ParentName, ParentIndex), the job's right-sizing advice is read back
+// once from its span, by sizing.FromAttributes, or made when it carries
+// none (Run.Advice), and every string is cleaned (cleantext.String), names cut
 // to MaxNameBytes: the renderers read these, and compute none of them
 // again. Both keep to the same
 // bounds: spool.MaxReadSpans spans and their ancestors (spool.SpanBound),

@@ -12,7 +12,6 @@ import (
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/exporters/usagecsv"
 	"github.com/jobtrace/jobtrace/hostmetrics"
-	"github.com/jobtrace/jobtrace/insight/sizing"
 )
 
 // MaxHeldRows bounds the rows a Recorder holds. A row in memory takes
@@ -37,11 +36,6 @@ type Recorder struct {
 
 	rows   tee
 	series *Series
-
-	// advice is the advice the run set on the job's span (Advice), when
-	// advised.
-	advice  sizing.Advice
-	advised bool
 }
 
 var _ sdktrace.SpanProcessor = (*Recorder)(nil)
@@ -80,7 +74,7 @@ func (r *Recorder) Tee() io.Writer { return &r.rows }
 
 // Run builds the model of what was recorded, with the statistics of the
 // samples and the job's advice: the one the run set on the job's span
-// (Advice), else made from the statistics. dir is the artifacts
+// (Advice), read back from it, else made from the statistics. dir is the artifacts
 // directory, read only when the run had more than MaxHeldRows rows; the
 // error is about those rows, and the model is whole without them.
 func (r *Recorder) Run(dir string) (*Run, error) {
@@ -90,7 +84,6 @@ func (r *Recorder) Run(dir string) (*Run, error) {
 		spans[i] = fromSDK(s)
 	}
 	skipped := r.bound.Skipped()
-	advice, advised := r.advice, r.advised
 	r.mu.Unlock()
 
 	rows, overflow, err := r.rows.held()
@@ -99,11 +92,7 @@ func (r *Recorder) Run(dir string) (*Run, error) {
 	}
 	run := newRun(spans, rows)
 	run.SkippedSpans = skipped
-	if advised && run.HasJob {
-		run.Stats, run.advice = r.series.Stats(), advice
-	} else {
-		run.SetStats(r.series.Stats())
-	}
+	run.SetStats(r.series.Stats())
 	return run, err
 }
 

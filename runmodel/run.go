@@ -186,8 +186,8 @@ func timeOf(ns int64) time.Time {
 
 // New makes the Run of spans, given in the order they ended, and rows: it
 // finds the job's span, places each span in the tree, reads its usage and
-// its verdict from its attributes and makes the job's advice from the
-// rows (Advice). The fields it sets of each span (Usage, Verdict, Order,
+// its verdict from its attributes, and the job's advice from its span, made
+// from the rows when it carries none (Advice). The fields it sets of each span (Usage, Verdict, Order,
 // Depth, InJob, ParentName, ParentIndex) need not be set.
 func New(spans []Span, rows []Row) *Run {
 	r := newRun(spans, rows)
@@ -195,8 +195,8 @@ func New(spans []Span, rows []Row) *Run {
 	return r
 }
 
-// newRun is New but for the advice, which Recorder.Run makes from the
-// statistics of the samples.
+// newRun is New but for the advice, which Recorder.Run sets with the
+// statistics of the samples (SetStats).
 func newRun(spans []Span, rows []Row) *Run {
 	r := &Run{Rows: rows}
 	byID := make(map[trace.SpanID]int, len(spans))

@@ -10,16 +10,19 @@ import (
 	"github.com/jobtrace/jobtrace/insight/verdict"
 )
 
-// Advice is the right-sizing advice for the job (insight/sizing), made
-// once, with the model, and read by every renderer. During a run it is the
-// advice the run set on the job's span (Recorder.Advice), made from the
-// statistics of its samples; read from the artifacts (New, ReadDir), or
-// during a run whose samples went elsewhere, it is made from the rows of
-// resource-usage.csv, which hold the same figures (SetStats makes it again
-// from the statistics given). Either way it takes the job's span's peak
-// memory when that is higher (its cgroup's memory.peak, read at the end)
-// and its verdict (Span.Verdict). A Run made otherwise has the advice of
-// no figures, of kind sizing.Unknown.
+// Advice is the right-sizing advice for the job (insight/sizing), decided
+// once, with the model, and read by every renderer: the advice the run set
+// on the job's span (Recorder.Advice, made from the statistics of its
+// samples), read back from its attributes (sizing.FromAttributes) as its
+// usage and verdict are, whether the model is made in the run or read from
+// the artifacts. Only a job's span that carries none (a run whose agent
+// was killed before the end of the job, a spool from elsewhere) has it
+// made here: from the statistics of the samples when the model has them
+// (SetStats), else from the rows of resource-usage.csv, which hold the
+// same figures; either way with the job's span's peak memory when that is
+// higher (its cgroup's memory.peak, read at the end) and its verdict
+// (Span.Verdict). A Run made otherwise has the advice of no figures, of
+// kind sizing.Unknown.
 func (r *Run) Advice() sizing.Advice {
 	if r.advice.Kind == "" {
 		return sizing.Advise(sizing.Figures{})
@@ -28,15 +31,20 @@ func (r *Run) Advice() sizing.Advice {
 }
 
 // SetStats sets the statistics of the job's samples, and the job's
-// advice made from them (Advice).
+// advice made from them when its span carries none (Advice).
 func (r *Run) SetStats(st JobStats) {
 	r.Stats = st
 	r.advice = r.advise()
 }
 
-// advise makes the advice for the job of the run: from the statistics of
-// its samples, else from its rows.
+// advise is the advice for the job of the run: the one its span carries,
+// else made from the statistics of its samples, else from its rows.
 func (r *Run) advise() sizing.Advice {
+	if r.HasJob {
+		if a, ok := sizing.FromAttributes(r.Job.Attributes); ok {
+			return a
+		}
+	}
 	f := r.Stats.Sizing
 	if r.Stats.Samples == 0 {
 		f = figuresOfRows(r.Rows)
@@ -49,15 +57,11 @@ func (r *Run) advise() sizing.Advice {
 
 // Advice is the advice for the job from its samples so far, with job its
 // usage (nil when unknown) and v its verdict: what a run sets on the job's
-// span. The Recorder keeps it, and the model it makes (Run) carries it as
-// its advice: made once, the span, the summary and the report say the
+// span (Advice.Attributes), and what the model reads back from it
+// (Run.Advice): made once, the span, the summary and the report say the
 // same.
 func (r *Recorder) Advice(job *usage.Usage, v verdict.Verdict) sizing.Advice {
-	a := advise(r.series.Stats().Sizing, job, v)
-	r.mu.Lock()
-	r.advice, r.advised = a, true
-	r.mu.Unlock()
-	return a
+	return advise(r.series.Stats().Sizing, job, v)
 }
 
 func advise(f sizing.Figures, job *usage.Usage, v verdict.Verdict) sizing.Advice {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"path/filepath"
-	"reflect"
 	"testing"
 	"time"
 
@@ -385,10 +384,11 @@ func TestMachineMemoryIsOneFigure(t *testing.T) {
 	}
 }
 
-// A model made in a run carries the advice the run set on the job's span
-// (Recorder.Advice), which every renderer shows: it is not made again,
-// from the span's usage and verdict read back, or from the rows.
-func TestRunCarriesTheAdviceSetOnTheJob(t *testing.T) {
+// A model made in a run, and one read from its files, carry the advice the
+// run set on the job's span (Recorder.Advice), read back from it, which
+// every renderer shows: it is not made again, from the span's usage and
+// verdict read back, or from the rows.
+func TestModelsCarryTheAdviceSetOnTheJob(t *testing.T) {
 	dir := t.TempDir()
 	rec := NewRecorder()
 	client := spool.NewTraceClient(filepath.Join(dir, spool.TracesFile))
@@ -406,14 +406,13 @@ func TestRunCarriesTheAdviceSetOnTheJob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := run.Advice(); !reflect.DeepEqual(got, set) || got.MemoryPeak != 9<<30 {
-		t.Errorf("the model's advice %+v\nis not the one set on the job's span %+v", got, set)
-	}
 	read, _, err := ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a := read.Advice(); a.MemoryPeak == 9<<30 || a.Kind != sizing.Unknown {
-		t.Errorf("read from the files, the advice %+v is not made from them", a)
+	for name, m := range map[string]*Run{"in the run": run, "from the files": read} {
+		if got, want := m.Advice(), set; got.Kind != want.Kind || got.Text != want.Text || got.MemoryPeak != 9<<30 {
+			t.Errorf("%s, the model's advice %+v\nis not the one set on the job's span %+v", name, got, want)
+		}
 	}
 }

@@ -12,6 +12,9 @@
 package readback
 
 import (
+	"math"
+	"time"
+
 	"go.opentelemetry.io/otel/attribute"
 )
 
@@ -58,4 +61,25 @@ func Number(attrs []attribute.KeyValue, key attribute.Key) (float64, bool) {
 		return 0, false
 	}
 	return Value(v)
+}
+
+// Count is a figure (Figure) that counts bytes or things as a whole
+// number: its whole part, and past what 64 bits hold (MaxFigure itself),
+// the most they do.
+func Count(v float64) uint64 {
+	if v < MaxFigure {
+		return uint64(v)
+	}
+	return math.MaxUint64
+}
+
+// Seconds is a figure in seconds as a duration: the nearest nanosecond,
+// so that a duration written as seconds (Duration.Seconds) reads back as
+// itself; beyond what a Duration holds, the largest one.
+func Seconds(v float64) time.Duration {
+	ns := math.Round(v * 1e9)
+	if ns >= math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return time.Duration(ns)
 }

@@ -3,6 +3,7 @@ package readback
 import (
 	"math"
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 )
@@ -43,5 +44,26 @@ func TestNumber(t *testing.T) {
 	}
 	if _, ok := Number(twice, "absent"); ok {
 		t.Errorf("an absent key read")
+	}
+}
+
+// A count is the whole part of a figure, at most what 64 bits hold; a
+// duration in seconds reads back as the one written.
+func TestCountAndSeconds(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		want uint64
+	}{{0, 0}, {2.9, 2}, {1 << 40, 1 << 40}, {MaxFigure, math.MaxUint64}} {
+		if got := Count(c.v); got != c.want {
+			t.Errorf("Count(%v) = %d, want %d", c.v, got, c.want)
+		}
+	}
+	for _, d := range []time.Duration{0, time.Nanosecond, 1234567891 * time.Nanosecond, 41 * time.Second, 90 * time.Hour} {
+		if got := Seconds(d.Seconds()); got != d {
+			t.Errorf("Seconds(%v) = %v", d.Seconds(), got)
+		}
+	}
+	if got := Seconds(MaxFigure); got != math.MaxInt64 {
+		t.Errorf("Seconds(MaxFigure) = %v, want the largest duration", got)
 	}
 }
