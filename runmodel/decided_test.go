@@ -2,8 +2,11 @@ package runmodel_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -129,5 +132,53 @@ func TestTheSpoolAloneGivesTheJobsAdvice(t *testing.T) {
 	}
 	if !strings.Contains(string(arts["summary.txt"]), want.Text) {
 		t.Errorf("summary.txt does not show the span's advice whole")
+	}
+}
+
+// profile.json and report.html's crosshair put each sample in the same
+// phase, by the spans' times (runmodel.Placer): the profile's sample has
+// its phase's stack, the crosshair lists its phase innermost. The
+// crosshair listed the phases open at the pointer's time, whatever the
+// sample shown.
+func TestProfileAndReportPlaceSamplesAlike(t *testing.T) {
+	arts := artifacts(t, t.TempDir(), goldenFromFiles(t))
+	var p struct {
+		Shared struct {
+			StackTable  struct{ Frame []int }
+			FrameTable  struct{ Func []int }
+			FuncTable   struct{ Name []int }
+			StringArray []string
+		}
+		Threads []struct{ Samples struct{ Stack []int } }
+	}
+	if err := json.Unmarshal(arts[profile.FileName], &p); err != nil {
+		t.Fatal(err)
+	}
+	sh := &p.Shared
+	var inProfile []string
+	for _, s := range p.Threads[0].Samples.Stack {
+		inProfile = append(inProfile, sh.StringArray[sh.FuncTable.Name[sh.FrameTable.Func[sh.StackTable.Frame[s]]]])
+	}
+	m := regexp.MustCompile(`<script type="application/json" id="xh-data">(.*?)</script>`).FindSubmatch(arts[report.HTMLName])
+	var x struct {
+		P      []int
+		Phases []struct{ N string }
+	}
+	if m == nil || json.Unmarshal(m[1], &x) != nil {
+		t.Fatal("no crosshair data in report.html")
+	}
+	var inReport []string
+	for _, k := range x.P {
+		name := "none"
+		if k >= 0 {
+			name = x.Phases[k].N
+		}
+		inReport = append(inReport, name)
+	}
+	if !slices.Equal(inProfile, inReport) || len(inProfile) != 31 {
+		t.Errorf("the samples' phases:\nprofile.json %q\nreport.html  %q", inProfile, inReport)
+	}
+	if !slices.Contains(inReport, "phase 8") || !slices.Contains(inReport, "build") {
+		t.Errorf("the samples' phases %q: want a nested phase and the job among them", inReport)
 	}
 }

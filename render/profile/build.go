@@ -330,7 +330,7 @@ func build(run *runmodel.Run, nodes []node, rows []Row) *Profile {
 			add(e.Name, ms(unixNano(e.Time)), nil, PhaseInstant, cat, data)
 		}
 	}
-	th.Samples = cpuSamples(nodes, rows, ms, &p.Shared, str)
+	th.Samples = cpuSamples(run, nodes, rows, ms, &p.Shared, str)
 	p.Threads = []Thread{th}
 	p.Counters = counters(rows, ms, pid, p.Meta.LogicalCPUs, p.Meta.Interval)
 	return p
@@ -358,15 +358,7 @@ func tree(run *runmodel.Run) []node {
 		return cmp.Or(cmp.Compare(unixNano(a.span.Start), unixNano(b.span.Start)),
 			cmp.Compare(a.depth, b.depth), cmp.Compare(a.span.Order, b.span.Order))
 	})
-	job := -1
-	at := make([]int, len(run.Phases)) // a phase's node
-	for k, n := range nodes {
-		if n.phase < 0 {
-			job = k
-		} else {
-			at[n.phase] = k
-		}
-	}
+	job, at := nodeIndex(nodes, len(run.Phases))
 	for k := range nodes {
 		n := &nodes[k]
 		switch s := n.span; {
@@ -381,6 +373,20 @@ func tree(run *runmodel.Run) []node {
 		}
 	}
 	return nodes
+}
+
+// nodeIndex returns the index in nodes of the job's node (-1 for none)
+// and of each phase's, by its index in the run's Phases.
+func nodeIndex(nodes []node, phases int) (job int, at []int) {
+	job, at = -1, make([]int, phases)
+	for k, n := range nodes {
+		if n.phase < 0 {
+			job = k
+		} else {
+			at[n.phase] = k
+		}
+	}
+	return job, at
 }
 
 // unixNano is t in ns since the Unix epoch, as OTLP has it: 0 for no time.

@@ -1,6 +1,10 @@
 package profile
 
-import "container/heap"
+import (
+	"time"
+
+	"github.com/jobtrace/jobtrace/runmodel"
+)
 
 // callTree is the stack, frame and function tables that cpuSamples fills:
 // a function per phase name, a frame per name and category, a stack per
@@ -88,50 +92,34 @@ func (c *callTree) fill(sh *Shared) {
 }
 
 // cpuSamples gives the thread's track the job's CPU use: a sample at each
-// row with the job's CPU time, whose stack is the deepest phase open at
-// the middle of the time since the previous sample (the latest begun of
-// those as deep), in the category of its phase (jobtrace's own: Other; a
+// row with the job's CPU time, whose stack is the span the sample belongs
+// to by the spans' times (runmodel.Placer, as report.html's crosshair
+// places it: the deepest open at the middle of the time since the
+// previous sample), in the category of its phase (jobtrace's own: Other; a
 // failed phase: Failed phase, red).
 // The activity graph draws each sample's CPU use, coloured by category, as
 // it draws a thread's: up to 100 %, one CPU (the CPU track shows the whole
 // machine); the call tree sums the CPU time per phase.
 // A row without the job's CPU gives no sample (the next covers its time),
 // nor does one before any phase or the job.
-func cpuSamples(nodes []node, rows []Row, ms func(int64) float64, sh *Shared, str func(string) int) ThreadSamples {
+func cpuSamples(run *runmodel.Run, nodes []node, rows []Row, ms func(int64) float64, sh *Shared, str func(string) int) ThreadSamples {
 	out := ThreadSamples{WeightType: "tracing-ms", Weight: []float64{}, Stack: []*int{}, Time: []float64{}, ThreadCPUDelta: []float64{}}
 	c := newCallTree(nodes, str)
-	// nodes are by start time: open holds the ones begun, a heap with the
-	// deepest on top, so that a row costs O(log n) however many phases are
-	// open at once.
-	open := &openNodes{nodes: nodes, end: make([]float64, len(nodes))}
-	for i := range nodes {
-		open.end[i] = ms(unixNano(nodes[i].span.End))
-	}
-	next := 0
+	job, nodeOf := nodeIndex(nodes, len(run.Phases))
+	place := run.Placer()
 	prev := 0.0
+	var prevT time.Time
 	for i := range rows {
 		r := &rows[i]
 		at := ms(r.Time.UnixNano())
 		if i > 0 && !r.CPU.OK {
 			continue
 		}
-		mid := at
+		from := r.Time
 		if len(out.Time) > 0 {
-			mid = (prev + at) / 2
+			from = prevT
 		}
-		for next < len(nodes) && ms(unixNano(nodes[next].span.Start)) <= mid {
-			heap.Push(open, next)
-			next++
-		}
-		// The deepest open, the latest begun of those as deep; the ones
-		// that ended are dropped as they come to the top.
-		for open.Len() > 0 && open.end[open.at[0]] < mid {
-			heap.Pop(open)
-		}
-		deepest := -1
-		if open.Len() > 0 {
-			deepest = open.at[0]
-		}
+		span := place.Place(from, r.Time)
 		cpu := 0.0
 		if i > 0 {
 			cpu = r.CPU.V
@@ -142,41 +130,22 @@ func cpuSamples(nodes []node, rows []Row, ms func(int64) float64, sh *Shared, st
 			out.ThreadCPUDelta[n-1] += round3(cpu * 1e6)
 			continue
 		}
-		if deepest < 0 {
+		var k int
+		switch span {
+		case runmodel.NoSpan:
 			continue
+		case runmodel.JobSpan:
+			k = job
+		default:
+			k = nodeOf[span]
 		}
 		out.Time = append(out.Time, at)
-		out.Stack = append(out.Stack, c.stack(nodes, deepest))
+		out.Stack = append(out.Stack, c.stack(nodes, k))
 		out.Weight = append(out.Weight, round3(cpu*1000))
 		out.ThreadCPUDelta = append(out.ThreadCPUDelta, round3(cpu*1e6))
-		prev = at
+		prev, prevT = at, r.Time
 	}
 	out.Length = len(out.Time)
 	c.fill(sh)
 	return out
-}
-
-// openNodes is a heap of indexes into nodes, the deepest on top, the one
-// that begun last (the higher index) first among equals; end is each
-// node's end in ms.
-type openNodes struct {
-	nodes []node
-	end   []float64
-	at    []int
-}
-
-func (o *openNodes) Len() int { return len(o.at) }
-func (o *openNodes) Less(i, j int) bool {
-	a, b := o.at[i], o.at[j]
-	if da, db := o.nodes[a].depth, o.nodes[b].depth; da != db {
-		return da > db
-	}
-	return a > b
-}
-func (o *openNodes) Swap(i, j int) { o.at[i], o.at[j] = o.at[j], o.at[i] }
-func (o *openNodes) Push(x any)    { o.at = append(o.at, x.(int)) }
-func (o *openNodes) Pop() any {
-	x := o.at[len(o.at)-1]
-	o.at = o.at[:len(o.at)-1]
-	return x
 }

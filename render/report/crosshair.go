@@ -9,12 +9,14 @@ import (
 	"github.com/jobtrace/jobtrace/internal/figure"
 	"github.com/jobtrace/jobtrace/internal/jsonnumber"
 	"github.com/jobtrace/jobtrace/internal/jsonstring"
+	"github.com/jobtrace/jobtrace/runmodel"
 )
 
 // The crosshair: hovering the timeline or any chart of report.html draws a
 // vertical line at that time across all of them, a dot on every line at
-// the nearest point, and a box with the time, the phases running then and
-// every series' value. It is a short inline script (crossScript) that reads
+// the nearest point, and a box with that point's time, the phase it
+// belongs to (Data.PointSpans, by runmodel.Placer) with the phases around
+// it, and every series' value. It is a short inline script (crossScript) that reads
 // the figures the page drew from a JSON data island (crossData); with
 // scripts off the page is the same but for it, its values still in each
 // chart's hover text.
@@ -25,20 +27,23 @@ import (
 // number of elements, however long the job: one line per SVG, one dot per
 // series, and a box with at most MaxActivePhases phase lines.
 
-// MaxActivePhases bounds the phases the crosshair's box lists as running
-// at the time under the pointer (the outermost first, in the table's
-// order); the others are counted in it.
+// MaxActivePhases bounds the phases the crosshair's box lists: the phase
+// of the point under the pointer and the innermost of those around it, the
+// outermost first; the others are counted in it.
 const MaxActivePhases = 8
 
 // crossData is the JSON the crosshair reads, its keys the fields' names:
 // times are milliseconds from the start of the job, x and y are in the
 // SVGs' user units.
 type crossData struct {
-	X0, W     float64 // left and width of the plots
-	Span      float64 // time the plot width stands for
-	T0        int64   // start of the job, ms since 1970
-	GTop      float64 // top of the timeline's line
-	T         []float64
+	X0, W float64 // left and width of the plots
+	Span  float64 // time the plot width stands for
+	T0    int64   // start of the job, ms since 1970
+	GTop  float64 // top of the timeline's line
+	T     []float64
+	// P is the row of Phases each point belongs to (Data.PointSpans),
+	// -1 for none.
+	P         []int
 	Plots     []plotData
 	Phases    []phaseMark
 	MaxActive int
@@ -62,23 +67,23 @@ type seriesPlot struct {
 	Y     []float64 `json:"y,omitempty"`
 }
 
-// phaseMark is a row of the timeline: name, depth, start, end, failed,
+// phaseMark is a row of the timeline: name, depth, the index in
+// crossData.Phases of the row around it (-1 for the job's), failed,
 // verdict kind.
 type phaseMark struct {
-	N string  `json:"n"`
-	D int     `json:"d"`
-	S float64 `json:"s"`
-	E float64 `json:"e"`
-	F bool    `json:"f,omitempty"`
-	V string  `json:"v,omitempty"`
+	N string `json:"n"`
+	D int    `json:"d"`
+	U int    `json:"u"`
+	F bool   `json:"f,omitempty"`
+	V string `json:"v,omitempty"`
 }
 
-// crossJSON is the crosshair's data for the page of d, whose timeline
-// shows phases and whose charts are c, as encoding/json writes it
-// (appendCross): <, > and & as \u escapes (and U+2028, U+2029), so the data
-// cannot close its script element or open a comment whatever the names
-// hold.
-func crossJSON(d *Data, phases []Phase, c charts, a axis) (string, error) {
+// crossJSON is the crosshair's data for the page of d, whose job is job,
+// whose timeline shows the first shown of its phases and whose charts are
+// c, as encoding/json writes it (appendCross): <, > and & as \u escapes
+// (and U+2028, U+2029), so the data cannot close its script element or
+// open a comment whatever the names hold.
+func crossJSON(d *Data, job Job, shown int, c charts, a axis) (string, error) {
 	ms := func(t time.Time) float64 { return math.Round(float64(t.Sub(a.start))/1e5) / 10 }
 	x := crossData{
 		X0: plotLeft, W: plotWidth, Span: float64(a.span) / 1e6, T0: a.start.UnixMilli(),
@@ -87,15 +92,52 @@ func crossJSON(d *Data, phases []Phase, c charts, a axis) (string, error) {
 	for i, t := range c.times {
 		x.T[i] = ms(t)
 	}
-	mark := func(p Phase, depth int) phaseMark {
-		return phaseMark{N: cleantext.CutRunes(p.Name, maxTipRunes), D: depth, S: ms(p.Start), E: ms(p.End), F: p.Failed, V: string(p.Verdict.Kind)}
+	if len(c.times) > 0 {
+		x.P = make([]int, len(c.times))
+		for i := range x.P {
+			x.P[i] = -1
+			if len(d.PointSpans) == len(x.P) {
+				x.P[i] = crossRow(d, shown, d.PointSpans[i])
+			}
+		}
 	}
-	x.Phases = append(x.Phases, mark(jobPhase(d.Job), 0))
-	for _, p := range phases {
-		x.Phases = append(x.Phases, mark(p, p.Depth+1))
+	mark := func(p Phase, depth, up int) phaseMark {
+		return phaseMark{N: cleantext.CutRunes(p.Name, maxTipRunes), D: depth, U: up, F: p.Failed, V: string(p.Verdict.Kind)}
+	}
+	x.Phases = append(x.Phases, mark(jobPhase(job), 0, -1))
+	for k, p := range d.Phases[:shown] {
+		up := 0 // the job's row
+		if p.Parent >= 0 && p.Parent < k {
+			up = p.Parent + 1
+		}
+		x.Phases = append(x.Phases, mark(p, p.Depth+1, up))
 	}
 	b, err := appendCross(nil, &x)
 	return string(b), err
+}
+
+// crossRow is the row of the crosshair's phases (the job's at 0, then the
+// first shown of d.Phases) of span s (runmodel.Placer: an index in
+// d.Phases, runmodel.JobSpan or runmodel.NoSpan): a phase not shown has
+// the row of the phase around it that is; -1 for no span.
+func crossRow(d *Data, shown, s int) int {
+	for s >= shown {
+		if s >= len(d.Phases) {
+			return -1
+		}
+		if p := d.Phases[s].Parent; p < s {
+			s = p
+		} else {
+			s = runmodel.JobSpan
+		}
+	}
+	switch {
+	case s == runmodel.NoSpan:
+		return -1
+	case s < 0:
+		return 0
+	}
+	return s + 1
 }
 
 // appendCross appends x as json.Marshal writes it, by hand: without the
@@ -136,6 +178,8 @@ func appendCross(b []byte, x *crossData) ([]byte, error) {
 	num(x.GTop)
 	b = append(b, `,"T":`...)
 	list(len(x.T), x.T == nil, func(i int) { num(x.T[i]) })
+	b = append(b, `,"P":`...)
+	list(len(x.P), x.P == nil, func(i int) { b = strconv.AppendInt(b, int64(x.P[i]), 10) })
 	b = append(b, `,"Plots":`...)
 	list(len(x.Plots), x.Plots == nil, func(i int) {
 		p := &x.Plots[i]
@@ -171,10 +215,8 @@ func appendCross(b []byte, x *crossData) ([]byte, error) {
 		str(m.N)
 		b = append(b, `,"d":`...)
 		b = strconv.AppendInt(b, int64(m.D), 10)
-		b = append(b, `,"s":`...)
-		num(m.S)
-		b = append(b, `,"e":`...)
-		num(m.E)
+		b = append(b, `,"u":`...)
+		b = strconv.AppendInt(b, int64(m.U), 10)
 		if m.F {
 			b = append(b, `,"f":true`...)
 		}
@@ -268,24 +310,11 @@ function show(x, cx, cy) {
     cpath.setAttribute("d", D.Plots.map(function (p) { return "M" + x + " " + p.Top + "V" + p.Bottom; }).join(""));
     cpath.style.display = "";
   }
-  head.textContent = "+" + dur(t) + " · " + new Date(D.T0 + t).toISOString().slice(11, 19) + " UTC";
-  var n = 0, more = 0;
-  D.Phases.forEach(function (p) {
-    if (p.s > t || p.e < t) return;
-    if (n === prows.length) { more++; return; }
-    var r = prows[n++];
-    r.r.hidden = false;
-    r.r.className = "xh-p" + (p.f ? " fail" : "");
-    r.r.style.paddingLeft = Math.min(p.d, 10) * 10 + "px";
-    r.n.textContent = p.n;
-    r.v.textContent = p.v || "";
-    r.v.className = "vk " + (p.v || "none");
-  });
-  for (var j = n; j < prows.length; j++) prows[j].r.hidden = true;
-  pmore.hidden = more === 0;
-  pmore.textContent = "… and " + more + " more phases";
+  var chain = [];
   if (D.T.length) {
     var i = nearest(t), px = xOf(D.T[i]);
+    t = D.T[i];
+    for (var k = D.P[i]; k >= 0; k = D.Phases[k].u) chain.unshift(k);
     vrows.forEach(function (r) { r.v.textContent = r.s.v[i]; });
     dots.forEach(function (d) {
       var y = d.y[i];
@@ -293,6 +322,20 @@ function show(x, cx, cy) {
       d.c.setAttribute("cx", px); d.c.setAttribute("cy", y);
     });
   }
+  head.textContent = "+" + dur(t) + " · " + new Date(D.T0 + t).toISOString().slice(11, 19) + " UTC";
+  var more = Math.max(0, chain.length - prows.length);
+  prows.forEach(function (r, j) {
+    var p = D.Phases[chain[more + j]];
+    r.r.hidden = !p;
+    if (!p) return;
+    r.r.className = "xh-p" + (p.f ? " fail" : "");
+    r.r.style.paddingLeft = Math.min(p.d, 10) * 10 + "px";
+    r.n.textContent = p.n;
+    r.v.textContent = p.v || "";
+    r.v.className = "vk " + (p.v || "none");
+  });
+  pmore.hidden = more === 0;
+  pmore.textContent = "… and " + more + " more phases around them";
   box.hidden = false;
   var w = box.offsetWidth, h = box.offsetHeight;
   var left = cx + 16 + w > window.innerWidth ? cx - 16 - w : cx + 16;

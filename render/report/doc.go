@@ -14,8 +14,9 @@
 // (runmodel.Span.Usage and Verdict), never judged again.
 // Hovering a bar, an event or a chart shows its values through SVG <title>
 // elements; with scripts on, a crosshair across the timeline and every
-// chart shows the values of every series and the phases running at the
-// time under the pointer (crosshair.go).
+// chart shows the sample nearest the pointer: the values of every series
+// and the phase it belongs to with those around it (runmodel.Placer, as
+// profile.json places its samples; crosshair.go).
 //
 // It is a pure renderer of the model of a run (package runmodel): it
 // reads no file. WriteHTML and WriteSVG render a run; Write writes both

@@ -322,7 +322,7 @@ func pageOf(d *Data, c charts) (page, error) {
 		p.Phases = append(p.Phases, rowOf(ph, ph.Depth+1, job.Start))
 		p.HostDisk = p.HostDisk || ph.Usage.DiskHost
 	}
-	cross, err := crossJSON(&Data{Job: job}, phases, c, a)
+	cross, err := crossJSON(d, job, len(phases), c, a)
 	if err != nil {
 		return page{}, fmt.Errorf("report: %w", err)
 	}

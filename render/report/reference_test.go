@@ -282,7 +282,7 @@ func FuzzCrossAsEncodingJSON(f *testing.F) {
 		sameCross(t, &crossData{X0: x, W: y, Span: x, T0: n, GTop: y, T: []float64{x, y}, MaxActive: k,
 			Plots: []plotData{{Title: s, Top: x, Bottom: y, Series: []seriesPlot{
 				{Name: u, Color: v, V: []string{s, v}, Y: ys}, {Name: s, V: nil}, {Name: v, V: []string{}, Y: []float64{}}}}, {Title: v}},
-			Phases: []phaseMark{{N: s, D: k, S: x, E: y, F: failed, V: u}, {N: v}},
+			Phases: []phaseMark{{N: s, D: k, U: -1, F: failed, V: u}, {N: v, U: k}}, P: []int{k, -1},
 		})
 	})
 }

@@ -25,6 +25,12 @@ type Data struct {
 	// Skipped counts the spans left out past spool.MaxReadSpans.
 	Skipped int
 	Rows    []runmodel.Row
+	// PointSpans are the spans the charts' points belong to, one a point
+	// (the rows bucket groups), by the spans' times (runmodel.Placer): an
+	// index in Phases, runmodel.JobSpan or runmodel.NoSpan. The
+	// crosshair lists the one of the point under the pointer and the
+	// phases around it.
+	PointSpans []int
 	// Advice is the job's right-sizing advice (runmodel.Run.Advice).
 	Advice sizing.Advice
 	// Diff compares the run with base runs (WithDiff); nil without.
@@ -48,8 +54,11 @@ type Job struct {
 
 // Phase is one span below the job span.
 type Phase struct {
-	Name   string
-	Depth  int // 0 for a child of the job span
+	Name  string
+	Depth int // 0 for a child of the job span
+	// Parent is the index in Data.Phases of the phase it is inside
+	// (runmodel.Span.ParentIndex), -1 for none.
+	Parent int
 	Start  time.Time
 	End    time.Time
 	Result string
@@ -120,13 +129,33 @@ func dataOf(run *runmodel.Run) *Data {
 		s := &run.Phases[i]
 		result := s.Text(runmodel.AttrResult)
 		d.Phases[i] = Phase{
-			Name: s.Name, Depth: s.Depth, Start: s.Start, End: s.End,
+			Name: s.Name, Depth: s.Depth, Parent: s.ParentIndex, Start: s.Start, End: s.End,
 			Result: result, Failed: s.Failed,
 			Usage: usageOf(&s.Usage), Verdict: s.Verdict, Events: s.Events,
 		}
 	}
 	d.fillTimes()
+	d.PointSpans = pointSpans(run)
 	return d
+}
+
+// pointSpans are the spans the charts' points of run belong to
+// (Data.PointSpans): each point's figures cover the time from the row
+// before its first row (the first row's own, for the first point) to its
+// last row.
+func pointSpans(run *runmodel.Run) []int {
+	ends := bucket(len(run.Rows))
+	if len(ends) == 0 {
+		return nil
+	}
+	place := run.Placer()
+	out := make([]int, len(ends))
+	first := 0
+	for k, end := range ends {
+		out[k] = place.Place(run.Rows[max(first-1, 0)].Time, run.Rows[end-1].Time)
+		first = end
+	}
+	return out
 }
 
 // fillTimes gives the job a start and end from the rows or the phases when
