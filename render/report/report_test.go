@@ -583,6 +583,30 @@ func crossOf(t *testing.T, h string) crossData {
 	return d
 }
 
+// A chart that draws no line (a run whose job's disk IO was never read)
+// has an empty list of series in the crosshair's data, which its script
+// walks for every chart: null stopped the script before it drew
+// anything, and the crosshair never showed.
+func TestCrosshairDataOfAnEmptyChart(t *testing.T) {
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	var rows []runmodel.Row
+	for i := range 3 {
+		r := runmodel.Row{Time: start.Add(time.Duration(i) * time.Second)}
+		r.Set(runmodel.JobCPUPct, 50)
+		rows = append(rows, r)
+	}
+	h, _ := render(t, &Data{Job: Job{Name: "job", Start: start, End: start.Add(3 * time.Second)}, Rows: rows})
+	x := crossOf(t, h)
+	if len(x.Plots) < 2 {
+		t.Fatalf("%d charts, want the CPU's and those of no line", len(x.Plots))
+	}
+	for _, p := range x.Plots {
+		if p.Series == nil {
+			t.Errorf("chart %s: its series are null in the crosshair's data", p.Title)
+		}
+	}
+}
+
 // The crosshair shows at each point what the chart's hover text says
 // there, series by series, with its dot where the line is.
 func TestCrosshairValuesAreTheHoverTexts(t *testing.T) {

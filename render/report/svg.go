@@ -604,10 +604,9 @@ func chart(b []byte, rows []runmodel.Row, ends []int, def chartDef, a axis, top 
 		}
 		b = append(b, "</title></rect>\n"...)
 	}
-	plot := plotData{Title: def.title, Top: y0, Bottom: y1}
-	if n := len(def.series) + len(def.extra); n > 0 {
-		plot.Series = make([]seriesPlot, 0, n) // nil without: null in the crosshair's data
-	}
+	// A list even when empty: the crosshair's script walks every chart's
+	// series, and null would stop it before it drew anything.
+	plot := plotData{Title: def.title, Top: y0, Bottom: y1, Series: make([]seriesPlot, 0, len(def.series)+len(def.extra))}
 	for s, sd := range def.series {
 		sp := seriesPlot{Name: sd.name, Color: sd.color, V: make([]string, len(pts)), Y: make([]float64, len(pts))}
 		for i, p := range pts {
