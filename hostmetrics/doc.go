@@ -40,6 +40,7 @@
 //
 // The sinks read a Sample by its own rules rather than their own copies: a
 // Job says where each figure of the job is read from (CPUFrom, MemoryFrom,
-// IOFrom: its own cgroup, else its tree) and Sample.ReadAt when, and
-// BusyShare is the machine's CPU use between two samples.
+// IOFrom: its own cgroup, else its tree) and Sample.ReadAt when;
+// BusyShare is the machine's CPU use between two readings and CPUShare the
+// job's, by the rule of package monotonic, in every sink.
 package hostmetrics

@@ -101,35 +101,6 @@ func (c *CPUTimes) Busy() float64 {
 	return c.Total() - c.Idle - c.IOWait
 }
 
-// CPUShare is the share of the machine's CPU time over span (span × numCPU)
-// that used is, 0 to 1: a job's CPU utilization between two readings of its
-// CPU time, span apart (for the job's tree, the span between its walks:
-// Sample.ReadAt of Job.CPUFrom). used is the change of the CPU time between
-// them by the rule of package monotonic, never negative: the caller judges
-// a figure that went back, by that rule. false when the span is empty or
-// there are no CPUs. A phase's average and peak and a row of the CSV are
-// this one; the statistics of a run take the same share over the spans of
-// their anchors (runmodel.Series).
-func CPUShare(used, span time.Duration, numCPU int) (float64, bool) {
-	if span <= 0 || numCPU <= 0 {
-		return 0, false
-	}
-	return min(used.Seconds()/(span.Seconds()*float64(numCPU)), 1), true
-}
-
-// BusyShare is the share of the machine's CPU time from a to b that was
-// busy (see Busy), 0 to 1; false when no CPU time passed between them.
-// A phase's usage and a row of the CSV are this one; the statistics of a
-// run take the same share over the spans of their anchors (runmodel.Series).
-func BusyShare(a, b *CPUTimes) (float64, bool) {
-	total := b.Total() - a.Total()
-	idle := (b.Idle + b.IOWait) - (a.Idle + a.IOWait)
-	if total <= 0 {
-		return 0, false
-	}
-	return min(max(1-idle/total, 0), 1), true
-}
-
 // DiskIO counts the IO of a disk, or of several together, since the disk
 // appeared (since boot for the whole disks of the host).
 type DiskIO struct {

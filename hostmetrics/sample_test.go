@@ -79,12 +79,43 @@ func TestBusyShare(t *testing.T) {
 	if _, ok := BusyShare(&a, &a); ok {
 		t.Error("no time passed, and a share was given")
 	}
-	// Idle that steps back more than the total moved (a counter reset on a
-	// CPU going offline) gives at most 1.
+	// Idle that steps back (a counter reset on a CPU going offline) has no
+	// known change: the share is of the other modes' changes.
 	c := b
 	c.Idle, c.User = 0, 200
 	if got, ok := BusyShare(&b, &c); !ok || got != 1 {
 		t.Errorf("BusyShare = %v, %v; want 1", got, ok)
+	}
+}
+
+// The machine's CPU time is a counter per mode, taken by monotonic's rule
+// mode by mode: an idle time that dips (the kernel moved a CPU's idle time
+// to iowait) has no known change and counts for none, where taking the
+// later reading less the earlier counted it as negative idle time, and the
+// sum of the changes between two readings is the change between their
+// totals. Before, BusyShare gave 1 - (-2+6)/(6+1-2+6) = 64 % here.
+func TestCPUChangeByMode(t *testing.T) {
+	a := CPUTimes{User: 10, System: 5, Idle: 80, IOWait: 5}
+	b := CPUTimes{User: 16, System: 6, Idle: 78, IOWait: 11}
+	d := CPUChange(&a, &b)
+	if want := (CPUTimes{User: 6, System: 1, IOWait: 6}); d != want {
+		t.Errorf("CPUChange = %+v, want %+v", d, want)
+	}
+	if got, ok := BusyShare(&a, &b); !ok || got != 7.0/13 {
+		t.Errorf("BusyShare = %v, %v; want 7/13 (the dip of idle counts for none)", got, ok)
+	}
+	// Totals: from the dip on, idle counts again from its lower reading.
+	c := CPUTimes{User: 17, System: 6, Idle: 81, IOWait: 11}
+	var tot CPUTotals
+	ta, tb, tc := tot.Add(&a), tot.Add(&b), tot.Add(&c)
+	if tc.Idle != 3 || tc.User != 7 || tc.IOWait != 6 {
+		t.Errorf("totals %+v: idle 3 (the dip's change unknown, then 3 more), user 7, iowait 6", tc)
+	}
+	for _, p := range [][4]*CPUTimes{{&a, &b, &ta, &tb}, {&b, &c, &tb, &tc}} {
+		x, _ := BusyShare(p[0], p[1])
+		if y, _ := BusyShare(p[2], p[3]); x != y {
+			t.Errorf("the share between readings %v, between their totals %v", x, y)
+		}
 	}
 }
 

@@ -44,16 +44,19 @@ type row struct {
 
 // mark is what a column of a counter keeps of the last row that read it:
 // the counter (monotonic.Counter, of the column's type; job_cpu_pct's
-// two, user and system time), where the reading was made (a figure of the
-// job's: its cgroup or its tree) and when. The Writer keeps one per
+// two, user and system time; host_cpu_pct's reading of every mode), where
+// the reading was made (a figure of the job's: its cgroup or its tree) and
+// when. The Writer keeps one per
 // column, and changes them only with a row written, so that a row lost to
 // a write error has its changes counted by the next.
 type mark struct {
 	u    monotonic.Counter[uint64]
 	d    [2]monotonic.Counter[time.Duration]
 	f    monotonic.Counter[float64]
+	cpu  hostmetrics.CPUTimes
 	from hostmetrics.From
 	at   time.Time
+	seen bool // cpu holds a reading
 }
 
 // readFrom says where the reading the mark takes next was made: made
@@ -159,7 +162,7 @@ var Columns = []Column{
 		Source: "/proc/stat",
 		cell:   gauge(func(s *hostmetrics.Sample) (uint64, bool) { return uint64(s.Host.NumCPU), s.Host.NumCPU > 0 })},
 	{Name: "host_cpu_pct", Unit: "%",
-		Help:   "Share of all CPUs not idle since the previous row; iowait counts as idle, as in top.",
+		Help:   "Share of all CPUs not idle since the last row that read them; iowait counts as idle, as in top.",
 		Source: "/proc/stat",
 		cell:   hostCPUPct},
 	{Name: "host_cpu_user_s", Unit: "s", Delta: true,
@@ -467,13 +470,21 @@ func jobCPUPct(b []byte, r *row) []byte {
 	return appendFixed2(b, 100*share)
 }
 
-// hostCPUPct is the share of the machine's CPU time between the two rows
-// that was busy (hostmetrics.BusyShare), in percent.
+// hostCPUPct is the share of the machine's CPU time since the last row that
+// read it that was busy (hostmetrics.BusyShare: each mode's change by the
+// rule of package monotonic, as the host_cpu_*_s columns hold them), in
+// percent.
 func hostCPUPct(b []byte, r *row) []byte {
-	if r.prev == nil || !r.prev.Host.HasCPU || !r.cur.Host.HasCPU {
+	if !r.cur.Host.HasCPU {
+		return b // no reading: the next one's share runs from the last
+	}
+	m := r.mark
+	last, seen := m.cpu, m.seen
+	m.cpu, m.seen = r.cur.Host.CPU, true
+	if !seen {
 		return b
 	}
-	share, ok := hostmetrics.BusyShare(&r.prev.Host.CPU, &r.cur.Host.CPU)
+	share, ok := hostmetrics.BusyShare(&last, &r.cur.Host.CPU)
 	if !ok {
 		return b
 	}

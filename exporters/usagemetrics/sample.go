@@ -148,7 +148,7 @@ type sampleState struct {
 	gen uint64 // samples taken, to find devices that went away
 
 	cpu       [numModes]fcounter
-	cpuPrev   [numModes]float64
+	cpuPrev   hostmetrics.CPUTimes
 	hasPrev   bool
 	mem       [4]level
 	paging    [2]icounter
@@ -234,19 +234,19 @@ func (r *Recorder) host(ctx context.Context, h *hostmetrics.Host) {
 			r.addF(ctx, mSysCPUTime, grow(&st.cpu[i], cur[i]), &st.aMode[i])
 		}
 		if st.hasPrev {
-			var d [numModes]float64
-			total := 0.0
-			for i := range cur {
-				d[i], _ = monotonic.Change(st.cpuPrev[i], cur[i])
-				total += d[i]
-			}
-			if total > 0 {
+			// Each mode's share of the CPU time since the last sample, its
+			// change by the rule every share of CPU follows
+			// (hostmetrics.CPUChange): the busy modes' shares add up to
+			// hostmetrics.BusyShare.
+			dt := hostmetrics.CPUChange(&st.cpuPrev, &h.CPU)
+			if total := dt.Total(); total > 0 {
+				d := modeTimes(&dt)
 				for i := range d {
 					r.gauge(ctx, mSysCPUUtil, d[i]/total, &st.aMode[i])
 				}
 			}
 		}
-		st.cpuPrev, st.hasPrev = cur, true
+		st.cpuPrev, st.hasPrev = h.CPU, true
 	}
 	if h.HasMemory {
 		m := &h.Memory

@@ -78,7 +78,7 @@ type totals struct {
 	cpuFrom, ioFrom                     hostmetrics.From
 	psi, hostPSI                        pressureTotals
 	oomKill                             monotonic.Sum[uint64]
-	hostCPU                             [8]monotonic.Sum[float64]
+	hostCPU                             hostmetrics.CPUTotals
 	diskRead, diskWritten, netRx, netTx monotonic.Sum[uint64]
 }
 
@@ -103,10 +103,7 @@ func (t *totals) apply(p *point) {
 		p.oomKill = add(&t.oomKill, p.oomKill)
 	}
 	if p.hasHostCPU {
-		c := &p.hostCPU
-		for i, v := range [...]*float64{&c.User, &c.Nice, &c.System, &c.Idle, &c.IOWait, &c.IRQ, &c.SoftIRQ, &c.Steal} {
-			*v = add(&t.hostCPU[i], *v)
-		}
+		p.hostCPU = t.hostCPU.Add(&p.hostCPU)
 	}
 	if p.hasDisk {
 		p.diskRead, p.diskWritten = add(&t.diskRead, p.diskRead), add(&t.diskWritten, p.diskWritten)
