@@ -369,6 +369,21 @@ func (j *Job) Memory() (uint64, bool) {
 	return 0, false
 }
 
+// MemoryPeak returns the job's highest memory use since it started, as its
+// own cgroup's memory.peak (Linux 5.19 and later) holds it: exact, where
+// samples see only the moments they were taken. The job's usage and the
+// statistics of its samples take it as their peak when it is higher than
+// the highest sampled. (wait4's ru_maxrss is no such figure: the job's
+// first process inherits jobtrace's own high-water mark, as the child of a
+// vfork keeps its parent's memory until it execs.)
+func (j *Job) MemoryPeak() (uint64, bool) {
+	cg, ok := j.OwnCgroup()
+	if !ok || !cg.HasMemoryPeak {
+		return 0, false
+	}
+	return cg.MemoryPeak, true
+}
+
 // IO returns the job's storage IO since it started, in bytes, from where
 // IOFrom says.
 func (j *Job) IO() (read, write uint64, ok bool) {

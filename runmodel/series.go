@@ -59,7 +59,7 @@ func (r *running) add(x, w float64) {
 	r.m2 += w * d * (x - r.mean)
 }
 
-func (r *running) stat() Stat {
+func (r running) stat() Stat {
 	s := Stat{N: r.n, Peak: r.peak, HasPeak: r.hasPeak}
 	if r.n > 0 {
 		s.Mean = r.mean
@@ -68,78 +68,73 @@ func (r *running) stat() Stat {
 	return s
 }
 
-// anchor turns a cumulative counter, of one part or of two read together
-// (a job's user and system CPU time, bytes read and written), into rates
-// over spans of at least usage.MinPeakSpan. Each part's changes are taken
-// by the rule of package monotonic (monotonic.Sum), as resource-usage.csv
-// writes them in columns of their own, and the anchor holds their total
-// where the current span began.
-type anchor struct {
+// rate turns a cumulative counter of two parts read together (bytes read
+// and written, received and sent) into rates over the spans of
+// usage.PeakSpans. Each part's changes are taken by the rule of package
+// monotonic (monotonic.Sum), as resource-usage.csv writes them in columns
+// of their own, and the spans' ends hold their total: a reset's change is
+// left out. A reading's change is known when both parts' are. A reading
+// from elsewhere than the last (the job's tree after its cgroup) is of
+// another counter: both parts restart.
+type rate struct {
 	parts [2]monotonic.Sum[float64]
 	from  hostmetrics.From // where the parts were last read
-	t     time.Time
-	v     float64
-	ok    bool
+	spans usage.PeakSpans[float64]
 }
 
-// next takes the counter's reading v at t. When the span since the anchor
-// is long enough it returns the rate per second over it and the span in
-// seconds, and starts the next span at t. A reading whose change is
-// unknown (a reset: a device or interface went away, a counter wrapped)
-// leaves the span open, to end at the next reading with its changes
-// since: the reset's change is left out, as the CSV's empty cell is. An
-// absent value leaves the span open too. The last sample of the job ends
-// the span however short it is, so the work done just before the job's end
-// is counted; its rate is taken over at least MinPeakSpan.
-func (a *anchor) next(t time.Time, v float64, has, last bool) (perSec, sec float64, ok bool) {
+// next takes the counter's reading (x, y), read at t from from, when has
+// says there is one, and returns the spans it completes.
+func (r *rate) next(t time.Time, x, y float64, from hostmetrics.From, has, last bool) ([2]usage.PeakSpan[float64], int) {
 	if !has {
-		return 0, 0, false
+		return r.spans.Take(t, 0, false, false, last)
 	}
-	total, known := a.parts[0].Add(v)
-	return a.advance(t, total, known, last)
+	if from != r.from {
+		r.parts[0].Restart()
+		r.parts[1].Restart()
+		r.from = from
+	}
+	tx, kx := r.parts[0].Add(x)
+	ty, ky := r.parts[1].Add(y)
+	return r.spans.Next(t, tx+ty, kx && ky, last)
 }
 
-// next2 is next for a counter of two parts, x and y, read from from: a
-// change of place is a reset of both. The reading's change is known when
-// both parts' are; the changes known of either count in the next span.
-func (a *anchor) next2(t time.Time, x, y float64, from hostmetrics.From, has, last bool) (perSec, sec float64, ok bool) {
+// perSec is the rate over the span sp, per second.
+func perSec(sp *usage.PeakSpan[float64]) float64 { return (sp.To - sp.From) / sp.D.Seconds() }
+
+// jobCPU is the job's CPU time joined into the spans of usage.PeakSpans,
+// as a Window joins it for its peak: user and system time each summed by
+// the rule of package monotonic, restarted when read from elsewhere, the
+// reading's change known when both parts' are.
+type jobCPU struct {
+	user, sys monotonic.Sum[time.Duration]
+	from      hostmetrics.From
+	spans     usage.PeakSpans[usage.JobCPU]
+}
+
+// take takes the reading (user, sys), when has says there is one.
+func (c *jobCPU) take(t time.Time, user, sys time.Duration, from hostmetrics.From, numCPU int, has, last bool) ([2]usage.PeakSpan[usage.JobCPU], int) {
 	if !has {
-		return 0, 0, false
+		return c.spans.Take(t, usage.JobCPU{}, false, false, last)
 	}
-	if from != a.from {
-		a.parts[0].Restart()
-		a.parts[1].Restart()
-		a.from = from
+	if from != c.from {
+		c.user.Restart()
+		c.sys.Restart()
+		c.from = from
 	}
-	tx, kx := a.parts[0].Add(x)
-	ty, ky := a.parts[1].Add(y)
-	return a.advance(t, tx+ty, kx && ky, last)
-}
-
-func (a *anchor) advance(t time.Time, v float64, known, last bool) (perSec, sec float64, ok bool) {
-	if !a.ok {
-		a.t, a.v, a.ok = t, v, true
-		return 0, 0, false
-	}
-	d := t.Sub(a.t)
-	if !known || d <= 0 || (d < usage.MinPeakSpan && !last) {
-		return 0, 0, false
-	}
-	sec = d.Seconds()
-	// A last span shorter than MinPeakSpan is taken as if it were that
-	// long: its work counts, without the burst a few clock ticks over a
-	// few milliseconds would make.
-	perSec = (v - a.v) / max(sec, usage.MinPeakSpan.Seconds())
-	a.t, a.v = t, v
-	return perSec, sec, true
+	tu, ku := c.user.Add(user)
+	ts, ks := c.sys.Add(sys)
+	return c.spans.Next(t, usage.JobCPU{Used: tu + ts, NumCPU: numCPU}, ku && ks, last)
 }
 
 // Series is a sampler sink that keeps running statistics of the job's
 // resource usage over its samples:
 //
-//   - job CPU: percent of all CPUs, from Job.CPU() deltas;
-//   - host CPU: percent of all CPUs not idle (iowait counts as idle);
-//   - job memory: bytes, Job.Memory() at each reading;
+//   - job CPU: percent of all CPUs (usage.JobShare);
+//   - host CPU: percent of all CPUs not idle, iowait counting as idle
+//     (usage.HostShare);
+//   - job memory: bytes, Job.Memory() at each reading; its peak is the
+//     job's own cgroup's memory.peak when higher (Job.MemoryPeak), as the
+//     job's usage takes it;
 //   - host disk operations per second (reads + writes);
 //   - IO throughput in bytes per second: the job's own (Job.IO()), and
 //     the host's disks, which the summary shows when the job's is absent;
@@ -149,10 +144,12 @@ func (a *anchor) advance(t time.Time, v float64, known, last bool) (perSec, sec 
 //     stall, OOM kills and the machine's swap), read from each sample as
 //     they are from each row of resource-usage.csv after the run.
 //
-// Rates are taken between readings at least usage.MinPeakSpan apart: a
-// shorter span (two boundary samples can be a millisecond apart, and CPU
-// time moves in 10 ms ticks) is joined to the next; the last sample ends
-// the last span whatever its length.
+// Rates are taken over the spans of usage.PeakSpans, the rule by which the
+// job's usage (usage.Window) takes its peaks: spans of at least
+// usage.MinPeakSpan, a shorter one joined to the next, the last to the one
+// before. So the spans cover the job's samples from the first to the last,
+// the mean of the job's CPU is its CPU time over that time, and the peaks
+// are the job's usage's.
 //
 // The job's figures are timed by when they were read: a large process tree
 // is walked less often than samples are taken, and the samples in between
@@ -167,10 +164,15 @@ type Series struct {
 	samples int
 	numCPU  int
 
-	cpuAt, jobIOAt                        anchor
-	opsAt, diskAt, netAt, busyAt, totalAt anchor
-	memT                                  time.Time // when the last memory reading was made
-	memOK                                 bool
+	cpuAt                jobCPU
+	jobIOAt              rate
+	opsAt, diskAt, netAt rate
+	hostTotals           hostmetrics.CPUTotals
+	hostAt               usage.PeakSpans[hostmetrics.CPUTimes]
+	memT                 time.Time // when the last memory reading was made
+	memOK                bool
+	memHigh              uint64 // the job's cgroup's memory.peak
+	hasMemHigh           bool
 
 	cpu, hostCPU, memory, iops, jobIO, hostIO, network running
 
@@ -208,37 +210,71 @@ func (se *Series) Sample(s *hostmetrics.Sample) {
 			se.memT = t
 		}
 	}
-
-	if u, sy, ok := j.CPU(); ok {
-		from := j.CPUFrom()
-		if r, sec, ok := se.cpuAt.next2(s.ReadAt(from), u.Seconds(), sy.Seconds(), from, true, last); ok && s.Host.NumCPU > 0 {
-			se.cpu.add(100*min(r/float64(s.Host.NumCPU), 1), sec)
-		}
-	}
-	if rd, wr, ok := j.IO(); ok {
-		from := j.IOFrom()
-		if r, sec, ok := se.jobIOAt.next2(s.ReadAt(from), float64(rd), float64(wr), from, true, last); ok {
-			se.jobIO.add(r, sec)
-		}
+	if p, ok := j.MemoryPeak(); ok {
+		se.memHigh, se.hasMemHigh = max(se.memHigh, p), true
 	}
 
+	u, sy, ok := j.CPU()
+	from := j.CPUFrom()
+	cpu, n := se.cpuAt.take(s.ReadAt(from), u, sy, from, s.Host.NumCPU, ok, last)
+	for i := range cpu[:n] {
+		addJobCPU(&se.cpu, &cpu[i])
+	}
 	h := &s.Host
-	busy, total := h.CPU.Busy(), h.CPU.Total()
-	b, secB, okB := se.busyAt.next(s.Time, busy, h.HasCPU, last)
-	tot, _, okT := se.totalAt.next(s.Time, total, h.HasCPU, last)
-	if okB && okT && tot > 0 {
-		se.hostCPU.add(100*min(b/tot, 1), secB)
+	var tot hostmetrics.CPUTimes
+	if h.HasCPU {
+		tot = se.hostTotals.Add(&h.CPU)
 	}
+	// A change of a mode not known counts for none
+	// (hostmetrics.CPUChange): every reading ends a span.
+	host, n := se.hostAt.Take(s.Time, tot, h.HasCPU, true, last)
+	for i := range host[:n] {
+		addHostCPU(&se.hostCPU, &host[i])
+	}
+
+	rd, wr, ok := j.IO()
+	from = j.IOFrom()
+	se.jobIOAt.take(&se.jobIO, s.ReadAt(from), float64(rd), float64(wr), from, ok, last)
 	d := &h.Disk
-	if r, sec, ok := se.opsAt.next2(s.Time, float64(d.Reads), float64(d.Writes), hostmetrics.FromNone, h.HasDisk, last); ok {
-		se.iops.add(r, sec)
+	none := hostmetrics.FromNone
+	se.opsAt.take(&se.iops, s.Time, float64(d.Reads), float64(d.Writes), none, h.HasDisk, last)
+	se.diskAt.take(&se.hostIO, s.Time, float64(d.ReadBytes), float64(d.WrittenBytes), none, h.HasDisk, last)
+	se.netAt.take(&se.network, s.Time, float64(h.Net.RxBytes), float64(h.Net.TxBytes), none, h.HasNet, last)
+}
+
+// take takes the reading (x, y), when has says there is one, into the
+// spans of r and the rates of the spans it completes into st.
+func (r *rate) take(st *running, t time.Time, x, y float64, from hostmetrics.From, has, last bool) {
+	spans, n := r.next(t, x, y, from, has, last)
+	for i := range spans[:n] {
+		addRate(st, &spans[i])
 	}
-	if r, sec, ok := se.diskAt.next2(s.Time, float64(d.ReadBytes), float64(d.WrittenBytes), hostmetrics.FromNone, h.HasDisk, last); ok {
-		se.hostIO.add(r, sec)
+}
+
+// addJobCPU takes the job's share of all CPUs over sp into r, in percent.
+func addJobCPU(r *running, sp *usage.PeakSpan[usage.JobCPU]) {
+	if share, ok := usage.JobShare(sp); ok {
+		r.add(100*share, sp.D.Seconds())
 	}
-	if r, sec, ok := se.netAt.next2(s.Time, float64(h.Net.RxBytes), float64(h.Net.TxBytes), hostmetrics.FromNone, h.HasNet, last); ok {
-		se.network.add(r, sec)
+}
+
+// addHostCPU takes the machine's busy share over sp into r, in percent.
+func addHostCPU(r *running, sp *usage.PeakSpan[hostmetrics.CPUTimes]) {
+	if share, ok := usage.HostShare(sp); ok {
+		r.add(100*share, sp.D.Seconds())
 	}
+}
+
+// addRate takes the rate per second over sp into r.
+func addRate(r *running, sp *usage.PeakSpan[float64]) { r.add(perSec(sp), sp.D.Seconds()) }
+
+// withHeld is r with the span held back by spans (usage.PeakSpans.Held)
+// taken into it by add: the statistics so far, before the last sample.
+func withHeld[R any](r running, spans *usage.PeakSpans[R], add func(*running, *usage.PeakSpan[R])) running {
+	if sp, ok := spans.Held(); ok {
+		add(&r, &sp)
+	}
+	return r
 }
 
 // JobStats is what Series measured over the job.
@@ -258,18 +294,27 @@ type JobStats struct {
 	Sizing sizing.Figures
 }
 
-// Stats returns the statistics so far.
+// Stats returns the statistics so far: with the spans the last sample
+// has ended, the job's; before it, the spans held back count as they are.
 func (se *Series) Stats() JobStats {
 	se.mu.Lock()
 	defer se.mu.Unlock()
+	memory := se.memory
+	if se.hasMemHigh && (!memory.hasPeak || float64(se.memHigh) > memory.peak) {
+		memory.peak, memory.hasPeak = float64(se.memHigh), true
+	}
 	st := JobStats{
 		Samples: se.samples, NumCPU: se.numCPU,
-		CPU: se.cpu.stat(), HostCPU: se.hostCPU.stat(), Memory: se.memory.stat(),
-		IOPS: se.iops.stat(), IO: se.jobIO.stat(), Network: se.network.stat(),
-		Sizing: se.sizer.figures(),
+		CPU:     withHeld(se.cpu, &se.cpuAt.spans, addJobCPU).stat(),
+		HostCPU: withHeld(se.hostCPU, &se.hostAt, addHostCPU).stat(),
+		Memory:  memory.stat(),
+		IOPS:    withHeld(se.iops, &se.opsAt.spans, addRate).stat(),
+		IO:      withHeld(se.jobIO, &se.jobIOAt.spans, addRate).stat(),
+		Network: withHeld(se.network, &se.netAt.spans, addRate).stat(),
+		Sizing:  se.sizer.figures(),
 	}
-	if se.jobIO.n == 0 && se.hostIO.n > 0 {
-		st.IO, st.IOHost = se.hostIO.stat(), true
+	if hostIO := withHeld(se.hostIO, &se.diskAt.spans, addRate); st.IO.N == 0 && hostIO.n > 0 {
+		st.IO, st.IOHost = hostIO.stat(), true
 	}
 	return st
 }

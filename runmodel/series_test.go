@@ -171,20 +171,22 @@ func TestSeriesAbsentFigures(t *testing.T) {
 }
 
 func TestSeriesShortSpanAtEnd(t *testing.T) {
-	// A last sample 100 ms after the previous one gives no rate of its
-	// own: a 100 % burst there must not show as the peak.
+	// A sample 100 ms after the previous one gives no rate of its own: a
+	// 100 % burst there must not show as the peak. Before the job's last
+	// sample, the span held back ([1,3]) counts as it is.
 	ts := append(append([]tick(nil), ticks...), tick{sec: 3.1, jobCPU: 4*time.Second + 200*time.Millisecond, busy: 4.2, idle: 2})
 	st := feedSeries(ts).Stats()
 	if st.CPU.N != 2 || st.CPU.Peak != 75 {
 		t.Errorf("job CPU = %+v, want the two long spans only", st.CPU)
 	}
-	// The job's last sample ends the span anyway: its work counts, its
-	// rate taken over MinPeakSpan (200ms of CPU over 200ms on 2 CPUs:
-	// 50%), weighted by its 100 ms; the peak stays the long spans'.
+	// The job's last sample ends the spans: the last 100 ms are joined to
+	// the span before them (usage.PeakSpans), [1,3.1] with 3.2 s of CPU,
+	// so the spans cover the job and the mean is its CPU time over its
+	// duration, 4.2 s over 3.1 s of 2 CPUs.
 	ts[len(ts)-1].last = true
 	end := feedSeries(ts).Stats()
-	if end.CPU.N != 3 || end.CPU.Peak != 75 || end.CPU.Mean > end.CPU.Peak {
-		t.Errorf("job CPU with the last sample = %+v, want 3 spans, peak 75, mean below the peak", end.CPU)
+	if peak := 100 * 3.2 / (2.1 * 2); end.CPU.N != 2 || !near(end.CPU.Peak, peak) || !near(end.CPU.Mean, 100*4.2/(3.1*2)) {
+		t.Errorf("job CPU with the last sample = %+v, want 2 spans, peak %v, mean %v", end.CPU, peak, 100*4.2/(3.1*2))
 	}
 }
 

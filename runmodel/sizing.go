@@ -185,7 +185,7 @@ func figuresOfRows(rows []Row) sizing.Figures {
 // busy (sizing.BusyCPUs: 2 × 577 float64s, 9 KiB) and a few figures, and
 // allocates nothing.
 type sizer struct {
-	cpuAt                 anchor
+	cpuAt                 rate
 	busy                  sizing.BusyCPUs
 	first, last           time.Time
 	started               bool
@@ -226,15 +226,18 @@ func (z *sizer) observe(r *reading, last bool) {
 	if r.memTotal > 0 {
 		z.memTotal = r.memTotal
 	}
-	// CPUs busy over spans of at least usage.MinPeakSpan, as Series takes
-	// the job's CPU: a few milliseconds between boundary samples say
-	// nothing. A share above the machine's CPUs is the two readings'
-	// moments apart, not work.
-	if perSec, sec, ok := z.cpuAt.next2(r.cpuT, r.user, r.sys, r.cpuFrom, r.hasCPU, last); ok {
-		if z.numCPU > 0 {
-			perSec = min(perSec, float64(z.numCPU))
+	// CPUs busy over the spans of usage.PeakSpans, as Series takes the
+	// job's CPU: a few milliseconds between boundary samples say nothing.
+	// A share above the machine's CPUs is the two readings' moments apart,
+	// not work: the job's share (hostmetrics.CPUShare) is capped.
+	spans, n := z.cpuAt.next(r.cpuT, r.user, r.sys, r.cpuFrom, r.hasCPU, last)
+	for i := range spans[:n] {
+		sp := &spans[i]
+		busy := perSec(sp)
+		if share, ok := hostmetrics.CPUShare(seconds(sp.To-sp.From), sp.D, z.numCPU); ok {
+			busy = share * float64(z.numCPU)
 		}
-		z.busy.Add(perSec, seconds(sec))
+		z.busy.Add(busy, sp.D)
 	}
 	if r.hasMem {
 		z.mem, z.hasMem = max(z.mem, r.mem), true

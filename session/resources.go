@@ -225,16 +225,9 @@ func (r *resources) jobExited(u hostmetrics.ExitUsage) {
 // of its own would be read just before it, both after the job's exit.
 func (r *resources) finish(log Logger, result string) {
 	r.sampler.Finish(func(s *hostmetrics.Sample) {
-		u := r.phases.rootWin.End(s)
-		// The job's peak memory is known exactly from its cgroup's
-		// memory.peak. (wait4's ru_maxrss is no floor: the job's first
-		// process inherits jobtrace's own high-water mark, as the child of
-		// a vfork keeps its parent's memory until it execs.)
-		if s.Job.HasCgroup && s.Job.CgroupOwn {
-			if p, ok := s.Job.Cgroup.MemoryPeak, s.Job.Cgroup.HasMemoryPeak; ok && p > u.MemoryPeak {
-				u.MemoryPeak, u.HasMemory = p, true
-			}
-		}
+		// The job's peak memory is its cgroup's memory.peak when higher
+		// than sampled, as in the statistics of its samples.
+		u := r.phases.rootWin.EndJob(s)
 		v := setUsage(r.phases.root, &u)
 		if r.rec != nil {
 			// The sinks, the Recorder's statistics among them, had this

@@ -79,8 +79,10 @@ func (h *History) thin() {
 }
 
 // fold gives p the memory peaks of the dropped point d, which came before
-// it.
+// it, and its reset of the job's CPU time: a span of the peaks ends at
+// neither.
 func fold(p, d *point) {
+	p.cpuKnown = p.cpuKnown && d.cpuKnown
 	if d.hasMem {
 		p.mem, p.hasMem = max(p.mem, d.mem), true
 	}

@@ -6,9 +6,11 @@
 //
 // Counters are the changes between the samples from the begin boundary to
 // the end one, summed by the rule of package monotonic: exact, a reset's
-// change left out, as the CSV's rows of the phase sum. Peaks are taken over
-// the samples inside the window, so they are as fine as the sampling
-// interval; a phase shorter than MinPeakSpan has its average as its peak.
+// change left out, as the CSV's rows of the phase sum. Peaks are the
+// highest rates over the spans between the samples inside the window,
+// joined by the rule of PeakSpans, which the statistics of a run share:
+// they are as fine as the sampling interval, and a phase shorter than
+// MinPeakSpan has its average as its peak.
 package usage
 
 import (
@@ -21,7 +23,8 @@ import (
 // MinPeakSpan is the shortest span over which a utilisation is taken as a
 // peak. Boundary samples can be a millisecond apart, and the CPU time of a
 // process tree moves in 10 ms clock ticks: over such a span a utilisation
-// says nothing. Spans shorter than this are joined to the next one.
+// says nothing. Spans shorter than this are joined to the next one, the
+// last to the one before it (PeakSpans).
 const MinPeakSpan = 200 * time.Millisecond
 
 // point is what a window keeps of a sample: the counters, the gauges whose
@@ -44,11 +47,15 @@ type point struct {
 
 	hasCPU, hasIO, hasPSI, hasOOM, hasHostCPU, hasDisk, hasNet, hasMem, hasSysMem bool
 	cpuFrom, ioFrom                                                               hostmetrics.From // where user and sys, read and write were read
+	// cpuKnown is set while the changes of user and sys up to the point
+	// are known (totals.apply): a reset clears it, in the point and in
+	// the next one a History keeps when it drops this one.
+	cpuKnown bool
 }
 
 func pointOf(s *hostmetrics.Sample) point {
 	p := point{t: s.Time, cpuLag: s.Time.Sub(s.ReadAt(s.Job.CPUFrom())), numCPU: s.Host.NumCPU,
-		cpuFrom: s.Job.CPUFrom(), ioFrom: s.Job.IOFrom()}
+		cpuFrom: s.Job.CPUFrom(), ioFrom: s.Job.IOFrom(), cpuKnown: true}
 	p.user, p.sys, p.hasCPU = s.Job.CPU()
 	p.read, p.write, p.hasIO = s.Job.IO()
 	p.psi, p.hasPSI = s.Job.Pressure()
@@ -89,8 +96,10 @@ type pressureTotals [3][2]monotonic.Sum[time.Duration]
 func (t *totals) apply(p *point) {
 	if p.hasCPU {
 		restart(&t.cpuFrom, p.cpuFrom, &t.user, &t.sys)
-		p.user = add(&t.user, p.user)
-		p.sys = add(&t.sys, p.sys)
+		var ku, ks bool
+		p.user, ku = t.user.Add(p.user)
+		p.sys, ks = t.sys.Add(p.sys)
+		p.cpuKnown = p.cpuKnown && ku && ks
 	}
 	if p.hasIO {
 		restart(&t.ioFrom, p.ioFrom, &t.read, &t.write)
@@ -147,9 +156,14 @@ func restart[T monotonic.Number](last *hostmetrics.From, from hostmetrics.From, 
 // begin sample to its end sample. The zero Window is not started: call
 // Begin.
 type Window struct {
-	begin, last point // last: where the current peak span starts
-	started     bool
-	tot         totals // the counters of begin and last are its
+	begin   point
+	started bool
+	tot     totals // the counters of begin and of the points taken are its
+
+	// job and host join the readings of the job's CPU time and of the
+	// machine's into the spans of the peaks (PeakSpans).
+	job  PeakSpans[JobCPU]
+	host PeakSpans[hostmetrics.CPUTimes]
 
 	memPeak    uint64
 	hasMem     bool
@@ -163,14 +177,21 @@ type Window struct {
 	seen       time.Time // time of the last sample taken into the gauges
 }
 
+// jobCPU is a reading of the job's CPU time for its peaks: user and system
+// together, as totals, and the CPUs it is a share of.
+type jobCPU struct {
+	used   time.Duration
+	numCPU int
+}
+
 // Begin starts the window at sample s.
 func (w *Window) Begin(s *hostmetrics.Sample) { w.beginAt(pointOf(s)) }
 
 func (w *Window) beginAt(p point) {
 	*w = Window{started: true}
 	w.tot.apply(&p)
-	w.begin, w.last = p, p
-	w.gauges(p)
+	w.begin = p
+	w.take(p, false)
 }
 
 // Started reports whether Begin was called.
@@ -188,22 +209,28 @@ func (w *Window) addAt(p point) {
 		return
 	}
 	w.tot.apply(&p)
-	w.take(p)
+	w.take(p, false)
 }
 
-// take takes p, its counters totals, into the gauges and the peaks.
-func (w *Window) take(p point) {
+// take takes p, its counters totals, into the gauges and the peaks; last
+// is set for the window's end.
+func (w *Window) take(p point, last bool) {
 	w.gauges(p)
-	if p.t.Sub(w.last.t) < MinPeakSpan {
-		return
+	spans, n := w.job.Take(p.t.Add(-p.cpuLag), JobCPU{p.user + p.sys, p.numCPU}, p.hasCPU, p.cpuKnown, last)
+	for i := range spans[:n] {
+		if u, ok := JobShare(&spans[i]); ok && (!w.hasPeak || u > w.cpuPeak) {
+			w.cpuPeak, w.hasPeak = u, true
+		}
 	}
-	if u, ok := jobUtil(w.last, p); ok && (!w.hasPeak || u > w.cpuPeak) {
-		w.cpuPeak, w.hasPeak = u, true
+	// The machine's CPU time is a counter per mode, a change of one not
+	// known counting for none (hostmetrics.CPUChange): every reading ends
+	// a span.
+	hspans, n := w.host.Take(p.t, p.hostCPU, p.hasHostCPU, true, last)
+	for i := range hspans[:n] {
+		if u, ok := HostShare(&hspans[i]); ok && (!w.hasSysPeak || u > w.sysPeak) {
+			w.sysPeak, w.hasSysPeak = u, true
+		}
 	}
-	if u, ok := hostUtil(w.last, p); ok && (!w.hasSysPeak || u > w.sysPeak) {
-		w.sysPeak, w.hasSysPeak = u, true
-	}
-	w.last = p
 }
 
 func (w *Window) gauges(p point) {
@@ -230,9 +257,23 @@ func (w *Window) End(s *hostmetrics.Sample) Usage {
 	return w.endAt(pointOf(s))
 }
 
+// EndJob is End for the window of the whole job, from its first sample to
+// its last: its peak memory is the job's highest memory use, its own
+// cgroup's memory.peak when that is higher than the highest sampled
+// (hostmetrics.Job.MemoryPeak), as the statistics of the job's samples
+// (runmodel.Series) take it. A phase's window cannot: memory.peak is the
+// highest since the job started.
+func (w *Window) EndJob(s *hostmetrics.Sample) Usage {
+	u := w.End(s)
+	if p, ok := s.Job.MemoryPeak(); ok && w.started && (!u.HasMemory || p > u.MemoryPeak) {
+		u.MemoryPeak, u.HasMemory = p, true
+	}
+	return u
+}
+
 func (w *Window) endAt(e point) Usage {
 	w.tot.apply(&e)
-	w.take(e)
+	w.take(e, true)
 	b := w.begin
 	u := Usage{Duration: e.t.Sub(b.t), Samples: w.samples, NumCPU: e.numCPU}
 	if b.hasCPU && e.hasCPU {

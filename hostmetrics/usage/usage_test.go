@@ -52,8 +52,10 @@ func TestWindowDeltasAndPeaks(t *testing.T) {
 	if want := 3.1 / (2.1 * 2); !near(u.CPUAvg, want) {
 		t.Errorf("avg utilisation %v, want %v", u.CPUAvg, want)
 	}
-	if !near(u.CPUPeak, 1) {
-		t.Errorf("peak utilisation %v, want 1 (the second second)", u.CPUPeak)
+	// The last 100 ms, shorter than MinPeakSpan, are joined to the second
+	// second: 2.1 s of CPU over 1.1 s of two CPUs.
+	if want := 2.1 / 2.2; !near(u.CPUPeak, want) {
+		t.Errorf("peak utilisation %v, want %v (the second second and the last 100 ms)", u.CPUPeak, want)
 	}
 	if u.MemoryPeak != 400 {
 		t.Errorf("memory peak %d, want 400", u.MemoryPeak)
@@ -71,8 +73,8 @@ func TestWindowDeltasAndPeaks(t *testing.T) {
 	if want := 3.1 / 4.2; !u.HasSystemCPU || math.Abs(u.SystemCPUAvg-want) > 1e-9 {
 		t.Errorf("host avg %v, want %v", u.SystemCPUAvg, want)
 	}
-	if !near(u.SystemCPUPeak, 1) {
-		t.Errorf("host peak %v, want 1", u.SystemCPUPeak)
+	if want := 2.1 / 2.2; !near(u.SystemCPUPeak, want) {
+		t.Errorf("host peak %v, want %v", u.SystemCPUPeak, want)
 	}
 }
 
