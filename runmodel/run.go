@@ -69,7 +69,8 @@ type Span struct {
 	// read back from them once, when the model is made
 	// (usage.FromAttributes, its shares of all CPUs at most 1, and
 	// verdict.FromAttributes), and every renderer reads them there: the
-	// zero Verdict when the span carries none.
+	// zero Verdict when the span carries none. The usage's Duration is the
+	// span's, End less Start (usage.Usage.SetSpan).
 	Attributes []attribute.KeyValue
 	Usage      usage.Usage
 	Verdict    verdict.Verdict
@@ -203,6 +204,7 @@ func newRun(spans []Span, rows []Row) *Run {
 	for i := range spans {
 		spans[i].Order = i
 		spans[i].Usage = readUsage(spans[i].Attributes)
+		spans[i].Usage.SetSpan(spans[i].Start, spans[i].End)
 		spans[i].Verdict, _ = verdict.FromAttributes(spans[i].Attributes)
 		byID[spans[i].ID] = i
 	}

@@ -222,12 +222,15 @@ func (r *resources) jobExited(u hostmetrics.ExitUsage) {
 // removed after (removeCgroup). Phases must have been ended before: their
 // spans end with a sample of their own, taken just before.
 // The job's usage is read from the last sample (Sampler.Finish): a sample
-// of its own would be read just before it, both after the job's exit.
-func (r *resources) finish(log Logger, result string) {
+// of its own would be read just before it, both after the job's exit. Its
+// duration is from the job's start to its end (the summary's), not to the
+// end of its span, which jobtrace ends once its own shutdown work is done.
+func (r *resources) finish(log Logger, result string, start, end time.Time) {
 	r.sampler.Finish(func(s *hostmetrics.Sample) {
 		// The job's peak memory is its cgroup's memory.peak when higher
 		// than sampled, as in the statistics of its samples.
 		u := r.phases.rootWin.EndJob(s)
+		u.SetSpan(start, end)
 		v := setUsage(r.phases.root, &u)
 		if r.rec != nil {
 			// The sinks, the Recorder's statistics among them, had this
@@ -280,7 +283,7 @@ type phaseUsage struct {
 	sampler *hostmetrics.Sampler
 	root    trace.Span
 	rootWin usage.Window
-	windows map[trace.Span]*usage.Window
+	windows map[trace.Span]*phaseWindow
 	// held are the samples so far, for the phases added after they
 	// ended (PhaseAdded).
 	held usage.History
@@ -293,7 +296,14 @@ type phaseUsage struct {
 }
 
 func newPhaseUsage() *phaseUsage {
-	return &phaseUsage{windows: map[trace.Span]*usage.Window{}}
+	return &phaseUsage{windows: map[trace.Span]*phaseWindow{}}
+}
+
+// phaseWindow is the usage window of a phase open, and when its span
+// began: its duration is its span's, whenever its samples were taken.
+type phaseWindow struct {
+	usage.Window
+	start time.Time
 }
 
 // Sample implements hostmetrics.Sink.
@@ -320,7 +330,7 @@ const AckSampleWait = 100 * time.Millisecond
 // returned, outside the lock.
 func (p *phaseUsage) PhaseBegan(b spans.Boundary) func() {
 	return p.boundary(b.Wait, func(s *hostmetrics.Sample) {
-		w := &usage.Window{}
+		w := &phaseWindow{start: b.Time}
 		w.Begin(s)
 		p.windows[b.Span] = w
 	})
@@ -333,6 +343,7 @@ func (p *phaseUsage) PhaseEnded(b spans.Boundary) func() {
 		if w := p.windows[b.Span]; w != nil {
 			delete(p.windows, b.Span)
 			u := w.End(s)
+			u.SetSpan(w.start, b.Time)
 			v := setUsage(b.Span, &u)
 			if p.onEnd != nil {
 				p.onEnd(b.Ctx, b.Name, b.Result, &u, v)
@@ -361,6 +372,7 @@ func (p *phaseUsage) PhaseAdded(b spans.Boundary) func() {
 	return p.boundary(b.Wait, func(*hostmetrics.Sample) {
 		u, covered, ok := p.held.Over(b.Start, b.Time)
 		if ok {
+			u.SetSpan(b.Start, b.Time)
 			v := setUsage(b.Span, &u)
 			b.Span.SetAttributes(AttrUsageFrom.String(covered.From.UTC().Format(time.RFC3339Nano)),
 				AttrUsageTo.String(covered.To.UTC().Format(time.RFC3339Nano)))

@@ -138,7 +138,7 @@ func (s *Session) Shutdown(ctx context.Context, o Outcome) (Result, error) {
 	end.notes = s.stopSources(end.result, o.LostOutput)
 	s.endJobSpan(o, end.result)
 	if s.res != nil {
-		s.res.finish(s.log, end.result)
+		s.res.finish(s.log, end.result, s.set.Start, o.Ended)
 	}
 	shutdown.End()
 	s.root.End()

@@ -296,7 +296,7 @@ var Table = []Metric{
 	mPhaseDuration: {
 		Name: "jobtrace.phase.duration", Unit: "s", Kind: Histogram, Number: Float64,
 		Attributes:  phaseAttrs,
-		Description: "Wall time of each phase that ended.",
+		Description: "Wall time of each phase that ended: its span's end less its start, the duration every artifact shows.",
 		Enabled:     true,
 		Buckets:     secondsBuckets,
 	},
@@ -330,7 +330,7 @@ var Table = []Metric{
 	mJobDuration: {
 		Name: "jobtrace.job.duration", Unit: "s", Kind: Histogram, Number: Float64,
 		Attributes:  jobAttrs,
-		Description: "Wall time of each job, from its first sample to its last.",
+		Description: "Wall time of each job, from its start to its end, as the summary gives it.",
 		Enabled:     true,
 		Buckets:     jobSecondsBuckets,
 	},
@@ -344,7 +344,7 @@ var Table = []Metric{
 	mJobMemPeak: {
 		Name: "jobtrace.job.memory.peak", Unit: "By", Kind: Histogram, Number: Int64,
 		Attributes:  jobAttrs,
-		Description: "Largest memory use of each job: its own cgroup's memory.peak when it has one, else the largest sampled.",
+		Description: "Largest memory use of each job: the largest sampled, or its own cgroup's memory.peak when it has one and it is larger, as in the summary.",
 		Enabled:     true,
 		Buckets:     jobBytesBuckets,
 	},

@@ -10,6 +10,13 @@ import (
 // Usage is what a phase (or the job) cost over its window. Each group has a
 // Has flag: a figure the system could not give is absent, not zero.
 type Usage struct {
+	// Duration is the phase's (or the job's) wall time: its span's end
+	// less its start (SetSpan), which every artifact shows as its
+	// duration and the verdict judges by. The window of samples the other
+	// figures were taken over may be longer (a phase added after it
+	// ended) or shorter; only the rates (CPUAvg, the peaks, the machine's
+	// CPU) are taken over it, as they need its samples. A Window does not
+	// know the span: its End leaves Duration zero.
 	Duration time.Duration
 	Samples  int // samples in the window, both boundaries included
 	NumCPU   int
@@ -59,6 +66,15 @@ func (s Stalls) Has() bool {
 
 // CPU returns user + system CPU time.
 func (u *Usage) CPU() time.Duration { return u.CPUUser + u.CPUSystem }
+
+// SetSpan sets Duration to the span's, from start to end: none when either
+// is unknown (zero) or end is before start.
+func (u *Usage) SetSpan(start, end time.Time) {
+	u.Duration = 0
+	if !start.IsZero() && !end.IsZero() && end.After(start) {
+		u.Duration = end.Sub(start)
+	}
+}
 
 // Attribute keys of the usage of a phase or of the job, documented in
 // docs/attributes.md. No semantic convention exists for the cost of a span;
@@ -180,7 +196,7 @@ const MaxFigure = 1 << 64
 // counts as absent.
 // Numbers are taken as either int or float, so that usage set by another
 // tool in the other type is still read. Duration and NumCPU are not
-// attributes and stay zero.
+// attributes and stay zero: the span's times give Duration (SetSpan).
 func FromAttributes(attrs []attribute.KeyValue) Usage {
 	// The figures present, by key; a key set twice counts as its last.
 	nums := make(map[attribute.Key]float64, len(attrs))

@@ -249,7 +249,8 @@ func (w *Window) gauges(p point) {
 	}
 }
 
-// End closes the window at sample s and returns the usage over it.
+// End closes the window at sample s and returns the usage over it; its
+// Duration is the span's, which the caller sets (Usage.SetSpan).
 func (w *Window) End(s *hostmetrics.Sample) Usage {
 	if !w.started {
 		return Usage{}
@@ -275,7 +276,7 @@ func (w *Window) endAt(e point) Usage {
 	w.tot.apply(&e)
 	w.take(e, true)
 	b := w.begin
-	u := Usage{Duration: e.t.Sub(b.t), Samples: w.samples, NumCPU: e.numCPU}
+	u := Usage{Samples: w.samples, NumCPU: e.numCPU}
 	if b.hasCPU && e.hasCPU {
 		u.HasCPU = true
 		u.CPUUser = e.user - b.user

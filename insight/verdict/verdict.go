@@ -33,7 +33,8 @@ const (
 	// Waiting: the job neither computed nor waited for CPU, IO or memory:
 	// it waited on the network, a sleep, a lock, another service.
 	Waiting Kind = "waiting"
-	// TooShort: the window is shorter than MinDuration.
+	// TooShort: the phase is shorter than MinDuration (its span's
+	// duration, usage.Usage.Duration).
 	TooShort Kind = "too-short"
 	// Unknown: the window has no CPU figure to judge from.
 	Unknown Kind = "unknown"
@@ -61,7 +62,7 @@ type Verdict struct {
 }
 
 // Thresholds of the rules (docs/insight.md, "Verdicts"). Shares of time are
-// stall or wait time over the window's duration.
+// stall or wait time over the phase's duration, its span's.
 const (
 	// MinDuration is the shortest window judged. CPU time moves in 10 ms
 	// clock ticks and the machine's CPU times in ticks per CPU; pressure

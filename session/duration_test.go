@@ -1,0 +1,82 @@
+package session
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
+	"github.com/jobtrace/jobtrace/exporters/usagemetrics"
+	"github.com/jobtrace/jobtrace/hostmetrics"
+	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+	"github.com/jobtrace/jobtrace/insight/verdict"
+	"github.com/jobtrace/jobtrace/spans"
+)
+
+// A phase's duration is its span's, whatever the window of samples its
+// usage was taken over: a phase added after it ended, 0.5 s long, whose
+// usage spans the 10 s between the samples around it, is 0.5 s long in
+// the jobtrace.phase.duration metric and too short for the verdict. Before,
+// both took the window's 10 s, and the verdict judged it.
+func TestPhaseDurationIsItsSpans(t *testing.T) {
+	t0 := time.Date(2026, 6, 7, 8, 9, 10, 0, time.UTC)
+	var mu sync.Mutex
+	now := t0
+	clock := func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		return now
+	}
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	defer mp.Shutdown(context.Background())
+	rec, err := usagemetrics.New(mp.Meter("test"), usagemetrics.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newPhaseUsage()
+	var u usage.Usage
+	var v verdict.Verdict
+	p.onEnd = func(ctx context.Context, name, result string, pu *usage.Usage, pv verdict.Verdict) {
+		u, v = *pu, pv
+		rec.Phase(ctx, name, result, pu, pv)
+	}
+	sampler := hostmetrics.NewSampler(&linearSource{t0: t0}, hostmetrics.Options{Interval: -1, Sinks: []hostmetrics.Sink{p}, Now: clock})
+	p.sampler = sampler
+	sampler.Start() // the first sample, at t0
+	defer sampler.Stop()
+	mu.Lock()
+	now = t0.Add(10 * time.Second)
+	mu.Unlock()
+
+	tp := sdktrace.NewTracerProvider()
+	defer tp.Shutdown(context.Background())
+	ctx, sp := tp.Tracer("test").Start(context.Background(), "tests")
+	p.PhaseAdded(spans.Boundary{Ctx: ctx, Span: sp, Name: "tests", Start: t0.Add(4 * time.Second), Time: t0.Add(4500 * time.Millisecond)})()
+
+	if u.Duration != 500*time.Millisecond || u.Samples != 2 {
+		t.Errorf("duration %v over %d samples, want the span's 500ms (the window's 10 s between 2 samples)", u.Duration, u.Samples)
+	}
+	if v.Kind != verdict.TooShort {
+		t.Errorf("verdict %s %q, want %s", v.Kind, v.Reason, verdict.TooShort)
+	}
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(context.Background(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	sum := -1.0
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if h, ok := m.Data.(metricdata.Histogram[float64]); ok && m.Name == "jobtrace.phase.duration" && len(h.DataPoints) == 1 {
+				sum = h.DataPoints[0].Sum
+			}
+		}
+	}
+	if sum != 0.5 {
+		t.Errorf("jobtrace.phase.duration recorded %v s, want 0.5", sum)
+	}
+}
