@@ -35,15 +35,17 @@ const (
 	// the other side, for a change to be put down to neighbours.
 	NeighbourBusy = 0.5
 	NeighbourRise = 0.25
-	// StallBusy is the share of a phase's time that some of the job's
-	// tasks must have waited for a CPU (or for IO) on the longer side for
-	// the change to be put down to the CPU (or IO) being short; the time
-	// waited must also have grown by WorkShare of the change in duration.
-	// Stall time rather than a share of it: on a machine already busy in
-	// the base run, a phase slowed further waits longer, at about the
-	// same share of its (longer) time.
-	StallBusy = 0.2
 )
+
+// The share of a phase's time that some of the job's tasks must have
+// waited for a CPU (or for IO) on the longer side for the change to be put
+// down to the CPU (or IO) being short is the verdict's
+// (verdict.CPUStallShare, verdict.IOStallShare): a phase whose tasks
+// waited that long is one the verdict would call short of it. The time
+// waited must also have grown by WorkShare of the change in duration:
+// stall time rather than a share of it, since on a machine already busy in
+// the base run, a phase slowed further waits longer, at about the same
+// share of its (longer) time.
 
 // rule is a row of the causes' table: it holds of (more, less), the
 // row's figures on the side where the phase took longer and on the side
@@ -70,13 +72,13 @@ func rules() []rule {
 		{CauseNeighbours, CauseNeighboursGone, rose(NeighbourCPU, NeighbourBusy, NeighbourRise), func(c, b *Figures) string {
 			return fmt.Sprintf("same CPU time, machine CPU %s, others' %s (base: %s)", pctOf(c, MachineCPU), pctOf(c, NeighbourCPU), pctOf(b, NeighbourCPU))
 		}},
-		{CauseNeighbours, CauseNeighboursGone, stalled(CPUStall), func(c, b *Figures) string {
+		{CauseNeighbours, CauseNeighboursGone, stalled(CPUStall, verdict.CPUStallShare), func(c, b *Figures) string {
 			return fmt.Sprintf("same CPU time, waited for a CPU %s (%s of the time; base: %s)", stallChange(c, b, CPUStall), pctOf(c, CPUStall), pctOf(b, CPUStall))
 		}},
 		{CauseIO, CauseLessIO, func(m, l *Figures) bool { return up(l, m, DiskIO) }, func(c, b *Figures) string {
 			return "same CPU time, " + ratio(c, b, DiskIO, figure.Bytes) + " disk IO"
 		}},
-		{CauseIO, CauseLessIO, stalled(IOStall), func(c, b *Figures) string {
+		{CauseIO, CauseLessIO, stalled(IOStall, verdict.IOStallShare), func(c, b *Figures) string {
 			return fmt.Sprintf("same CPU time, waited for IO %s (%s of the time; base: %s)", stallChange(c, b, IOStall), pctOf(c, IOStall), pctOf(b, IOStall))
 		}},
 		{CauseWaiting, CauseLessWaiting, func(m, l *Figures) bool { return both(m, l, CPUTime) }, func(c, b *Figures) string {
@@ -133,16 +135,16 @@ func rose(f Figure, busy, rise float64) func(m, l *Figures) bool {
 	}
 }
 
-// stalled returns a rule that holds when stall share f is at least
-// StallBusy on the longer side and the time stalled grew by at least
-// WorkShare of the change in duration.
-func stalled(f Figure) func(m, l *Figures) bool {
+// stalled returns a rule that holds when stall share f is at least share
+// on the longer side and the time stalled grew by at least WorkShare of
+// the change in duration.
+func stalled(f Figure, share float64) func(m, l *Figures) bool {
 	return func(m, l *Figures) bool {
 		sm, okSM := m.Get(f)
 		dm, okDM := m.Get(Duration)
 		dl, okDL := l.Get(Duration)
 		tm, tl, ok := stallTimes(m, l, f)
-		return okSM && okDM && okDL && ok && sm >= StallBusy && tm-tl >= WorkShare*(dm-dl)
+		return okSM && okDM && okDL && ok && sm >= share && tm-tl >= WorkShare*(dm-dl)
 	}
 }
 

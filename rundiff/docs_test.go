@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/jobtrace/jobtrace/insight/verdict"
 )
 
 // docs/diff.md says the noise rule and the bounds as the code has them.
@@ -34,7 +36,8 @@ func TestDocsSayTheRules(t *testing.T) {
 		fmt.Sprintf("at least\n  %v (`FailFloor`)", strings.TrimSuffix(FailFloor.String(), "s")+" s"),
 		fmt.Sprintf("at least %.0f %% of the machine's CPUs (`NeighbourBusy`", NeighbourBusy*100),
 		fmt.Sprintf("at least %.0f points more than on the other side (`NeighbourRise`)", NeighbourRise*100),
-		fmt.Sprintf("at least %.0f %% of the time (`StallBusy`)", StallBusy*100),
+		fmt.Sprintf("at least %.0f %% of the time (`verdict.CPUStallShare`, the verdict's)", verdict.CPUStallShare*100),
+		fmt.Sprintf("at least %.0f %% of the time (`verdict.IOStallShare`)", verdict.IOStallShare*100),
 		"at least half (`WorkShare`)",
 		fmt.Sprintf("(at most %d levels)", MaxDepth),
 		fmt.Sprintf("cut at %d characters; a cause at %d", maxTextName, maxTextReason),

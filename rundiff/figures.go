@@ -19,7 +19,7 @@ const (
 	// seconds.
 	CPUTime
 	// CPUsBusy is CPUTime over Duration: how many CPUs the phase kept busy
-	// on average.
+	// on average (the verdict's busy, verdict.Figures.Busy).
 	CPUsBusy
 	// MemoryPeak is the job's peak memory over the phase, in bytes.
 	MemoryPeak
@@ -30,14 +30,17 @@ const (
 	// MachineCPU is the machine's average CPU use over the phase, a share
 	// of all its CPUs (0–1), the job's own included.
 	MachineCPU
-	// NeighbourCPU is MachineCPU less the job's own share of all CPUs:
-	// what other processes on the machine took.
+	// NeighbourCPU is MachineCPU less the job's own share of all CPUs
+	// (CPUsBusy over the machine's CPUs): what other processes on the
+	// machine took, as the verdict takes it (verdict.Figures.Others).
 	NeighbourCPU
 	// CPUStall is the share of the phase's time (0–1) during which some of
-	// the job's tasks waited for a CPU (pressure stall, cpu some).
+	// the job's tasks waited for a CPU (pressure stall, cpu some): its own
+	// cgroup's, else the machine's, as the verdict takes it
+	// (verdict.Figures.CPUWait).
 	CPUStall
-	// IOStall is the share of the phase's time (0–1) during which some of
-	// the job's tasks waited for IO (pressure stall, io some).
+	// IOStall is the same for IO (pressure stall, io some; without stall
+	// figures, the machine's iowait), verdict.Figures.IOWait.
 	IOStall
 
 	numFigures
@@ -85,21 +88,17 @@ func (fs *Figures) Set(f Figure, v float64) {
 
 // figuresOf returns the figures of a span, from its usage and its verdict
 // as the model read them back from its attributes (runmodel.Span.Usage and
-// Verdict: never judged again).
+// Verdict: never judged again). CPUs busy, the machine's and the
+// neighbours' CPU and the stall shares are the verdict's figures
+// (verdict.FiguresOf), by the rules the verdict was judged by.
 func figuresOf(s *runmodel.Span) Figures {
 	var f Figures
 	u := &s.Usage
-	dur := -1.0
 	if !s.Start.IsZero() && !s.End.IsZero() {
-		dur = s.End.Sub(s.Start).Seconds()
-		f.Set(Duration, dur)
+		f.Set(Duration, s.End.Sub(s.Start).Seconds())
 	}
 	if u.HasCPU {
-		cpu := u.CPU().Seconds()
-		f.Set(CPUTime, cpu)
-		if dur > 0 {
-			f.Set(CPUsBusy, cpu/dur)
-		}
+		f.Set(CPUTime, u.CPU().Seconds())
 	}
 	if u.HasMemory {
 		f.Set(MemoryPeak, float64(u.MemoryPeak))
@@ -107,20 +106,17 @@ func figuresOf(s *runmodel.Span) Figures {
 	if u.HasIO {
 		f.Set(DiskIO, float64(u.ReadBytes)+float64(u.WriteBytes))
 	}
-	if u.HasSystemCPU {
-		f.Set(MachineCPU, min(u.SystemCPUAvg, 1))
-		if u.HasCPU {
-			f.Set(NeighbourCPU, max(min(u.SystemCPUAvg, 1)-min(u.CPUAvg, 1), 0))
+	v := verdict.FiguresOf(u)
+	set := func(fig Figure, v float64, ok bool) {
+		if ok {
+			f.Set(fig, v)
 		}
 	}
-	if u.HasPressure && dur > 0 {
-		if p := u.Pressure; p.HasCPUSome {
-			f.Set(CPUStall, min(p.CPUSome.Seconds()/dur, 1))
-		}
-		if p := u.Pressure; p.HasIOSome {
-			f.Set(IOStall, min(p.IOSome.Seconds()/dur, 1))
-		}
-	}
+	set(CPUsBusy, v.Busy, v.HasBusy)
+	set(MachineCPU, v.Machine, v.HasMachine)
+	set(NeighbourCPU, v.Others, v.HasOthers)
+	set(CPUStall, v.CPUWait.Share, v.CPUWait.OK)
+	set(IOStall, v.IOWait.Share, v.IOWait.OK)
 	f.Verdict = s.Verdict
 	return f
 }

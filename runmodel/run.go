@@ -3,6 +3,7 @@ package runmodel
 import (
 	"cmp"
 	"encoding/hex"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -70,7 +71,8 @@ type Span struct {
 	// (usage.FromAttributes, its shares of all CPUs at most 1, and
 	// verdict.FromAttributes), and every renderer reads them there: the
 	// zero Verdict when the span carries none. The usage's Duration is the
-	// span's, End less Start (usage.Usage.SetSpan).
+	// span's, End less Start (usage.Usage.SetSpan), and its NumCPU the
+	// machine's, as the run's rows count them.
 	Attributes []attribute.KeyValue
 	Usage      usage.Usage
 	Verdict    verdict.Verdict
@@ -201,10 +203,12 @@ func New(spans []Span, rows []Row) *Run {
 func newRun(spans []Span, rows []Row) *Run {
 	r := &Run{Rows: rows}
 	byID := make(map[trace.SpanID]int, len(spans))
+	numCPU := numCPUOf(rows)
 	for i := range spans {
 		spans[i].Order = i
 		spans[i].Usage = readUsage(spans[i].Attributes)
 		spans[i].Usage.SetSpan(spans[i].Start, spans[i].End)
+		spans[i].Usage.NumCPU = numCPU
 		spans[i].Verdict, _ = verdict.FromAttributes(spans[i].Attributes)
 		byID[spans[i].ID] = i
 	}
@@ -237,6 +241,18 @@ func newRun(spans []Span, rows []Row) *Run {
 	}
 	r.Phases = treeOrder(spans, parent, job)
 	return r
+}
+
+// numCPUOf is the machine's CPUs, as the last row that counts them says
+// (host_cpus_count): 0 when none does. A span's usage has no attribute of
+// them, and the verdict's figures (verdict.FiguresOf) need them.
+func numCPUOf(rows []Row) int {
+	for i := len(rows) - 1; i >= 0; i-- {
+		if n, ok := rows[i].Get(HostCPUs); ok && n >= 1 && n <= math.MaxInt32 {
+			return int(n)
+		}
+	}
+	return 0
 }
 
 // place sets the depth, InJob and ParentName of each span. A chain of

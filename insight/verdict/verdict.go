@@ -129,10 +129,10 @@ type rule struct {
 // rules are tried in order; Waiting is the verdict when none holds.
 var rules = []rule{
 	{Unknown, func(f *figures) (string, bool) {
-		return "no CPU figures for this window", !f.u.HasCPU || f.secs <= 0
+		return "no CPU figures for this window", !f.HasBusy
 	}},
 	{TooShort, func(f *figures) (string, bool) {
-		return fmt.Sprintf("too short to judge: %s, under %s", figure.Seconds(f.secs), figure.Duration(MinDuration)),
+		return fmt.Sprintf("too short to judge: %s, under %s", figure.Seconds(f.Seconds), figure.Duration(MinDuration)),
 			f.u.Duration < MinDuration
 	}},
 	{MemoryPressured, memoryPressured},
@@ -140,20 +140,20 @@ var rules = []rule{
 	{CPUBound, cpuBound},
 	{SingleThread, func(f *figures) (string, bool) {
 		return "kept about one CPU busy (" + cpusOf(f) + "): one thread did the work",
-			f.n >= 2 && f.busy >= SingleThreadCPUs
+			f.NumCPU >= 2 && f.Busy >= SingleThreadCPUs
 	}},
 	{IOBound, ioBound},
 }
 
 func cpuBound(f *figures) (string, bool) {
-	if !(f.n > 0 && f.busy >= CPUBoundShare*float64(f.n)) && f.busy <= ParallelCPUs {
+	if !(f.NumCPU > 0 && f.Busy >= CPUBoundShare*float64(f.NumCPU)) && f.Busy <= ParallelCPUs {
 		return "", false
 	}
 	r := "kept " + cpusOf(f) + " busy"
-	if w := f.cpuWait; w.ok && w.own && w.share >= CPUStallShare {
+	if w := f.CPUWait; w.OK && w.Own && w.Share >= CPUStallShare {
 		// Its own tasks queued for the CPUs: it had more work at once
 		// than CPUs (neighbours were too few to make it starved).
-		r += fmt.Sprintf(", and its tasks waited for a CPU %s of the time: more CPUs would help", percent(w.share))
+		r += fmt.Sprintf(", and its tasks waited for a CPU %s of the time: more CPUs would help", percent(w.Share))
 	}
 	return r, true
 }
@@ -162,52 +162,52 @@ func memoryPressured(f *figures) (string, bool) {
 	if f.u.HasOOMKills && f.u.OOMKills > 0 {
 		return fmt.Sprintf("the OOM killer killed %d of its processes", f.u.OOMKills), true
 	}
-	w := f.memWait
-	if w.ok && w.share >= MemoryStallShare {
-		return fmt.Sprintf("%s for memory %s of the time", w.who, percent(w.share)), true
+	w := f.MemoryWait
+	if w.OK && w.Share >= MemoryStallShare {
+		return fmt.Sprintf("%s for memory %s of the time", w.who(), percent(w.Share)), true
 	}
 	return "", false
 }
 
 func starved(f *figures) (string, bool) {
-	if f.stealOK && f.steal >= StealShare {
-		if _, io := ioBound(f); io && f.ioWait.share > f.steal {
+	if f.HasSteal && f.Steal >= StealShare {
+		if _, io := ioBound(f); io && f.IOWait.Share > f.Steal {
 			// A virtual machine's disk IO is done by its host, which takes
 			// CPU time from it while it waits: waiting for IO longer than
 			// the steal took is io-bound.
 			return "", false
 		}
 		return fmt.Sprintf("the hypervisor took %s of the machine's CPU time (steal) while the job used %s",
-			percent(f.steal), cpus(f.busy)), true
+			percent(f.Steal), cpus(f.Busy)), true
 	}
-	if !f.machineOK || f.machine < BusyMachine || f.others < NeighbourShare {
+	if !f.HasOthers || f.Machine < BusyMachine || f.Others < NeighbourShare {
 		return "", false
 	}
-	w := f.cpuWait
-	if !w.ok || w.share < CPUStallShare || (!w.own && (f.busy < MinActiveCPUs || f.busy >= SingleThreadCPUs)) {
+	w := f.CPUWait
+	if !w.OK || w.Share < CPUStallShare || (!w.Own && (f.Busy < MinActiveCPUs || f.Busy >= SingleThreadCPUs)) {
 		return "", false
 	}
-	if f.ioWait.ok && f.ioWait.share > w.share {
+	if f.IOWait.OK && f.IOWait.Share > w.Share {
 		return "", false // it waited for IO longer: that rule decides
 	}
 	return fmt.Sprintf("%s for CPU %s of the time while the machine was %s busy, %s by others, and the job used %s",
-		w.who, percent(w.share), percent(f.machine), cpus(f.others*float64(f.n)), cpus(f.busy)), true
+		w.who(), percent(w.Share), percent(f.Machine), cpus(f.Others*float64(f.NumCPU)), cpus(f.Busy)), true
 }
 
 func ioBound(f *figures) (string, bool) {
-	w := f.ioWait
-	if !w.ok || w.share < IOStallShare {
+	w := f.IOWait
+	if !w.OK || w.Share < IOStallShare {
 		return "", false
 	}
 	moved := f.u.ReadBytes + f.u.WriteBytes
-	if !w.own && !(f.u.HasIO && moved >= MinIOBytes) {
+	if !w.Own && !(f.u.HasIO && moved >= MinIOBytes) {
 		return "", false
 	}
-	r := fmt.Sprintf("%s for IO %s of the time", w.who, percent(w.share))
+	r := fmt.Sprintf("%s for IO %s of the time", w.who(), percent(w.Share))
 	if f.u.HasIO {
 		r += fmt.Sprintf(" and the job moved %s", bytes(moved))
 	}
-	return r + " while it used " + cpus(f.busy), true
+	return r + " while it used " + cpus(f.Busy), true
 }
 
 func waitingReason(f *figures) string {
@@ -220,77 +220,119 @@ func waitingReason(f *figures) string {
 	return r
 }
 
-// figures are what the rules read, derived once from a usage.
-type figures struct {
-	u    *usage.Usage
-	secs float64
-	n    int     // CPUs, 0 when unknown
-	busy float64 // CPUs the job kept busy: its CPU time over the duration
-
-	machineOK bool
-	machine   float64 // the machine's share of CPU not idle
-	others    float64 // share of all CPUs busy with others than the job
-	stealOK   bool
-	steal     float64 // share of the machine's CPU time stolen
-
-	cpuWait, memWait, ioWait wait
+// Figures are what the rules read, derived once from a usage by FiguresOf:
+// jobtrace diff compares the same figures (package rundiff), so that a
+// phase's CPUs busy, the share its neighbours took and its stall shares are
+// one figure wherever they show. Shares of time are over the phase's
+// duration, its span's (usage.Usage.Duration); the machine's CPU is a rate
+// over the samples of the phase's window, as the job's share of it
+// (usage.Usage.CPUAvg) is.
+type Figures struct {
+	// Seconds is the duration in seconds, 0 when unknown; NumCPU the
+	// machine's CPUs, 0 when unknown.
+	Seconds float64
+	NumCPU  int
+	// Busy is the CPUs the job kept busy: its CPU time over the duration,
+	// at most NumCPU when that is known (CPU time taken over a window wider
+	// than the phase would otherwise say more). HasBusy is false without
+	// the job's CPU time or a duration.
+	Busy    float64
+	HasBusy bool
+	// Machine is the share of all the machine's CPUs not idle (0–1), and
+	// Others the share of all CPUs busy with others than the job: Machine
+	// less the job's own share (Busy over NumCPU), at least 0. HasOthers
+	// needs the job's CPU time and NumCPU.
+	Machine, Others       float64
+	HasMachine, HasOthers bool
+	// Steal is the share of the machine's CPU time over the duration
+	// that the hypervisor took; HasSteal needs NumCPU.
+	Steal    float64
+	HasSteal bool
+	// CPUWait, MemoryWait and IOWait are the shares of the duration during
+	// which some of the job's tasks waited for a CPU, for memory and for
+	// IO.
+	CPUWait, MemoryWait, IOWait Wait
 }
 
-// wait is a stall time as a share of the window, from the job's own
-// cgroup (own) when it has one, else the machine's.
-type wait struct {
-	ok, own bool
-	share   float64
-	who     string // who waited, for the reason
+// Wait is a stall time as a share of the duration, 0 to 1: the job's own
+// cgroup's pressure stall time when it has one (Own), else the machine's
+// (/proc/pressure); for IO without either, the time the machine's CPUs
+// idled with IO outstanding, at most one CPU's worth (IOWait), as "some"
+// would count it.
+type Wait struct {
+	Share           float64
+	OK, Own, IOWait bool
 }
 
-func figuresOf(u *usage.Usage) figures {
-	f := figures{u: u, secs: u.Duration.Seconds(), n: u.NumCPU}
-	if f.secs > 0 {
-		f.busy = u.CPU().Seconds() / f.secs
+// who says who waited, for a reason.
+func (w Wait) who() string {
+	switch {
+	case w.Own:
+		return "waited"
+	case w.IOWait:
+		return "the machine's CPUs idled"
 	}
-	if u.HasSystemCPU {
-		f.machineOK = true
-		f.machine = u.SystemCPUAvg
-		if f.n > 0 {
-			f.others = clamp01(u.SystemCPUAvg - f.busy/float64(f.n))
-			if f.secs > 0 {
-				f.stealOK = true
-				f.steal = u.SystemCPUSteal.Seconds() / (f.secs * float64(f.n))
-			}
+	return "the machine's tasks waited"
+}
+
+// figures are the Figures of a usage, and the usage, which the rules read.
+type figures struct {
+	Figures
+	u *usage.Usage
+}
+
+func figuresOf(u *usage.Usage) figures { return figures{FiguresOf(u), u} }
+
+// FiguresOf returns the figures of a phase's (or the job's) usage.
+func FiguresOf(u *usage.Usage) Figures {
+	f := Figures{Seconds: u.Duration.Seconds(), NumCPU: u.NumCPU}
+	n := float64(f.NumCPU)
+	if f.Seconds > 0 && u.HasCPU {
+		f.Busy, f.HasBusy = u.CPU().Seconds()/f.Seconds, true
+		if n > 0 {
+			f.Busy = min(f.Busy, n)
 		}
 	}
-	f.cpuWait = f.waitOf(u.Pressure.CPUSome, u.Pressure.HasCPUSome, u.SystemPressure.CPUSome, u.SystemPressure.HasCPUSome)
-	f.memWait = f.waitOf(u.Pressure.MemorySome, u.Pressure.HasMemorySome, u.SystemPressure.MemorySome, u.SystemPressure.HasMemorySome)
-	f.ioWait = f.waitOf(u.Pressure.IOSome, u.Pressure.HasIOSome, u.SystemPressure.IOSome, u.SystemPressure.HasIOSome)
-	if !f.ioWait.ok && u.HasSystemCPU && f.secs > 0 {
+	if u.HasSystemCPU {
+		f.Machine, f.HasMachine = min(u.SystemCPUAvg, 1), true
+		if f.HasBusy && n > 0 {
+			f.Others, f.HasOthers = clamp01(f.Machine-f.Busy/n), true
+		}
+		if f.Seconds > 0 && n > 0 {
+			f.Steal, f.HasSteal = u.SystemCPUSteal.Seconds()/(f.Seconds*n), true
+		}
+	}
+	f.CPUWait = f.waitOf(u, u.Pressure.CPUSome, u.Pressure.HasCPUSome, u.SystemPressure.CPUSome, u.SystemPressure.HasCPUSome)
+	f.MemoryWait = f.waitOf(u, u.Pressure.MemorySome, u.Pressure.HasMemorySome, u.SystemPressure.MemorySome, u.SystemPressure.HasMemorySome)
+	f.IOWait = f.waitOf(u, u.Pressure.IOSome, u.Pressure.HasIOSome, u.SystemPressure.IOSome, u.SystemPressure.HasIOSome)
+	if !f.IOWait.OK && u.HasSystemCPU && f.Seconds > 0 {
 		// Without stall figures (a kernel without PSI), the CPUs' time
 		// idle with IO outstanding: at most one CPU's worth counts, as
 		// "some" would.
-		f.ioWait = wait{ok: true, share: min(u.SystemCPUIOWait.Seconds()/f.secs, 1), who: "the machine's CPUs idled"}
+		f.IOWait = Wait{OK: true, IOWait: true, Share: min(u.SystemCPUIOWait.Seconds()/f.Seconds, 1)}
 	}
 	return f
 }
 
-func (f *figures) waitOf(own time.Duration, hasOwn bool, sys time.Duration, hasSys bool) wait {
-	if f.secs <= 0 {
-		return wait{}
+func (f *Figures) waitOf(u *usage.Usage, own time.Duration, hasOwn bool, sys time.Duration, hasSys bool) Wait {
+	if f.Seconds <= 0 {
+		return Wait{}
 	}
 	switch {
-	case f.u.HasPressure && hasOwn:
-		return wait{ok: true, own: true, share: own.Seconds() / f.secs, who: "waited"}
-	case f.u.HasSystemPressure && hasSys:
-		return wait{ok: true, share: sys.Seconds() / f.secs, who: "the machine's tasks waited"}
+	case u.HasPressure && hasOwn:
+		return Wait{OK: true, Own: true, Share: min(own.Seconds()/f.Seconds, 1)}
+	case u.HasSystemPressure && hasSys:
+		return Wait{OK: true, Share: min(sys.Seconds()/f.Seconds, 1)}
 	}
-	return wait{}
+	return Wait{}
 }
 
 // cpusOf is the CPUs the job kept busy, out of the machine's when known.
 func cpusOf(f *figures) string {
-	if f.n > 0 {
-		return fmt.Sprintf("%s of %d CPUs", number(f.busy), f.n)
+	if f.NumCPU > 0 {
+		return fmt.Sprintf("%s of %d CPUs", number(f.Busy), f.NumCPU)
 	}
-	return cpus(f.busy)
+	return cpus(f.Busy)
 }
 
 func cpus(v float64) string {
