@@ -172,7 +172,7 @@ func stallChange(c, b *Figures, f Figure) string {
 func up(a, b *Figures, f Figure) bool {
 	va, okA := a.Get(f)
 	vb, okB := b.Get(f)
-	return okA && okB && changeOf(va, vb, NoiseOf(f)) == Up
+	return okA && okB && Comparable(a, b, f) && changeOf(va, vb, NoiseOf(f)) == Up
 }
 
 func both(a, b *Figures, f Figure) bool {

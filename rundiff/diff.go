@@ -70,11 +70,11 @@ type Row struct {
 }
 
 // Change returns how figure f changed (Same when either side does not
-// have it) and both sides' values.
+// have it, or the sides are not Comparable) and both sides' values.
 func (r *Row) Change(f Figure) (dir Direction, base, cur float64, ok bool) {
 	b, okB := r.Base.Get(f)
 	c, okC := r.Cur.Get(f)
-	if !okB || !okC {
+	if !okB || !okC || !Comparable(&r.Base, &r.Cur, f) {
 		return Same, b, c, false
 	}
 	return changeOf(b, c, NoiseOf(f)), b, c, true
@@ -191,17 +191,27 @@ func Compare(bases []*runmodel.Run, run *runmodel.Run) *Diff {
 }
 
 // setBase sets the base figures of r from those of the base runs that
-// have it: the median of each figure, and the spread.
+// have it: the median of each figure, and the spread. The disk IO is of
+// the runs that have the job's own when any has, else of the machine's
+// disks (DiskIOHost).
 func (r *Row) setBase(runs []Figures) {
 	r.Runs = len(runs)
 	if len(runs) == 0 {
 		return
 	}
+	own, host := false, false
+	for i := range runs {
+		if _, ok := runs[i].Get(DiskIO); ok {
+			own, host = own || !runs[i].DiskIOHost, host || runs[i].DiskIOHost
+		}
+	}
+	hostIO := host && !own
+	r.Base.DiskIOHost, r.Low.DiskIOHost, r.High.DiskIOHost = hostIO, hostIO, hostIO
 	vals := make([]float64, 0, len(runs))
 	for f := range numFigures {
 		vals = vals[:0]
 		for i := range runs {
-			if v, ok := runs[i].Get(f); ok {
+			if v, ok := runs[i].Get(f); ok && (f != DiskIO || runs[i].DiskIOHost == hostIO) {
 				vals = append(vals, v)
 			}
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
 	"github.com/jobtrace/jobtrace/insight/verdict"
+	"github.com/jobtrace/jobtrace/render/summary"
 	"github.com/jobtrace/jobtrace/runmodel"
 )
 
@@ -276,5 +277,51 @@ func TestVerdictFromSpans(t *testing.T) {
 	}
 	if r.Base.Verdict.Kind != verdict.CPUBound {
 		t.Errorf("base verdict %q", r.Base.Verdict.Kind)
+	}
+}
+
+// jobtrace diff shows a phase's disk IO as the summary does
+// (usage.Usage.StorageIO): the job's own, else the machine's disks',
+// marked, and never compares one with the other; a share another tool
+// wrote above 1 is 1 (usage.BoundShare), as the summary's 100 %. Before,
+// the diff had no disk IO where the summary showed the host's.
+func TestDiskIOAndSharesAsTheSummary(t *testing.T) {
+	mk := func(own bool, dur float64) *runmodel.Run {
+		u := usage.Usage{HasCPU: true, CPUUser: time.Second, CPUAvg: 1.5, CPUPeak: 1.5, HasSystemCPU: true, SystemCPUAvg: 1.5,
+			HasSystemDisk: true, SystemReadBytes: 30 << 20, SystemWriteBytes: 10 << 20}
+		if own {
+			u.HasIO, u.ReadBytes, u.WriteBytes = true, 1<<20, 1<<20
+		}
+		job := runmodel.Span{Name: "ci", ID: trace.SpanID{1}, Start: t0, End: t0.Add(time.Minute),
+			Attributes: []attribute.KeyValue{runmodel.AttrTaskName.String("ci")}}
+		p := runmodel.Span{Name: "p", ID: trace.SpanID{2}, Parent: job.ID, Start: t0,
+			End: t0.Add(time.Duration(dur * float64(time.Second))), Attributes: u.Attributes()}
+		return runmodel.New([]runmodel.Span{p, job}, nil)
+	}
+	for _, own := range []bool{false, true} {
+		run := mk(own, 10)
+		s := summary.FiguresOf(&run.Phases[0].Usage)
+		f := figuresOf(&run.Phases[0])
+		io, ok := f.Get(DiskIO)
+		if !ok || io != float64(s.ReadBytes+s.WriteBytes) || f.DiskIOHost != s.IOHost {
+			t.Errorf("own IO %v: the diff's disk IO %v %v (host %v), the summary's %d (host %v)", own, io, ok, f.DiskIOHost, s.ReadBytes+s.WriteBytes, s.IOHost)
+		}
+		if m, _ := f.Get(MachineCPU); m != 1 || s.CPUAvg != 100 {
+			t.Errorf("machine CPU %v in the diff, the job's %v %% in the summary; want 1 and 100", m, s.CPUAvg)
+		}
+	}
+	// The host's disks in the base, the job's own in the run: not
+	// compared, and the base's marked.
+	d := Compare([]*runmodel.Run{mk(false, 10)}, mk(true, 20))
+	r := &d.Phases[0]
+	if _, _, _, ok := r.Change(DiskIO); ok || r.Cause == CauseIO {
+		t.Errorf("the host's disk IO compared with the job's: %s %q", r.Cause, r.Reason)
+	}
+	var b strings.Builder
+	if err := WriteText(&b, Compare([]*runmodel.Run{mk(false, 10)}, mk(false, 10)), Labels{Run: "run"}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "40 MiB"+HostIOMark) || !strings.Contains(b.String(), HostIONote) {
+		t.Errorf("the host's disk IO is not marked:\n%s", b.String())
 	}
 }

@@ -24,7 +24,9 @@ const (
 	// MemoryPeak is the job's peak memory over the phase, in bytes.
 	MemoryPeak
 	// DiskIO is the job's own storage IO over the phase, bytes read and
-	// written.
+	// written; or, when the job's could not be read, the machine's disks'
+	// (Figures.DiskIOHost), as the summary shows it
+	// (usage.Usage.StorageIO).
 	DiskIO
 
 	// MachineCPU is the machine's average CPU use over the phase, a share
@@ -72,6 +74,17 @@ type Figures struct {
 	// Verdict is the phase's verdict as recorded on its span (the zero
 	// Verdict when it has none).
 	Verdict verdict.Verdict
+	// DiskIOHost is set when DiskIO is the machine's disks' IO: the
+	// job's own could not be read. Figures of the job's own IO and of the
+	// machine's are not compared (Comparable).
+	DiskIOHost bool
+}
+
+// Comparable reports whether figure f of a and of b measure the same
+// thing: not so for DiskIO when one is the job's own and the other the
+// machine's disks'.
+func Comparable(a, b *Figures, f Figure) bool {
+	return f != DiskIO || a.DiskIOHost == b.DiskIOHost
 }
 
 // Get returns figure f and whether it is present.
@@ -103,8 +116,9 @@ func figuresOf(s *runmodel.Span) Figures {
 	if u.HasMemory {
 		f.Set(MemoryPeak, float64(u.MemoryPeak))
 	}
-	if u.HasIO {
-		f.Set(DiskIO, float64(u.ReadBytes)+float64(u.WriteBytes))
+	if r, w, host, ok := u.StorageIO(); ok {
+		f.Set(DiskIO, float64(r)+float64(w))
+		f.DiskIOHost = host
 	}
 	v := verdict.FiguresOf(u)
 	set := func(fig Figure, v float64, ok bool) {

@@ -72,11 +72,14 @@ func (fs *Figures) MarshalJSON() ([]byte, error) {
 		MachineCPU: "machine_cpu_share", NeighbourCPU: "neighbour_cpu_share",
 		CPUStall: "cpu_stall_share", IOStall: "io_stall_share",
 	}
-	m := make(map[string]any, numFigures+2)
+	m := make(map[string]any, numFigures+3)
 	for f := range numFigures {
 		if v, ok := fs.Get(f); ok {
 			m[keys[f]] = v
 		}
+	}
+	if _, ok := fs.Get(DiskIO); ok && fs.DiskIOHost {
+		m["disk_io_host"] = true
 	}
 	if fs.Verdict.Kind != "" {
 		m["verdict"], m["verdict_reason"] = fs.Verdict.Kind, fs.Verdict.Reason

@@ -66,6 +66,9 @@ func WriteMarkdown(w io.Writer, d *Diff, l Labels) error {
 	for _, r := range t.Rows {
 		row(r.Cells)
 	}
+	if t.HostIO {
+		b.WriteString("\n" + summary.MarkdownCell(HostIONote) + ".\n")
+	}
 	if t.Unlisted > 0 {
 		fmt.Fprintf(&b, "\n%d more phases not listed, the least changed (limit %d).\n", t.Unlisted, MaxListed)
 	}

@@ -44,7 +44,17 @@ type Table struct {
 	Rows []TableRow
 	// Unlisted counts the phases left out past MaxListed.
 	Unlisted int
+	// HostIO is set when a disk IO cell is the machine's disks' (marked
+	// HostIOMark): the job's own IO could not be read.
+	HostIO bool
 }
+
+// HostIOMark follows a disk IO figure that is the machine's disks', and
+// HostIONote says so under the table, as the summary does.
+const (
+	HostIOMark = "*"
+	HostIONote = "* the host's disks: the job's own IO could not be read"
+)
 
 // TableRow is one row of a Table. Its first cell is the phase's name as
 // it is ("test #2" for the second of its path), for the renderer to
@@ -79,7 +89,9 @@ func (d *Diff) Table() Table {
 			c = append(c, spreadCell(r))
 		}
 		for _, f := range Compared()[1:] {
-			c = append(c, figureCell(r, f))
+			cell, host := figureCell(r, f)
+			c = append(c, cell)
+			t.HostIO = t.HostIO || host
 		}
 		t.Rows = append(t.Rows, TableRow{Cells: append(c, r.Reason), Depth: min(max(r.Depth, 0), MaxDepth), Job: job, Status: r.Status, Outside: r.Outside})
 	}
@@ -125,22 +137,28 @@ func durationCell(r *Row) string {
 }
 
 // figureCell is figure f as "base → run" when it changed beyond noise,
-// else the run's (the base's when the phase is gone).
-func figureCell(r *Row, f Figure) string {
+// else the run's (the base's when the phase is gone); a disk IO of the
+// machine's disks is marked (HostIOMark), and host says so.
+func figureCell(r *Row, f Figure) (cell string, host bool) {
+	side := func(fs *Figures, v float64) string {
+		if f == DiskIO && fs.DiskIOHost {
+			host = true
+			return Format(f, v) + HostIOMark
+		}
+		return Format(f, v)
+	}
 	dir, b, c, ok := r.Change(f)
+	_, hasB := r.Base.Get(f)
+	_, hasC := r.Cur.Get(f)
 	switch {
 	case ok && dir != Same:
-		return Format(f, b) + " → " + Format(f, c)
-	case ok || r.InCur:
-		if _, has := r.Cur.Get(f); has {
-			return Format(f, c)
-		}
-	default:
-		if _, has := r.Base.Get(f); has {
-			return Format(f, b)
-		}
+		return side(&r.Base, b) + " → " + side(&r.Cur, c), host
+	case (ok || r.InCur) && hasC:
+		return side(&r.Cur, c), host
+	case !ok && !r.InCur && hasB:
+		return side(&r.Base, b), host
 	}
-	return absent
+	return absent, false
 }
 
 // spreadCell is the base runs' least and greatest duration, and whether

@@ -46,6 +46,9 @@ func writeText(w io.Writer, d *Diff, l Labels, colour bool) error {
 	}
 	b.WriteString("\n")
 	writeAligned(&b, t, colour)
+	if t.HostIO {
+		b.WriteString(HostIONote + "\n")
+	}
 	if t.Unlisted > 0 {
 		fmt.Fprintf(&b, "(%d more phases not listed, the least changed: limit %d; --format json lists them all)\n", t.Unlisted, MaxListed)
 	}

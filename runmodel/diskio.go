@@ -18,14 +18,9 @@ type DiskIO struct {
 // every renderer that marks one.
 const HostDiskNote = "the host's disks: the job's own IO could not be read"
 
-// DiskIOOf returns the disk IO of u by the rule of DiskIO, and false when
-// neither the job's nor the host's was read.
+// DiskIOOf returns the disk IO of u by the rule of usage.Usage.StorageIO,
+// and false when neither the job's nor the host's was read.
 func DiskIOOf(u *usage.Usage) (DiskIO, bool) {
-	switch {
-	case u.HasIO:
-		return DiskIO{Read: u.ReadBytes, Write: u.WriteBytes}, true
-	case u.HasSystemDisk:
-		return DiskIO{Read: u.SystemReadBytes, Write: u.SystemWriteBytes, Host: true}, true
-	}
-	return DiskIO{}, false
+	r, w, host, ok := u.StorageIO()
+	return DiskIO{Read: r, Write: w, Host: host}, ok
 }

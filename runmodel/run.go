@@ -173,8 +173,8 @@ func Number(attrs []attribute.KeyValue, key attribute.Key) (float64, bool) {
 // and every renderer shows it as 100 %.
 func readUsage(attrs []attribute.KeyValue) usage.Usage {
 	u := usage.FromAttributes(attrs)
-	u.CPUAvg, u.CPUPeak = min(u.CPUAvg, 1), min(u.CPUPeak, 1)
-	u.SystemCPUAvg, u.SystemCPUPeak = min(u.SystemCPUAvg, 1), min(u.SystemCPUPeak, 1)
+	u.CPUAvg, u.CPUPeak = usage.BoundShare(u.CPUAvg), usage.BoundShare(u.CPUPeak)
+	u.SystemCPUAvg, u.SystemCPUPeak = usage.BoundShare(u.SystemCPUAvg), usage.BoundShare(u.SystemCPUPeak)
 	return u
 }
 

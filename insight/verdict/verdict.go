@@ -294,7 +294,7 @@ func FiguresOf(u *usage.Usage) Figures {
 		}
 	}
 	if u.HasSystemCPU {
-		f.Machine, f.HasMachine = min(u.SystemCPUAvg, 1), true
+		f.Machine, f.HasMachine = usage.BoundShare(u.SystemCPUAvg), true
 		if f.HasBusy && n > 0 {
 			f.Others, f.HasOthers = clamp01(f.Machine-f.Busy/n), true
 		}
@@ -309,7 +309,7 @@ func FiguresOf(u *usage.Usage) Figures {
 		// Without stall figures (a kernel without PSI), the CPUs' time
 		// idle with IO outstanding: at most one CPU's worth counts, as
 		// "some" would.
-		f.IOWait = Wait{OK: true, IOWait: true, Share: min(u.SystemCPUIOWait.Seconds()/f.Seconds, 1)}
+		f.IOWait = Wait{OK: true, IOWait: true, Share: usage.BoundShare(u.SystemCPUIOWait.Seconds() / f.Seconds)}
 	}
 	return f
 }
@@ -320,9 +320,9 @@ func (f *Figures) waitOf(u *usage.Usage, own time.Duration, hasOwn bool, sys tim
 	}
 	switch {
 	case u.HasPressure && hasOwn:
-		return Wait{OK: true, Own: true, Share: min(own.Seconds()/f.Seconds, 1)}
+		return Wait{OK: true, Own: true, Share: usage.BoundShare(own.Seconds() / f.Seconds)}
 	case u.HasSystemPressure && hasSys:
-		return Wait{OK: true, Share: min(sys.Seconds()/f.Seconds, 1)}
+		return Wait{OK: true, Share: usage.BoundShare(sys.Seconds() / f.Seconds)}
 	}
 	return Wait{}
 }

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
-	"github.com/jobtrace/jobtrace/runmodel"
 )
 
 // Figures is the part of a span's usage (package hostmetrics/usage) that
@@ -33,19 +32,18 @@ type Figures struct {
 	NetReceive, NetTransmit uint64
 }
 
-// FiguresOf returns the figures of a usage, its shares of all CPUs as
-// the model reads them back (at most 1, runmodel.Span.Usage) in percent.
+// FiguresOf returns the figures of a usage, by the rules every artifact
+// shows them by: a share at most 100 % (usage.BoundShare), the job's own IO
+// else the host's disks' (usage.Usage.StorageIO).
 func FiguresOf(u *usage.Usage) Figures {
 	var f Figures
 	if u.HasCPU {
 		f.HasCPU = true
 		f.CPU = u.CPU()
-		f.CPUAvg, f.CPUPeak = u.CPUAvg*100, u.CPUPeak*100
+		f.CPUAvg, f.CPUPeak = 100*usage.BoundShare(u.CPUAvg), 100*usage.BoundShare(u.CPUPeak)
 	}
 	f.HasMemory, f.MemoryPeak = u.HasMemory, u.MemoryPeak
-	if io, ok := runmodel.DiskIOOf(u); ok {
-		f.HasIO, f.IOHost, f.ReadBytes, f.WriteBytes = true, io.Host, io.Read, io.Write
-	}
+	f.ReadBytes, f.WriteBytes, f.IOHost, f.HasIO = u.StorageIO()
 	f.HasNetwork, f.NetReceive, f.NetTransmit = u.HasNetwork, u.NetworkReceive, u.NetworkTransmit
 	return f
 }
