@@ -1,12 +1,10 @@
 package runmodel_test
 
 import (
-	"context"
 	"math"
 	"testing"
 	"time"
 
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 
@@ -14,6 +12,7 @@ import (
 	"github.com/jobtrace/jobtrace/exporters/usagemetrics"
 	"github.com/jobtrace/jobtrace/hostmetrics"
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+	"github.com/jobtrace/jobtrace/internal/metrictest"
 	"github.com/jobtrace/jobtrace/runmodel"
 )
 
@@ -38,10 +37,8 @@ func TestMachineShareOneRuleAcrossSinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reader := sdkmetric.NewManualReader()
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-	defer mp.Shutdown(context.Background())
-	met, err := usagemetrics.New(mp.Meter("test"), usagemetrics.Options{})
+	reader := metrictest.New(t)
+	met, err := usagemetrics.New(reader.Meter, usagemetrics.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +62,7 @@ func TestMachineShareOneRuleAcrossSinks(t *testing.T) {
 		w.Begin(&prev)
 		u := w.End(&s)
 		windows = append(windows, u.SystemCPUAvg)
-		metrics = append(metrics, busyOfMetric(t, reader))
+		metrics = append(metrics, busyOfMetric(reader.Collect(t)))
 		prev = s
 	}
 	if err := csv.Close(); err != nil {
@@ -101,25 +98,14 @@ func TestMachineShareOneRuleAcrossSinks(t *testing.T) {
 }
 
 // busyOfMetric is the share of the CPUs busy by the last
-// system.cpu.utilization gauges: 1 less the idle and iowait modes'.
-func busyOfMetric(t *testing.T, reader *sdkmetric.ManualReader) float64 {
-	t.Helper()
-	var rm metricdata.ResourceMetrics
-	if err := reader.Collect(context.Background(), &rm); err != nil {
-		t.Fatal(err)
-	}
+// system.cpu.utilization gauges collected: 1 less the idle and iowait
+// modes'.
+func busyOfMetric(ms map[string]metricdata.Metrics) float64 {
 	busy := 1.0
-	for _, sm := range rm.ScopeMetrics {
-		for _, m := range sm.Metrics {
-			g, ok := m.Data.(metricdata.Gauge[float64])
-			if m.Name != "system.cpu.utilization" || !ok {
-				continue
-			}
-			for _, dp := range g.DataPoints {
-				if mode, _ := dp.Attributes.Value(semconv.CPUModeKey); mode.AsString() == "idle" || mode.AsString() == "iowait" {
-					busy -= dp.Value
-				}
-			}
+	g, _ := ms["system.cpu.utilization"].Data.(metricdata.Gauge[float64])
+	for _, dp := range g.DataPoints {
+		if mode, _ := dp.Attributes.Value(semconv.CPUModeKey); mode.AsString() == "idle" || mode.AsString() == "iowait" {
+			busy -= dp.Value
 		}
 	}
 	return busy

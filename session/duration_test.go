@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/jobtrace/jobtrace/hostmetrics"
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
 	"github.com/jobtrace/jobtrace/insight/verdict"
+	"github.com/jobtrace/jobtrace/internal/metrictest"
 	"github.com/jobtrace/jobtrace/spans"
 )
 
@@ -31,10 +31,8 @@ func TestPhaseDurationIsItsSpans(t *testing.T) {
 		defer mu.Unlock()
 		return now
 	}
-	reader := sdkmetric.NewManualReader()
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-	defer mp.Shutdown(context.Background())
-	rec, err := usagemetrics.New(mp.Meter("test"), usagemetrics.Options{})
+	reader := metrictest.New(t)
+	rec, err := usagemetrics.New(reader.Meter, usagemetrics.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,19 +62,8 @@ func TestPhaseDurationIsItsSpans(t *testing.T) {
 	if v.Kind != verdict.TooShort {
 		t.Errorf("verdict %s %q, want %s", v.Kind, v.Reason, verdict.TooShort)
 	}
-	var rm metricdata.ResourceMetrics
-	if err := reader.Collect(context.Background(), &rm); err != nil {
-		t.Fatal(err)
-	}
-	sum := -1.0
-	for _, sm := range rm.ScopeMetrics {
-		for _, m := range sm.Metrics {
-			if h, ok := m.Data.(metricdata.Histogram[float64]); ok && m.Name == "jobtrace.phase.duration" && len(h.DataPoints) == 1 {
-				sum = h.DataPoints[0].Sum
-			}
-		}
-	}
-	if sum != 0.5 {
-		t.Errorf("jobtrace.phase.duration recorded %v s, want 0.5", sum)
+	h, _ := reader.Collect(t)["jobtrace.phase.duration"].Data.(metricdata.Histogram[float64])
+	if len(h.DataPoints) != 1 || h.DataPoints[0].Sum != 0.5 {
+		t.Errorf("jobtrace.phase.duration recorded %+v, want 0.5 s", h.DataPoints)
 	}
 }
