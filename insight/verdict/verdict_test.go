@@ -65,7 +65,7 @@ func steal(s float64) func(*usage.Usage) {
 	}
 }
 
-// iowait sets the machine's iowait to s × the window's duration (in CPU
+// iowait sets the machine's iowait to s × the phase's duration (in CPU
 // time: up to the CPUs' count × the duration).
 func iowait(s float64) func(*usage.Usage) {
 	return func(u *usage.Usage) { u.SystemCPUIOWait = time.Duration(s * float64(u.Duration)) }
