@@ -40,11 +40,6 @@ func (r *Run) SetStats(st JobStats) {
 // advise is the advice for the job of the run: the one its span carries,
 // else made from the statistics of its samples, else from its rows.
 func (r *Run) advise() sizing.Advice {
-	if r.HasJob {
-		if a, ok := sizing.FromAttributes(r.Job.Attributes); ok {
-			return a
-		}
-	}
 	f := r.Stats.Sizing
 	if r.Stats.Samples == 0 {
 		f = figuresOfRows(r.Rows)
@@ -52,7 +47,32 @@ func (r *Run) advise() sizing.Advice {
 	if !r.HasJob {
 		return advise(f, nil, verdict.Verdict{})
 	}
-	return advise(f, &r.Job.Usage, r.Job.Verdict)
+	made := advise(f, &r.Job.Usage, r.Job.Verdict)
+	if a, ok := sizing.FromAttributes(r.Job.Attributes); ok {
+		return carried(a, made.Figures)
+	}
+	return made
+}
+
+// carried is the advice a span carries, with the figures its attributes
+// do not (the job's duration, the machine's CPUs and memory, OOM kills,
+// the verdict) taken from f, those of the model: the advice's kind, text,
+// machine and the figures it names stay the span's.
+func carried(a sizing.Advice, f sizing.Figures) sizing.Advice {
+	if a.HasCPU {
+		f.HasCPU, f.CPUBusyP95, f.CPUBusyPeak, f.AboveOneCPU = true, a.CPUBusyP95, a.CPUBusyPeak, a.AboveOneCPU
+	}
+	if a.HasMemory {
+		f.HasMemory, f.MemoryPeak = true, a.MemoryPeak
+	}
+	if a.HasMemoryStall {
+		f.HasMemoryStall, f.MemoryStall = true, a.MemoryStall
+	}
+	if a.HasSwap {
+		f.HasSwap, f.Swapped = true, a.Swapped
+	}
+	a.Figures = f
+	return a
 }
 
 // Advice is the advice for the job from its samples so far, with job its

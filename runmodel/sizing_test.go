@@ -416,3 +416,32 @@ func TestModelsCarryTheAdviceSetOnTheJob(t *testing.T) {
 		}
 	}
 }
+
+// The advice read back from the job's span keeps the figures its
+// attributes do not carry (the machine's CPUs, the job's duration, its
+// verdict) from the model, as the advice made from the rows has them.
+func TestSpansAdviceKeepsTheModelsFigures(t *testing.T) {
+	var rows []Row
+	for i := range 20 {
+		r := Row{Time: sampleAt(float64(i))}
+		r.Set(JobMemory, 1<<30)
+		r.Set(JobCPUUser, 2)
+		r.Set(HostCPUs, 2)
+		rows = append(rows, r)
+	}
+	job := Span{Name: "job", ID: trace.SpanID{1}, Attributes: []attribute.KeyValue{AttrTaskName.String("job")}}
+	made := New([]Span{job}, rows).Advice()
+	if made.NumCPU != 2 || made.Duration == 0 {
+		t.Fatalf("the advice made from the rows %+v: want 2 CPUs and a duration", made)
+	}
+	job.Attributes = append(job.Attributes, made.Attributes()...)
+	job.Attributes = append(job.Attributes, verdict.Verdict{Kind: verdict.CPUBound, Reason: "busy"}.Attributes()...)
+	got := New([]Span{job}, rows).Advice()
+	if got.Kind != made.Kind || got.Text != made.Text || got.CPUs != made.CPUs {
+		t.Errorf("advice %+v, want the span's %+v", got, made)
+	}
+	if got.NumCPU != 2 || got.Duration != made.Duration || got.Verdict.Kind != verdict.CPUBound || got.CPUBusyP95 != made.CPUBusyP95 {
+		t.Errorf("the span's advice lost the model's figures: %d CPUs, duration %v, verdict %q, p95 %g; want 2, %v, %q, %g",
+			got.NumCPU, got.Duration, got.Verdict.Kind, got.CPUBusyP95, made.Duration, verdict.CPUBound, made.CPUBusyP95)
+	}
+}
