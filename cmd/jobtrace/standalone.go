@@ -162,8 +162,14 @@ func appendLines(lines []byte, dst string) (int, error) {
 		return 0, err
 	}
 	defer f.Close()
-	// One write: O_APPEND keeps concurrent writers' lines whole.
-	if _, err := f.Write(lines); err != nil {
+	var before int64
+	if fi, err := f.Stat(); err == nil {
+		before = fi.Size()
+	}
+	// One write: O_APPEND keeps concurrent writers' lines whole; lines
+	// that partly reached a full disk are cut off again.
+	if w, err := f.Write(lines); err != nil {
+		safefile.CutTorn(f, before, int64(w))
 		return 0, err
 	}
 	return bytes.Count(lines, []byte("\n")), nil

@@ -96,17 +96,12 @@ func (c *TraceClient) appendLine(line []byte, n int) error {
 		}
 	}
 	w, err := c.f.Write(line)
-	c.end += int64(w)
 	if err != nil {
-		if w > 0 {
-			// End the torn line so the next one starts clean; the reader
-			// reports the torn one as malformed and skips it.
-			if k, err := c.f.Write([]byte{'\n'}); err == nil {
-				c.end += int64(k)
-			}
-		}
+		// A line that partly reached a full disk is cut off again.
+		c.end = safefile.CutTorn(c.f, c.end, int64(w))
 		return fmt.Errorf("spool: write %s: %w", c.path, errno(err))
 	}
+	c.end += int64(w)
 	if c.onAppend != nil {
 		c.onAppend(c.end, n)
 	}
