@@ -131,7 +131,8 @@ func (c *jobCPU) take(t time.Time, user, sys time.Duration, from hostmetrics.Fro
 //
 //   - job CPU: percent of all CPUs (usage.JobShare);
 //   - host CPU: percent of all CPUs not idle, iowait counting as idle
-//     (usage.HostShare);
+//     (usage.HostShare), over the spans of usage.HostCPU, whose shares
+//     resource-usage.csv's rows show;
 //   - job memory: bytes, Job.Memory() at each reading; its peak is the
 //     job's own cgroup's memory.peak when higher (Job.MemoryPeak), as the
 //     job's usage takes it;
@@ -167,8 +168,7 @@ type Series struct {
 	cpuAt                jobCPU
 	jobIOAt              rate
 	opsAt, diskAt, netAt rate
-	hostTotals           hostmetrics.CPUTotals
-	hostAt               usage.PeakSpans[hostmetrics.CPUTimes]
+	hostAt               usage.HostCPU
 	memT                 time.Time // when the last memory reading was made
 	memOK                bool
 	memHigh              uint64 // the job's cgroup's memory.peak
@@ -221,13 +221,7 @@ func (se *Series) Sample(s *hostmetrics.Sample) {
 		addJobCPU(&se.cpu, &cpu[i])
 	}
 	h := &s.Host
-	var tot hostmetrics.CPUTimes
-	if h.HasCPU {
-		tot = se.hostTotals.Add(&h.CPU)
-	}
-	// A change of a mode not known counts for none
-	// (hostmetrics.CPUChange): every reading ends a span.
-	host, n := se.hostAt.Take(s.Time, tot, h.HasCPU, true, last)
+	host, n := se.hostAt.Take(s.Time, &h.CPU, h.HasCPU, last)
 	for i := range host[:n] {
 		addHostCPU(&se.hostCPU, &host[i])
 	}
@@ -270,7 +264,9 @@ func addRate(r *running, sp *usage.PeakSpan[float64]) { r.add(perSec(sp), sp.D.S
 
 // withHeld is r with the span held back by spans (usage.PeakSpans.Held)
 // taken into it by add: the statistics so far, before the last sample.
-func withHeld[R any](r running, spans *usage.PeakSpans[R], add func(*running, *usage.PeakSpan[R])) running {
+func withHeld[R any](r running, spans interface {
+	Held() (usage.PeakSpan[R], bool)
+}, add func(*running, *usage.PeakSpan[R])) running {
 	if sp, ok := spans.Held(); ok {
 		add(&r, &sp)
 	}
