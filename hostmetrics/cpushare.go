@@ -9,8 +9,9 @@ import (
 // The shares of CPU every artifact gives are taken here, by the rule of
 // package monotonic: the machine's (BusyShare) in a phase's usage, a row of
 // resource-usage.csv, the statistics of a run and the OTel utilization
-// metric; the job's (CPUShare) in the same places. docs/sampling.md
-// ("Counters") says the rule.
+// metric; the job's (CPUShare) in the same places. The spans a row's or a
+// sample's share of the machine's is taken over, at least 200 ms, are
+// those of usage.HostCPU. docs/sampling.md ("Counters") says the rule.
 
 // CPUChange is the machine's CPU time in each mode from the reading a to
 // the later reading b, each mode a counter of its own taken by the rule of

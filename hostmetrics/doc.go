@@ -42,5 +42,6 @@
 // Job says where each figure of the job is read from (CPUFrom, MemoryFrom,
 // IOFrom: its own cgroup, else its tree) and Sample.ReadAt when;
 // BusyShare is the machine's CPU use between two readings and CPUShare the
-// job's, by the rule of package monotonic, in every sink.
+// job's, by the rule of package monotonic, in every sink; the spans a
+// sample's share of the machine's is taken over are usage.HostCPU's.
 package hostmetrics

@@ -2,6 +2,9 @@ package runmodel_test
 
 import (
 	"math"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,6 +16,7 @@ import (
 	"github.com/jobtrace/jobtrace/hostmetrics"
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
 	"github.com/jobtrace/jobtrace/internal/metrictest"
+	"github.com/jobtrace/jobtrace/render/report"
 	"github.com/jobtrace/jobtrace/runmodel"
 )
 
@@ -32,16 +36,8 @@ func TestMachineShareOneRuleAcrossSinks(t *testing.T) {
 		{User: 12, System: 6, Idle: 79.6, IOWait: 6.5}, // idle dips by 0.8 s
 		{User: 12.5, System: 6.2, Idle: 80.9, IOWait: 6.6},
 	}
-	rec := runmodel.NewRecorder()
-	csv, err := usagecsv.Create(t.TempDir()+"/"+usagecsv.FileName, usagecsv.Options{Tee: rec.Tee()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	reader := metrictest.New(t)
-	met, err := usagemetrics.New(reader.Meter, usagemetrics.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := t.TempDir()
+	rec, csv, met, reader := machineSinks(t, dir)
 
 	var windows, metrics []float64 // the share of each second
 	var prev hostmetrics.Sample
@@ -97,6 +93,24 @@ func TestMachineShareOneRuleAcrossSinks(t *testing.T) {
 	}
 }
 
+// machineSinks are the sinks that show the machine's CPU share: a
+// Recorder's statistics, resource-usage.csv written in dir with the
+// Recorder's Tee, and the metrics, read by reader.
+func machineSinks(t *testing.T, dir string) (*runmodel.Recorder, *usagecsv.Writer, *usagemetrics.Recorder, *metrictest.Reader) {
+	t.Helper()
+	rec := runmodel.NewRecorder()
+	csv, err := usagecsv.Create(dir+"/"+usagecsv.FileName, usagecsv.Options{Tee: rec.Tee()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reader := metrictest.New(t)
+	met, err := usagemetrics.New(reader.Meter, usagemetrics.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec, csv, met, reader
+}
+
 // busyOfMetric is the share of the CPUs busy by the last
 // system.cpu.utilization gauges collected: 1 less the idle and iowait
 // modes'.
@@ -109,4 +123,99 @@ func busyOfMetric(ms map[string]metricdata.Metrics) float64 {
 		}
 	}
 	return busy
+}
+
+// The machine's CPU share of a run whose phases begin and end a few
+// milliseconds apart, on a 2-CPU machine that keeps one CPU busy and whose
+// CPU times move in 10 ms clock ticks, CPU 0's on the tens and CPU 1's
+// 5 ms later: between two samples 2 to 5 ms apart the machine's CPU time
+// moves by no tick, CPU 1's idle one or CPU 0's busy one, so the share
+// over that span reads nothing, 0 % or 100 %. Every sample shows the
+// share of the last span of at least usage.MinPeakSpan ended by it, the
+// same in resource-usage.csv's host_cpu_pct, the system.cpu.utilization
+// metric and usage.svg's line, which runs whole from the first span's end
+// to the run's; the statistics' peak, over the same spans, is the highest
+// a row shows.
+// Before, the line broke at the boundaries and went to 0 % and 100 %.
+func TestMachineShareOverBoundariesMillisecondsApart(t *testing.T) {
+	t0 := time.Date(2026, 7, 8, 9, 10, 11, 0, time.UTC)
+	const tick = 10 // ms
+	cpuAt := func(ms int) hostmetrics.CPUTimes {
+		return hostmetrics.CPUTimes{User: float64(ms/tick) / 100, Idle: float64((ms+tick/2)/tick) / 100}
+	}
+	var times []int // ms
+	for c := range 3 {
+		base := c * 1000
+		times = append(times, base, base+700, base+702, base+706, base+711)
+	}
+	times = append(times, 3000, 3002)
+
+	dir := t.TempDir()
+	rec, csv, met, reader := machineSinks(t, dir)
+	for i, ms := range times {
+		s := hostmetrics.Sample{Time: t0.Add(time.Duration(ms) * time.Millisecond), Reason: hostmetrics.ReasonBoundary}
+		switch {
+		case i == 0:
+			s.Reason = hostmetrics.ReasonStart
+		case i == len(times)-1:
+			s.Reason = hostmetrics.ReasonEnd
+		case ms%1000 == 0:
+			s.Reason = hostmetrics.ReasonInterval
+		}
+		s.Host.NumCPU, s.Host.HasCPU, s.Host.CPU = 2, true, cpuAt(ms)
+		rec.Samples().Sample(&s)
+		csv.Sample(&s)
+		met.Sample(&s)
+		if i == 0 {
+			continue
+		}
+		if got := reader.Collect(t); got["system.cpu.utilization"].Name == "" {
+			t.Errorf("sample at %d ms: no system.cpu.utilization", ms)
+		} else if busy := busyOfMetric(got); busy < 0.45 || busy > 0.55 {
+			t.Errorf("sample at %d ms: system.cpu.utilization says %v of the CPUs busy, want about 0.5", ms, busy)
+		}
+	}
+	if err := csv.Close(); err != nil {
+		t.Fatal(err)
+	}
+	run, err := rec.Run(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Rows) != len(times) {
+		t.Fatalf("%d rows, want %d", len(run.Rows), len(times))
+	}
+	highest := 0.0
+	for i, r := range run.Rows[1:] {
+		v, ok := r.Get(runmodel.HostCPUPct)
+		if !ok || v < 45 || v > 55 {
+			t.Errorf("row at %d ms: host_cpu_pct %v (%v), want about 50", times[i+1], v, ok)
+		}
+		highest = max(highest, v)
+	}
+	if st := run.Stats.HostCPU; !st.HasPeak || math.Abs(st.Peak-highest) > 0.005 {
+		t.Errorf("the statistics' host CPU peak %v, the highest host_cpu_pct %v", st.Peak, highest)
+	}
+
+	var svg strings.Builder
+	if err := report.WriteSVG(&svg, run); err != nil {
+		t.Fatal(err)
+	}
+	line := regexp.MustCompile(`stroke="#94a3b8" d="([^"]*)"`).FindStringSubmatch(svg.String())
+	if line == nil {
+		t.Fatal("usage.svg draws no line of the machine's CPU")
+	}
+	if n := strings.Count(line[1], "M"); n != 1 || strings.Count(line[1], "L") != len(times)-2 {
+		t.Errorf("the machine's CPU line is %d pieces of %d points, want one of %d: %s", n, strings.Count(line[1], "L")+n, len(times)-1, line[1])
+	}
+	hosts := regexp.MustCompile(`\nhost: ([^\n<]*)`).FindAllStringSubmatch(svg.String(), -1)
+	if len(hosts) != len(times) {
+		t.Fatalf("%d hover texts of the machine's CPU, want %d", len(hosts), len(times))
+	}
+	for i, h := range hosts[1:] {
+		v, err := strconv.ParseFloat(strings.TrimSuffix(h[1], "%"), 64)
+		if err != nil || v < 45 || v > 55 {
+			t.Errorf("point at %d ms: the chart says host %s, want about 50%%", times[i+1], h[1])
+		}
+	}
 }

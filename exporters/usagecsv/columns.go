@@ -6,6 +6,7 @@ import (
 
 	"github.com/jobtrace/jobtrace/hostmetrics"
 	"github.com/jobtrace/jobtrace/hostmetrics/monotonic"
+	"github.com/jobtrace/jobtrace/hostmetrics/usage"
 )
 
 // Column is one column of the file. Columns is the only list of them: the
@@ -40,23 +41,23 @@ type row struct {
 	start time.Time           // the time of the first row written
 	phase Phase
 	mark  *mark // the current column's, as the rows written left it
+	// hostCPU is host_cpu_pct's spans, as the rows written left them: the
+	// row's own copy, which the Writer keeps once the row is written.
+	hostCPU *usage.HostCPU
 }
 
 // mark is what a column of a counter keeps of the last row that read it:
 // the counter (monotonic.Counter, of the column's type; job_cpu_pct's
-// two, user and system time; host_cpu_pct's reading of every mode), where
-// the reading was made (a figure of the job's: its cgroup or its tree) and
-// when. The Writer keeps one per
+// two, user and system time), where the reading was made (a figure of the
+// job's: its cgroup or its tree) and when. The Writer keeps one per
 // column, and changes them only with a row written, so that a row lost to
 // a write error has its changes counted by the next.
 type mark struct {
 	u    monotonic.Counter[uint64]
 	d    [2]monotonic.Counter[time.Duration]
 	f    monotonic.Counter[float64]
-	cpu  hostmetrics.CPUTimes
 	from hostmetrics.From
 	at   time.Time
-	seen bool // cpu holds a reading
 }
 
 // readFrom says where the reading the mark takes next was made: made
@@ -162,7 +163,7 @@ var Columns = []Column{
 		Source: "/proc/stat",
 		cell:   gauge(func(s *hostmetrics.Sample) (uint64, bool) { return uint64(s.Host.NumCPU), s.Host.NumCPU > 0 })},
 	{Name: "host_cpu_pct", Unit: "%",
-		Help:   "Share of all CPUs not idle since the last row that read them; iowait counts as idle, as in top.",
+		Help:   "Share of all CPUs not idle over the last span of at least 200 ms ended by the row, which rows sooner after it repeat; iowait counts as idle, as in top.",
 		Source: "/proc/stat",
 		cell:   hostCPUPct},
 	{Name: "host_cpu_user_s", Unit: "s", Delta: true,
@@ -470,21 +471,18 @@ func jobCPUPct(b []byte, r *row) []byte {
 	return appendFixed2(b, 100*share)
 }
 
-// hostCPUPct is the share of the machine's CPU time since the last row that
-// read it that was busy (hostmetrics.BusyShare: each mode's change by the
-// rule of package monotonic, as the host_cpu_*_s columns hold them), in
-// percent.
+// hostCPUPct is the share of the machine's CPU time that was busy over the
+// span the row shows (usage.HostCPU: the last of at least 200 ms ended by
+// the row, each mode's change by the rule of package monotonic, as the
+// host_cpu_*_s columns hold them), in percent.
 func hostCPUPct(b []byte, r *row) []byte {
-	if !r.cur.Host.HasCPU {
-		return b // no reading: the next one's share runs from the last
-	}
-	m := r.mark
-	last, seen := m.cpu, m.seen
-	m.cpu, m.seen = r.cur.Host.CPU, true
-	if !seen {
+	h := &r.cur.Host
+	r.hostCPU.Take(r.cur.Time, &h.CPU, h.HasCPU, r.cur.Reason == hostmetrics.ReasonEnd)
+	sp, ok := r.hostCPU.Shown()
+	if !ok {
 		return b
 	}
-	share, ok := hostmetrics.BusyShare(&last, &r.cur.Host.CPU)
+	share, ok := usage.HostShare(&sp)
 	if !ok {
 		return b
 	}

@@ -10,10 +10,12 @@ import (
 
 // TestRealSource writes rows from this system's own source, with a child
 // process as the job, and reads them back. On Linux the host's figures must
-// be there.
+// be there. The second row is the run's end: realsource.Gap is shorter than
+// the span a machine's CPU share is taken over, which the last row takes
+// whole.
 func TestRealSource(t *testing.T) {
 	w, path := create(t, Options{Phase: func() Phase { return Phase{Name: "real"} }})
-	realsource.Read(t, []hostmetrics.Reason{hostmetrics.ReasonStart, hostmetrics.ReasonInterval}, w.Sample)
+	realsource.Read(t, []hostmetrics.Reason{hostmetrics.ReasonStart, hostmetrics.ReasonEnd}, w.Sample)
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jobtrace/jobtrace/hostmetrics"
+	"github.com/jobtrace/jobtrace/hostmetrics/usage"
 	"github.com/jobtrace/jobtrace/internal/safefile"
 )
 
@@ -84,7 +85,10 @@ type Writer struct {
 	// marks are the columns' (mark), as the rows written left them; next
 	// are those of the row being written, which replace them once it is.
 	marks, next []mark
-	start       time.Time
+	// hostCPU is host_cpu_pct's spans, as the rows written left them;
+	// hostCPUNext those of the row being written.
+	hostCPU, hostCPUNext usage.HostCPU
+	start                time.Time
 }
 
 var _ hostmetrics.Sink = (*Writer)(nil)
@@ -167,6 +171,8 @@ func (w *Writer) write(s *hostmetrics.Sample, phase Phase) string {
 		r.prev = &w.prev
 	}
 	copy(w.next, w.marks)
+	w.hostCPUNext = w.hostCPU
+	r.hostCPU = &w.hostCPUNext
 	b := w.buf[:0]
 	for i := range Columns {
 		if i > 0 {
@@ -203,6 +209,7 @@ func (w *Writer) write(s *hostmetrics.Sample, phase Phase) string {
 	w.prev.Host.Disks, w.prev.Host.Ifaces = nil, nil
 	w.hasPrev = true
 	w.marks, w.next = w.next, w.marks
+	w.hostCPU = w.hostCPUNext
 	return ""
 }
 

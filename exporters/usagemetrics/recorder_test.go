@@ -267,7 +267,7 @@ func TestAbsentGroups(t *testing.T) {
 		r := newRig(t)
 		for k := range uint64(2) {
 			full := fullSample(k)
-			s := &hostmetrics.Sample{}
+			s := &hostmetrics.Sample{Time: full.Time}
 			s.Host.HasCPU, s.Host.CPU = true, full.Host.CPU
 			s.Host.Disks, s.Host.Ifaces = full.Host.Disks, full.Host.Ifaces // present but not flagged
 			r.rec.Sample(s)

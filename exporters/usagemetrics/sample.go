@@ -9,6 +9,7 @@ import (
 
 	"github.com/jobtrace/jobtrace/hostmetrics"
 	"github.com/jobtrace/jobtrace/hostmetrics/monotonic"
+	"github.com/jobtrace/jobtrace/hostmetrics/usage"
 )
 
 // MaxDevices bounds the disks, and separately the network interfaces, that
@@ -148,8 +149,7 @@ type sampleState struct {
 	gen uint64 // samples taken, to find devices that went away
 
 	cpu       [numModes]fcounter
-	cpuPrev   hostmetrics.CPUTimes
-	hasPrev   bool
+	cpuSpans  usage.HostCPU // the spans system.cpu.utilization is taken over
 	mem       [4]level
 	paging    [2]icounter
 	disks     devices[disk]
@@ -222,31 +222,32 @@ func (r *Recorder) Sample(s *hostmetrics.Sample) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.gen++
-	r.host(ctx, &s.Host)
+	r.host(ctx, s)
 	r.job(ctx, &s.Job)
 }
 
-func (r *Recorder) host(ctx context.Context, h *hostmetrics.Host) {
+func (r *Recorder) host(ctx context.Context, s *hostmetrics.Sample) {
 	st := &r.sampleState
+	h := &s.Host
 	if h.HasCPU {
 		cur := modeTimes(&h.CPU)
 		for i := range cur {
 			r.addF(ctx, mSysCPUTime, grow(&st.cpu[i], cur[i]), &st.aMode[i])
 		}
-		if st.hasPrev {
-			// Each mode's share of the CPU time since the last sample, its
-			// change by the rule every share of CPU follows
-			// (hostmetrics.CPUChange): the busy modes' shares add up to
-			// hostmetrics.BusyShare.
-			dt := hostmetrics.CPUChange(&st.cpuPrev, &h.CPU)
-			if total := dt.Total(); total > 0 {
-				d := modeTimes(&dt)
-				for i := range d {
-					r.gauge(ctx, mSysCPUUtil, d[i]/total, &st.aMode[i])
-				}
+	}
+	// Each mode's share of the CPU time over the span the sample shows,
+	// as resource-usage.csv's host_cpu_pct (usage.HostCPU: the last of at
+	// least 200 ms, each mode's change by hostmetrics.CPUChange): the busy
+	// modes' shares add up to its share.
+	st.cpuSpans.Take(s.Time, &h.CPU, h.HasCPU, s.Reason == hostmetrics.ReasonEnd)
+	if sp, ok := st.cpuSpans.Shown(); ok {
+		dt := hostmetrics.CPUChange(&sp.From, &sp.To)
+		if total := dt.Total(); total > 0 {
+			d := modeTimes(&dt)
+			for i := range d {
+				r.gauge(ctx, mSysCPUUtil, d[i]/total, &st.aMode[i])
 			}
 		}
-		st.cpuPrev, st.hasPrev = h.CPU, true
 	}
 	if h.HasMemory {
 		m := &h.Memory

@@ -159,7 +159,7 @@ var Table = []Metric{
 	mSysCPUUtil: {
 		Name: "system.cpu.utilization", Unit: "1", Kind: Gauge, Number: Float64,
 		Attributes:  []attribute.Key{semconv.CPUModeKey},
-		Description: "Share of the time of all CPUs spent in each mode between the last two samples, 0 to 1.",
+		Description: "Share of the time of all CPUs spent in each mode over the last span of at least 200 ms between samples, 0 to 1.",
 		Enabled:     true,
 	},
 	mSysMemUsage: {
