@@ -163,6 +163,13 @@ func (r *Reader) Procs() []Proc { return r.procs }
 // at the last sample that saw it.
 func (r *Reader) Exited() Exited { return r.exited }
 
+// Saw reports whether the last Sample read process pid, all its figures
+// (a process reaped while it was read is not counted, and not seen).
+func (r *Reader) Saw(pid int) bool {
+	s, ok := r.known[pid]
+	return ok && s.gen == r.gen
+}
+
 func (u *Usage) add(p *Proc) {
 	u.Processes++
 	c := &u.Counts

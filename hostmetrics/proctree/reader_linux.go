@@ -19,7 +19,8 @@ import (
 // are the job's pid and the pids of orphans that re-parented to the caller;
 // a pid reached twice is counted once.
 //
-// Processes that vanish while they are read are skipped without error. The
+// Processes that vanish while they are read are skipped without error, and
+// not counted at all, whichever of their files were read before. The
 // error joins the problems with single processes (a file that cannot be
 // parsed, an unexpected read error); the Usage still sums every process that
 // could be read.
@@ -378,6 +379,7 @@ func (r *Reader) visit(pid int, walk bool) {
 	if had && s.startTime != st.starttime {
 		// The pid now names another process: the one seen before is gone.
 		r.exited.add(&s.last)
+		delete(r.known, pid)
 		had = false
 	}
 	if !had || s.comm != string(st.comm) {
@@ -397,8 +399,15 @@ func (r *Reader) visit(pid int, walk bool) {
 			ChildSystem: time.Duration(st.cstime) * tick,
 		},
 	}
-	gone := r.readMemory(&p, &s) || r.readIO(&p, &s)
-	if walk && !gone {
+	if r.readMemory(&p, &s) || r.readIO(&p, &s) {
+		// Reaped since its stat was read: its figures are taken whole
+		// or not at all. Counted with its CPU and without its IO, it
+		// would count as read (Saw) while its IO is in no figure read:
+		// its parent, read before, had not reaped it yet.
+		r.leave(pid, &s, had)
+		return
+	}
+	if walk {
 		r.queueChildren(pid, st.threads, &s)
 	}
 	s.gen, s.startTime, s.last = r.gen, st.starttime, p
@@ -435,8 +444,11 @@ func (r *Reader) readIO(p *Proc, s *seen) (gone bool) {
 		return true
 	case unix.ENOENT:
 		// Either the process was reaped since its stat was read, or the
-		// kernel has no CONFIG_TASK_IO_ACCOUNTING; reading its children
-		// tells the two apart only at a cost, and both mean "not read".
+		// kernel has no CONFIG_TASK_IO_ACCOUNTING: its stat, read again,
+		// tells the two apart.
+		if _, errno := r.readProc(p.PID, s, fileStat); errno == unix.ENOENT || errno == unix.ESRCH {
+			return true
+		}
 		p.IOAbsent = true
 		return false
 	default:

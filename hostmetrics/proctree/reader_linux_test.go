@@ -167,6 +167,47 @@ func TestSampleErrors(t *testing.T) {
 	}
 }
 
+// A process reaped between the reading of its stat and of its statm or io
+// is not counted at all: counted with its CPU and without its IO (or with
+// its RSS and without its IO), it would be taken for read while its IO is
+// in no figure the sample read, its parent's having been read before the
+// reap.
+func TestSampleProcessReapedWhileRead(t *testing.T) {
+	for _, file := range []string{"statm", "io"} {
+		dir := t.TempDir()
+		if err := os.CopyFS(dir, os.DirFS("testdata/proc-a")); err != nil {
+			t.Fatal(err)
+		}
+		r := NewReader(dir)
+		// No file is kept open: a kept file of /proc fails once its
+		// process is reaped, a fixture's does not.
+		r.keepMax = -1
+		// 300, the grandchild, is reaped by 200 as its file is opened.
+		r.openHook = func(path string) syscall.Errno {
+			if path == filepath.Join(dir, "300", file) {
+				if err := os.RemoveAll(filepath.Join(dir, "300")); err != nil {
+					t.Fatal(err)
+				}
+				return syscall.ENOENT
+			}
+			return 0
+		}
+		u, err := r.Sample([]int{100}, time.Time{})
+		if err != nil {
+			t.Fatalf("reaped as its %s was read: Sample: %v", file, err)
+		}
+		// 100, 200, 201, 202, without 300 (500 and 50 ticks, 2000 pages,
+		// 40960 and 81920 bytes).
+		if u.Processes != 4 || u.CPUUser != 3140*time.Millisecond || u.CPUSystem != 510*time.Millisecond ||
+			u.RSS != 1160*uint64(os.Getpagesize()) || u.ReadBytes != 8192 || u.WriteBytes != 20480 || u.IOAbsent {
+			t.Errorf("reaped as its %s was read: Sample = %+v, want 4 processes without 300", file, u)
+		}
+		if r.Saw(300) || !r.Saw(200) {
+			t.Errorf("reaped as its %s was read: Saw(300) %v, Saw(200) %v", file, r.Saw(300), r.Saw(200))
+		}
+	}
+}
+
 func TestSampleFixtureAllocs(t *testing.T) {
 	r := NewReader("testdata/proc-a")
 	r.Sample([]int{100}, time.Time{})
