@@ -6,10 +6,11 @@ import (
 )
 
 // ExitWait bounds how long a sample waits, once the job has been reaped, for
-// JobExited to give its usage. Between the reap and that call the job's CPU
-// and IO, and those of every descendant it waited for, are in no file; a
-// sample taken then (the end of a phase marked just before the job exits)
-// would miss them.
+// JobExited to give its usage: before it reads the job's tree, and again
+// after when the job was reaped meanwhile (exitedAfterWalk). Between the
+// reap and that call the job's CPU and IO, and those of every descendant it
+// waited for, are in no file; a sample taken then (the end of a phase
+// marked just before the job exits) would miss them.
 const ExitWait = 200 * time.Millisecond
 
 // jobState is what every Source knows of the job: its pid once started,
@@ -74,6 +75,24 @@ func (u *ExitUsage) add(v ExitUsage) {
 	u.MaxRSS = max(u.MaxRSS, v.MaxRSS)
 	u.ReadBytes += v.ReadBytes
 	u.WriteBytes += v.WriteBytes
+}
+
+// exitedAfterWalk returns the exit usage to add to a walk of the job's
+// tree made after current gave pid and exited: exited, when the walk read
+// the job's process (read) or there was none to read. Otherwise the job
+// was reaped after current looked and before the walk read it: its usage,
+// and that of every descendant it waited for, left /proc before JobExited
+// gave it, in no figure the walk read. exitedAfterWalk then waits for it
+// as current does (at most ExitWait) and returns the usage then; a sample
+// that took exited would miss the job's whole usage, and the phase that
+// ends with it everything the job did since the sample before (a phase
+// marked just before the job exits).
+func (j *jobState) exitedAfterWalk(pid int, read bool, exited ExitUsage, gone func(pid int) bool) ExitUsage {
+	if pid <= 0 || read {
+		return exited
+	}
+	_, _, after := j.current(gone)
+	return after
 }
 
 // current returns the job's pid (0 before it started and once its usage is

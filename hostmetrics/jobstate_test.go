@@ -51,3 +51,42 @@ func TestJobStateAddsCommands(t *testing.T) {
 		t.Errorf("usage %+v, want %+v", got, want)
 	}
 }
+
+// A walk of the job's tree that read the job's process holds its usage:
+// the sample adds what JobExited gave before the walk. One that did not
+// read it, the job having been reaped meanwhile, takes JobExited's usage,
+// waited for as current does: here it comes while exitedAfterWalk checks
+// whether the job is gone.
+func TestJobStateExitedAfterWalk(t *testing.T) {
+	var j jobState
+	j.SetJob(42)
+	pid, _, before := j.current(func(int) bool { return false })
+	j.JobExited(ExitUsage{User: time.Second, WriteBytes: 64 << 20}) // reaped once read
+	if got := j.exitedAfterWalk(pid, true, before, nil); got != before {
+		t.Errorf("job read by the walk: %+v, want %+v from before it", got, before)
+	}
+
+	j = jobState{}
+	j.SetJob(43)
+	pid, _, before = j.current(func(int) bool { return false })
+	want := ExitUsage{User: time.Second, System: 2 * time.Second, ReadBytes: 3, WriteBytes: 64 << 20}
+	got := j.exitedAfterWalk(pid, false, before, func(int) bool {
+		j.JobExited(want)
+		return true
+	})
+	if got != want {
+		t.Errorf("job reaped before the walk read it: %+v, want %+v", got, want)
+	}
+
+	// Not read, yet still there (its files not readable): nothing to wait
+	// for.
+	j = jobState{}
+	j.SetJob(44)
+	if got := j.exitedAfterWalk(44, false, ExitUsage{}, func(int) bool { return false }); got != (ExitUsage{}) {
+		t.Errorf("job not read and not gone: %+v", got)
+	}
+	// No job to read.
+	if got := j.exitedAfterWalk(0, false, want, func(int) bool { t.Error("gone asked without a job"); return true }); got != want {
+		t.Errorf("no job: %+v, want %+v", got, want)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 
 	"golang.org/x/sys/unix"
 
@@ -292,7 +293,8 @@ func (s *illumosSource) readJob(out *Sample, errs *[]error) {
 		j.HasTree, j.Tree = s.treeOK, s.last // too soon for this tree: the last walk stands
 		return
 	}
-	job, _, exited := s.current(func(pid int) bool { return unix.Kill(pid, 0) == unix.ESRCH })
+	gone := func(pid int) bool { return unix.Kill(pid, 0) == unix.ESRCH }
+	job, _, exited := s.current(gone)
 
 	began := s.pacer.start()
 	s.roots = s.roots[:0]
@@ -304,6 +306,8 @@ func (s *illumosSource) readJob(out *Sample, errs *[]error) {
 		*errs = append(*errs, fmt.Errorf("process tree: %w", err))
 	}
 	if !errors.Is(err, illumosproc.ErrList) {
+		read := slices.ContainsFunc(s.tree.Procs(), func(p illumosproc.Proc) bool { return p.PID == job })
+		exited = s.exitedAfterWalk(job, read, exited, gone)
 		s.last = s.totals.tree(u, exited, len(s.roots), out.Time)
 		s.treeOK = true
 	}

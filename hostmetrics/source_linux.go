@@ -32,6 +32,9 @@ type linuxSource struct {
 	reap   bool
 	notJob func(int) bool
 	orphan func(int, uint64)
+	// gone reports whether the job's pid no longer exists (pidGone; a
+	// test's stand-in decides when the job is reaped).
+	gone func(pid int) bool
 
 	wdFD   int
 	wdPath string
@@ -75,6 +78,7 @@ func NewSource(cfg Config) (Source, error) {
 		reap:   cfg.Subreaper,
 		notJob: cfg.NotJob,
 		orphan: cfg.Orphan,
+		gone:   pidGone,
 		own:    cfg.CgroupOwn,
 		wdFD:   -1,
 		pacer:  walkPacer{budget: TreeBudget, cheapProcs: CheapWalkProcs, cpu: agentCPU},
@@ -214,7 +218,7 @@ func (s *linuxSource) readJob(out *Sample, errs *[]error) {
 	j := &out.Job
 	// Until the job's pid is known, any child may be the job: none is
 	// reaped, or its exit status would be taken from os/exec.
-	job, known, exited := s.current(pidGone)
+	job, known, exited := s.current(s.gone)
 
 	j.HasCgroup = false
 	if s.cg != nil {
@@ -271,6 +275,7 @@ func (s *linuxSource) readJob(out *Sample, errs *[]error) {
 	if err != nil {
 		*errs = append(*errs, err)
 	}
+	exited = s.exitedAfterWalk(job, s.tree.Saw(job), exited, s.gone)
 	if s.reap && known {
 		s.reapOrphans(job)
 	}
