@@ -250,6 +250,13 @@ func (s *linuxSource) readJob(out *Sample, errs *[]error) {
 	} else if job > 0 {
 		s.roots = append(s.roots, job)
 	}
+	// The orphans that have exited are reaped before the tree is walked,
+	// not after: walked as zombies and then reaped, their usage would be
+	// counted twice in that sample, and the tree's figures, held at their
+	// highest, would hide as much of what the job does next.
+	if s.reap && known {
+		s.reapChildren(job)
+	}
 
 	// A cgroup of the job's own that has the memory controller gives the
 	// whole tree's CPU and memory in a few files: the tree is not walked,
@@ -257,17 +264,11 @@ func (s *linuxSource) readJob(out *Sample, errs *[]error) {
 	if s.own && j.HasCgroup && j.Cgroup.HasCPU && j.Cgroup.HasMemory {
 		j.HasTree = false
 		s.pacer.walked = false
-		if s.reap && known {
-			s.reapChildren(job)
-		}
 		return
 	}
 
 	if !s.pacer.due(out.Reason, out.Time) {
 		// Too soon for this tree: the figures of the last walk stand.
-		if s.reap && known {
-			s.reapChildren(job)
-		}
 		return
 	}
 	began := s.pacer.start()
@@ -276,9 +277,6 @@ func (s *linuxSource) readJob(out *Sample, errs *[]error) {
 		*errs = append(*errs, err)
 	}
 	exited = s.exitedAfterWalk(job, s.tree.Saw(job), exited, s.gone)
-	if s.reap && known {
-		s.reapOrphans(job)
-	}
 	if s.reap && s.orphan != nil {
 		s.tellOrphans(job)
 	}
@@ -319,39 +317,27 @@ func (s *linuxSource) sampleTree(cgroupRead bool, now time.Time) (proctree.Usage
 	return s.tree.Sample(s.roots, now)
 }
 
-// reapChildren reaps, without walking the tree, the agent's children that
-// have exited, other than the job: wait4 with WNOHANG returns at once for a
-// child still running.
+// reapChildren reaps the roots that have exited other than the job (which
+// supervise waits for), adding their usage to the tree's, and leaves them
+// out of the roots: wait4 with WNOHANG returns at once for a child still
+// running.
 func (s *linuxSource) reapChildren(job int) {
-	for _, pid := range s.roots {
-		if pid == job {
-			continue
-		}
-		s.wait(pid)
-	}
+	s.roots = slices.DeleteFunc(s.roots, func(pid int) bool { return pid != job && s.wait(pid) })
 }
 
-func (s *linuxSource) wait(pid int) {
+// wait reaps the agent's child pid if it has exited, and reports whether
+// it did.
+func (s *linuxSource) wait(pid int) bool {
 	var ru syscall.Rusage
 	var ws syscall.WaitStatus
 	got, err := syscall.Wait4(pid, &ws, syscall.WNOHANG, &ru)
 	if err != nil || got != pid {
-		return
+		return false
 	}
 	s.mu.Lock()
 	s.reaped.add(ExitUsageOfRusage(&ru))
 	s.mu.Unlock()
-}
-
-// reapOrphans waits for the zombies among the agent's children that are not
-// the job (which os/exec waits for), adding their usage to the tree's.
-func (s *linuxSource) reapOrphans(job int) {
-	for _, p := range s.tree.Procs() {
-		if p.PPID != s.self || p.PID == job || p.State != 'Z' {
-			continue
-		}
-		s.wait(p.PID)
-	}
+	return true
 }
 
 // tellOrphans passes the agent's running children other than the job to

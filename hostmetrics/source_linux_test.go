@@ -147,6 +147,63 @@ while [ ! -e `+release+` ] && [ $i -lt 3000000 ]; do i=$((i+1)); done' & exit 0`
 	t.Logf("tree CPU with the reaped orphan: %v", last)
 }
 
+// An orphan that has exited is counted once, from wait4: reaped before the
+// walk, it is not walked. Walked as a zombie and then reaped, it was
+// counted twice in that sample, and the tree's figures, held at their
+// highest, then hid as much of what the job did next.
+func TestLinuxSourceCountsAnExitedOrphanOnce(t *testing.T) {
+	if err := SetSubreaper(); err != nil {
+		t.Skip(err)
+	}
+	src, err := NewSource(Config{Subreaper: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	dir := t.TempDir()
+	marker := dir + "/orphan.pid"
+	// The job starts in the background a process that burns CPU, writes
+	// (through head, which it reaps) and exits, and exits at once.
+	cmd := exec.Command("sh", "-c", `sh -c 'echo $$ > `+marker+`; i=0; while [ $i -lt 50000 ]; do i=$((i+1)); done
+head -c 4194304 /dev/zero > `+dir+`/data' & exit 0`)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	src.SetJob(cmd.Process.Pid)
+	cmd.Wait()
+	job := ExitUsageOf(cmd.ProcessState)
+	src.JobExited(job)
+
+	var pid int
+	timingtest.Eventually(t, "the orphan's exit", func() bool {
+		if pid == 0 {
+			data, _ := os.ReadFile(marker)
+			pid, _ = strconv.Atoi(strings.TrimSpace(string(data)))
+			return false
+		}
+		data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		_, after, _ := strings.Cut(string(data), ") ")
+		return err == nil && strings.HasPrefix(after, "Z")
+	})
+	var s Sample
+	for i := range 2 {
+		s.Time = time.Now()
+		if err := src.Read(&s); err != nil {
+			t.Fatal(err)
+		}
+		tr, orphan := s.Job.Tree, src.(*linuxSource).reaped
+		t.Logf("sample %d: %d processes; user %v, system %v, write %d; the job's wait4: user %v, system %v, write %d; the orphan's: user %v, system %v, write %d",
+			i+1, tr.Processes, tr.CPUUser, tr.CPUSystem, tr.WriteBytes, job.User, job.System, job.WriteBytes, orphan.User, orphan.System, orphan.WriteBytes)
+		if orphan.User+orphan.System == 0 {
+			t.Fatalf("sample %d: the orphan was not reaped", i+1)
+		}
+		if tr.Processes != 0 || tr.CPUUser != job.User+orphan.User || tr.CPUSystem != job.System+orphan.System ||
+			tr.ReadBytes != job.ReadBytes+orphan.ReadBytes || tr.WriteBytes != job.WriteBytes+orphan.WriteBytes {
+			t.Errorf("sample %d: the tree is not the job's and the orphan's usage, each once", i+1)
+		}
+	}
+}
+
 // Walking a large tree is spaced out so that it costs at most TreeBudget of
 // a CPU; the first and last samples always walk it.
 func TestLinuxSourceSpacesCostlyWalks(t *testing.T) {
