@@ -517,7 +517,13 @@ func testAccuracy(t *testing.T, wl, mode string) {
 
 	t.Run("write", func(t *testing.T) {
 		// 64 MiB written and fsynced: the phase's disk.write is the
-		// workload's ru_oublock.
+		// workload's ru_oublock. The kernel counts write_bytes as the
+		// writer dirties the pages, to the writer (its ru_oublock, read
+		// before it exits, says so), and adds them to the shell's
+		// /proc/<pid>/io as the shell reaps it. This phase is the job's
+		// last: the shell exits as it prints END_PHASE, and the phase's
+		// end sample may find it reaped by jobtrace, its usage in no
+		// file, only in the rusage wait4 gave (hostmetrics.ExitWait).
 		p, w := phase(t, "write"), accts[acctWrite]
 		want := w.outBlocks * 512
 		t.Logf("write: phase cpu %v, workload cpu %v (user %v, system %v)", p.cpu(), w.cpu(), w.user, w.sys)
