@@ -73,35 +73,12 @@ func TestLinuxSourceHoldsIOWait(t *testing.T) {
 // re-parents to it, stays in the tree, and is reaped by the source with its
 // CPU counted.
 func TestLinuxSourceOrphans(t *testing.T) {
-	if err := SetSubreaper(); err != nil {
-		t.Skip(err)
-	}
-	src, err := NewSource(Config{Subreaper: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	dir := t.TempDir()
-	marker, release := dir+"/orphan.pid", dir+"/release"
-	// The job starts a CPU burner in the background and exits at once.
+	release := t.TempDir() + "/release"
 	// The burner ends once it has burnt and been seen (release), waiting
 	// without children of its own, whose CPU would leave the tree with
 	// them.
-	cmd := exec.Command("sh", "-c", `sh -c 'echo $$ > `+marker+`; i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done
-while [ ! -e `+release+` ] && [ $i -lt 3000000 ]; do i=$((i+1)); done' & exit 0`)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	src.SetJob(cmd.Process.Pid)
-	cmd.Wait()
-	src.JobExited(ExitUsageOf(cmd.ProcessState))
-
-	var pid int
-	timingtest.Eventually(t, "the orphan's start", func() bool {
-		data, _ := os.ReadFile(marker)
-		pid, _ = strconv.Atoi(strings.TrimSpace(string(data)))
-		return pid != 0
-	})
+	src, _, pid := runOrphanJob(t, `i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done
+while [ ! -e `+release+` ] && [ $i -lt 3000000 ]; do i=$((i+1)); done`)
 	var s Sample
 	s.Time = time.Now()
 	if err := src.Read(&s); err != nil {
@@ -152,35 +129,10 @@ while [ ! -e `+release+` ] && [ $i -lt 3000000 ]; do i=$((i+1)); done' & exit 0`
 // counted twice in that sample, and the tree's figures, held at their
 // highest, then hid as much of what the job did next.
 func TestLinuxSourceCountsAnExitedOrphanOnce(t *testing.T) {
-	if err := SetSubreaper(); err != nil {
-		t.Skip(err)
-	}
-	src, err := NewSource(Config{Subreaper: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	dir := t.TempDir()
-	marker := dir + "/orphan.pid"
-	// The job starts in the background a process that burns CPU, writes
-	// (through head, which it reaps) and exits, and exits at once.
-	cmd := exec.Command("sh", "-c", `sh -c 'echo $$ > `+marker+`; i=0; while [ $i -lt 50000 ]; do i=$((i+1)); done
-head -c 4194304 /dev/zero > `+dir+`/data' & exit 0`)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	src.SetJob(cmd.Process.Pid)
-	cmd.Wait()
-	job := ExitUsageOf(cmd.ProcessState)
-	src.JobExited(job)
-
-	var pid int
+	// It burns CPU, writes (through head, which it reaps) and exits.
+	src, job, pid := runOrphanJob(t, `i=0; while [ $i -lt 50000 ]; do i=$((i+1)); done
+head -c 4194304 /dev/zero > `+t.TempDir()+`/data`)
 	timingtest.Eventually(t, "the orphan's exit", func() bool {
-		if pid == 0 {
-			data, _ := os.ReadFile(marker)
-			pid, _ = strconv.Atoi(strings.TrimSpace(string(data)))
-			return false
-		}
 		data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 		_, after, _ := strings.Cut(string(data), ") ")
 		return err == nil && strings.HasPrefix(after, "Z")
@@ -202,6 +154,40 @@ head -c 4194304 /dev/zero > `+dir+`/data' & exit 0`)
 			t.Errorf("sample %d: the tree is not the job's and the orphan's usage, each once", i+1)
 		}
 	}
+}
+
+// runOrphanJob makes the test a child subreaper, and a source that knows
+// it is one, and runs a job that starts a shell running script in the
+// background and exits at once: the shell, orphaned, re-parents to the
+// test. It returns the source, the job's usage as wait4 gave it, and the
+// orphan's pid.
+func runOrphanJob(t *testing.T, script string) (Source, ExitUsage, int) {
+	t.Helper()
+	if err := SetSubreaper(); err != nil {
+		t.Skip(err)
+	}
+	src, err := NewSource(Config{Subreaper: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { src.Close() })
+	marker := t.TempDir() + "/orphan.pid"
+	cmd := exec.Command("sh", "-c", `sh -c 'echo $$ > `+marker+`
+`+script+`' & exit 0`)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	src.SetJob(cmd.Process.Pid)
+	cmd.Wait()
+	job := ExitUsageOf(cmd.ProcessState)
+	src.JobExited(job)
+	var pid int
+	timingtest.Eventually(t, "the orphan's start", func() bool {
+		data, _ := os.ReadFile(marker)
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(data)))
+		return pid != 0
+	})
+	return src, job, pid
 }
 
 // Walking a large tree is spaced out so that it costs at most TreeBudget of
