@@ -25,7 +25,6 @@ import (
 	"github.com/jobtrace/jobtrace/exporters/usagecsv"
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
 	"github.com/jobtrace/jobtrace/insight/verdict"
-	"github.com/jobtrace/jobtrace/internal/readback"
 )
 
 // fixture holds the artifacts of a real run of a job with nested phases,
@@ -348,9 +347,6 @@ func TestRowColumnsExist(t *testing.T) {
 // an int or a float from 0 to usage.MaxFigure, the last of a key set
 // twice.
 func TestNumbersReadAsUsageReadsThem(t *testing.T) {
-	if readback.MaxFigure != usage.MaxFigure {
-		t.Errorf("readback.MaxFigure %g, usage.MaxFigure %g", float64(readback.MaxFigure), float64(usage.MaxFigure))
-	}
 	k := usage.AttrOOMKills
 	for _, v := range []attribute.Value{
 		attribute.Int64Value(math.MaxInt64), attribute.Int64Value(0), attribute.Int64Value(-1),

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/jobtrace/jobtrace/internal/readback"
 )
 
 // Usage is what a phase (or the job) cost over its window. Each group has a
@@ -181,41 +183,25 @@ func (u *Usage) Attributes() []attribute.KeyValue {
 	return a
 }
 
-// MaxFigure bounds a figure read back from a span or a file: no figure of
-// a run is larger (bytes and counts fit in 64 bits, seconds and shares are
-// far smaller). A larger one, which only a damaged or hostile file holds,
-// counts as absent: the renderers take differences, rates, sums and
-// products of figures, which stay finite for figures within it.
-const MaxFigure = 1 << 64
+// MaxFigure bounds a figure read back from a span or a file:
+// readback.MaxFigure, the one rule's bound.
+const MaxFigure = readback.MaxFigure
 
 // FromAttributes reads back the usage that Attributes wrote: the inverse
 // of Attributes, so that a span's usage is read by one function wherever
-// the span comes from (the SDK in memory, or a spool read back). A group
-// (CPU, IO, disk, network) is present when all its keys are; a key of the
-// wrong type, or a negative or non-finite number, or one past MaxFigure,
-// counts as absent.
-// Numbers are taken as either int or float, so that usage set by another
-// tool in the other type is still read. Duration and NumCPU are not
+// the span comes from (the SDK in memory, or a spool read back). Each
+// figure is read by the rule of package readback (readback.Number: an
+// int or a float from 0 to MaxFigure, a key set twice counted as its
+// last), so that usage set by another tool in the other type is still
+// read and a damaged figure counts as absent. A group (CPU, IO, disk,
+// network) is present when all its keys are. Duration and NumCPU are not
 // attributes and stay zero: the span's times give Duration (SetSpan).
 func FromAttributes(attrs []attribute.KeyValue) Usage {
-	// The figures present, by key; a key set twice counts as its last.
-	nums := make(map[attribute.Key]float64, len(attrs))
-	for _, kv := range attrs {
-		var f float64
-		switch kv.Value.Type() {
-		case attribute.INT64:
-			f = float64(kv.Value.AsInt64())
-		case attribute.FLOAT64:
-			f = kv.Value.AsFloat64()
-		default:
-			delete(nums, kv.Key)
-			continue
+	nums := make(map[attribute.Key]float64, len(AttributeKeys))
+	for _, k := range AttributeKeys {
+		if f, ok := readback.Number(attrs, k); ok {
+			nums[k] = f
 		}
-		if !(f >= 0 && f <= MaxFigure) { // NaN too
-			delete(nums, kv.Key)
-			continue
-		}
-		nums[kv.Key] = f
 	}
 	has := func(keys ...attribute.Key) bool {
 		for _, k := range keys {
@@ -226,13 +212,8 @@ func FromAttributes(attrs []attribute.KeyValue) Usage {
 		return true
 	}
 	num := func(k attribute.Key) float64 { return nums[k] }
-	count := func(k attribute.Key) uint64 {
-		if f := num(k); f < 1<<64 {
-			return uint64(f)
-		}
-		return math.MaxUint64
-	}
-	dur := func(k attribute.Key) time.Duration { return secondsDuration(num(k)) }
+	count := func(k attribute.Key) uint64 { return readback.Count(num(k)) }
+	dur := func(k attribute.Key) time.Duration { return readback.Seconds(num(k)) }
 	stall := func(k attribute.Key) (time.Duration, bool) {
 		if k == "" || !has(k) {
 			return 0, false
@@ -286,17 +267,6 @@ func stallsOf(get func(attribute.Key) (time.Duration, bool), cpu, mem, memFull, 
 	s.IOSome, s.HasIOSome = get(io)
 	s.IOFull, s.HasIOFull = get(ioFull)
 	return s
-}
-
-// secondsDuration is the inverse of Duration.Seconds: the nearest
-// nanosecond, so that a duration written as seconds reads back as itself;
-// beyond what a Duration holds, the largest one.
-func secondsDuration(s float64) time.Duration {
-	ns := math.Round(s * 1e9)
-	if ns >= math.MaxInt64 {
-		return math.MaxInt64
-	}
-	return time.Duration(ns)
 }
 
 func stallAttrs(a []attribute.KeyValue, s Stalls, cpu, mem, memFull, io, ioFull attribute.Key) []attribute.KeyValue {

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/jobtrace/jobtrace/internal/readback"
 )
 
 // full is a usage with every figure present, its utilisations already
@@ -78,5 +80,35 @@ func TestFromAttributesPartsAndTypes(t *testing.T) {
 	}
 	if !u.HasPressure || !u.Pressure.HasIOSome || u.Pressure.IOSome != 2*time.Second || u.Pressure.HasCPUSome {
 		t.Errorf("pressure %+v, want io some 2s only", u.Pressure)
+	}
+}
+
+// Every key is read by the rule of package readback: set again over a
+// full usage, a key is read back as readback.Number reads it, the last of
+// the two, present when it is a figure and absent otherwise.
+func TestFromAttributesReadsByReadback(t *testing.T) {
+	values := []attribute.Value{
+		attribute.Int64Value(3), attribute.Float64Value(2), attribute.Int64Value(1),
+		attribute.Int64Value(-1), attribute.Float64Value(-0.5), attribute.Float64Value(math.MaxFloat64),
+		attribute.Float64Value(math.Inf(1)), attribute.Float64Value(math.NaN()),
+		attribute.StringValue("1"), attribute.BoolValue(true),
+	}
+	for _, k := range AttributeKeys {
+		for _, v := range values {
+			u := full()
+			attrs := append(u.Attributes(), attribute.KeyValue{Key: k, Value: v})
+			want, ok := readback.Number(attrs, k)
+			back := FromAttributes(attrs)
+			got, has := readback.Number(back.Attributes(), k)
+			if has != ok {
+				t.Errorf("%s = %s: read %v, readback reads %v", k, v.Emit(), has, ok)
+				continue
+			}
+			// 3, 2 and 1 read back as themselves as a count,
+			// seconds, a share and samples.
+			if ok && got != want {
+				t.Errorf("%s = %s: read %v, readback reads %v", k, v.Emit(), got, want)
+			}
+		}
 	}
 }

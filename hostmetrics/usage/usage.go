@@ -18,6 +18,7 @@ import (
 
 	"github.com/jobtrace/jobtrace/hostmetrics"
 	"github.com/jobtrace/jobtrace/hostmetrics/monotonic"
+	"github.com/jobtrace/jobtrace/internal/readback"
 )
 
 // MinPeakSpan is the shortest span over which a utilisation is taken as a
@@ -307,8 +308,8 @@ func (w *Window) endAt(e point) Usage {
 		if w.hasSysPeak && w.sysPeak > u.SystemCPUPeak {
 			u.SystemCPUPeak = w.sysPeak
 		}
-		u.SystemCPUIOWait = secondsDuration(e.hostCPU.IOWait - b.hostCPU.IOWait)
-		u.SystemCPUSteal = secondsDuration(e.hostCPU.Steal - b.hostCPU.Steal)
+		u.SystemCPUIOWait = readback.Seconds(e.hostCPU.IOWait - b.hostCPU.IOWait)
+		u.SystemCPUSteal = readback.Seconds(e.hostCPU.Steal - b.hostCPU.Steal)
 	}
 	u.HasSystemMemory, u.SystemMemoryPeak = w.hasSysMem, w.sysMemPeak
 	if b.hasDisk && e.hasDisk {

@@ -6,9 +6,10 @@
 // it.
 //
 // Every figure jobtrace writes is within the rule; a file that breaks it
-// is damaged, edited or hostile, and the figure counts as absent.
-// usage.FromAttributes (package hostmetrics/usage) keeps the same rule;
-// runmodel's tests check that both read the same.
+// is damaged, edited or hostile, and the figure counts as absent. A
+// span's usage (usage.FromAttributes, package hostmetrics/usage), its
+// advice (sizing.FromAttributes) and the model's figures (runmodel.Number)
+// are read by it.
 package readback
 
 import (
@@ -21,7 +22,7 @@ import (
 // MaxFigure bounds a figure read back: no figure of a run is larger (bytes
 // and counts fit in 64 bits, seconds and shares are far smaller). The
 // renderers take differences, rates, sums and products of figures, which
-// stay finite for figures within it. It is usage.MaxFigure.
+// stay finite for figures within it. usage.MaxFigure is it.
 const MaxFigure = 1 << 64
 
 // Figure reports whether v is a figure: finite, and from 0 to MaxFigure.
