@@ -96,18 +96,23 @@ type phase struct {
 	span  *runmodel.Span
 }
 
-// phasesOf keys the phases of run, in the model's tree order.
+// phasesOf keys the phases of run, in the model's tree order. A phase's
+// path is its parent's (runmodel.Span.ParentIndex, which the tree order
+// lists before it) with its name: a phase whose parent is the job's span
+// or not in the run is at the top.
 func phasesOf(run *runmodel.Run) []phase {
 	out := make([]phase, 0, len(run.Phases))
 	seen := make(map[string]int, len(run.Phases))
-	var stack []string
 	for i := range run.Phases {
 		s := &run.Phases[i]
-		d := min(max(s.Depth, 0), len(stack))
-		stack = append(stack[:d], s.Name)
-		p := strings.Join(stack, "\x00")
-		seen[p]++
-		out = append(out, phase{key: key{p, seen[p]}, path: slices.Clone(stack), depth: d, span: s})
+		var up []string
+		if p := s.ParentIndex; p >= 0 && p < i {
+			up = out[p].path
+		}
+		path := append(up[:len(up):len(up)], s.Name) // a copy: up is the parent's
+		k := strings.Join(path, "\x00")
+		seen[k]++
+		out = append(out, phase{key: key{k, seen[k]}, path: path, depth: len(path) - 1, span: s})
 	}
 	return out
 }

@@ -97,6 +97,55 @@ func TestMatchByPathAndOrder(t *testing.T) {
 	}
 }
 
+// A phase's path is its parent's (runmodel.Span.ParentIndex) with its
+// name: steps run side by side (jobtrace exec in the background), whose
+// spans end out of start order, are matched by their own paths, whatever
+// order each run's steps started and ended in.
+func TestPathsOfOverlappingSteps(t *testing.T) {
+	base := mkRun(100,
+		ph{"unit", -1, 10, 30, -1, 0, 0},
+		ph{"setup", 0, 10, 5, -1, 0, 0},
+		ph{"lint", -1, 5, 40, -1, 0, 0},
+		ph{"setup", 2, 6, 3, -1, 0, 0},
+		ph{"compile", 3, 6, 1, -1, 0, 0},
+	)
+	cur := mkRun(100,
+		ph{"compile", 2, 1, 1, -1, 0, 0},
+		ph{"setup", 3, 1, 5, -1, 0, 0},
+		ph{"setup", 4, 0, 3, -1, 0, 0},
+		ph{"unit", -1, 1, 30, -1, 0, 0},
+		ph{"lint", -1, 0, 40, -1, 0, 0},
+	)
+	d := Compare([]*runmodel.Run{base}, cur)
+	want := []string{"lint#1 same", "lint/setup#1 same", "lint/setup/compile#1 same", "unit#1 same", "unit/setup#1 same"}
+	if got := rowsOf(d); !slices.Equal(got, want) {
+		t.Errorf("rows\n%q\nwant\n%q", got, want)
+	}
+	for _, r := range d.Phases {
+		if r.Depth != len(r.Path)-1 {
+			t.Errorf("%q: depth %d", r.Path, r.Depth)
+		}
+	}
+
+	// A run whose phases are listed by start time rather than as a tree
+	// (lint and unit side by side, then the step each ran): each step is
+	// under its own parent, not under the phase listed last.
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	byStart := &runmodel.Run{Phases: []runmodel.Span{
+		{Name: "lint", Start: at(0), End: at(40), ParentIndex: -1},
+		{Name: "unit", Start: at(1), End: at(31), ParentIndex: -1},
+		{Name: "setup", Start: at(1), End: at(4), Depth: 1, ParentIndex: 0},
+		{Name: "go test", Start: at(5), End: at(30), Depth: 1, ParentIndex: 1},
+	}}
+	var paths []string
+	for _, p := range phasesOf(byStart) {
+		paths = append(paths, strings.Join(p.path, "/"))
+	}
+	if want := []string{"lint", "unit", "lint/setup", "unit/go test"}; !slices.Equal(paths, want) {
+		t.Errorf("paths %q, want %q", paths, want)
+	}
+}
+
 // A change is "same" unless it is beyond both the absolute and the
 // relative part of the noise rule.
 func TestNoiseRule(t *testing.T) {
