@@ -8,16 +8,17 @@ import (
 
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 
-	"github.com/jobtrace/jobtrace/session"
 	"github.com/jobtrace/jobtrace/spans"
 	"github.com/jobtrace/jobtrace/supervise"
 )
 
 // Run runs cmd, not yet started, to its end as a phase named name, and
-// returns what cmd.Run would. The phase ends with the command's result
-// (ResultOf its error) and process.exit.code, as `jobtrace exec` ends a
-// step: a command that could not be started has the result error and the
-// shell's code (127 not found, 126 not executable); it carries its usage: the
+// returns what cmd.Run would. The phase ends as `jobtrace exec` ends a
+// step (session.CommandEnd): with the command's result (ResultOf its
+// error), process.exit.code and, when it failed, the status saying what
+// exited with which code or why it could not be started; a command that
+// could not be started has the result error and the shell's code (127 not
+// found, 126 not executable) and its words. It carries its usage: the
 // command and its descendants are followed from its start until it is
 // waited for (see the package documentation). cmd runs in the environment
 // it would (cmd.Environ) with the task's variables (Env), TRACEPARENT
@@ -51,10 +52,18 @@ func (t *Task) Run(name string, cmd *exec.Cmd) error {
 		if cmd.ProcessState == nil {
 			startErr = err
 		}
-		attrs := semconv.ProcessExitCode(code)
-		t.report(t.s.End(name, session.ResultOf(code, startErr), attrs))
+		t.report(t.s.EndCommand(name, commandName(cmd), code, startErr))
 	}
 	return err
+}
+
+// commandName names cmd as `jobtrace exec` names its command, by its
+// argv[0]: its Path when it has no arguments, as os/exec runs it.
+func commandName(cmd *exec.Cmd) string {
+	if len(cmd.Args) > 0 {
+		return cmd.Args[0]
+	}
+	return cmd.Path
 }
 
 // tapOutput makes cmd's stdout and stderr also go to the task's marker

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.uber.org/goleak"
 
 	"github.com/jobtrace/jobtrace"
@@ -67,6 +68,47 @@ func TestRunOfACommandThatCannotStart(t *testing.T) {
 		}
 		if r, want := attrs["cicd.pipeline.task.run.result"], session.ResultOf(se.Code, cliErr); r != want {
 			t.Errorf("%s: result %v, want the command line's %s", name, r, want)
+		}
+		// `jobtrace exec`'s status: why the command line could not
+		// start it.
+		if s := got[name]; s.Status != ptrace.StatusCodeError || s.StatusMessage != cliErr.Error() {
+			t.Errorf("%s: status %v %q, want the command line's %q", name, s.Status, s.StatusMessage, cliErr.Error())
+		}
+	}
+}
+
+// A command's phase ends with the status `jobtrace exec` gives its step
+// (cmd/jobtrace's TestExecStatusIsTheSameInsideAndOutsideARun): what
+// exited with which code, or why it could not be started, in a shell's
+// words.
+func TestRunStatusIsExecs(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	dir := t.TempDir()
+	task, err := jobtrace.Start(context.Background(), jobtrace.WithOut(filepath.Join(dir, "out")),
+		jobtrace.WithInterval(0), jobtrace.WithLog(&strings.Builder{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]struct {
+		args []string
+		want string
+	}{
+		"exit 2":    {[]string{"sh", "-c", "exit 2"}, "sh exited with code 2"},
+		"not found": {[]string{"no-such-command-jobtrace"}, "no-such-command-jobtrace: command not found"},
+	}
+	for name, c := range cases {
+		if err := task.Run(name, exec.Command(c.args[0], c.args[1:]...)); err == nil {
+			t.Fatalf("%s: Run returned no error", name)
+		}
+	}
+	a, err := task.Stop(context.Background(), jobtrace.Success)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := spooltest.Read(t, a.Spans)
+	for name, c := range cases {
+		if s := got[name]; s.Status != ptrace.StatusCodeError || s.StatusMessage != c.want {
+			t.Errorf("%s: status %v %q, want %q", name, s.Status, s.StatusMessage, c.want)
 		}
 	}
 }

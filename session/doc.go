@@ -13,7 +13,7 @@
 //     (Output, the marker scanners of package scan), the socket and the
 //     marker dir in a private directory (JobEnv names them to the job, and
 //     `jobtrace phase|event|exec` talk to the socket), and Go calls
-//     (Begin, BeginContext, End, Event, Handle);
+//     (Begin, BeginContext, End, EndCommand, Event, Handle);
 //   - resource sampling (package hostmetrics), with the job's cgroup where
 //     one can be made, which measures what each phase cost.
 //
@@ -41,7 +41,8 @@
 //
 // A program that runs the job's commands itself (a CI worker) tells the
 // session of each (CommandStarted, CommandExited) so that the phases around
-// it get its usage, gives the job's result itself (Outcome.Result), and
+// it get its usage, ends a command's phase as `jobtrace exec` ends a step
+// (EndCommand), gives the job's result itself (Outcome.Result), and
 // keeps its process as it is (SamplingOptions.NoSubreaper).
 //
 // A session sets nothing for the whole process: where OpenTelemetry's own

@@ -2,7 +2,11 @@ package session
 
 import (
 	"errors"
+	"os/exec"
+	"strings"
 	"testing"
+
+	"github.com/jobtrace/jobtrace/spans/protocol"
 )
 
 // A job that a cancel killed (SIGINT, SIGTERM, SIGHUP) was cancelled; one
@@ -41,5 +45,34 @@ func TestDescribeExit(t *testing.T) {
 	}
 	if got := DescribeExit("make", 127, errors.New("make: command not found")); got != "make: command not found" {
 		t.Errorf("not found: %q", got)
+	}
+	// os/exec's error, which the Go API's Task.Run has, in a shell's
+	// words as `jobtrace exec` says it.
+	if got := DescribeExit("make", 127, exec.Command("no-such-command-jobtrace").Start()); got != "no-such-command-jobtrace: command not found" {
+		t.Errorf("os/exec's not found: %q", got)
+	}
+}
+
+// A command's phase ends with its result, and a status only when it
+// failed, cleaned and cut to what a phase message carries.
+func TestCommandEnd(t *testing.T) {
+	for _, c := range []struct {
+		what           string
+		code           int
+		err            error
+		result, status string
+	}{
+		{"make", 0, nil, "success", ""},
+		{"make", 128 + 15, nil, "cancellation", ""},
+		{"make", 2, nil, "failure", "make exited with code 2"},
+		{"make", 127, errors.New("make: command not found\x1b[2J"), "error", "make: command not found\ufffd[2J"},
+	} {
+		if r, s := CommandEnd(c.what, c.code, c.err); r != c.result || s != c.status {
+			t.Errorf("CommandEnd(%q, %d, %v) = %q %q, want %q %q", c.what, c.code, c.err, r, s, c.result, c.status)
+		}
+	}
+	long := strings.Repeat("x", protocol.MaxNameBytes)
+	if _, s := CommandEnd(long, 2, nil); len(s) > protocol.MaxNameBytes || !strings.HasPrefix(s, "xxx") {
+		t.Errorf("a long command's status is %d bytes, at most %d", len(s), protocol.MaxNameBytes)
 	}
 }

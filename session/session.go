@@ -564,6 +564,18 @@ func (s *Session) End(name, result string, attrs ...attribute.KeyValue) error {
 	return err
 }
 
+// EndCommand ends the innermost open phase named name as the phase of a
+// command that exited with code, or could not be started (startErr), what
+// naming it (its argv[0]), as `jobtrace exec` ends a step: with its result
+// and the description of its status (CommandEnd), process.exit.code and
+// attrs.
+func (s *Session) EndCommand(name, what string, code int, startErr error, attrs ...attribute.KeyValue) error {
+	result, status := CommandEnd(what, code, startErr)
+	_, err := s.call(protocol.Msg{Type: protocol.TypeEnd, Name: name, Result: result, Status: status,
+		Attrs: append([]attribute.KeyValue{semconv.ProcessExitCode(code)}, attrs...)})
+	return err
+}
+
 // Event records an event named name in the innermost open phase.
 func (s *Session) Event(name string, attrs ...attribute.KeyValue) error {
 	_, err := s.call(protocol.Msg{Type: protocol.TypeEvent, Name: name, Attrs: attrs})

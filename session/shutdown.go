@@ -16,10 +16,12 @@ import (
 
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/exporters/usagecsv"
+	"github.com/jobtrace/jobtrace/internal/cleantext"
 	"github.com/jobtrace/jobtrace/internal/figure"
 	"github.com/jobtrace/jobtrace/internal/stackhint"
 	"github.com/jobtrace/jobtrace/spans"
 	"github.com/jobtrace/jobtrace/spans/protocol"
+	"github.com/jobtrace/jobtrace/spans/wire"
 	"github.com/jobtrace/jobtrace/supervise"
 	"github.com/jobtrace/jobtrace/telemetry"
 )
@@ -74,14 +76,35 @@ func ResultOf(code int, startErr error) string {
 // DescribeExit is the description of the status Error of a command that
 // exited with code, or could not be started (startErr), what naming it
 // (its argv[0], "job" for the job's span): why it could not be started,
-// or "what exited with code N". The job's span, a step of `jobtrace exec`
-// inside a run and outside one all take it, so that a step says the same
-// wherever it ran.
+// in a shell's words when startErr says so of the program
+// (supervise.StartErrorOf, which reads os/exec's errors as well), or "what
+// exited with code N". The job's span and the phase of a command, a step
+// of `jobtrace exec` or the Go API's Task.Run (CommandEnd), all take it,
+// so that a command says the same however it ran.
 func DescribeExit(what string, code int, startErr error) string {
+	if se := supervise.StartErrorOf(startErr); se != nil {
+		return se.Error()
+	}
 	if startErr != nil {
 		return startErr.Error()
 	}
 	return fmt.Sprintf("%s exited with code %d", what, code)
+}
+
+// CommandEnd is how the phase of a command that exited with code, or
+// could not be started (startErr), what naming it (its argv[0]), ends: its
+// result (ResultOf) and, when it failed, the description of its status
+// Error (DescribeExit), cleaned and cut to what a phase message carries
+// (protocol.MaxNameBytes); status is "" when it did not fail. `jobtrace
+// exec` sends them with its step's end inside a run and sets its span by
+// them outside one, and Session.EndCommand (the Go API's Task.Run) ends a
+// phase by them.
+func CommandEnd(what string, code int, startErr error) (result, status string) {
+	result = ResultOf(code, startErr)
+	if wire.Failed(result) {
+		status = cleantext.Truncate(cleantext.String(DescribeExit(what, code, startErr)), protocol.MaxNameBytes)
+	}
+	return result, status
 }
 
 // cancelledBy reports whether sig is a signal that cancels a job.

@@ -30,16 +30,16 @@ func (e *StartError) Unwrap() error { return e.Err }
 // output could not be set up, a context done before the start) the code
 // is 1 and program false.
 func StartCode(err error) (code int, program bool) {
-	if se := startErrorOf(err); se != nil {
+	if se := StartErrorOf(err); se != nil {
 		return se.Code, true
 	}
 	return 1, false
 }
 
-// startErrorOf is the StartError err is or wraps, or the one of what
-// os/exec's Cmd.Start returns for a program it could not run; nil for any
-// other error.
-func startErrorOf(err error) *StartError {
+// StartErrorOf is the StartError err is or wraps, or the one of what
+// os/exec's Cmd.Start returns for a program it could not run, which says
+// why in a shell's words; nil for any other error.
+func StartErrorOf(err error) *StartError {
 	var (
 		se *StartError
 		ee *exec.Error

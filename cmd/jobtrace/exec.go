@@ -10,12 +10,10 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/jobtrace/jobtrace/config"
-	"github.com/jobtrace/jobtrace/internal/cleantext"
 	"github.com/jobtrace/jobtrace/session"
 	"github.com/jobtrace/jobtrace/spans"
 	"github.com/jobtrace/jobtrace/spans/protocol"
 	"github.com/jobtrace/jobtrace/spans/socket"
-	"github.com/jobtrace/jobtrace/spans/wire"
 	"github.com/jobtrace/jobtrace/supervise"
 )
 
@@ -108,9 +106,9 @@ func (c *cli) execInRun(path string, l execLine, s settings, log *supervise.Logg
 	code, startErr := supervise.Run(argv, env, s.cfg.GracePeriod, log, spare)
 	code = startCode(code, startErr, log)
 	if conn != nil && err == nil {
-		result := session.ResultOf(code, startErr)
+		result, status := session.CommandEnd(argv[0], code, startErr)
 		end := protocol.Msg{V: protocol.Version, Type: protocol.TypeEnd, Name: name, Syntax: protocol.SyntaxExec, Span: reply.Traceparent,
-			Result: result, Status: execStatus(result, argv[0], code, startErr), Attrs: []attribute.KeyValue{semconv.ProcessExitCode(code)}}
+			Result: result, Status: status, Attrs: []attribute.KeyValue{semconv.ProcessExitCode(code)}}
 		if _, err := conn.Request(end); err != nil {
 			log.Warn(fmt.Sprintf("%s: %v", session.EnvSocket, err))
 		}
@@ -127,17 +125,6 @@ func startCode(code int, err error, log *supervise.Logger) int {
 	log.Printf("%v", err)
 	code, _ = supervise.StartCode(err)
 	return code
-}
-
-// execStatus is the description of the status Error of a step that ended
-// with result, the same inside a run (sent with its end) and outside one
-// (session.DescribeExit): "" when it did not fail; cut to what a message
-// may carry.
-func execStatus(result, cmd string, code int, startErr error) string {
-	if !wire.Failed(result) {
-		return ""
-	}
-	return cleantext.Truncate(cleantext.String(session.DescribeExit(cmd, code, startErr)), protocol.MaxNameBytes)
 }
 
 // execStandalone makes the span itself and exports it.
@@ -157,9 +144,9 @@ func (c *cli) execStandalone(l execLine, s settings, log *supervise.Logger, spar
 	code, startErr := supervise.Run(argv, env, s.cfg.GracePeriod, log, spare)
 	sa.forgetSignals()
 	code = startCode(code, startErr, log)
-	result := session.ResultOf(code, startErr)
+	result, status := session.CommandEnd(argv[0], code, startErr)
 	sp.SetAttributes(semconv.ProcessExitCode(code))
-	spans.SetResult(sp, result, execStatus(result, argv[0], code, startErr))
+	spans.SetResult(sp, result, status)
 	sp.End()
 	sa.close(sp.SpanContext().IsSampled())
 	return exitWith(code)
