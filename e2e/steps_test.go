@@ -106,9 +106,10 @@ func TestStepsStartStop(t *testing.T) {
 	}
 }
 
-// An agent killed in the middle of the job: what it exported before is in
-// Jaeger, stop says so and exits 1, and the report is rendered from the
-// spool.
+// An agent killed in the middle of the job: stop says so and exits 1, the
+// report is rendered from the spool, and the step the agent wrote there is
+// in Jaeger, whether the agent had delivered it before the kill or stop
+// sent it (the spans a killed agent had not delivered).
 func TestStepsAgentKilled(t *testing.T) {
 	j := newStepsJob(t)
 	env := j.start()

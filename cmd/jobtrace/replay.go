@@ -61,18 +61,11 @@ func (c *cli) cmdReplay(args []string) error {
 		}
 		return usagef("replay: %s", why)
 	}
-	unlock, err := telemetry.LockDir(dir)
-	if err != nil {
-		return fmt.Errorf("replay: %s: %v; replay it when that has ended", dir, err)
-	}
-	defer unlock()
 	log := supervise.NewLogger(os.Stderr)
-	otlp.RouteErrors(log.Warn)
-	client, err := otlp.NewTraceClient(exp.Traces)
+	res, err := replayDir(dir, exp.Traces, *all, log)
 	if err != nil {
-		return err
+		return fmt.Errorf("replay: %w", err)
 	}
-	res := forward.Replay(context.Background(), dir, client, *all, forward.Options{Timeout: exp.Traces.Timeout, Warn: log.Warn})
 	log.Printf("sent %d spans to %s; %d pending", res.Sent, exp.Traces, res.Pending)
 	telemetry.ExportNotes(log.Printf, res.Rejected, res.Discarded, res.Uncertain, res.Resent, filepath.Join(dir, spool.TracesFile))
 	if res.Err != nil || res.Pending > 0 {
@@ -86,4 +79,22 @@ func (c *cli) cmdReplay(args []string) error {
 		return fmt.Errorf("replay incomplete: %d spans rejected by the collector", res.Rejected)
 	}
 	return nil
+}
+
+// replayDir sends the spans of dir's spool that were not delivered yet
+// (all of them with all) to the collector of exp, under dir's lock, and
+// records what was delivered: `jobtrace replay`, and `jobtrace stop` after
+// an agent that was killed.
+func replayDir(dir string, exp *otlp.Endpoint, all bool, log *supervise.Logger) (forward.Result, error) {
+	unlock, err := telemetry.LockDir(dir)
+	if err != nil {
+		return forward.Result{}, fmt.Errorf("%s: %v; replay it when that has ended", dir, err)
+	}
+	defer unlock()
+	otlp.RouteErrors(log.Warn)
+	client, err := otlp.NewTraceClient(exp)
+	if err != nil {
+		return forward.Result{}, err
+	}
+	return forward.Replay(context.Background(), dir, client, all, forward.Options{Timeout: exp.Timeout, Warn: log.Warn}), nil
 }

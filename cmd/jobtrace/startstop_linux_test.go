@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -319,6 +320,44 @@ func TestStopAfterAgentKilled(t *testing.T) {
 	}
 	if r := j.run(nil, "stop"); r.code != 1 || !strings.Contains(r.stderr, "no agent runs") {
 		t.Errorf("second stop: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// stop after a killed agent that could not deliver its spans (its
+// collector refused them) sends them to the collector the stop step's
+// settings name, as replay does, and says so; it still exits 1.
+func TestStopSendsWhatAKilledAgentHadNotDelivered(t *testing.T) {
+	j := newJob(t)
+	env := j.start([]string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://" + otlptest.Refused(t)}, "--interval", "100ms")
+	if r := j.run(env, "exec", "before-the-crash", "--", "true"); r.code != 0 {
+		t.Fatalf("step: %d\n%s", r.code, r.stderr)
+	}
+	st, err := background.ReadState(j.out())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(agentEndWait); ; time.Sleep(10 * time.Millisecond) {
+		if data, _ := os.ReadFile(filepath.Join(j.out(), "spans.otlp.jsonl")); bytes.Contains(data, []byte("before-the-crash")) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the step's span never reached the spool")
+		}
+	}
+	if err := syscall.Kill(st.Pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for background.Alive(j.out()) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	c := &otlptest.Collector{}
+	h := otlptest.StartHTTP(t, "127.0.0.1:0", c)
+	r := j.run([]string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://" + h.Addr}, "stop")
+	if r.code != 1 || !strings.Contains(r.stderr, "is gone") || !strings.Contains(r.stderr, "it had not delivered to") {
+		t.Errorf("stop after the kill: exit %d\n%s", r.code, r.stderr)
+	}
+	if !slices.Contains(c.SpanNames(), "before-the-crash") {
+		t.Errorf("the collector got %q, not the step the agent had not delivered", c.SpanNames())
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/jobtrace/jobtrace/session"
 	"github.com/jobtrace/jobtrace/spans/protocol"
 	"github.com/jobtrace/jobtrace/supervise"
+	"github.com/jobtrace/jobtrace/telemetry"
 )
 
 const stopExamples = `  jobtrace stop
@@ -164,7 +165,39 @@ func (c *cli) agentGone(st background.State) error {
 	if err := background.Gone(st, seen); err != nil {
 		log.Warn(err.Error())
 	}
+	c.sendUndelivered(st.Out, log)
 	return exitWith(1)
+}
+
+// sendUndelivered sends the spans of the spool in dir that a killed agent
+// had not delivered (spans.otlp.jsonl.sent says how far it had) to the
+// collector this step's settings name, as `jobtrace replay` does: the spans
+// it wrote just before it was killed are delivered all the same. Without a
+// collector configured, the spool is the record and nothing is said.
+func (c *cli) sendUndelivered(dir string, log *supervise.Logger) {
+	s, err := c.loadSettings(nil)
+	if err != nil {
+		log.Warn(fmt.Sprintf("the spans it had not delivered stay in %s (the settings: %v): send them with `jobtrace replay %s`", filepath.Join(dir, spool.TracesFile), err, dir))
+		return
+	}
+	exp := s.exportSettings()
+	if exp.Traces == nil {
+		return
+	}
+	res, err := replayDir(dir, exp.Traces, false, log)
+	switch {
+	case err != nil:
+		log.Warn(fmt.Sprintf("the spans it had not delivered stay in %s (%v): send them with `jobtrace replay %s`", filepath.Join(dir, spool.TracesFile), err, dir))
+	case res.Err != nil || res.Pending > 0:
+		reason := ""
+		if res.Err != nil {
+			reason = ": " + firstLine(res.Err.Error())
+		}
+		log.Warn(fmt.Sprintf("sent %d spans it had not delivered to %s, %d still pending in %s%s: send them with `jobtrace replay %s`", res.Sent, exp.Traces, res.Pending, filepath.Join(dir, spool.TracesFile), reason, dir))
+	default:
+		log.Printf("sent %d spans it had not delivered to %s", res.Sent, exp.Traces)
+	}
+	telemetry.ExportNotes(log.Printf, res.Rejected, res.Discarded, res.Uncertain, res.Resent, filepath.Join(dir, spool.TracesFile))
 }
 
 // lastSeen is the last time the agent of st wrote to its artifacts (a
