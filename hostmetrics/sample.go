@@ -418,6 +418,31 @@ func (s *Sample) ReadAt(f From) time.Time {
 	return s.Time
 }
 
+// ReadNow says whether the job's figures read from f were read for this
+// sample: from its cgroup, or from its tree walked for it. A figure of the
+// tree carried from an earlier walk (ReadAt earlier than the sample) is no
+// reading of this sample's: a gauge's value then (memory, processes) is
+// the earlier walk's, not this moment's, and a counter's change counts from
+// that walk.
+func (s *Sample) ReadNow(f From) bool {
+	switch f {
+	case FromCgroup:
+		return true
+	case FromTree:
+		return s.Job.HasTree && s.ReadAt(FromTree).Equal(s.Time)
+	}
+	return false
+}
+
+// MemoryNow returns the job's memory in use (Job.Memory) when it was read
+// for this sample (ReadNow): a phase's peak, the run's sizing and the CSV
+// take no memory carried from an earlier walk of a large tree, which may
+// be another phase's.
+func (s *Sample) MemoryNow() (uint64, bool) {
+	v, ok := s.Job.Memory()
+	return v, ok && s.ReadNow(s.Job.MemoryFrom())
+}
+
 // CopyTo copies s into dst, reusing dst's slices.
 func (s *Sample) CopyTo(dst *Sample) {
 	disks, ifaces := dst.Host.Disks[:0], dst.Host.Ifaces[:0]

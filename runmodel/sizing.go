@@ -139,7 +139,7 @@ func readingOf(s *hostmetrics.Sample) reading {
 		r.cpuFrom = j.CPUFrom()
 		r.cpuT, r.user, r.sys, r.hasCPU = s.ReadAt(r.cpuFrom).Truncate(time.Millisecond), u.Seconds(), sy.Seconds(), true
 	}
-	r.mem, r.hasMem = j.Memory()
+	r.mem, r.hasMem = s.MemoryNow()
 	if p, ok := j.Pressure(); ok {
 		r.stall, r.hasStall = p.Memory.Some.Seconds(), p.Memory.HasSome
 	}

@@ -112,15 +112,15 @@ var Columns = []Column{
 	{Name: "job_rss_bytes", Unit: "bytes",
 		Help:   "Resident memory summed over the live processes of the job's tree.",
 		Source: "/proc/<pid>/statm",
-		cell:   gauge(func(s *hostmetrics.Sample) (uint64, bool) { return s.Job.Tree.RSS, treeFresh(s) })},
+		cell:   gauge(func(s *hostmetrics.Sample) (uint64, bool) { return s.Job.Tree.RSS, walked(s) })},
 	{Name: "job_processes_count", Unit: "count",
 		Help:   "Live processes in the job's tree.",
 		Source: "/proc/<pid>/task/<tid>/children, or the job's own cgroup's cgroup.procs",
-		cell:   gauge(func(s *hostmetrics.Sample) (uint64, bool) { return uint64(s.Job.Tree.Processes), treeFresh(s) })},
+		cell:   gauge(func(s *hostmetrics.Sample) (uint64, bool) { return uint64(s.Job.Tree.Processes), walked(s) })},
 	{Name: "job_threads_count", Unit: "count",
 		Help:   "Threads of the live processes in the job's tree.",
 		Source: "/proc/<pid>/stat",
-		cell:   gauge(func(s *hostmetrics.Sample) (uint64, bool) { return uint64(s.Job.Tree.Threads), treeFresh(s) })},
+		cell:   gauge(func(s *hostmetrics.Sample) (uint64, bool) { return uint64(s.Job.Tree.Threads), walked(s) })},
 	{Name: "job_read_bytes", Unit: "bytes", Delta: true,
 		Help:   "Bytes the job read from storage since the previous row: its own cgroup when the io controller is on, else its process tree.",
 		Source: "cgroup io.stat rbytes, else /proc/<pid>/io read_bytes",
@@ -313,32 +313,14 @@ func delta[T monotonic.Number](get func(*hostmetrics.Sample) (T, bool), from fun
 	}
 }
 
-// treeFresh says whether the job's process tree was walked for this
-// sample. A large tree is walked less often than samples are taken, and the
-// samples in between carry the figures of the last walk (Sample.ReadAt is
-// then earlier than the sample): those figures are not this sample's, so
-// their cells are left empty, and the next walked row's deltas cover the
-// rows between.
-func treeFresh(s *hostmetrics.Sample) bool {
-	return s.Job.HasTree && s.ReadAt(hostmetrics.FromTree).Equal(s.Time)
-}
-
-// readNow says whether a figure of the job read from from was read for
-// sample s: from its cgroup, or from its tree walked for s. A figure of the
-// tree carried from an earlier walk is no new reading: the change to the
-// next walk's counts from the walk it was read at.
-func readNow(s *hostmetrics.Sample, from hostmetrics.From) bool {
-	return from == hostmetrics.FromCgroup || (from == hostmetrics.FromTree && treeFresh(s))
-}
-
 func jobCPUUser(s *hostmetrics.Sample) (time.Duration, bool) {
 	u, _, ok := s.Job.CPU()
-	return u, ok && readNow(s, s.Job.CPUFrom())
+	return u, ok && s.ReadNow(s.Job.CPUFrom())
 }
 
 func jobCPUSystem(s *hostmetrics.Sample) (time.Duration, bool) {
 	_, sys, ok := s.Job.CPU()
-	return sys, ok && readNow(s, s.Job.CPUFrom())
+	return sys, ok && s.ReadNow(s.Job.CPUFrom())
 }
 
 // jobCPUFrom says where the job's CPU time was read. Its cgroup and its
@@ -346,19 +328,22 @@ func jobCPUSystem(s *hostmetrics.Sample) (time.Duration, bool) {
 // were seen): the change from one to the other is unknown.
 func jobCPUFrom(s *hostmetrics.Sample) hostmetrics.From { return s.Job.CPUFrom() }
 
-func jobMemory(s *hostmetrics.Sample) (uint64, bool) {
-	v, ok := s.Job.Memory()
-	return v, ok && (s.Job.MemoryFrom() == hostmetrics.FromCgroup || treeFresh(s))
-}
+func jobMemory(s *hostmetrics.Sample) (uint64, bool) { return s.MemoryNow() }
+
+// walked says whether the job's tree was walked for s (Sample.ReadNow): a
+// large tree is walked less often than samples are taken, and the cells of
+// the samples in between are left empty, the next walked row's deltas
+// covering them.
+func walked(s *hostmetrics.Sample) bool { return s.ReadNow(hostmetrics.FromTree) }
 
 func jobRead(s *hostmetrics.Sample) (uint64, bool) {
 	r, _, ok := s.Job.IO()
-	return r, ok && readNow(s, s.Job.IOFrom())
+	return r, ok && s.ReadNow(s.Job.IOFrom())
 }
 
 func jobWrite(s *hostmetrics.Sample) (uint64, bool) {
 	_, w, ok := s.Job.IO()
-	return w, ok && readNow(s, s.Job.IOFrom())
+	return w, ok && s.ReadNow(s.Job.IOFrom())
 }
 
 // jobIOFrom is jobCPUFrom for Job.IO.
@@ -451,7 +436,7 @@ func hostNetColumn(name, help string, get func(*hostmetrics.NetIO) uint64) Colum
 func jobCPUPct(b []byte, r *row) []byte {
 	u, sys, ok := r.cur.Job.CPU()
 	from := r.cur.Job.CPUFrom()
-	if !ok || !readNow(r.cur, from) {
+	if !ok || !r.cur.ReadNow(from) {
 		return b
 	}
 	m := r.mark

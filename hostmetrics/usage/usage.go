@@ -67,7 +67,7 @@ func pointOf(s *hostmetrics.Sample) point {
 	p.hasDisk, p.diskRead, p.diskWritten = s.Host.HasDisk, s.Host.Disk.ReadBytes, s.Host.Disk.WrittenBytes
 	p.hasNet, p.netRx, p.netTx = s.Host.HasNet, s.Host.Net.RxBytes, s.Host.Net.TxBytes
 	p.hostPSI = s.Host.Pressure
-	p.mem, p.hasMem = s.Job.Memory()
+	p.mem, p.hasMem = s.MemoryNow()
 	p.hasSysMem, p.sysMem = s.Host.HasMemory, s.Host.Memory.Used
 	return p
 }

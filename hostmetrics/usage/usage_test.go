@@ -260,3 +260,21 @@ func TestCPUShareBetweenTheWalks(t *testing.T) {
 		t.Errorf("average to the last walk %v, want 0.5", u.CPUAvg)
 	}
 }
+
+// A phase that begins between two walks of a large tree: the memory its
+// begin sample carries is the last walk's, made before the phase (in the
+// phase before it), and is not the phase's. Its peak is that of the walks
+// made for it. Before, a phase after a 1 GiB one showed a 1 GiB peak.
+func TestMemoryOfAnEarlierWalkIsNotThePhases(t *testing.T) {
+	withRSS := func(s *hostmetrics.Sample, rss uint64) *hostmetrics.Sample {
+		s.Job.Tree.RSS = rss
+		return s
+	}
+	var w Window
+	w.Begin(withRSS(treeSample(time.Second, 0, 0), 1<<30))
+	w.Add(withRSS(treeSample(2*time.Second, 2*time.Second, time.Second), 100<<20))
+	u := w.End(withRSS(treeSample(3*time.Second, 3*time.Second, 2*time.Second), 200<<20))
+	if !u.HasMemory || u.MemoryPeak != 200<<20 {
+		t.Errorf("memory peak %d (has %v), want the walks' 200 MiB, not the 1 GiB of the walk before the phase", u.MemoryPeak, u.HasMemory)
+	}
+}
