@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -26,6 +27,15 @@ const (
 	// process is the intended use, and a job with more than a thousand
 	// marker-writing processes alive at once is a runaway loop.
 	DefaultMaxFiles = 1024
+	// DefaultMaxDroppedBytes bounds what the Reader reads that it cannot
+	// turn into messages (lines too long, malformed or blank), over its
+	// life. A file of a terabyte that is one hole (truncate -s 1T) costs
+	// its writer nothing and reads as zeros without a newline: one line,
+	// skipped to its end, read for half an hour. Past the bound, a file
+	// that yields more of it is no longer read; the files of markers go
+	// on. Reading 64 MiB takes a tenth of a second, and markers are a few
+	// hundred bytes a line: no job drops that much by mistake.
+	DefaultMaxDroppedBytes = 64 << 20
 )
 
 // Suffix is the file name ending the Reader reads.
@@ -40,6 +50,7 @@ type Options struct {
 	Interval        time.Duration
 	MaxFiles        int
 	MaxMessageBytes int
+	MaxDroppedBytes int64
 	Warn            func(string) // nil: warnings are only counted
 }
 
@@ -49,7 +60,7 @@ type Stats struct {
 	Messages     uint64 // messages passed to the handler
 	Rejected     uint64 // malformed lines dropped
 	TooLong      uint64 // lines over MaxMessageBytes dropped
-	IgnoredFiles uint64 // entries not followed: wrong name, not a regular file, over MaxFiles
+	IgnoredFiles uint64 // entries not followed: wrong name, not a regular file, over MaxFiles, given up (over MaxDroppedBytes)
 }
 
 // file is what the Reader knows of one followed file.
@@ -73,6 +84,9 @@ type Reader struct {
 	maxMsg   int
 	warn     *warnlimit.Limiter
 
+	maxDropped int64
+	dropped    int64 // bytes read that were not messages
+
 	files   map[string]*file
 	ignored map[string]uint64 // name → poll generation that last listed it
 	gen     uint64
@@ -86,14 +100,15 @@ type Reader struct {
 // and h all run on the caller's goroutine, one at a time.
 func New(dir string, h func(m protocol.Msg), opts Options) *Reader {
 	r := &Reader{
-		dir:      dir,
-		h:        h,
-		interval: opts.Interval,
-		maxFiles: opts.MaxFiles,
-		maxMsg:   opts.MaxMessageBytes,
-		warn:     warnlimit.New("marker dir: ", opts.Warn, warnlimit.DefaultVerbatim),
-		files:    make(map[string]*file),
-		ignored:  make(map[string]uint64),
+		dir:        dir,
+		h:          h,
+		interval:   opts.Interval,
+		maxFiles:   opts.MaxFiles,
+		maxMsg:     opts.MaxMessageBytes,
+		maxDropped: opts.MaxDroppedBytes,
+		warn:       warnlimit.New("marker dir: ", opts.Warn, warnlimit.DefaultVerbatim),
+		files:      make(map[string]*file),
+		ignored:    make(map[string]uint64),
 	}
 	if r.interval <= 0 {
 		r.interval = DefaultInterval
@@ -103,6 +118,9 @@ func New(dir string, h func(m protocol.Msg), opts Options) *Reader {
 	}
 	if r.maxMsg <= 0 {
 		r.maxMsg = protocol.DefaultMaxMessageBytes
+	}
+	if r.maxDropped <= 0 {
+		r.maxDropped = DefaultMaxDroppedBytes
 	}
 	// Room for one whole line plus more, so that each read makes progress.
 	r.buf = make([]byte, r.maxMsg+1+32<<10)
@@ -260,12 +278,27 @@ func (r *Reader) follow(name string, e fs.DirEntry, f *file, final bool) {
 	r.read(name, fh, f, final)
 }
 
-// read consumes the complete lines after f.off, and with final also a last
-// line without newline.
+// read consumes the complete lines after f.off up to f.size, the size the
+// file had when it was opened for this read, and with final also a last
+// line without newline. What is appended meanwhile waits for the next
+// read: a writer as fast as the reader, or one that goes on after the job
+// (a daemon of the job's), cannot keep one read going, nor the end of the
+// job waiting on Final. Once the Reader has dropped maxDropped bytes, a
+// file that yields more is no longer read (giveUp).
 func (r *Reader) read(name string, fh *os.File, f *file, final bool) {
 	for {
-		n, err := fh.ReadAt(r.buf, f.off)
-		data := r.buf[:n]
+		buf := r.buf
+		if left := f.size - f.off; left < int64(len(buf)) {
+			buf = buf[:max(left, 0)]
+		}
+		n, err := 0, error(io.EOF)
+		if len(buf) > 0 {
+			n, err = fh.ReadAt(buf, f.off)
+		}
+		if err == nil && f.off+int64(n) >= f.size {
+			err = io.EOF
+		}
+		data := buf[:n]
 		pos := 0
 		for {
 			i := bytes.IndexByte(data[pos:], '\n')
@@ -283,33 +316,43 @@ func (r *Reader) read(name string, fh *os.File, f *file, final bool) {
 			case len(line) > r.maxMsg:
 				r.tooLong.Add(1)
 				r.warnLong(name, f.line, line, int64(len(line)))
-			default:
-				r.message(name, f.line, line)
+			case r.message(name, f.line, line):
+				continue
+			}
+			if r.drop(len(line) + 1) {
+				r.giveUp(name)
+				return
 			}
 		}
 		rest := data[pos:]
+		drop := 0
 		switch {
 		case f.skipping:
 			f.longSize += int64(len(rest))
-			pos = n
-			if err != nil && final {
-				// The line never ended: said with what there is.
-				r.warnLong(name, f.line+1, f.longHead, f.longSize)
-			}
+			drop, pos = len(rest), n
 		case len(rest) > r.maxMsg:
 			// Counted now, said when its end is seen, with its real size.
 			r.tooLong.Add(1)
 			f.skipping = true
 			f.longHead = append([]byte(nil), rest[:min(len(rest), protocol.ExcerptBytes)]...)
 			f.longSize = int64(len(rest))
-			pos = n
-			if err != nil && final {
-				r.warnLong(name, f.line+1, f.longHead, f.longSize)
-			}
+			drop, pos = len(rest), n
 		case err != nil && final && len(rest) > 0:
 			f.line++
-			r.message(name, f.line, rest)
+			if !r.message(name, f.line, rest) {
+				drop = len(rest)
+			}
 			pos = n
+		}
+		over := drop > 0 && r.drop(drop)
+		if f.skipping && (over || err != nil && final) {
+			// The line never ended, or is not read to its end: said with
+			// what there is.
+			r.warnLong(name, f.line+1, f.longHead, f.longSize)
+		}
+		if over {
+			r.giveUp(name)
+			return
 		}
 		f.off += int64(pos)
 		if err != nil {
@@ -321,24 +364,41 @@ func (r *Reader) read(name string, fh *os.File, f *file, final bool) {
 	}
 }
 
+// drop counts n bytes read that were not a message, and reports whether
+// the Reader has now dropped more than maxDropped.
+func (r *Reader) drop(n int) bool {
+	r.dropped += int64(n)
+	return r.dropped > r.maxDropped
+}
+
+// giveUp stops reading a file that yielded what is not messages once the
+// Reader had dropped maxDropped bytes: it is ignored while it exists, as a
+// file over MaxFiles is.
+func (r *Reader) giveUp(name string) {
+	delete(r.files, name)
+	r.ignore(name, fmt.Sprintf("the marker dir has yielded over %d bytes that are not markers (limit): the rest of this file is not read", r.maxDropped))
+}
+
 // warnLong says that line n of name, of size bytes and starting with head,
 // was longer than the bound and dropped.
 func (r *Reader) warnLong(name string, n int, head []byte, size int64) {
 	r.warn.Warnf("%s line %d: longer than %d bytes, dropped: %s", name, n, r.maxMsg, protocol.LongExcerpt(head, size))
 }
 
-func (r *Reader) message(name string, n int, line []byte) {
+// message passes line on as a message, and reports whether it was one.
+func (r *Reader) message(name string, n int, line []byte) bool {
 	if len(bytes.TrimSpace(line)) == 0 {
-		return
+		return false
 	}
 	m, err := protocol.Parse(line)
 	if err != nil {
 		r.rejected.Add(1)
 		r.warn.Warnf("%s line %d: %v: %s", name, n, err, protocol.Excerpt(line, 120))
-		return
+		return false
 	}
 	m.Syntax = protocol.SyntaxMarkerDir
 	m.Ack = false
 	r.messages.Add(1)
 	r.h(m)
+	return true
 }

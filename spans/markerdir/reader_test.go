@@ -333,3 +333,99 @@ func TestRun(t *testing.T) {
 		t.Fatalf("got %v", got)
 	}
 }
+
+// finishes runs f and fails the test when it has not returned within a
+// minute.
+func finishes(t *testing.T, what string, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); f() }()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatalf("%s still reading after a minute", what)
+	}
+}
+
+// A file that is one hole of a terabyte (truncate -s 1T), which costs its
+// writer nothing and reads as zeros without a newline, is read no further
+// than the bound on what is not markers; the files of markers go on. It
+// was read to its end: half an hour, the end of the job waiting on Final.
+func TestEndlessJunkIsNotReadToItsEnd(t *testing.T) {
+	r, rec, dir := newReader(t, Options{})
+	f, err := os.Create(filepath.Join(dir, "hole.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = f.Truncate(1 << 40)
+	f.Close()
+	if err != nil {
+		t.Skipf("no sparse file of a terabyte here: %v", err)
+	}
+	appendFile(t, filepath.Join(dir, "ok.jsonl"), ev("before"))
+	finishes(t, "a poll", func() { r.poll(false) })
+	appendFile(t, filepath.Join(dir, "ok.jsonl"), ev("after"))
+	finishes(t, "Final", r.Final)
+	if got := rec.take(); !reflect.DeepEqual(got, []string{"before", "after"}) {
+		t.Errorf("got %v", got)
+	}
+	if st := r.Stats(); st.IgnoredFiles != 1 || st.TooLong != 1 {
+		t.Errorf("stats %+v", st)
+	}
+	w := rec.warnings()
+	for _, s := range []string{
+		`hole.jsonl line 1: longer than 65536 bytes, dropped: "\x00`,
+		fmt.Sprintf(`ignoring "hole.jsonl": the marker dir has yielded over %d bytes that are not markers (limit)`, DefaultMaxDroppedBytes),
+	} {
+		if !strings.Contains(w, s) {
+			t.Errorf("no %q in warnings:\n%s", s, w)
+		}
+	}
+}
+
+// Past the bound, only a file that yields more of what is not markers is
+// given up: malformed lines count as a line too long does, and a file of
+// markers is still read.
+func TestDroppedBoundGivesUpOnlyTheFilesOfJunk(t *testing.T) {
+	r, rec, dir := newReader(t, Options{MaxDroppedBytes: 1000})
+	appendFile(t, filepath.Join(dir, "junk.jsonl"), strings.Repeat("not a marker\n", 50))
+	appendFile(t, filepath.Join(dir, "ok.jsonl"), ev("one"))
+	r.poll(false)
+	appendFile(t, filepath.Join(dir, "junk.jsonl"), strings.Repeat("not a marker\n", 50)+ev("lost"))
+	appendFile(t, filepath.Join(dir, "ok.jsonl"), ev("two"))
+	r.poll(false)
+	r.Final()
+	if got := rec.take(); !reflect.DeepEqual(got, []string{"one", "two"}) {
+		t.Errorf("got %v", got)
+	}
+	if st := r.Stats(); st.IgnoredFiles != 1 || st.Rejected > 100 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+// A writer as fast as the reader (here the handler itself, which appends
+// a line for each it is given) cannot keep one read going: it ends at the
+// size the file had when it began, and what came after waits for the next.
+// It went on for ever, and the end of the job with it.
+func TestWriterAsFastAsTheReaderCannotKeepItReading(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "1.jsonl")
+	const lines = 3000 // more than the reader reads at once
+	n := 0
+	r := New(dir, func(protocol.Msg) {
+		n++
+		if f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0); err == nil {
+			f.WriteString(ev("again"))
+			f.Close()
+		}
+	}, Options{MaxMessageBytes: 100})
+	appendFile(t, path, strings.Repeat(ev("first"), lines))
+	finishes(t, "Final", r.Final)
+	if n != lines {
+		t.Errorf("%d messages read, want the %d there when the read began", n, lines)
+	}
+	finishes(t, "Final", r.Final)
+	if n != 2*lines {
+		t.Errorf("%d messages read, want the %d written during the first read too", n, 2*lines)
+	}
+}
