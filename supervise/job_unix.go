@@ -20,9 +20,32 @@ import (
 )
 
 // ForwardedSignals returns the signals jobtrace passes on to the job's
-// process group.
-func ForwardedSignals() []os.Signal {
-	return []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+// process group: SIGTERM, SIGQUIT, and SIGINT and SIGHUP unless jobtrace
+// was started with them ignored (by nohup, or by a shell for a command it
+// runs in the background with &). Those stay ignored, in jobtrace and in
+// the job, which inherits them so, as it would without jobtrace: were they
+// notified, jobtrace would pass them on, and the Go runtime would start
+// the job with their default action, which ends it. The runtime keeps only
+// these two as it found them (os/signal); SIGTERM, SIGQUIT and SIGPIPE
+// ignored at the start get its handler all the same, and the job their
+// default action, as most programs give their children.
+func ForwardedSignals() []os.Signal { return forwarded }
+
+// forwarded is ForwardedSignals, taken before anything is notified: once a
+// signal is, signal.Ignored no longer says that it was ignored. Never
+// empty, for signal.Notify of none would take every signal.
+var forwarded = append([]os.Signal{syscall.SIGTERM, syscall.SIGQUIT},
+	notIgnored(syscall.SIGINT, syscall.SIGHUP)...)
+
+// notIgnored returns the signals of sigs that are not ignored.
+func notIgnored(sigs ...os.Signal) []os.Signal {
+	var out []os.Signal
+	for _, s := range sigs {
+		if !signal.Ignored(s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // SurviveBrokenOutput keeps jobtrace alive when the reader of its stdout or
