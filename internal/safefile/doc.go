@@ -13,7 +13,9 @@
 //   - a file that is replaced as a whole is written under a new name made
 //     with O_CREATE|O_EXCL in the same directory and renamed over the old
 //     one, so a reader never sees half of it; the temporary file is removed
-//     whatever fails;
+//     whatever fails; on Linux it is written without a name (O_TMPFILE)
+//     and named only to be renamed, so that a process killed while it
+//     writes leaves nothing either;
 //   - a private directory (PrivateDir) must be a directory, not a link,
 //     owned by the user jobtrace runs as, with no access for group or
 //     others; anything else is refused.

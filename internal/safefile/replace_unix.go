@@ -16,33 +16,33 @@ import (
 // os.CreateTemp does: each is new with a probability of almost 1.
 const maxTempTries = 10000
 
-// replace is Replace with the system calls alone: open (O_EXCL), the
-// writes, fchmod, close and rename (on Linux a swap and an unlink when a
-// file is replaced), five or six for a file written at once. An
-// *os.File would add three fcntl and an epoll_ctl at its open, and
-// os.Rename an lstat of path.
+// replace is Replace with the system calls alone. On Linux the file is
+// written without a name (openUnnamed) and named only to be renamed over
+// path: open (O_TMPFILE), faccessat, the writes, fchmod, linkat, close and
+// rename (a swap and an unlink when a file is replaced). Elsewhere it is
+// written under its temporary name, made with O_EXCL. An *os.File would
+// add three fcntl and an epoll_ctl at its open, and os.Rename an lstat of
+// path.
 func replace(path string, perm os.FileMode, write func(io.Writer) error) error {
 	prefix := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
 	var tmp string
-	fd := -1
-	for range maxTempTries {
-		tmp = prefix + strconv.FormatUint(uint64(rand.Uint32()), 10)
+	fd, unnamed := openUnnamed(filepath.Dir(path))
+	if !unnamed {
 		var err error
-		fd, err = syscall.Open(tmp, syscall.O_RDWR|syscall.O_CREAT|syscall.O_EXCL|syscall.O_CLOEXEC, 0o600)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, syscall.EEXIST) {
+		tmp, err = newTempName(prefix, func(name string) error {
+			fd, err = syscall.Open(name, syscall.O_RDWR|syscall.O_CREAT|syscall.O_EXCL|syscall.O_CLOEXEC, 0o600)
+			return err
+		})
+		if err != nil {
 			return err
 		}
-		fd = -1
-	}
-	if fd < 0 {
-		return syscall.EEXIST
 	}
 	werr := write(fdWriter(fd))
 	if werr == nil {
 		werr = ignoringEINTR(func() error { return syscall.Fchmod(fd, uint32(perm.Perm())) })
+	}
+	if werr == nil && unnamed {
+		tmp, werr = nameTemp(fd, prefix)
 	}
 	if cerr := syscall.Close(fd); werr == nil {
 		werr = cerr
@@ -55,10 +55,28 @@ func replace(path string, perm os.FileMode, write func(io.Writer) error) error {
 		}
 	}
 	if werr != nil {
-		syscall.Unlink(tmp)
+		if tmp != "" {
+			syscall.Unlink(tmp)
+		}
 		return werr
 	}
 	return nil
+}
+
+// newTempName makes a new name from prefix by create, trying new names while
+// it finds one that exists, and returns it.
+func newTempName(prefix string, create func(name string) error) (string, error) {
+	for range maxTempTries {
+		name := prefix + strconv.FormatUint(uint64(rand.Uint32()), 10)
+		err := create(name)
+		if err == nil {
+			return name, nil
+		}
+		if !errors.Is(err, syscall.EEXIST) {
+			return "", err
+		}
+	}
+	return "", syscall.EEXIST
 }
 
 // fdWriter writes to a file descriptor opened for blocking writes.

@@ -43,10 +43,11 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 }
 
 // Replace writes a new version of path with write, under a temporary name
-// in the same directory created with O_EXCL, then renames it over path (a
-// symbolic link at path is replaced, not followed). The file gets mode
-// perm, whatever the umask. Whatever fails, the temporary file is removed
-// and path is left as it was.
+// in the same directory created with O_EXCL (on Linux without a name, given
+// one once written), then renames it over path (a symbolic link at path is
+// replaced, not followed). The file gets mode perm, whatever the umask.
+// Whatever fails, the temporary file is removed and path is left as it
+// was; on Linux a process killed while it writes leaves none either.
 func Replace(path string, perm os.FileMode, write func(io.Writer) error) error {
 	if err := replace(path, perm, write); err != nil {
 		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
