@@ -427,10 +427,15 @@ func TestCallsAreCheckedAsSocketMessages(t *testing.T) {
 		"an unknown result": s.End("p", "ok"),
 		"an add backwards":  s.AddPhase("p", time.Now(), time.Now().Add(-time.Second), ""),
 		"no name":           s.Begin(""),
+		"an empty key":      s.Event("e", attribute.String("", "v")),
+		"a key too long":    s.Begin("p", attribute.String(strings.Repeat("k", protocol.MaxNameBytes+1), "v")),
 	} {
 		if !errors.Is(err, ErrRefused) || !errors.Is(err, protocol.ErrParse) {
 			t.Errorf("%s: %v, want ErrRefused and the message's rule (protocol.ErrParse)", what, err)
 		}
+	}
+	if r := s.Handle(protocol.Msg{Type: protocol.TypeAttr, Attrs: []attribute.KeyValue{attribute.String("", "v")}, Syntax: protocol.SyntaxGo}); r.OK {
+		t.Errorf("Handle of an empty key: %+v, want refused", r)
 	}
 	if _, err := s.Shutdown(context.Background(), Outcome{}); err != nil {
 		t.Fatal(err)

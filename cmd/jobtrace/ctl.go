@@ -137,7 +137,7 @@ func (c *cli) marker(cmd, usage, of string, args []string) error {
 func (c *cli) deliver(m protocol.Msg, what string) error {
 	path := c.getenv(session.EnvSocket)
 	if path == "" {
-		return c.standalone(m)
+		return c.standalone(m, what)
 	}
 	conn, err := socket.Dial(path)
 	if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -83,31 +84,52 @@ func (c *cli) cmdExec(args []string) error {
 	return c.execStandalone(l, s, log, spare)
 }
 
+// begin is the begin message of the step under parent (the TRACEPARENT it
+// was started with, inside a run), cleaned and checked as a message on a
+// run's socket is (protocol.Clean, protocol.Validate), inside a run and
+// outside one alike: a step whose name or attributes break a rule runs
+// without a phase.
+func (l execLine) begin(parent string) (protocol.Msg, error) {
+	m := protocol.Msg{V: protocol.Version, Type: protocol.TypeBegin, Name: l.name, Syntax: protocol.SyntaxExec,
+		Parent: parent,
+		Attrs: append(append([]attribute.KeyValue(nil), l.attrs...), semconv.ProcessExecutableName(filepath.Base(l.argv[0])),
+			spans.AttrPhaseSource.String(protocol.SyntaxExec))}
+	m.Clean()
+	return m, protocol.Validate(&m)
+}
+
 // execInRun asks the enclosing 'jobtrace run' for the phase, so it nests
-// with the job's other phases, and runs CMD under it.
+// with the job's other phases, and runs CMD under it. A begin the run
+// refuses is warned about, and CMD runs without a phase: no end is sent,
+// which could end another open phase of that name.
 func (c *cli) execInRun(path string, l execLine, s settings, log *supervise.Logger, spare *supervise.Spare) error {
 	name, argv := l.name, l.argv
 	env := os.Environ()
-	conn, err := socket.Dial(path)
+	var conn *socket.Client
 	var reply protocol.Reply
+	begin, err := l.begin(c.getenv("TRACEPARENT"))
 	if err == nil {
-		defer conn.Close()
-		begin := protocol.Msg{V: protocol.Version, Type: protocol.TypeBegin, Name: name, Syntax: protocol.SyntaxExec,
-			Parent: c.getenv("TRACEPARENT"),
-			Attrs: append(l.attrs, semconv.ProcessExecutableName(filepath.Base(argv[0])),
-				spans.AttrPhaseSource.String(protocol.SyntaxExec))}
-		reply, err = conn.Request(begin)
+		if conn, err = socket.Dial(path); err == nil {
+			defer conn.Close()
+			reply, err = conn.Request(begin)
+			if err == nil && !reply.OK {
+				err = errors.New(reply.Error)
+			}
+		}
+		if err != nil {
+			err = fmt.Errorf("%s: %w", session.EnvSocket, err)
+		}
 	}
 	if err != nil {
-		log.Warn(fmt.Sprintf("%s: %v: running %s without a phase", session.EnvSocket, err, name))
+		log.Warn(fmt.Sprintf("%v: running %s without a phase", err, name))
 	} else if reply.Traceparent != "" {
 		env = spans.MergeEnv(env, map[string]string{"TRACEPARENT": reply.Traceparent})
 	}
 	code, startErr := supervise.Run(argv, env, s.cfg.GracePeriod, log, spare)
 	code = startCode(code, startErr, log)
-	if conn != nil && err == nil {
+	if err == nil {
 		result, status := session.CommandEnd(argv[0], code, startErr)
-		end := protocol.Msg{V: protocol.Version, Type: protocol.TypeEnd, Name: name, Syntax: protocol.SyntaxExec, Span: reply.Traceparent,
+		end := protocol.Msg{V: protocol.Version, Type: protocol.TypeEnd, Name: begin.Name, Syntax: protocol.SyntaxExec, Span: reply.Traceparent,
 			Result: result, Status: status, Attrs: []attribute.KeyValue{semconv.ProcessExitCode(code)}}
 		if _, err := conn.Request(end); err != nil {
 			log.Warn(fmt.Sprintf("%s: %v", session.EnvSocket, err))
@@ -130,16 +152,18 @@ func startCode(code int, err error, log *supervise.Logger) int {
 // execStandalone makes the span itself and exports it.
 func (c *cli) execStandalone(l execLine, s settings, log *supervise.Logger, spare *supervise.Spare) error {
 	argv := l.argv
-	sa, err := openStandalone(s, log)
+	begin, err := l.begin("")
+	var sa *standaloneRun
+	if err == nil {
+		sa, err = openStandalone(s, log)
+	}
 	if err != nil {
 		log.Warn(err.Error() + ": running without a span")
 		code, startErr := supervise.Run(argv, os.Environ(), s.cfg.GracePeriod, log, spare)
 		return exitWith(startCode(code, startErr, log))
 	}
 	tracer := sa.pipe.TracerProvider.Tracer("jobtrace")
-	ctx, sp := tracer.Start(s.parent(), l.name, trace.WithAttributes(append(l.attrs,
-		spans.AttrPhaseSource.String(protocol.SyntaxExec),
-		semconv.ProcessExecutableName(filepath.Base(argv[0])))...))
+	ctx, sp := tracer.Start(s.parent(), begin.Name, trace.WithAttributes(begin.Attrs...))
 	env := spans.MergeEnv(os.Environ(), spans.InjectEnv(ctx), spans.EnvKeys...)
 	code, startErr := supervise.Run(argv, env, s.cfg.GracePeriod, log, spare)
 	sa.forgetSignals()

@@ -259,13 +259,22 @@ func (f fixedIDs) NewSpanID(context.Context, trace.TraceID) trace.SpanID {
 	return f.spanID
 }
 
-func (c *cli) standalone(m protocol.Msg) error {
+// standalone records m, a marker command's message outside a run (what,
+// as fastpath.Request.What names it). It is cleaned and checked as a
+// message on a run's socket is (protocol.Clean, protocol.Validate): one
+// that breaks a rule records nothing and is warned about, and the command
+// exits 0, as after a run's refusal.
+func (c *cli) standalone(m protocol.Msg, what string) error {
 	m.Clean() // names and attributes from the command line
+	log := supervise.NewLogger(os.Stderr)
+	if err := protocol.Validate(&m); err != nil {
+		log.Warn(fmt.Sprintf("%v: %s not recorded", err, what))
+		return nil
+	}
 	s, err := c.loadSettings(nil)
 	if err != nil {
 		return err
 	}
-	log := supervise.NewLogger(os.Stderr)
 	parent := s.parent()
 	tp := spans.Traceparent(trace.SpanContextFromContext(parent))
 	switch m.Type {

@@ -252,3 +252,50 @@ func hangingExport(t *testing.T, timeout string, args ...string) (cmd *exec.Cmd,
 	cmd.Stderr = stderr
 	return cmd, tmp, out, stderr
 }
+
+// A marker command outside a run checks its message as a run's socket
+// does (protocol.Validate): an attribute key of more than 256 bytes is
+// refused with one warning, nothing is recorded, and the command exits 0;
+// `jobtrace exec` runs its command without a span. Before, outside a run
+// nothing checked the message, and the span carried the key the socket
+// refuses.
+func TestStandaloneMarkersAreCheckedAsSocketMessages(t *testing.T) {
+	long := strings.Repeat("k", 257) + "=v"
+	for _, args := range [][]string{
+		{"event", "e", "--attr", long},
+		{"phase", "add", "p", "--start", "2026-01-02T10:00:00Z", "--end", "2026-01-02T10:00:01Z", "--attr", long},
+		{"exec", "--attr", long, "step", "--", "sh", "-c", "echo ran"},
+	} {
+		r := jt(t, nil, args...)
+		if r.code != 0 || !strings.Contains(r.stderr, "jobtrace: warning: marker: bad attribute key") {
+			t.Errorf("%s: exit %d, stderr %q; want 0 and the key refused", args[0], r.code, r.stderr)
+		}
+		if args[0] == "exec" && r.stdout != "ran\n" {
+			t.Errorf("exec: the command's output %q, want it run", r.stdout)
+		}
+		if _, err := os.Stat(filepath.Join(r.out, spool.TracesFile)); err == nil {
+			spans, _ := spansOf(t, r.out)
+			t.Errorf("%s: spans recorded: %v", args[0], spans)
+		}
+	}
+}
+
+// A step of `jobtrace exec` whose begin a run refuses runs its command
+// without a phase and sends no end, which would end another open phase of
+// its name. Before, the refusal went unsaid, and the step's end ended the
+// phase of that name the script had open, with the step's exit code.
+func TestRefusedExecStepEndsNoOtherPhase(t *testing.T) {
+	long := strings.Repeat("k", 257) + "=v"
+	r := jt(t, nil, "run", "--name", "job", "--", "sh", "-c",
+		"jobtrace phase begin step; jobtrace exec --attr "+long+" step -- sh -c 'exit 3'; jobtrace phase end step")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "bad attribute key") || !strings.Contains(r.stderr, "running step without a phase") {
+		t.Errorf("stderr %q: want the refusal said", r.stderr)
+	}
+	spans, _ := spansOf(t, r.out)
+	if s := spans["step"]; s == nil || attrOf(s, "process.exit.code") != "" || attrOf(s, "cicd.pipeline.task.run.result") != "success" {
+		t.Errorf("the script's phase step: %v, want it ended by the script alone", s)
+	}
+}

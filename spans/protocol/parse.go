@@ -40,10 +40,13 @@ func perr(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrParse}, args...)...)
 }
 
-// Validate checks the rules of a message whatever its source: Parse checks
-// what it decodes with it, and a session checks a Go program's calls with
-// it, so that a socket message and a call are refused alike. Its errors
-// wrap ErrParse.
+// Validate checks the rules of a message whatever its source: its type,
+// the names and the attribute keys (ValidName), the result, the count of
+// attributes, an add's times and a counter's value. Parse checks what it
+// decodes with it, a session checks a Go program's calls with it, and a
+// marker command outside a run checks its message with it, so that a
+// socket message, a call and a standalone marker are refused alike. Its
+// errors wrap ErrParse.
 func Validate(m *Msg) error {
 	if !validType(m.Type) {
 		if m.Type == "" {
@@ -85,6 +88,11 @@ func Validate(m *Msg) error {
 	}
 	if len(m.Attrs) > MaxAttrs {
 		return perr("more than %d attributes", MaxAttrs)
+	}
+	for _, kv := range m.Attrs {
+		if !ValidName(string(kv.Key)) {
+			return perr("bad attribute key %q", excerpt(string(kv.Key)))
+		}
 	}
 	if m.Type == TypeCounter && !wire.ValidCounterValue(m.Value) {
 		return perr("counter value %v is not a finite non-negative number", m.Value)
@@ -344,17 +352,17 @@ func attrs(d *wire.Decoder) ([]attribute.KeyValue, error) {
 			sem = err
 		}
 		if ok && sem == nil {
-			switch {
-			case !ValidName(key):
-				sem = perr("bad attribute key %q", excerpt(key))
-			case len(out) == MaxAttrs:
+			// The keys are checked by Validate, with the rest of the
+			// message; the count here too, so that a line of many
+			// attributes is not held whole.
+			if len(out) == MaxAttrs {
 				sem = perr("more than %d attributes", MaxAttrs)
-			default:
-				if out == nil {
-					out = make([]attribute.KeyValue, 0, 4)
-				}
-				out = append(out, attribute.KeyValue{Key: attribute.Key(key), Value: v})
+				return
 			}
+			if out == nil {
+				out = make([]attribute.KeyValue, 0, 4)
+			}
+			out = append(out, attribute.KeyValue{Key: attribute.Key(key), Value: v})
 		}
 	})
 	return out, sem

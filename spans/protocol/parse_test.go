@@ -184,6 +184,24 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+// An attribute key is checked by Validate, whatever the message's source:
+// a message a program builds itself (a Go call, a marker command outside a
+// run) is refused for the key Parse refuses on the socket. Before, Parse
+// alone checked it, and a Go call's empty key was dropped by the SDK
+// without a word.
+func TestValidateChecksAttributeKeys(t *testing.T) {
+	for _, key := range []string{"", strings.Repeat("k", MaxNameBytes+1), "bad\xffkey"} {
+		m := Msg{Type: TypeEvent, Name: "e", Attrs: []attribute.KeyValue{attribute.String("ok", "v"), attribute.String(key, "v")}}
+		if err := Validate(&m); !errors.Is(err, ErrParse) || !strings.Contains(err.Error(), "bad attribute key") {
+			t.Errorf("key %.20q: %v, want the bad attribute key refused", key, err)
+		}
+	}
+	m := Msg{Type: TypeEvent, Name: "e", Attrs: []attribute.KeyValue{attribute.String(strings.Repeat("k", MaxNameBytes), "v")}}
+	if err := Validate(&m); err != nil {
+		t.Errorf("a key of %d bytes: %v", MaxNameBytes, err)
+	}
+}
+
 func TestParseErrorKeepsAck(t *testing.T) {
 	m, err := Parse([]byte(`{"type":"nope","name":"x","ack":true}`))
 	if err == nil || !m.Ack {
