@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
@@ -21,12 +22,12 @@ import (
 // Attribute keys the model reads (docs/attributes.md).
 const (
 	// AttrTaskName names the task on the job's span.
-	AttrTaskName = attribute.Key("cicd.pipeline.task.name")
+	AttrTaskName = semconv.CICDPipelineTaskNameKey
 	// AttrResult is a span's result: success, failure, error, timeout,
 	// cancellation.
-	AttrResult = attribute.Key("cicd.pipeline.task.run.result")
+	AttrResult = semconv.CICDPipelineTaskRunResultKey
 	// AttrExitCode is the exit code of the job or of a `jobtrace exec`.
-	AttrExitCode = attribute.Key("process.exit.code")
+	AttrExitCode = semconv.ProcessExitCodeKey
 	// AttrSamplingInterval is the job's sampling interval in seconds.
 	AttrSamplingInterval = attribute.Key("jobtrace.sampling.interval")
 )

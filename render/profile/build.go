@@ -10,10 +10,13 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 
 	"github.com/jobtrace/jobtrace/insight/verdict"
 	"github.com/jobtrace/jobtrace/internal/figure"
 	"github.com/jobtrace/jobtrace/runmodel"
+	"github.com/jobtrace/jobtrace/spans"
+	"github.com/jobtrace/jobtrace/spans/scan"
 )
 
 // FileName is the name of the profile in the output directory.
@@ -110,14 +113,15 @@ var markerSchemas = []MarkerSchema{
 	},
 }
 
-// Attribute keys read from spans and events (docs/attributes.md).
+// Attribute keys read from spans and events (docs/attributes.md), as
+// their writers define them.
 const (
 	attrResult      = runmodel.AttrResult
 	attrExitCode    = runmodel.AttrExitCode
-	attrPid         = attribute.Key("process.pid")
-	attrPhaseSource = attribute.Key("jobtrace.phase.source")
-	attrEventSource = attribute.Key("jobtrace.event.source")
-	attrLine        = attribute.Key("jobtrace.line")
+	attrPid         = semconv.ProcessPIDKey
+	attrPhaseSource = spans.AttrPhaseSource
+	attrEventSource = spans.AttrEventSource
+	attrLine        = attribute.Key(scan.LineAttr)
 	attrInterval    = runmodel.AttrSamplingInterval
 )
 

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
 	"github.com/jobtrace/jobtrace/insight/sizing"
@@ -104,8 +105,8 @@ func usageOf(u *usage.Usage) Usage {
 	}
 }
 
-func resourceText(run *runmodel.Run, key string) string {
-	v, _ := runmodel.Attr(run.Resource, attribute.Key(key))
+func resourceText(run *runmodel.Run, key attribute.Key) string {
+	v, _ := runmodel.Attr(run.Resource, key)
 	return runmodel.Text(v)
 }
 
@@ -114,8 +115,8 @@ func resourceText(run *runmodel.Run, key string) string {
 // name is unknown and its times come from the rest.
 func dataOf(run *runmodel.Run) *Data {
 	d := &Data{Skipped: run.SkippedSpans, Rows: run.Rows, Advice: run.Advice()}
-	d.Job.Host = resourceText(run, "host.name")
-	d.Job.Service = resourceText(run, "service.name")
+	d.Job.Host = resourceText(run, semconv.HostNameKey)
+	d.Job.Service = resourceText(run, semconv.ServiceNameKey)
 	if run.HasJob {
 		j := &run.Job
 		d.Job.Name, d.Job.Start, d.Job.End = j.Name, j.Start, j.End
