@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/jobtrace/jobtrace/internal/readback"
 	"github.com/jobtrace/jobtrace/spans/protocol"
 	"github.com/jobtrace/jobtrace/spans/wire"
 )
@@ -835,15 +836,13 @@ func (t *Tracker) within(top *phase, name string) int {
 }
 
 // isStep reports whether m begins a step of `jobtrace exec`: its
-// jobtrace.phase.source, which the span shows, says exec.
+// jobtrace.phase.source, which the span shows, says exec (the last of the
+// message's, readback.Attr, as the span keeps it); without one, its source.
 func isStep(m protocol.Msg) bool {
-	step := m.Syntax == protocol.SyntaxExec
-	for _, a := range m.Attrs {
-		if a.Key == AttrPhaseSource {
-			step = a.Value.AsString() == protocol.SyntaxExec
-		}
+	if v, ok := readback.Attr(m.Attrs, AttrPhaseSource); ok {
+		return v.Type() == attribute.STRING && v.AsString() == protocol.SyntaxExec
 	}
-	return step
+	return m.Syntax == protocol.SyntaxExec
 }
 
 // withinStep reports whether p is top, or below it with no open exec step

@@ -834,3 +834,24 @@ func TestMarkersWithinTheirStep(t *testing.T) {
 		t.Errorf("compile in each step: %q, want %q", got, want)
 	}
 }
+
+// A begin is a step of `jobtrace exec` by the jobtrace.phase.source its
+// span shows: the last the message sets (readback.Attr, as the span keeps
+// it), a value that is no string none; without one, by its source.
+func TestIsStepTakesTheLastSource(t *testing.T) {
+	src := AttrPhaseSource
+	for _, c := range []struct {
+		m    protocol.Msg
+		want bool
+	}{
+		{protocol.Msg{Syntax: protocol.SyntaxExec}, true},
+		{protocol.Msg{Syntax: protocol.SyntaxSocket}, false},
+		{protocol.Msg{Syntax: protocol.SyntaxSocket, Attrs: []attribute.KeyValue{src.String("socket"), src.String("exec")}}, true},
+		{protocol.Msg{Syntax: protocol.SyntaxExec, Attrs: []attribute.KeyValue{src.String("exec"), src.String("socket")}}, false},
+		{protocol.Msg{Syntax: protocol.SyntaxExec, Attrs: []attribute.KeyValue{src.String("exec"), src.Int(1)}}, false},
+	} {
+		if got := isStep(c.m); got != c.want {
+			t.Errorf("isStep(%s, %v) = %v, want %v", c.m.Syntax, c.m.Attrs, got, c.want)
+		}
+	}
+}

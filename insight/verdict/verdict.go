@@ -9,6 +9,7 @@ import (
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
 	"github.com/jobtrace/jobtrace/internal/cleantext"
 	"github.com/jobtrace/jobtrace/internal/figure"
+	"github.com/jobtrace/jobtrace/internal/readback"
 )
 
 // Kind is what held a window back.
@@ -390,25 +391,18 @@ const MaxReasonBytes = 256
 // FromAttributes reads back the verdict that Attributes wrote; false when
 // the attributes hold no verdict of a known kind (of another type than
 // string, or a word jobtrace does not know). A key set twice counts as its
-// last. The reason comes back cleaned (cleantext.String) and bounded by
-// MaxReasonBytes: it is the one door through which a verdict read from
-// artifacts reaches what jobtrace renders.
+// last (readback.Attr), and a reason that is no string as none. The reason
+// comes back cleaned (cleantext.String) and bounded by MaxReasonBytes: it
+// is the one door through which a verdict read from artifacts reaches what
+// jobtrace renders.
 func FromAttributes(attrs []attribute.KeyValue) (Verdict, bool) {
-	var v Verdict
-	for _, kv := range attrs {
-		if kv.Value.Type() != attribute.STRING {
-			if kv.Key == AttrKind {
-				v.Kind = ""
-			}
-			continue
+	text := func(k attribute.Key) string {
+		if v, ok := readback.Attr(attrs, k); ok && v.Type() == attribute.STRING {
+			return v.AsString()
 		}
-		switch kv.Key {
-		case AttrKind:
-			v.Kind = Kind(kv.Value.AsString())
-		case AttrReason:
-			v.Reason = kv.Value.AsString()
-		}
+		return ""
 	}
+	v := Verdict{Kind: Kind(text(AttrKind)), Reason: text(AttrReason)}
 	if !v.Kind.Known() {
 		return Verdict{}, false
 	}

@@ -220,6 +220,24 @@ func TestAttributesRoundTrip(t *testing.T) {
 	}
 }
 
+// A key set twice counts as its last, by the rule every figure read back
+// from a span follows (readback.Attr), even when the last is no string:
+// a reason then counts as none. Before, a reason kept the last string set,
+// where the kind took the last value.
+func TestFromAttributesTakesTheLast(t *testing.T) {
+	for _, c := range []struct {
+		attrs []attribute.KeyValue
+		want  Verdict
+	}{
+		{[]attribute.KeyValue{AttrKind.String("io-bound"), AttrReason.String("first"), AttrKind.String("cpu-bound"), AttrReason.String("last")}, Verdict{CPUBound, "last"}},
+		{[]attribute.KeyValue{AttrKind.String("cpu-bound"), AttrReason.String("a reason"), AttrReason.Int(3)}, Verdict{CPUBound, ""}},
+	} {
+		if got, ok := FromAttributes(c.attrs); !ok || got != c.want {
+			t.Errorf("FromAttributes(%v) = %+v, %v; want %+v", c.attrs, got, ok, c.want)
+		}
+	}
+}
+
 // A verdict read back from spans another tool wrote (or an edited spool)
 // comes back bounded and clean, whatever its reason holds.
 func TestFromAttributesBoundsAndCleansTheReason(t *testing.T) {

@@ -8,8 +8,8 @@
 // Every figure jobtrace writes is within the rule; a file that breaks it
 // is damaged, edited or hostile, and the figure counts as absent. A
 // span's usage (usage.FromAttributes, package hostmetrics/usage), its
-// advice (sizing.FromAttributes) and the model's figures (runmodel.Number)
-// are read by it.
+// advice (sizing.FromAttributes), its verdict (verdict.FromAttributes) and
+// the model's figures (runmodel.Number) are read by it.
 package readback
 
 import (
