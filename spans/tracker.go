@@ -2,10 +2,8 @@ package spans
 
 import (
 	"context"
-	"encoding/hex"
 	"fmt"
 	"math"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -866,28 +864,6 @@ func startOf(sp trace.Span, def time.Time) time.Time {
 		return s.StartTime()
 	}
 	return def
-}
-
-func parseSpanRef(s string) (trace.SpanID, bool) {
-	var id trace.SpanID
-	if len(s) == 55 && strings.HasPrefix(s, "00-") {
-		s = s[36:52]
-	}
-	if len(s) != 16 {
-		return id, false
-	}
-	if _, err := hex.Decode(id[:], []byte(s)); err != nil || !id.IsValid() {
-		return id, false
-	}
-	return id, true
-}
-
-// Traceparent formats sc as a W3C traceparent header value.
-func Traceparent(sc trace.SpanContext) string {
-	if !sc.IsValid() {
-		return ""
-	}
-	return fmt.Sprintf("00-%s-%s-%s", sc.TraceID(), sc.SpanID(), sc.TraceFlags())
 }
 
 // Close ends every phase still open with the job's result, or error when

@@ -855,3 +855,54 @@ func TestIsStepTakesTheLastSource(t *testing.T) {
 		}
 	}
 }
+
+// A marker names a phase by its traceparent by the W3C rules
+// (ParseTraceparent): a later version by its first 55 characters, which a
+// tool of a later trace context passes on; version ff and an all-zero
+// trace id name none. Before, only version 00 of exactly 55 characters
+// named a span, and its trace id was not read.
+func TestSpanRefsAreW3CTraceparents(t *testing.T) {
+	f := newFixture(t, TrackerOptions{})
+	outer := f.tracker.Handle(msg(protocol.TypeBegin, "outer")).Traceparent
+	f.tracker.Handle(msg(protocol.TypeBegin, "other"))
+	begin := func(name, parent string) {
+		m := msg(protocol.TypeBegin, name)
+		m.Parent = parent
+		f.tracker.Handle(m)
+	}
+	begin("later-version", "01"+outer[2:]+"-a-field-of-its-own")
+	f.tracker.Handle(msg(protocol.TypeEnd, "later-version"))
+	begin("version-ff", "ff"+outer[2:])
+	f.tracker.Handle(msg(protocol.TypeEnd, "version-ff"))
+	begin("zero-trace", "00-"+strings.Repeat("0", 32)+outer[35:])
+	f.tracker.Handle(msg(protocol.TypeEnd, "zero-trace"))
+	spans := f.finish(t)
+	want := map[string]string{"later-version": "outer", "version-ff": "other", "zero-trace": "other"}
+	for name, parent := range want {
+		if got := spans[name].Parent.SpanID(); got != spans[parent].SpanContext.SpanID() {
+			t.Errorf("%s: parent %s, want %s's", name, got, parent)
+		}
+	}
+}
+
+// What the tracker hands out as a traceparent, and what the OpenTelemetry
+// propagator writes into a job's environment, read back as the span
+// context they carry.
+func TestParseTraceparentReadsWhatIsWritten(t *testing.T) {
+	f := newFixture(t, TrackerOptions{})
+	tp := f.tracker.Handle(msg(protocol.TypeBegin, "p")).Traceparent
+	f.finish(t)
+	sc, ok := ParseTraceparent(tp)
+	if !ok || Traceparent(sc) != tp || !sc.IsRemote() || !sc.IsSampled() {
+		t.Errorf("ParseTraceparent(%q) = %v, %v; formatted back %q", tp, sc, ok, Traceparent(sc))
+	}
+	env := InjectEnv(trace.ContextWithSpanContext(context.Background(), sc))
+	if got, ok := ParseTraceparent(env["TRACEPARENT"]); !ok || !got.Equal(sc) {
+		t.Errorf("the propagator's %q read as %v, %v; want %v", env["TRACEPARENT"], got, ok, sc)
+	}
+	unsampled := sc.WithTraceFlags(0)
+	env = InjectEnv(trace.ContextWithSpanContext(context.Background(), unsampled))
+	if got, ok := ParseTraceparent(env["TRACEPARENT"]); !ok || got.IsSampled() {
+		t.Errorf("an unsampled %q read as sampled: %v, %v", env["TRACEPARENT"], got, ok)
+	}
+}

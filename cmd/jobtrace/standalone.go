@@ -330,7 +330,7 @@ func (c *cli) standaloneBegin(m protocol.Msg, parentTP string) error {
 	var sid trace.SpanID
 	var tid trace.TraceID
 	rand.Read(sid[:])
-	if sc, ok := parseTraceparent(parentTP); ok {
+	if sc, ok := spans.ParseTraceparent(parentTP); ok {
 		tid = sc.TraceID()
 	} else {
 		rand.Read(tid[:])
@@ -376,7 +376,7 @@ func (c *cli) standaloneEnd(s settings, log *supervise.Logger, m protocol.Msg, p
 		return err
 	}
 	ctx := context.Background()
-	if sc, ok := parseTraceparent(st.Parent); ok {
+	if sc, ok := spans.ParseTraceparent(st.Parent); ok {
 		ctx = trace.ContextWithRemoteSpanContext(ctx, sc)
 	}
 	attrs := []attribute.KeyValue{spans.AttrPhaseSource.String("standalone")}
@@ -396,18 +396,4 @@ func endStandalone(sp trace.Span, m protocol.Msg, end time.Time) {
 	sp.SetAttributes(m.Attrs...)
 	spans.SetResult(sp, wire.NormalResult(m.Result), m.Status)
 	sp.End(trace.WithTimestamp(end))
-}
-
-func parseTraceparent(tp string) (trace.SpanContext, bool) {
-	if tp == "" {
-		return trace.SpanContext{}, false
-	}
-	ctx := spans.ExtractEnv(context.Background(), func(k string) string {
-		if k == "TRACEPARENT" {
-			return tp
-		}
-		return ""
-	})
-	sc := trace.SpanContextFromContext(ctx)
-	return sc, sc.IsValid()
 }

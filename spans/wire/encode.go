@@ -78,22 +78,6 @@ func (m *Msg) AppendHead(b []byte) []byte {
 	return appendTime(b, "end", m.End)
 }
 
-// traceparentLen is the length of a W3C traceparent of version 00, the
-// one form of TRACEPARENT that names a span.
-const traceparentLen = 55
-
-// ScopeOf returns the scope a marker sends (Msg.Scope) for tp, the
-// TRACEPARENT of its environment: tp when it has a traceparent's length,
-// else "" (left out), so that whatever the environment holds, it never
-// makes the message one the receiver refuses (a field longer than a name
-// may be).
-func ScopeOf(tp string) string {
-	if len(tp) != traceparentLen {
-		return ""
-	}
-	return tp
-}
-
 // appendTime appends `,"key":"t"` in RFC 3339 with nanoseconds, or nothing
 // when t is zero.
 func appendTime(b []byte, key string, t time.Time) []byte {

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -118,19 +119,56 @@ func TestAddLine(t *testing.T) {
 	}
 }
 
-// A marker's scope is its TRACEPARENT when that could name a span, and
-// nothing otherwise: no environment makes a marker too long to be taken.
+// A marker's scope is its TRACEPARENT when that is one (ParseTraceparent),
+// a later version's first 55 characters, and nothing otherwise: no
+// environment makes a marker too long to be taken.
 func TestScopeOf(t *testing.T) {
 	tp := "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+	later := "01" + tp[2:]
 	for in, want := range map[string]string{
 		tp:                        tp,
 		"":                        "",
 		"garbage":                 "",
 		strings.Repeat(tp, 10):    "",
 		tp + "-and-a-future-part": "",
+		later + "-a-future-part":  later,
+		"ff" + tp[2:]:             "",
 	} {
 		if got := ScopeOf(in); got != want {
 			t.Errorf("ScopeOf(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A traceparent is read by the W3C rules: lower-case hex fields at their
+// places, version 00 of exactly 55 characters, a later one by its first
+// 55 followed by "-" or nothing, never version ff nor all-zero ids.
+func TestParseTraceparent(t *testing.T) {
+	const tid, sid = "0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331"
+	for in, want := range map[string]bool{
+		"00-" + tid + "-" + sid + "-01":                     true,
+		"00-" + tid + "-" + sid + "-00":                     true,
+		"01-" + tid + "-" + sid + "-01":                     true,
+		"cc-" + tid + "-" + sid + "-01-more-to-it":          true,
+		"00-" + tid + "-" + sid + "-01-more":                false, // version 00 is 55 characters
+		"cc-" + tid + "-" + sid + "-01more":                 false,
+		"ff-" + tid + "-" + sid + "-01":                     false,
+		"00-" + strings.Repeat("0", 32) + "-" + sid + "-01": false,
+		"00-" + tid + "-" + strings.Repeat("0", 16) + "-01": false,
+		"00-" + strings.ToUpper(tid) + "-" + sid + "-01":    false,
+		"00-" + tid + "-" + sid + "-0g":                     false,
+		"00_" + tid + "-" + sid + "-01":                     false,
+		"00-" + tid + sid + "--01":                          false,
+		"0-" + tid + "-" + sid + "-01":                      false,
+		"":                                                  false,
+	} {
+		gotT, gotS, flags, ok := ParseTraceparent(in)
+		if ok != want {
+			t.Errorf("ParseTraceparent(%q): %v, want %v", in, ok, want)
+			continue
+		}
+		if ok && (fmt.Sprintf("%x", gotT) != tid || fmt.Sprintf("%x", gotS) != sid || flags != map[byte]byte{'0': 0, '1': 1}[in[54]]) {
+			t.Errorf("ParseTraceparent(%q) = %x %x %x", in, gotT, gotS, flags)
 		}
 	}
 }
