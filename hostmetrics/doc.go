@@ -36,7 +36,8 @@
 // sources share the rules that are not about reading: one walkPacer spaces
 // out the walks of a costly tree, and one treeTotals turns a walk into Tree
 // figures that never go down (monotonic.Held), and hostDiskIO and
-// hostNetIO sum the disks and interfaces of every source by the same rule.
+// hostNetIO sum the disks and interfaces of every source by the same rule
+// (the disks by Disk.InHostTotal, by which the metrics take theirs too).
 //
 // The sinks read a Sample by its own rules rather than their own copies: a
 // Job says where each figure of the job is read from (CPUFrom, MemoryFrom,

@@ -67,7 +67,7 @@ type Host struct {
 	Paging    Paging
 
 	HasDisk bool
-	Disk    DiskIO // whole, non-virtual disks together
+	Disk    DiskIO // the disks that count in the host's together (Disk.InHostTotal)
 	Disks   []Disk // every device, partitions included; see Disk.Whole
 	HasNet  bool
 	Net     NetIO   // every interface but loopback together
@@ -129,6 +129,12 @@ type Disk struct {
 	Virtual bool
 }
 
+// InHostTotal reports whether d's IO counts in the host's: a whole disk
+// that is not virtual, so that IO to a partition, or to a loop device and
+// the disk under it, is not counted twice. Every source sums its disks by
+// it (Host.Disk), and the system.disk.* metrics take their disks by it.
+func (d *Disk) InHostTotal() bool { return d.Whole && !d.Virtual }
+
 // NetIO counts the traffic of a network interface, or of several together,
 // since the interface appeared.
 type NetIO struct {
@@ -149,13 +155,12 @@ type Iface struct {
 	NetIO
 }
 
-// hostDiskIO is the host's disk IO: the sum over its whole disks that are
-// not virtual, so that IO to a partition, or to a loop device and the disk
-// under it, is not counted twice. Every source sums its disks by it.
+// hostDiskIO is the host's disk IO: the sum over its disks that count in
+// it (Disk.InHostTotal). Every source sums its disks by it.
 func hostDiskIO(disks []Disk) DiskIO {
 	var t DiskIO
 	for i := range disks {
-		if d := &disks[i]; d.Whole && !d.Virtual {
+		if d := &disks[i]; d.InHostTotal() {
 			t.add(&d.DiskIO)
 		}
 	}

@@ -140,3 +140,17 @@ func TestHostTotals(t *testing.T) {
 		t.Errorf("hostNetIO = %+v, want %+v: every interface but the loopback", got, want)
 	}
 }
+
+// A disk counts in the host's disk IO when it is whole and not virtual:
+// not a partition, whose IO its disk counts, nor a loop, RAM or ZFS
+// device, whose IO is a file's, memory's or the disks' below.
+func TestInHostTotal(t *testing.T) {
+	for _, c := range []struct {
+		whole, virtual, want bool
+	}{{true, false, true}, {false, false, false}, {true, true, false}, {false, true, false}} {
+		d := Disk{Whole: c.whole, Virtual: c.virtual}
+		if got := d.InHostTotal(); got != c.want {
+			t.Errorf("whole %v, virtual %v: InHostTotal %v, want %v", c.whole, c.virtual, got, c.want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
@@ -440,5 +441,48 @@ func TestConcurrentSampleAndPhase(t *testing.T) {
 	}
 	if n != 50 {
 		t.Errorf("%d phases recorded, want 50", n)
+	}
+}
+
+// system.disk.io has a series for each disk that counts in the host's
+// disk IO (hostmetrics.Disk.InHostTotal), and for no other device: the
+// bytes of its series add up to the host's, the figure every artifact
+// shows as the machine's disk IO.
+func TestDiskSeriesAreTheHostsDisks(t *testing.T) {
+	r := newRig(t)
+	disks := func(k uint64) []hostmetrics.Disk {
+		return []hostmetrics.Disk{
+			{Name: "sda", Whole: true, DiskIO: hostmetrics.DiskIO{ReadBytes: 1000 * k}},
+			{Name: "sda1", DiskIO: hostmetrics.DiskIO{ReadBytes: 1000 * k}},
+			{Name: "loop0", Whole: true, Virtual: true, DiskIO: hostmetrics.DiskIO{ReadBytes: 300 * k}},
+			{Name: "dm-0", Virtual: true, DiskIO: hostmetrics.DiskIO{ReadBytes: 70 * k}},
+			{Name: "nvme0n1", Whole: true, DiskIO: hostmetrics.DiskIO{ReadBytes: 20 * k}},
+		}
+	}
+	var want float64
+	devices := map[string]bool{}
+	for k := range uint64(3) {
+		s := &hostmetrics.Sample{Time: time.Unix(1000+int64(k), 0), Reason: hostmetrics.ReasonInterval}
+		s.Host.HasDisk, s.Host.Disks = true, disks(k)
+		r.rec.Sample(s)
+		for i, d := range s.Host.Disks {
+			if d.InHostTotal() && k > 0 {
+				want += float64(d.ReadBytes - disks(k - 1)[i].ReadBytes)
+				devices[d.Name] = true
+			}
+		}
+	}
+	var got float64
+	for _, p := range pointsOf(r.collect()["system.disk.io"]) {
+		dev, _ := p.attrs.Value("system.device")
+		if !devices[dev.AsString()] {
+			t.Errorf("a series of %s, which the host's disk IO leaves out", dev.AsString())
+		}
+		if dir, _ := p.attrs.Value("disk.io.direction"); dir.AsString() == "read" {
+			got += p.value
+		}
+	}
+	if got != want || len(devices) != 2 {
+		t.Errorf("system.disk.io read %v bytes over %v, want the host's %v", got, devices, want)
 	}
 }

@@ -299,7 +299,7 @@ func (r *Recorder) recordDisks(ctx context.Context, devs []hostmetrics.Disk) {
 	st := &r.sampleState
 	for i := range devs {
 		d := &devs[i]
-		if !d.Whole || d.Virtual {
+		if !d.InHostTotal() {
 			continue
 		}
 		e := st.disks.get(d.Name, st.gen, r.warn)
