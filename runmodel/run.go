@@ -204,7 +204,7 @@ func New(spans []Span, rows []Row) *Run {
 func newRun(spans []Span, rows []Row) *Run {
 	r := &Run{Rows: rows}
 	byID := make(map[trace.SpanID]int, len(spans))
-	numCPU := numCPUOf(rows)
+	numCPU := NumCPUOf(rows)
 	for i := range spans {
 		spans[i].Order = i
 		spans[i].Usage = readUsage(spans[i].Attributes)
@@ -244,10 +244,11 @@ func newRun(spans []Span, rows []Row) *Run {
 	return r
 }
 
-// numCPUOf is the machine's CPUs, as the last row that counts them says
+// NumCPUOf is the machine's CPUs, as the last row that counts them says
 // (host_cpus_count): 0 when none does. A span's usage has no attribute of
-// them, and the verdict's figures (verdict.FiguresOf) need them.
-func numCPUOf(rows []Row) int {
+// them, and the verdict's figures (verdict.FiguresOf) need them; the model
+// sets them on every span's usage, and profile.json's CPUs are them.
+func NumCPUOf(rows []Row) int {
 	for i := len(rows) - 1; i >= 0; i-- {
 		if n, ok := rows[i].Get(HostCPUs); ok && n >= 1 && n <= math.MaxInt32 {
 			return int(n)

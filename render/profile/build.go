@@ -261,9 +261,7 @@ func build(run *runmodel.Run, nodes []node, rows []Row) *Profile {
 		Pages:  []any{},
 		Shared: emptyShared(),
 	}
-	if len(rows) > 0 && rows[0].CPUs.OK {
-		p.Meta.LogicalCPUs = int(rows[0].CPUs.V)
-	}
+	p.Meta.LogicalCPUs = runmodel.NumCPUOf(run.Rows)
 
 	strs := map[string]int{}
 	str := func(s string) int {

@@ -144,6 +144,9 @@ func TestCPUCounterReadsAndScales(t *testing.T) {
 	}
 	run := runmodel.New(nil, nil)
 	run.Rows = make([]runmodel.Row, len(rows))
+	for i := range run.Rows {
+		run.Rows[i].Set(runmodel.HostCPUs, cpus)
+	}
 	p := build(run, nil, rows)
 	c := p.Counters[0]
 	if c.Name != "jobCPU" {
