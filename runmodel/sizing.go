@@ -102,7 +102,8 @@ func advise(f sizing.Figures, job *usage.Usage, v verdict.Verdict) sizing.Advice
 // machine tells what is available (Linux's MemAvailable since 3.14,
 // illumos, gopsutil where it knows), Used is Total − Available and the sum
 // is the total; where it does not, Available is 0 and Used another
-// estimate, and the total is unknown: 0.
+// estimate, and the total is unknown: 0. (system.memory.utilization keeps
+// the semantic conventions' total, Memory.Total: see usagemetrics.)
 func machineMemory(used, available uint64) uint64 {
 	if available == 0 {
 		return 0

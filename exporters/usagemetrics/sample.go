@@ -255,6 +255,16 @@ func (r *Recorder) host(ctx context.Context, s *hostmetrics.Sample) {
 		for i := range v {
 			r.addLevel(ctx, mSysMemUsage, &st.mem[i], v[i], &st.aMem[i])
 		}
+		// A share of the total the machine states (MemTotal), as the
+		// semantic conventions define system.memory.utilization (a share
+		// of system.memory.limit). The model's machine memory
+		// (runmodel's machineMemory) is Used + Available, the two
+		// columns of resource-usage.csv, which has none of the total:
+		// where the machine tells what is available every source makes
+		// Used Total − Available, so the two are one figure; where it
+		// does not (Linux before 3.14, a gopsutil system that does not
+		// say), the model has no machine memory and this share is still
+		// the total's.
 		if m.Total > 0 {
 			for i := range v {
 				r.gauge(ctx, mSysMemUtil, float64(v[i])/float64(m.Total), &st.aMem[i])
