@@ -2,9 +2,9 @@ package summary
 
 import (
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
+	"github.com/jobtrace/jobtrace/internal/cleantext"
 	"github.com/jobtrace/jobtrace/internal/figure"
 )
 
@@ -12,29 +12,17 @@ import (
 // (figure.Absent), so that it is never read as a measured zero.
 const absent = figure.Absent
 
-// oneLine makes a name or message printable on one line: control
-// characters (newlines, tabs, escapes) become spaces, invalid UTF-8 becomes
-// U+FFFD, and runs of spaces this makes are kept as they are.
+// oneLine makes a name or message printable on one line by the project's
+// rule for text from outside (cleantext.String: invalid UTF-8, line
+// breaks, escapes and the other unsafe characters become U+FFFD), and a
+// tab, which that rule keeps, a space: the tables line their columns up by
+// characters (width), which a tab's is not.
 func oneLine(s string) string {
-	clean := true
-	for _, r := range s {
-		if r == utf8.RuneError || unicode.IsControl(r) {
-			clean = false
-			break
-		}
-	}
-	if clean {
+	s = cleantext.String(s)
+	if strings.IndexByte(s, '\t') < 0 {
 		return s
 	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
-		if unicode.IsControl(r) {
-			r = ' '
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
+	return strings.ReplaceAll(s, "\t", " ")
 }
 
 // width is the number of columns s takes on a terminal, counted in runes.

@@ -102,12 +102,11 @@ func writeMarkdownTable(b *bytes.Buffer, cols []column) {
 }
 
 // mdEscape makes s print as itself inside a Markdown table cell or
-// heading: line breaks and other control characters become spaces, and
-// the ASCII punctuation that has a meaning inside a line of GitHub
-// Markdown (emphasis, code, links, HTML and entities, strike-through,
-// math, a heading's closing #, and the table's "|", which would end the
-// cell) is escaped with a backslash, which CommonMark allows before any
-// ASCII punctuation. Characters that mean something only at the start of
+// heading: it is put on one line (oneLine), and the ASCII punctuation that
+// has a meaning inside a line of GitHub Markdown (emphasis, code, links,
+// HTML and entities, strike-through, math, a heading's closing #, and the
+// table's "|", which would end the cell) is escaped with a backslash,
+// which CommonMark allows before any ASCII punctuation. Characters that mean something only at the start of
 // a line (list markers, "1.") are left alone: a cell never starts one.
 func mdEscape(s string) string {
 	s = oneLine(s)

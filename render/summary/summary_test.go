@@ -238,9 +238,9 @@ func TestMarkdownEscapes(t *testing.T) {
 	WriteMarkdown(&b, r)
 	out := b.String()
 	for _, want := range []string{
-		"### jobtrace: job **job \\| 1 \\#** failed with exit code 3 after 2s\n",
-		// The model shows a line break in a span's text as U+FFFD
-		// (cleantext), as the report does.
+		// A line break is U+FFFD (cleantext), in the job's name as in a
+		// span's text, which the model cleans, as the report does.
+		"### jobtrace: job **job \\| 1\uFFFD\\#** failed with exit code 3 after 2s\n",
 		"| a\\|b\uFFFDc \\*d\\* \\<e\\> \\`f\\` | 1s |  | **FAILED**: broke \\| here\uFFFDand here |\n",
 		"| **total** | 2s | waiting: waited \\| \\*here\\*\uFFFDlong |  |\n",
 	} {
