@@ -118,8 +118,8 @@ func newResources(o SamplingOptions, child bool, src hostmetrics.Source, log Log
 }
 
 // sinks makes the sinks of the samples: the statistics of the model of the
-// run (runmodel.Recorder.Samples), the OTel
-// metrics (whose data points carry exemplars of the innermost phase) and the
+// run (runmodel.Recorder.Samples), the OTel metrics (whose data points
+// carry exemplars of the innermost phase over the time they cover) and the
 // CSV file in the out directory.
 func (r *resources) sinks(pipe *telemetry.Pipeline, tracker *spans.Tracker, log Logger) []hostmetrics.Sink {
 	r.rec = pipe.Recorder()

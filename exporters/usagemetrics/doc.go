@@ -18,9 +18,11 @@
 // A group of figures a sample does not have (Host.HasDisk false, no cgroup)
 // records nothing: it shows as no data points, never as zeros.
 //
-// Measurements are recorded with the context Options.Active returns, which
-// holds the span of the phase running at the time, so the SDK's default
-// trace-based exemplar filter attaches exemplars that point at that span.
+// A sample's measurements are recorded with the context Options.Active
+// returned at the sample before, which holds the span of the phase that
+// was running over the time the figures cover, so the SDK's default
+// trace-based exemplar filter attaches exemplars that point at that span:
+// at a phase boundary, the phase that ran up to it.
 //
 // When a phase ends, Phase records histograms of what it cost, with the
 // phase name and result as attributes, so the stages of a job can be

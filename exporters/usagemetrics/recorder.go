@@ -15,9 +15,10 @@ import (
 // Options configure a Recorder.
 type Options struct {
 	// Active returns the context of the phase span active at the time of a
-	// sample; measurements are recorded with it, so their exemplars point
-	// at that span. context.Background() is used when Active is nil or
-	// returns nil.
+	// sample. The next sample's measurements, whose figures cover the time
+	// from this one on, are recorded with it, so their exemplars point at
+	// the span that was running then (the first sample's with its own).
+	// context.Background() is used when Active is nil or returns nil.
 	Active func() context.Context
 	// Warn receives each limit reached (phase names, devices), once, from
 	// the goroutine of the Sample or Phase call that reached it; nil drops

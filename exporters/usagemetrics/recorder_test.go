@@ -10,6 +10,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/jobtrace/jobtrace/hostmetrics"
 	"github.com/jobtrace/jobtrace/insight/verdict"
@@ -484,5 +485,41 @@ func TestDiskSeriesAreTheHostsDisks(t *testing.T) {
 	}
 	if got != want || len(devices) != 2 {
 		t.Errorf("system.disk.io read %v bytes over %v, want the host's %v", got, devices, want)
+	}
+}
+
+// A sample's measurements carry exemplars of the phase that ran over the
+// time its figures cover, the phase active at the sample before: a
+// sample at a phase boundary points at the phase that ran up to it, as
+// resource-usage.csv gives a boundary row's figures to the phase before
+// (docs/csv.md). Before, it pointed at the phase begun at the boundary.
+func TestBoundarySampleExemplarIsThePhaseBefore(t *testing.T) {
+	r := newRig(t)
+	before := r.span
+	tp := sdktrace.NewTracerProvider()
+	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+	ctxAfter, sp := tp.Tracer("test").Start(context.Background(), "test")
+	after := sp.SpanContext()
+
+	r.rec.Sample(fullSample(0)) // the phase before is active
+	r.collect()                 // the next measurements take the reservoirs' first places
+	r.ctx = ctxAfter
+	s := fullSample(1)
+	s.Reason = hostmetrics.ReasonBoundary
+	r.rec.Sample(s)
+	for name, m := range r.collect() {
+		for _, p := range pointsOf(m) {
+			if !hasExemplarOf(p, before) || hasExemplarOf(p, after) {
+				t.Errorf("boundary sample: %s{%s}: exemplars %v, want the phase before's alone", name, p.attrs.Encoded(attribute.DefaultEncoder()), p.exemplars)
+			}
+		}
+	}
+	r.rec.Sample(fullSample(2))
+	for name, m := range r.collect() {
+		for _, p := range pointsOf(m) {
+			if !hasExemplarOf(p, after) {
+				t.Errorf("the sample after: %s{%s}: exemplars %v, want the phase begun at the boundary", name, p.attrs.Encoded(attribute.DefaultEncoder()), p.exemplars)
+			}
+		}
 	}
 }

@@ -147,6 +147,9 @@ type iface struct {
 
 type sampleState struct {
 	gen uint64 // samples taken, to find devices that went away
+	// covered is the context Options.Active gave at the last sample: the
+	// phase the time since then belongs to.
+	covered context.Context
 
 	cpu       [numModes]fcounter
 	cpuSpans  usage.HostCPU // the spans system.cpu.utilization is taken over
@@ -211,16 +214,28 @@ func (s *sampleState) setFSDevice(dev string) {
 	}
 }
 
-// Sample records s. It implements hostmetrics.Sink.
+// Sample records s, with the context of the phase the time its figures
+// cover belongs to: what Options.Active gave at the sample before. It
+// implements hostmetrics.Sink.
 func (r *Recorder) Sample(s *hostmetrics.Sample) {
-	ctx := context.Background()
+	active := context.Background()
 	if r.opts.Active != nil {
 		if c := r.opts.Active(); c != nil {
-			ctx = c
+			active = c
 		}
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	// A sample's figures cover the time since the sample before, which
+	// belongs to the phase active then, as resource-usage.csv's rows do
+	// (docs/csv.md): a boundary sample's exemplars point at the phase that
+	// ran up to the boundary, not at the one active after it. The first
+	// sample covers no time.
+	ctx := r.covered
+	if ctx == nil {
+		ctx = active
+	}
+	r.covered = active
 	r.gen++
 	r.host(ctx, s)
 	r.job(ctx, &s.Job)
