@@ -108,13 +108,13 @@ func perSec(sp *usage.PeakSpan[float64]) float64 { return (sp.To - sp.From) / sp
 type jobCPU struct {
 	user, sys monotonic.Sum[time.Duration]
 	from      hostmetrics.From
-	spans     usage.PeakSpans[usage.JobCPU]
+	spans     usage.PeakSpans[usage.JobCPUTotal]
 }
 
 // take takes the reading (user, sys), when has says there is one.
-func (c *jobCPU) take(t time.Time, user, sys time.Duration, from hostmetrics.From, numCPU int, has, last bool) ([2]usage.PeakSpan[usage.JobCPU], int) {
+func (c *jobCPU) take(t time.Time, user, sys time.Duration, from hostmetrics.From, numCPU int, has, last bool) ([2]usage.PeakSpan[usage.JobCPUTotal], int) {
 	if !has {
-		return c.spans.Take(t, usage.JobCPU{}, false, false, last)
+		return c.spans.Take(t, usage.JobCPUTotal{}, false, false, last)
 	}
 	if from != c.from {
 		c.user.Restart()
@@ -123,7 +123,7 @@ func (c *jobCPU) take(t time.Time, user, sys time.Duration, from hostmetrics.Fro
 	}
 	tu, ku := c.user.Add(user)
 	ts, ks := c.sys.Add(sys)
-	return c.spans.Next(t, usage.JobCPU{Used: tu + ts, NumCPU: numCPU}, ku && ks, last)
+	return c.spans.Next(t, usage.JobCPUTotal{Used: tu + ts, NumCPU: numCPU}, ku && ks, last)
 }
 
 // Series is a sampler sink that keeps running statistics of the job's
@@ -246,7 +246,7 @@ func (r *rate) take(st *running, t time.Time, x, y float64, from hostmetrics.Fro
 }
 
 // addJobCPU takes the job's share of all CPUs over sp into r, in percent.
-func addJobCPU(r *running, sp *usage.PeakSpan[usage.JobCPU]) {
+func addJobCPU(r *running, sp *usage.PeakSpan[usage.JobCPUTotal]) {
 	if share, ok := usage.JobShare(sp); ok {
 		r.add(100*share, sp.D.Seconds())
 	}

@@ -30,9 +30,7 @@ import (
 // and is copied as a value.
 type HostCPU struct {
 	totals hostmetrics.CPUTotals
-	spans  PeakSpans[hostmetrics.CPUTimes]
-	shown  PeakSpan[hostmetrics.CPUTimes]
-	shows  bool
+	spans  shownSpans[hostmetrics.CPUTimes]
 }
 
 // Take takes a sample's reading c, made at t, when has says there is one;
@@ -45,22 +43,15 @@ func (h *HostCPU) Take(t time.Time, c *hostmetrics.CPUTimes, has, last bool) (do
 	}
 	// A change of a mode not known counts for none
 	// (hostmetrics.CPUChange): every reading ends a span.
-	done, n = h.spans.Take(t, tot, has, true, last)
-	h.shown, h.shows = h.spans.Held()
-	if !h.shows && n > 0 {
-		// The last sample: the spans held back are done.
-		h.shown, h.shows = done[n-1], true
-	}
-	h.shows = h.shows && has
-	return done, n
+	return h.spans.take(t, tot, has, true, last)
 }
 
 // Shown returns the span whose share the sample last taken shows, its ends
 // totals of every mode: HostShare is its busy share, and
 // hostmetrics.CPUChange of its ends each mode's time. false when the
 // sample shows none.
-func (h *HostCPU) Shown() (PeakSpan[hostmetrics.CPUTimes], bool) { return h.shown, h.shows }
+func (h *HostCPU) Shown() (PeakSpan[hostmetrics.CPUTimes], bool) { return h.spans.shown, h.spans.shows }
 
 // Held returns the span held back (PeakSpans.Held), which statistics taken
 // before the last sample count.
-func (h *HostCPU) Held() (PeakSpan[hostmetrics.CPUTimes], bool) { return h.spans.Held() }
+func (h *HostCPU) Held() (PeakSpan[hostmetrics.CPUTimes], bool) { return h.spans.spans.Held() }

@@ -22,7 +22,8 @@ import (
 //
 // Each reading is timed by when it was read: the job's figures read from
 // its tree at the tree's walk (hostmetrics.Sample.ReadAt), others at the
-// sample's time. R is what a span's ends hold, a counter's totals (by the
+// sample's time; the job's CPU time to the millisecond (CPUReadAt, as
+// resource-usage.csv writes it). R is what a span's ends hold, a counter's totals (by the
 // rule of package monotonic, so that the changes between two of them are
 // those between their readings summed). The zero PeakSpans has had no
 // reading.
@@ -113,19 +114,33 @@ func (s *PeakSpans[R]) End() (PeakSpan[R], int) {
 // would lengthen. Statistics taken before the last reading count it.
 func (s *PeakSpans[R]) Held() (PeakSpan[R], bool) { return s.held, s.holds }
 
-// JobCPU is a reading of the job's CPU time for its rates: user and system
-// time together, as a total of their changes (by the rule of package
-// monotonic), and the machine's CPUs it is a share of.
-type JobCPU struct {
-	Used   time.Duration
-	NumCPU int
+// Times returns when the span began and ended: when the readings at its
+// ends were read.
+func (sp *PeakSpan[R]) Times() (from, to time.Time) { return sp.at, sp.at.Add(sp.D) }
+
+// shownSpans are the spans of PeakSpans and the one a sample shows: the
+// last that has ended by it, which a sample sooner after its end shows
+// again (the time since going on to the next sample's span), and, at the
+// run's last sample, the span that sample ended or lengthened. A sample
+// before the first span has ended, and one without a reading, show none.
+// The rule of a share sample by sample, the machine's (HostCPU) and the
+// job's (JobCPU).
+type shownSpans[R any] struct {
+	spans PeakSpans[R]
+	shown PeakSpan[R]
+	shows bool
 }
 
-// JobShare is the job's share of the machine's CPUs over the span sp
-// (hostmetrics.CPUShare): a Window's peak, and a rate of the statistics of
-// a run.
-func JobShare(sp *PeakSpan[JobCPU]) (float64, bool) {
-	return hostmetrics.CPUShare(sp.To.Used-sp.From.Used, sp.D, sp.To.NumCPU)
+// take is PeakSpans.Take, the span shown then set.
+func (s *shownSpans[R]) take(t time.Time, r R, has, known, last bool) (done [2]PeakSpan[R], n int) {
+	done, n = s.spans.Take(t, r, has, known, last)
+	s.shown, s.shows = s.spans.Held()
+	if !s.shows && n > 0 {
+		// The last sample: the spans held back are done.
+		s.shown, s.shows = done[n-1], true
+	}
+	s.shows = s.shows && has
+	return done, n
 }
 
 // HostShare is the share of the machine's CPU time over the span sp that

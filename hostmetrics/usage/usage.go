@@ -163,7 +163,7 @@ type Window struct {
 
 	// job and host join the readings of the job's CPU time and of the
 	// machine's into the spans of the peaks (PeakSpans).
-	job  PeakSpans[JobCPU]
+	job  PeakSpans[JobCPUTotal]
 	host PeakSpans[hostmetrics.CPUTimes]
 
 	memPeak    uint64
@@ -176,13 +176,6 @@ type Window struct {
 	hasSysPeak bool
 	samples    int
 	seen       time.Time // time of the last sample taken into the gauges
-}
-
-// jobCPU is a reading of the job's CPU time for its peaks: user and system
-// together, as totals, and the CPUs it is a share of.
-type jobCPU struct {
-	used   time.Duration
-	numCPU int
 }
 
 // Begin starts the window at sample s.
@@ -217,7 +210,7 @@ func (w *Window) addAt(p point) {
 // is set for the window's end.
 func (w *Window) take(p point, last bool) {
 	w.gauges(p)
-	spans, n := w.job.Take(p.t.Add(-p.cpuLag), JobCPU{p.user + p.sys, p.numCPU}, p.hasCPU, p.cpuKnown, last)
+	spans, n := w.job.Take(p.t.Add(-p.cpuLag), JobCPUTotal{p.user + p.sys, p.numCPU}, p.hasCPU, p.cpuKnown, last)
 	for i := range spans[:n] {
 		if u, ok := JobShare(&spans[i]); ok && (!w.hasPeak || u > w.cpuPeak) {
 			w.cpuPeak, w.hasPeak = u, true
