@@ -10,8 +10,9 @@ import (
 // package monotonic: the machine's (BusyShare) in a phase's usage, a row of
 // resource-usage.csv, the statistics of a run and the OTel utilization
 // metric; the job's (CPUShare) in the same places. The spans a row's or a
-// sample's share of the machine's is taken over, at least 200 ms, are
-// those of usage.HostCPU. docs/sampling.md ("Counters") says the rule.
+// sample's share is taken over, at least 200 ms, are those of
+// usage.HostCPU for the machine's and of usage.JobCPU for the job's.
+// docs/sampling.md ("Counters") says the rule.
 
 // CPUChange is the machine's CPU time in each mode from the reading a to
 // the later reading b, each mode a counter of its own taken by the rule of

@@ -44,5 +44,6 @@
 // IOFrom: its own cgroup, else its tree) and Sample.ReadAt when;
 // BusyShare is the machine's CPU use between two readings and CPUShare the
 // job's, by the rule of package monotonic, in every sink; the spans a
-// sample's share of the machine's is taken over are usage.HostCPU's.
+// sample's share of the machine's is taken over are usage.HostCPU's, and
+// those of the job's usage.JobCPU's.
 package hostmetrics

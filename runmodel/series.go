@@ -101,35 +101,12 @@ func (r *rate) next(t time.Time, x, y float64, from hostmetrics.From, has, last 
 // perSec is the rate over the span sp, per second.
 func perSec(sp *usage.PeakSpan[float64]) float64 { return (sp.To - sp.From) / sp.D.Seconds() }
 
-// jobCPU is the job's CPU time joined into the spans of usage.PeakSpans,
-// as a Window joins it for its peak: user and system time each summed by
-// the rule of package monotonic, restarted when read from elsewhere, the
-// reading's change known when both parts' are.
-type jobCPU struct {
-	user, sys monotonic.Sum[time.Duration]
-	from      hostmetrics.From
-	spans     usage.PeakSpans[usage.JobCPUTotal]
-}
-
-// take takes the reading (user, sys), when has says there is one.
-func (c *jobCPU) take(t time.Time, user, sys time.Duration, from hostmetrics.From, numCPU int, has, last bool) ([2]usage.PeakSpan[usage.JobCPUTotal], int) {
-	if !has {
-		return c.spans.Take(t, usage.JobCPUTotal{}, false, false, last)
-	}
-	if from != c.from {
-		c.user.Restart()
-		c.sys.Restart()
-		c.from = from
-	}
-	tu, ku := c.user.Add(user)
-	ts, ks := c.sys.Add(sys)
-	return c.spans.Next(t, usage.JobCPUTotal{Used: tu + ts, NumCPU: numCPU}, ku && ks, last)
-}
-
 // Series is a sampler sink that keeps running statistics of the job's
 // resource usage over its samples:
 //
-//   - job CPU: percent of all CPUs (usage.JobShare);
+//   - job CPU: percent of all CPUs (usage.JobShare), over the spans of
+//     usage.JobCPU, whose shares resource-usage.csv's rows show, and which
+//     the sizer's CPUs busy are taken over too;
 //   - host CPU: percent of all CPUs not idle, iowait counting as idle
 //     (usage.HostShare), over the spans of usage.HostCPU, whose shares
 //     resource-usage.csv's rows show;
@@ -165,7 +142,6 @@ type Series struct {
 	samples int
 	numCPU  int
 
-	cpuAt                jobCPU
 	jobIOAt              rate
 	opsAt, diskAt, netAt rate
 	hostAt               usage.HostCPU
@@ -195,7 +171,10 @@ func (se *Series) Sample(s *hostmetrics.Sample) {
 	j := &s.Job
 	last := s.Reason == hostmetrics.ReasonEnd
 	r := readingOf(s)
-	se.sizer.observe(&r, last)
+	cpu, n := se.sizer.observe(&r, last)
+	for i := range cpu[:n] {
+		addJobCPU(&se.cpu, &cpu[i])
+	}
 
 	// Memory is a gauge: each new reading stands for the time since the
 	// previous one; the first counts only for the peak.
@@ -214,12 +193,6 @@ func (se *Series) Sample(s *hostmetrics.Sample) {
 		se.memHigh, se.hasMemHigh = max(se.memHigh, p), true
 	}
 
-	u, sy, ok := j.CPU()
-	from := j.CPUFrom()
-	cpu, n := se.cpuAt.take(s.ReadAt(from), u, sy, from, s.Host.NumCPU, ok, last)
-	for i := range cpu[:n] {
-		addJobCPU(&se.cpu, &cpu[i])
-	}
 	h := &s.Host
 	host, n := se.hostAt.Take(s.Time, &h.CPU, h.HasCPU, last)
 	for i := range host[:n] {
@@ -227,7 +200,7 @@ func (se *Series) Sample(s *hostmetrics.Sample) {
 	}
 
 	rd, wr, ok := j.IO()
-	from = j.IOFrom()
+	from := j.IOFrom()
 	se.jobIOAt.take(&se.jobIO, s.ReadAt(from), float64(rd), float64(wr), from, ok, last)
 	d := &h.Disk
 	none := hostmetrics.FromNone
@@ -301,7 +274,7 @@ func (se *Series) Stats() JobStats {
 	}
 	st := JobStats{
 		Samples: se.samples, NumCPU: se.numCPU,
-		CPU:     withHeld(se.cpu, &se.cpuAt.spans, addJobCPU).stat(),
+		CPU:     withHeld(se.cpu, &se.sizer.cpuAt, addJobCPU).stat(),
 		HostCPU: withHeld(se.hostCPU, &se.hostAt, addHostCPU).stat(),
 		Memory:  memory.stat(),
 		IOPS:    withHeld(se.iops, &se.opsAt.spans, addRate).stat(),

@@ -8,6 +8,7 @@ import (
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
 	"github.com/jobtrace/jobtrace/insight/sizing"
 	"github.com/jobtrace/jobtrace/insight/verdict"
+	"github.com/jobtrace/jobtrace/internal/readback"
 )
 
 // Advice is the right-sizing advice for the job (insight/sizing), decided
@@ -127,18 +128,20 @@ type reading struct {
 }
 
 // readingOf is the reading of a sample: the job's figures from where
-// hostmetrics.Job says, the CPU time at the time it was read. Times are
-// taken to the millisecond, as resource-usage.csv writes them (its other
-// figures are as exact as the sample's): the figures gathered in a run are
-// then those gathered again from its rows, which spans shorter than
-// usage.MinPeakSpan, joined or not by a fraction of a millisecond, would
-// otherwise tell apart.
+// hostmetrics.Job says, the CPU time when it was read for the sample (a
+// figure of the tree carried from an earlier walk is none, as
+// resource-usage.csv leaves its cells empty). Times are taken to the
+// millisecond, as resource-usage.csv writes them (the CPU time's by
+// usage.JobCPU; its other figures are as exact as the sample's): the
+// figures gathered in a run are then those gathered again from its rows,
+// which spans shorter than usage.MinPeakSpan, joined or not by a fraction
+// of a millisecond, would otherwise tell apart.
 func readingOf(s *hostmetrics.Sample) reading {
 	j := &s.Job
 	r := reading{t: s.Time.Truncate(time.Millisecond), numCPU: s.Host.NumCPU}
-	if u, sy, ok := j.CPU(); ok {
+	if u, sy, ok := j.CPU(); ok && s.ReadAt(j.CPUFrom()).Equal(s.Time) {
 		r.cpuFrom = j.CPUFrom()
-		r.cpuT, r.user, r.sys, r.hasCPU = s.ReadAt(r.cpuFrom).Truncate(time.Millisecond), u.Seconds(), sy.Seconds(), true
+		r.cpuT, r.user, r.sys, r.hasCPU = s.Time, u.Seconds(), sy.Seconds(), true
 	}
 	r.mem, r.hasMem = s.MemoryNow()
 	if p, ok := j.Pressure(); ok {
@@ -206,7 +209,7 @@ func figuresOfRows(rows []Row) sizing.Figures {
 // busy (sizing.BusyCPUs: 2 × 577 float64s, 9 KiB) and a few figures, and
 // allocates nothing.
 type sizer struct {
-	cpuAt                 rate
+	cpuAt                 usage.JobCPU
 	busy                  sizing.BusyCPUs
 	first, last           time.Time
 	started               bool
@@ -235,8 +238,10 @@ func (c *counter) add(v float64, has bool) {
 	c.moved = c.moved || known
 }
 
-// observe takes one reading; last is set for the job's last.
-func (z *sizer) observe(r *reading, last bool) {
+// observe takes one reading; last is set for the job's last. It returns
+// the spans of the job's CPU time the reading completes (usage.JobCPU),
+// which the statistics of a run take too.
+func (z *sizer) observe(r *reading, last bool) ([2]usage.PeakSpan[usage.JobCPUTotal], int) {
 	if !z.started {
 		z.first, z.started = r.t, true
 	}
@@ -247,18 +252,13 @@ func (z *sizer) observe(r *reading, last bool) {
 	if r.memTotal > 0 {
 		z.memTotal = r.memTotal
 	}
-	// CPUs busy over the spans of usage.PeakSpans, as Series takes the
-	// job's CPU: a few milliseconds between boundary samples say nothing.
-	// A share above the machine's CPUs is the two readings' moments apart,
-	// not work: the job's share (hostmetrics.CPUShare) is capped.
-	spans, n := z.cpuAt.next(r.cpuT, r.user, r.sys, r.cpuFrom, r.hasCPU, last)
+	// CPUs busy over the spans of usage.JobCPU: a few milliseconds
+	// between boundary samples say nothing. A share above the machine's
+	// CPUs is the two readings' moments apart, not work: it is capped
+	// (usage.JobBusy).
+	spans, n := z.cpuAt.Take(r.cpuT, readback.Seconds(r.user), readback.Seconds(r.sys), r.cpuFrom, r.numCPU, r.hasCPU, last)
 	for i := range spans[:n] {
-		sp := &spans[i]
-		busy := perSec(sp)
-		if share, ok := hostmetrics.CPUShare(seconds(sp.To-sp.From), sp.D, z.numCPU); ok {
-			busy = share * float64(z.numCPU)
-		}
-		z.busy.Add(busy, sp.D)
+		z.busy.Add(usage.JobBusy(&spans[i]), spans[i].D)
 	}
 	if r.hasMem {
 		z.mem, z.hasMem = max(z.mem, r.mem), true
@@ -272,6 +272,7 @@ func (z *sizer) observe(r *reading, last bool) {
 	z.stall.add(r.stall, r.hasStall)
 	z.hostStall.add(r.hostStall, r.hasHostStall)
 	z.oom.add(r.oom, r.hasOOM)
+	return spans, n
 }
 
 // figures are the figures gathered so far. The memory stall is the job's

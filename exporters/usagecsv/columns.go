@@ -41,23 +41,23 @@ type row struct {
 	start time.Time           // the time of the first row written
 	phase Phase
 	mark  *mark // the current column's, as the rows written left it
-	// hostCPU is host_cpu_pct's spans, as the rows written left them: the
-	// row's own copy, which the Writer keeps once the row is written.
+	// hostCPU and jobCPU are host_cpu_pct's and job_cpu_pct's spans, as
+	// the rows written left them: the row's own copies, which the Writer
+	// keeps once the row is written.
 	hostCPU *usage.HostCPU
+	jobCPU  *usage.JobCPU
 }
 
 // mark is what a column of a counter keeps of the last row that read it:
-// the counter (monotonic.Counter, of the column's type; job_cpu_pct's
-// two, user and system time), where the reading was made (a figure of the
-// job's: its cgroup or its tree) and when. The Writer keeps one per
-// column, and changes them only with a row written, so that a row lost to
-// a write error has its changes counted by the next.
+// the counter (monotonic.Counter, of the column's type) and where the
+// reading was made (a figure of the job's: its cgroup or its tree). The
+// Writer keeps one per column, and changes them only with a row written,
+// so that a row lost to a write error has its changes counted by the next.
 type mark struct {
 	u    monotonic.Counter[uint64]
-	d    [2]monotonic.Counter[time.Duration]
+	d    monotonic.Counter[time.Duration]
 	f    monotonic.Counter[float64]
 	from hostmetrics.From
-	at   time.Time
 }
 
 // readFrom says where the reading the mark takes next was made: made
@@ -102,7 +102,7 @@ var Columns = []Column{
 		Source: "cgroup cpu.stat system_usec, else /proc/<pid>/stat",
 		cell:   deltaDuration(jobCPUSystem, jobCPUFrom)},
 	{Name: "job_cpu_pct", Unit: "%",
-		Help:   "The job's CPU time since the previous row as a share of all CPUs over that time: 100 means every CPU was busy with the job.",
+		Help:   "The job's CPU time as a share of all CPUs over the last span of at least 200 ms ended by the row, which rows sooner after it repeat: 100 means every CPU was busy with the job.",
 		Source: "cgroup cpu.stat, else /proc/<pid>/stat",
 		cell:   jobCPUPct},
 	{Name: "job_memory_bytes", Unit: "bytes",
@@ -288,7 +288,7 @@ func deltaUint(get func(*hostmetrics.Sample) (uint64, bool), from func(*hostmetr
 
 // deltaDuration is deltaUint for a counter of time, written in seconds.
 func deltaDuration(get func(*hostmetrics.Sample) (time.Duration, bool), from func(*hostmetrics.Sample) hostmetrics.From) func([]byte, *row) []byte {
-	return delta(get, from, func(m *mark) *monotonic.Counter[time.Duration] { return &m.d[0] }, appendDuration)
+	return delta(get, from, func(m *mark) *monotonic.Counter[time.Duration] { return &m.d }, appendDuration)
 }
 
 // deltaSeconds is deltaUint for a counter of seconds.
@@ -426,30 +426,20 @@ func hostNetColumn(name, help string, get func(*hostmetrics.NetIO) uint64) Colum
 		cell: deltaUint(func(s *hostmetrics.Sample) (uint64, bool) { return get(&s.Host.Net), s.Host.HasNet }, nil)}
 }
 
-// jobCPUPct is the job's CPU time since the last row that read it over the
-// CPU time the machine had in that span (wall time × CPUs), in percent: the
-// changes of its user and system time, by the rule of package monotonic,
-// as the two columns hold them, empty when either is unknown, and the span
-// between the times they were read (for the tree, its walks). Tree figures
-// move in clock ticks, so over a short span the share can pass 100; it is
-// capped.
+// jobCPUPct is the job's share of all CPUs over the span the row shows
+// (usage.JobCPU: the last of at least 200 ms ended by the row, between the
+// readings of the job's CPU time, which a row makes when job_cpu_user_s
+// and job_cpu_system_s can say it), in percent.
 func jobCPUPct(b []byte, r *row) []byte {
 	u, sys, ok := r.cur.Job.CPU()
 	from := r.cur.Job.CPUFrom()
-	if !ok || !r.cur.ReadNow(from) {
+	has := ok && r.cur.ReadNow(from)
+	r.jobCPU.Take(r.cur.ReadAt(from), u, sys, from, r.cur.Host.NumCPU, has, r.cur.Reason == hostmetrics.ReasonEnd)
+	sp, ok := r.jobCPU.Shown()
+	if !ok {
 		return b
 	}
-	m := r.mark
-	m.readFrom(from)
-	at, since := r.cur.ReadAt(from), m.at
-	m.at = at
-	du, knownU := m.d[0].Next(u)
-	ds, knownS := m.d[1].Next(sys)
-	if !knownU || !knownS {
-		return b
-	}
-	used := du + ds
-	share, ok := hostmetrics.CPUShare(used, at.Sub(since), r.cur.Host.NumCPU)
+	share, ok := usage.JobShare(&sp)
 	if !ok {
 		return b
 	}

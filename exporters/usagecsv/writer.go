@@ -85,9 +85,11 @@ type Writer struct {
 	// marks are the columns' (mark), as the rows written left them; next
 	// are those of the row being written, which replace them once it is.
 	marks, next []mark
-	// hostCPU is host_cpu_pct's spans, as the rows written left them;
-	// hostCPUNext those of the row being written.
+	// hostCPU and jobCPU are host_cpu_pct's and job_cpu_pct's spans, as
+	// the rows written left them; hostCPUNext and jobCPUNext those of the
+	// row being written.
 	hostCPU, hostCPUNext usage.HostCPU
+	jobCPU, jobCPUNext   usage.JobCPU
 	start                time.Time
 }
 
@@ -171,8 +173,8 @@ func (w *Writer) write(s *hostmetrics.Sample, phase Phase) string {
 		r.prev = &w.prev
 	}
 	copy(w.next, w.marks)
-	w.hostCPUNext = w.hostCPU
-	r.hostCPU = &w.hostCPUNext
+	w.hostCPUNext, w.jobCPUNext = w.hostCPU, w.jobCPU
+	r.hostCPU, r.jobCPU = &w.hostCPUNext, &w.jobCPUNext
 	b := w.buf[:0]
 	for i := range Columns {
 		if i > 0 {
@@ -209,7 +211,7 @@ func (w *Writer) write(s *hostmetrics.Sample, phase Phase) string {
 	w.prev.Host.Disks, w.prev.Host.Ifaces = nil, nil
 	w.hasPrev = true
 	w.marks, w.next = w.next, w.marks
-	w.hostCPU = w.hostCPUNext
+	w.hostCPU, w.jobCPU = w.hostCPUNext, w.jobCPUNext
 	return ""
 }
 

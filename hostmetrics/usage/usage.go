@@ -210,7 +210,9 @@ func (w *Window) addAt(p point) {
 // is set for the window's end.
 func (w *Window) take(p point, last bool) {
 	w.gauges(p)
-	spans, n := w.job.Take(p.t.Add(-p.cpuLag), JobCPUTotal{p.user + p.sys, p.numCPU}, p.hasCPU, p.cpuKnown, last)
+	// The job's CPU time is timed as JobCPU times it (CPUReadAt), so that
+	// the job's window joins the spans the statistics of its run do.
+	spans, n := w.job.Take(CPUReadAt(p.t.Add(-p.cpuLag)), JobCPUTotal{p.user + p.sys, p.numCPU}, p.hasCPU, p.cpuKnown, last)
 	for i := range spans[:n] {
 		if u, ok := JobShare(&spans[i]); ok && (!w.hasPeak || u > w.cpuPeak) {
 			w.cpuPeak, w.hasPeak = u, true
