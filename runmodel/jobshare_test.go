@@ -20,6 +20,7 @@ import (
 	"github.com/jobtrace/jobtrace/exporters/usagecsv"
 	"github.com/jobtrace/jobtrace/hostmetrics"
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+	"github.com/jobtrace/jobtrace/render/profile"
 	"github.com/jobtrace/jobtrace/render/report"
 	"github.com/jobtrace/jobtrace/runmodel"
 )
@@ -30,12 +31,12 @@ import (
 // where the job keeps one CPU busy: between two samples 2 to 5 ms apart
 // the tree's CPU time moves by no tick or one, 0 % or 100 % of the
 // machine. Every row's job_cpu_pct, the hover values of usage.svg's CPU
-// chart and of report.html's crosshair, the statistics' peak and the
-// advice's CPUs busy (in the run and from the files) say about 50 %, over
-// the spans of usage.JobCPU; the statistics' peak is the highest a row
-// shows, and the advice's peak the same share. Before, the rows and the
-// charts went to 0 % and 100 % at the boundaries where the statistics said
-// 50 %.
+// chart and of report.html's crosshair, profile.json's CPU samples and
+// counter, the statistics' peak and the advice's CPUs busy (in the run and
+// from the files) say about 50 %, over the spans of usage.JobCPU; the
+// statistics' peak is the highest a row shows, and the advice's peak the
+// same share. Before, the rows, the charts and the profile went to 0 % and
+// 100 % at the boundaries where the statistics said 50 %.
 func TestJobShareOverBoundariesMillisecondsApart(t *testing.T) {
 	t0 := time.Date(2026, 7, 8, 9, 10, 11, 0, time.UTC)
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
@@ -157,6 +158,29 @@ func TestJobShareOverBoundariesMillisecondsApart(t *testing.T) {
 		}
 	}
 
+	p, err := profile.Build(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A sample's or a count's CPU ms over the ms since the one before, of
+	// 2 CPUs, in percent.
+	share := func(cpuMS, ms float64) float64 { return 100 * cpuMS / ms / 2 }
+	smp := p.Threads[0].Samples
+	if smp.Length != len(times) {
+		t.Errorf("%d CPU samples, want one per row, %d", smp.Length, len(times))
+	}
+	for i := 1; i < smp.Length; i++ {
+		if v := share(smp.ThreadCPUDelta[i]/1000, smp.Time[i]-smp.Time[i-1]); !about50(v) {
+			t.Errorf("profile.json's CPU sample at %v ms: %.1f %% of the CPUs, want about 50", smp.Time[i], v)
+		}
+	}
+	c := p.Counters[0].Samples
+	first := c.Length - len(times) // after the reference samples
+	for i := first + 1; i < c.Length; i++ {
+		if v := share(c.Count[i], c.Time[i]-c.Time[i-1]); !about50(v) {
+			t.Errorf("profile.json's CPU counter at %v ms: %.1f %% of the CPUs, want about 50", c.Time[i], v)
+		}
+	}
 }
 
 // The job's CPU spans are timed one way in every sink, to the millisecond

@@ -157,7 +157,7 @@ type node struct {
 type Row struct {
 	Time time.Time
 	// CPU is the job's user + system CPU time since the previous row, in
-	// seconds.
+	// seconds; Build makes it the row's part of its span's (spreadCPU).
 	CPU Opt
 	// Memory is the job's memory in use at the row, in bytes.
 	Memory Opt
@@ -211,6 +211,7 @@ func Build(run *runmodel.Run) (*Profile, error) {
 	for i := range run.Rows {
 		rows[i] = rowOf(&run.Rows[i])
 	}
+	spreadCPU(rows)
 	return build(run, tree(run), rows), nil
 }
 

@@ -12,8 +12,10 @@
 //     costs the same however deep its phase is) and
 //     every span event as an instant marker; marker schemas "Phase" and
 //     "Event" put their fields in the marker table and sidebar; its
-//     samples are the job's CPU time per row, their stacks the phases
-//     open then (cpuSamples);
+//     samples are the job's CPU time per row, each row's part of the span
+//     of at least 200 ms it is in (spreadCPU: the spans of usage.JobCPU,
+//     which job_cpu_pct shows), their stacks the phases open then
+//     (cpuSamples);
 //   - four counters from the rows of resource-usage.csv: the job's CPU time, its
 //     memory, its disk IO and the machine's network IO.
 //

@@ -92,11 +92,12 @@ func (c *callTree) fill(sh *Shared) {
 }
 
 // cpuSamples gives the thread's track the job's CPU use: a sample at each
-// row with the job's CPU time, whose stack is the span the sample belongs
-// to by the spans' times (runmodel.Placer, as report.html's crosshair
-// places it: the deepest open at the middle of the time since the
-// previous sample), in the category of its phase (jobtrace's own: Other; a
-// failed phase: Failed phase, red).
+// row with the job's CPU time (Row.CPU, the row's part of its span's),
+// whose stack is the span the sample belongs to by the spans' times
+// (runmodel.Placer, as report.html's crosshair places it: the deepest
+// open at the middle of the time since the previous sample), in the
+// category of its phase (jobtrace's own: Other; a failed phase: Failed
+// phase, red).
 // The activity graph draws each sample's CPU use, coloured by category, as
 // it draws a thread's: up to 100 %, one CPU (the CPU track shows the whole
 // machine); the call tree sums the CPU time per phase.
