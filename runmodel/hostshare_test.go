@@ -93,9 +93,9 @@ func TestMachineShareOneRuleAcrossSinks(t *testing.T) {
 	}
 }
 
-// machineSinks are the sinks that show the machine's CPU share: a
-// Recorder's statistics, resource-usage.csv written in dir with the
-// Recorder's Tee, and the metrics, read by reader.
+// machineSinks are the sinks that show the machine's CPU share (and the
+// job's, but for the metrics): a Recorder's statistics, resource-usage.csv
+// written in dir with the Recorder's Tee, and the metrics, read by reader.
 func machineSinks(t *testing.T, dir string) (*runmodel.Recorder, *usagecsv.Writer, *usagemetrics.Recorder, *metrictest.Reader) {
 	t.Helper()
 	rec := runmodel.NewRecorder()
@@ -109,6 +109,35 @@ func machineSinks(t *testing.T, dir string) (*runmodel.Recorder, *usagecsv.Write
 		t.Fatal(err)
 	}
 	return rec, csv, met, reader
+}
+
+// boundaryTimes are the times, in ms, of the samples of a run of 3 s
+// whose phases begin and end a few milliseconds apart: each second, 700,
+// 702, 706 and 711 ms past it, and the end 2 ms after the last second.
+func boundaryTimes() []int {
+	var times []int
+	for c := range 3 {
+		base := c * 1000
+		times = append(times, base, base+700, base+702, base+706, base+711)
+	}
+	return append(times, 3000, 3002)
+}
+
+// boundarySample is the sample i of a run whose samples are at times (ms
+// after t0): the first as the job starts, the last after it ended, on the
+// second at the interval, the others at phase boundaries.
+func boundarySample(t0 time.Time, times []int, i int) hostmetrics.Sample {
+	ms := times[i]
+	s := hostmetrics.Sample{Time: t0.Add(time.Duration(ms) * time.Millisecond), Reason: hostmetrics.ReasonBoundary}
+	switch {
+	case i == 0:
+		s.Reason = hostmetrics.ReasonStart
+	case i == len(times)-1:
+		s.Reason = hostmetrics.ReasonEnd
+	case ms%1000 == 0:
+		s.Reason = hostmetrics.ReasonInterval
+	}
+	return s
 }
 
 // busyOfMetric is the share of the CPUs busy by the last
@@ -143,25 +172,12 @@ func TestMachineShareOverBoundariesMillisecondsApart(t *testing.T) {
 	cpuAt := func(ms int) hostmetrics.CPUTimes {
 		return hostmetrics.CPUTimes{User: float64(ms/tick) / 100, Idle: float64((ms+tick/2)/tick) / 100}
 	}
-	var times []int // ms
-	for c := range 3 {
-		base := c * 1000
-		times = append(times, base, base+700, base+702, base+706, base+711)
-	}
-	times = append(times, 3000, 3002)
+	times := boundaryTimes()
 
 	dir := t.TempDir()
 	rec, csv, met, reader := machineSinks(t, dir)
 	for i, ms := range times {
-		s := hostmetrics.Sample{Time: t0.Add(time.Duration(ms) * time.Millisecond), Reason: hostmetrics.ReasonBoundary}
-		switch {
-		case i == 0:
-			s.Reason = hostmetrics.ReasonStart
-		case i == len(times)-1:
-			s.Reason = hostmetrics.ReasonEnd
-		case ms%1000 == 0:
-			s.Reason = hostmetrics.ReasonInterval
-		}
+		s := boundarySample(t0, times, i)
 		s.Host.NumCPU, s.Host.HasCPU, s.Host.CPU = 2, true, cpuAt(ms)
 		rec.Samples().Sample(&s)
 		csv.Sample(&s)

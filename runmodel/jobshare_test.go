@@ -17,7 +17,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/jobtrace/jobtrace/exporters/spool"
-	"github.com/jobtrace/jobtrace/exporters/usagecsv"
 	"github.com/jobtrace/jobtrace/hostmetrics"
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
 	"github.com/jobtrace/jobtrace/render/profile"
@@ -41,29 +40,12 @@ func TestJobShareOverBoundariesMillisecondsApart(t *testing.T) {
 	t0 := time.Date(2026, 7, 8, 9, 10, 11, 0, time.UTC)
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
 	const tick = 10 // ms
-	var times []int // ms
-	for c := range 3 {
-		base := c * 1000
-		times = append(times, base, base+700, base+702, base+706, base+711)
-	}
-	times = append(times, 3000, 3002)
+	times := boundaryTimes()
 
 	dir := t.TempDir()
-	rec := runmodel.NewRecorder()
-	csv, err := usagecsv.Create(filepath.Join(dir, usagecsv.FileName), usagecsv.Options{Tee: rec.Tee()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec, csv, _, _ := machineSinks(t, dir)
 	for i, ms := range times {
-		s := hostmetrics.Sample{Time: at(ms), Reason: hostmetrics.ReasonBoundary}
-		switch {
-		case i == 0:
-			s.Reason = hostmetrics.ReasonStart
-		case i == len(times)-1:
-			s.Reason = hostmetrics.ReasonEnd
-		case ms%1000 == 0:
-			s.Reason = hostmetrics.ReasonInterval
-		}
+		s := boundarySample(t0, times, i)
 		s.Host.NumCPU = 2
 		s.Job.HasTree = true
 		s.Job.Tree = hostmetrics.Tree{Processes: 1, Threads: 1, CPUUser: time.Duration(ms/tick*tick) * time.Millisecond, At: s.Time}
@@ -196,12 +178,8 @@ func TestJobShareTimedAlikeEverywhere(t *testing.T) {
 	t0 := time.Date(2026, 7, 8, 9, 10, 11, 0, time.UTC)
 	at := func(us int) time.Time { return t0.Add(time.Duration(us) * time.Microsecond) }
 	times := []int{0, 1_000_900, 1_200_200, 2_000_000, 3_000_000} // µs
-	rec := runmodel.NewRecorder()
 	dir := t.TempDir()
-	csv, err := usagecsv.Create(filepath.Join(dir, usagecsv.FileName), usagecsv.Options{Tee: rec.Tee()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec, csv, _, _ := machineSinks(t, dir)
 	var w usage.Window
 	var job usage.Usage
 	for i, us := range times {
