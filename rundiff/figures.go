@@ -13,7 +13,9 @@ type Figure int
 // The figures compared (Compared), then the figures of the machine that
 // the causes are told from.
 const (
-	// Duration is the phase's wall-clock time, in seconds.
+	// Duration is the phase's wall-clock time, in seconds: the model's
+	// (runmodel.Span's Usage.Duration), the job's from its start to its
+	// exit; absent when the span's times are unknown or out of order.
 	Duration Figure = iota
 	// CPUTime is the job's CPU time (user + system) over the phase, in
 	// seconds.
@@ -107,8 +109,8 @@ func (fs *Figures) Set(f Figure, v float64) {
 func figuresOf(s *runmodel.Span) Figures {
 	var f Figures
 	u := &s.Usage
-	if !s.Start.IsZero() && !s.End.IsZero() {
-		f.Set(Duration, s.End.Sub(s.Start).Seconds())
+	if !s.Start.IsZero() && !s.End.IsZero() && !s.End.Before(s.Start) {
+		f.Set(Duration, u.Duration.Seconds())
 	}
 	if u.HasCPU {
 		f.Set(CPUTime, u.CPU().Seconds())

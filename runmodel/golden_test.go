@@ -56,9 +56,10 @@ func (g *goldenIDs) NewSpanID(context.Context, trace.TraceID) trace.SpanID {
 // samples, 31 over 30 s on a 4-CPU machine, go to the Recorder's
 // statistics and to a real usagecsv.Writer whose Tee is the Recorder's;
 // each phase carries its usage, its verdict and an event, one is failed
-// and two nest in a third; the job's span carries its usage, its verdict
-// and the advice the Recorder gives for them. The spool and the CSV are
-// written in dir.
+// and two nest in a third; the job's span carries its duration (29.8 s,
+// to its exit: its span ends 200 ms later, after jobtrace's shutdown
+// span), its usage, its verdict and the advice the Recorder gives for
+// them. The spool and the CSV are written in dir.
 func goldenRun(t *testing.T, dir string) *runmodel.Recorder {
 	t.Helper()
 	t0 := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
@@ -126,8 +127,16 @@ func goldenRun(t *testing.T, dir string) *runmodel.Recorder {
 			phase(pctx, 9, from+1500, from+3400)
 		}
 	}
+	// The job exits at 29.8 s; its span ends at 30 s, once jobtrace's
+	// shutdown work, a span of its own, is done. Its duration is from its
+	// start to its exit, as a session sets it.
+	exit := at(29800)
+	_, shutdown := tr.Start(ctx, "jobtrace shutdown", trace.WithTimestamp(exit))
+	shutdown.End(trace.WithTimestamp(at(29990)))
 	ju := usage.Usage{NumCPU: 4, HasCPU: true, CPUUser: 31 * time.Second, CPUSystem: 10 * time.Second, CPUAvg: 0.34, CPUPeak: 0.5,
 		HasMemory: true, MemoryPeak: 3100 << 20, HasIO: true, ReadBytes: 45 << 20, WriteBytes: 90 << 20, Samples: 31}
+	ju.SetSpan(at(0), exit)
+	job.SetAttributes(runmodel.AttrJobDuration.Float64(ju.Duration.Seconds()))
 	jv := verdict.Verdict{Kind: verdict.CPUBound, Reason: "kept 1.4 of 4 CPUs busy"}
 	job.SetAttributes(ju.Attributes()...)
 	job.SetAttributes(jv.Attributes()...)
@@ -172,7 +181,7 @@ func artifacts(t *testing.T, dir string, run *runmodel.Run) map[string][]byte {
 		}
 		out[name] = b
 	}
-	s := summary.Build(run, summary.JobInfo{Name: "build", ExitCode: 2, Result: "failure", Duration: 30 * time.Second})
+	s := summary.Build(run, summary.JobInfo{Name: "build", ExitCode: 2, Result: "failure"})
 	var b bytes.Buffer
 	if err := summary.WriteText(&b, s); err != nil {
 		t.Fatal(err)

@@ -8,11 +8,13 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"go.opentelemetry.io/otel/attribute"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/exporters/usagecsv"
+	"github.com/jobtrace/jobtrace/internal/attrdoc"
 	"github.com/jobtrace/jobtrace/internal/regularfile"
 )
 
@@ -110,4 +112,9 @@ func TestNamesAreBounded(t *testing.T) {
 	if read.Name != ended.Name {
 		t.Errorf("the spool and the SDK give two names")
 	}
+}
+
+// The attributes the model reads are documented in docs/attributes.md.
+func TestAttributesDocumented(t *testing.T) {
+	attrdoc.Check(t, []attribute.Key{AttrTaskName, AttrResult, AttrExitCode, AttrSamplingInterval, AttrJobDuration})
 }

@@ -30,6 +30,10 @@ const (
 	AttrExitCode = semconv.ProcessExitCodeKey
 	// AttrSamplingInterval is the job's sampling interval in seconds.
 	AttrSamplingInterval = attribute.Key("jobtrace.sampling.interval")
+	// AttrJobDuration is the job's duration in seconds, from its start to
+	// its exit, on its span: the span itself ends later, once jobtrace's
+	// own shutdown work (its child span "jobtrace shutdown") is done.
+	AttrJobDuration = attribute.Key("jobtrace.job.duration")
 )
 
 // Run is one run of a job.
@@ -72,8 +76,10 @@ type Span struct {
 	// (usage.FromAttributes, its shares of all CPUs at most 1, and
 	// verdict.FromAttributes), and every renderer reads them there: the
 	// zero Verdict when the span carries none. The usage's Duration is the
-	// span's, End less Start (usage.Usage.SetSpan), and its NumCPU the
-	// machine's, as the run's rows count them.
+	// one duration every renderer shows of the span (Until): a phase's is
+	// its span's, End less Start (usage.SpanDuration); the job's is from
+	// its start to its exit, as its span says (AttrJobDuration), else its
+	// span's. Its NumCPU is the machine's, as the run's rows count them.
 	Attributes []attribute.KeyValue
 	Usage      usage.Usage
 	Verdict    verdict.Verdict
@@ -97,6 +103,18 @@ type Span struct {
 	ParentIndex int
 
 	resource []attribute.KeyValue
+}
+
+// Until is when the span's duration (Usage.Duration) ends, from its
+// Start: its End for a phase whose times are in order, its Start for one
+// whose are not, the job's exit for the job's span. report.html's bars and
+// profile.json's markers run from Start to it. A span without a Start
+// has its End.
+func (s *Span) Until() time.Time {
+	if s.Start.IsZero() {
+		return s.End
+	}
+	return s.Start.Add(s.Usage.Duration)
 }
 
 // Event is an event of a span.
@@ -208,7 +226,7 @@ func newRun(spans []Span, rows []Row) *Run {
 	for i := range spans {
 		spans[i].Order = i
 		spans[i].Usage = readUsage(spans[i].Attributes)
-		spans[i].Usage.SetSpan(spans[i].Start, spans[i].End)
+		spans[i].Usage.Duration = usage.SpanDuration(spans[i].Start, spans[i].End)
 		spans[i].Usage.NumCPU = numCPU
 		spans[i].Verdict, _ = verdict.FromAttributes(spans[i].Attributes)
 		byID[spans[i].ID] = i
@@ -234,6 +252,9 @@ func newRun(spans []Span, rows []Row) *Run {
 	place(spans, parent, job)
 
 	if job >= 0 {
+		if d, ok := Number(spans[job].Attributes, AttrJobDuration); ok {
+			spans[job].Usage.Duration = readback.Seconds(d)
+		}
 		r.Job, r.HasJob = spans[job], true
 		r.Job.ParentIndex = -1
 		r.Resource = spans[job].resource

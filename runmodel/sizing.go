@@ -85,9 +85,15 @@ func (r *Recorder) Advice(job *usage.Usage, v verdict.Verdict) sizing.Advice {
 	return advise(r.series.Stats().Sizing, job, v)
 }
 
+// advise is the advice for the figures of the job's samples, with the
+// job's duration (from its start to its exit, as every artifact shows it)
+// in place of the time its samples cover when its usage has one.
 func advise(f sizing.Figures, job *usage.Usage, v verdict.Verdict) sizing.Advice {
 	if job != nil && job.HasMemory && (!f.HasMemory || job.MemoryPeak > f.MemoryPeak) {
 		f.HasMemory, f.MemoryPeak = true, job.MemoryPeak
+	}
+	if job != nil && job.Duration > 0 {
+		f.Duration = job.Duration
 	}
 	f.Verdict = v
 	return sizing.Advise(f)

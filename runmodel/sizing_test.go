@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
 	"github.com/jobtrace/jobtrace/insight/sizing"
 	"github.com/jobtrace/jobtrace/insight/verdict"
+	"github.com/jobtrace/jobtrace/internal/figure"
 )
 
 // sizingTick is a sample of a job on an 8-CPU, 32 GiB machine: cumulative
@@ -443,5 +445,44 @@ func TestSpansAdviceKeepsTheModelsFigures(t *testing.T) {
 	if got.NumCPU != 2 || got.Duration != made.Duration || got.Verdict.Kind != verdict.CPUBound || got.CPUBusyP95 != made.CPUBusyP95 {
 		t.Errorf("the span's advice lost the model's figures: %d CPUs, duration %v, verdict %q, p95 %g; want 2, %v, %q, %g",
 			got.NumCPU, got.Duration, got.Verdict.Kind, got.CPUBusyP95, made.Duration, verdict.CPUBound, made.CPUBusyP95)
+	}
+}
+
+// The advice's duration is the job's, from its start to its exit, as every
+// artifact shows it, not the time its samples cover: the first is taken
+// once jobtrace has started, the last after the job's exit. A job of
+// 10.4 s whose samples cover 9 s is sized, one of 9.9 s whose samples
+// cover 11 s is too short, in the run (Recorder.Advice, given the job's
+// usage) and read back (the job's span saying its duration).
+func TestAdviceTakesTheJobsDuration(t *testing.T) {
+	for _, c := range []struct {
+		samples int // seconds the samples cover
+		job     time.Duration
+		kind    sizing.Kind
+	}{{9, 10400 * time.Millisecond, sizing.Sized}, {11, 9900 * time.Millisecond, sizing.TooShort}} {
+		rec := NewRecorder()
+		var rows []Row
+		for _, k := range sizingJob(c.samples, nil) {
+			s := k.sample(true)
+			rec.Samples().Sample(&s)
+			r := Row{Time: s.Time}
+			r.Set(JobMemory, float64(k.mem))
+			r.Set(JobCPUUser, 2)
+			r.Set(HostCPUs, 8)
+			rows = append(rows, r)
+		}
+		inRun := rec.Advice(&usage.Usage{Duration: c.job}, verdict.Verdict{})
+		job := Span{Name: "job", ID: trace.SpanID{1}, Start: sampleAt(0), End: sampleAt(float64(c.samples) + 1),
+			Attributes: []attribute.KeyValue{AttrTaskName.String("job"), AttrJobDuration.Float64(c.job.Seconds())}}
+		read := New([]Span{job}, rows).Advice()
+		for name, a := range map[string]sizing.Advice{"in the run": inRun, "read back": read} {
+			if a.Kind != c.kind || a.Duration != c.job {
+				t.Errorf("a job of %v sampled over %ds, %s: %s %q over %v; want %s over the job's %v",
+					c.job, c.samples, name, a.Kind, a.Text, a.Duration, c.kind, c.job)
+			}
+			if a.Kind == sizing.TooShort && !strings.Contains(a.Text, "ran "+figure.Duration(c.job)+":") {
+				t.Errorf("%s: %q does not say the job's duration", name, a.Text)
+			}
+		}
 	}
 }

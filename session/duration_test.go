@@ -2,6 +2,8 @@ package session
 
 import (
 	"context"
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -12,8 +14,11 @@ import (
 	"github.com/jobtrace/jobtrace/exporters/usagemetrics"
 	"github.com/jobtrace/jobtrace/hostmetrics"
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
+	"github.com/jobtrace/jobtrace/insight/sizing"
 	"github.com/jobtrace/jobtrace/insight/verdict"
+	"github.com/jobtrace/jobtrace/internal/figure"
 	"github.com/jobtrace/jobtrace/internal/metrictest"
+	"github.com/jobtrace/jobtrace/runmodel"
 	"github.com/jobtrace/jobtrace/spans"
 )
 
@@ -65,5 +70,43 @@ func TestPhaseDurationIsItsSpans(t *testing.T) {
 	h, _ := reader.Collect(t)["jobtrace.phase.duration"].Data.(metricdata.Histogram[float64])
 	if len(h.DataPoints) != 1 || h.DataPoints[0].Sum != 0.5 {
 		t.Errorf("jobtrace.phase.duration recorded %+v, want 0.5 s", h.DataPoints)
+	}
+}
+
+// The job's duration is from its start to its exit, whatever the time
+// jobtrace's shutdown takes after it (its span ends after that) and
+// whatever time its samples cover: the job's span says it
+// (runmodel.AttrJobDuration), so that the model read back from the
+// artifacts has the summary's figure, and the advice judges by it. A job
+// that exited 12 s after its start, shut down 8 s later and sampled over a
+// few milliseconds, ran 12 s in the summary, in the model and in the
+// advice. Before, the model took its span's 20 s, and the advice the
+// milliseconds of its samples: too short to size.
+func TestJobDurationIsToItsExit(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	t0 := time.Now().Add(-20 * time.Second)
+	var log syncBuffer
+	set := boundarySampled(dir, &log)
+	set.Start, set.hooks.source = t0, &linearSource{t0: t0}
+	s := New(set)
+	if err := s.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	const took = 12 * time.Second
+	if _, err := s.Shutdown(context.Background(), Outcome{Ended: t0.Add(took)}); err != nil {
+		t.Fatal(err)
+	}
+	run, warn, err := runmodel.ReadDir(dir)
+	if err != nil || warn != nil || !run.HasJob {
+		t.Fatal(err, warn, run.HasJob)
+	}
+	if d := run.Job.Usage.Duration; d != took {
+		t.Errorf("the model's job duration %v, want %v (its span's %v)", d, took, run.Job.End.Sub(run.Job.Start))
+	}
+	if a := run.Advice(); a.Duration != took || a.Kind == sizing.TooShort {
+		t.Errorf("the advice %s %q over %v, want it over the job's %v", a.Kind, a.Text, a.Duration, took)
+	}
+	if want := " after " + figure.Duration(took); strings.Count(log.String(), want) != 2 {
+		t.Errorf("the summary and the last line do not both say %q:\n%s", want, log.String())
 	}
 }

@@ -223,14 +223,15 @@ func (r *resources) jobExited(u hostmetrics.ExitUsage) {
 // spans end with a sample of their own, taken just before.
 // The job's usage is read from the last sample (Sampler.Finish): a sample
 // of its own would be read just before it, both after the job's exit. Its
-// duration is from the job's start to its end (the summary's), not to the
-// end of its span, which jobtrace ends once its own shutdown work is done.
-func (r *resources) finish(log Logger, result string, start, end time.Time) {
+// duration is took, from the job's start to its exit (the one every
+// artifact shows), not to the end of its span, which jobtrace ends once its
+// own shutdown work is done.
+func (r *resources) finish(log Logger, result string, took time.Duration) {
 	r.sampler.Finish(func(s *hostmetrics.Sample) {
 		// The job's peak memory is its cgroup's memory.peak when higher
 		// than sampled, as in the statistics of its samples.
 		u := r.phases.rootWin.EndJob(s)
-		u.SetSpan(start, end)
+		u.Duration = took
 		v := setUsage(r.phases.root, &u)
 		if r.rec != nil {
 			// The sinks, the Recorder's statistics among them, had this

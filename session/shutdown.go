@@ -16,9 +16,11 @@ import (
 
 	"github.com/jobtrace/jobtrace/exporters/spool"
 	"github.com/jobtrace/jobtrace/exporters/usagecsv"
+	"github.com/jobtrace/jobtrace/hostmetrics/usage"
 	"github.com/jobtrace/jobtrace/internal/cleantext"
 	"github.com/jobtrace/jobtrace/internal/figure"
 	"github.com/jobtrace/jobtrace/internal/stackhint"
+	"github.com/jobtrace/jobtrace/runmodel"
 	"github.com/jobtrace/jobtrace/spans"
 	"github.com/jobtrace/jobtrace/spans/protocol"
 	"github.com/jobtrace/jobtrace/spans/wire"
@@ -157,11 +159,13 @@ func (s *Session) Shutdown(ctx context.Context, o Outcome) (Result, error) {
 	}
 	s.KeepDir()
 	_, shutdown := s.tracer.Start(s.rootCtx, "jobtrace shutdown")
-	end := jobEnd{code: o.Code, result: o.result(), told: o.Result != "", took: o.Ended.Sub(s.set.Start)}
+	// The job's duration is from its start to its exit: its span ends
+	// after the shutdown's work, its child span.
+	end := jobEnd{code: o.Code, result: o.result(), told: o.Result != "", took: usage.SpanDuration(s.set.Start, o.Ended)}
 	end.notes = s.stopSources(end.result, o.LostOutput)
-	s.endJobSpan(o, end.result)
+	s.endJobSpan(o, end.result, end.took)
 	if s.res != nil {
-		s.res.finish(s.log, end.result, s.set.Start, o.Ended)
+		s.res.finish(s.log, end.result, end.took)
 	}
 	shutdown.End()
 	s.root.End()
@@ -250,8 +254,11 @@ func (s *Session) stopSources(result string, lostOutput uint64) (notes []string)
 }
 
 // endJobSpan sets how the job ended on its span (spans.SetResult): the
-// status Error when it failed, not when it was cancelled or skipped.
-func (s *Session) endJobSpan(o Outcome, result string) {
+// status Error when it failed, not when it was cancelled or skipped; and
+// its duration, took, which the model of the run reads back from it
+// (runmodel.AttrJobDuration).
+func (s *Session) endJobSpan(o Outcome, result string, took time.Duration) {
+	s.root.SetAttributes(runmodel.AttrJobDuration.Float64(took.Seconds()))
 	desc := DescribeExit("job", o.Code, o.Err)
 	if o.Result != "" && o.Err == nil {
 		desc = "job ended with result " + result

@@ -330,7 +330,7 @@ var Table = []Metric{
 	mJobDuration: {
 		Name: "jobtrace.job.duration", Unit: "s", Kind: Histogram, Number: Float64,
 		Attributes:  jobAttrs,
-		Description: "Wall time of each job, from its start to its end, as the summary gives it.",
+		Description: "Wall time of each job, from its start to its exit, the duration every artifact shows (its span's jobtrace.job.duration).",
 		Enabled:     true,
 		Buckets:     jobSecondsBuckets,
 	},

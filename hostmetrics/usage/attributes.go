@@ -12,9 +12,11 @@ import (
 // Usage is what a phase (or the job) cost over its window. Each group has a
 // Has flag: a figure the system could not give is absent, not zero.
 type Usage struct {
-	// Duration is the phase's (or the job's) wall time: its span's end
-	// less its start (SetSpan), which every artifact shows as its
-	// duration and the verdict judges by. The window of samples the other
+	// Duration is the phase's wall time, its span's end less its start
+	// (SetSpan), or the job's, from its start to its exit (its span ends
+	// later, once jobtrace's own shutdown work, a span of its own, is
+	// done): the one duration every artifact shows and the verdict and the
+	// advice judge by. The window of samples the other
 	// figures were taken over may be longer (a phase added after it
 	// ended) or shorter; only the rates (CPUAvg, the peaks, the machine's
 	// CPU) are taken over it, as they need its samples. A Window does not
@@ -69,13 +71,20 @@ func (s Stalls) Has() bool {
 // CPU returns user + system CPU time.
 func (u *Usage) CPU() time.Duration { return u.CPUUser + u.CPUSystem }
 
-// SetSpan sets Duration to the span's, from start to end: none when either
-// is unknown (zero) or end is before start.
+// SetSpan sets Duration to the span's, from start to end (SpanDuration).
 func (u *Usage) SetSpan(start, end time.Time) {
-	u.Duration = 0
-	if !start.IsZero() && !end.IsZero() && end.After(start) {
-		u.Duration = end.Sub(start)
+	u.Duration = SpanDuration(start, end)
+}
+
+// SpanDuration is the duration of a span from start to end: none when
+// either is unknown (zero) or end is before start. It is the one rule of a
+// duration from two times: a phase's span's (SetSpan) and the job's, from
+// its start to its exit.
+func SpanDuration(start, end time.Time) time.Duration {
+	if start.IsZero() || end.IsZero() || !end.After(start) {
+		return 0
 	}
+	return end.Sub(start)
 }
 
 // Attribute keys of the usage of a phase or of the job, documented in

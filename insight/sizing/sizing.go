@@ -16,7 +16,9 @@ import (
 // memory over its samples, and what the machine had. Each group has a Has
 // flag: a figure that could not be measured is absent, not zero.
 type Figures struct {
-	// Duration is the time from the job's first sample to its last.
+	// Duration is the job's duration, from its start to its exit, as
+	// every artifact shows it (usage.Usage.Duration); the time from its
+	// first sample to its last when it is not known.
 	Duration time.Duration
 	// NumCPU and MachineMemory are the machine's (0 when unknown); its
 	// memory is what it had in use plus what was available, the two

@@ -299,9 +299,11 @@ func build(run *runmodel.Run, nodes []node, rows []Row) *Profile {
 		m.Data = append(m.Data, data)
 		m.Length++
 	}
+	// A span's marker runs for its duration (runmodel.Span.Until), the
+	// job's to its exit.
 	for _, n := range nodes {
 		s := n.span
-		start, stop := ms(unixNano(s.Start)), ms(unixNano(s.End))
+		start, stop := ms(unixNano(s.Start)), ms(unixNano(s.Until()))
 		if stop < start {
 			stop = start
 		}

@@ -18,6 +18,7 @@ func TestDiffSection(t *testing.T) {
 	for i := range run.Phases {
 		if run.Phases[i].Name == "compile" {
 			run.Phases[i].End = run.Phases[i].End.Add(3e9)
+			run.Phases[i].Usage.Duration += 3e9
 		}
 	}
 	d := rundiff.Compare([]*runmodel.Run{base}, run)

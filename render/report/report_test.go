@@ -24,6 +24,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/jobtrace/jobtrace/hostmetrics/usage"
 	"github.com/jobtrace/jobtrace/insight/sizing"
 	"github.com/jobtrace/jobtrace/insight/verdict"
 	"github.com/jobtrace/jobtrace/internal/cleantext"
@@ -129,6 +130,7 @@ func TestPageShowsUsageSVGDrawing(t *testing.T) {
 
 func render(t *testing.T, d *Data) (string, string) {
 	t.Helper()
+	withDurations(d)
 	var h, s bytes.Buffer
 	if err := writeHTML(&h, d); err != nil {
 		t.Fatal(err)
@@ -235,14 +237,25 @@ const evil = `<script>alert(1)</script>`
 // made of markup, quotes and control characters.
 func hostileData() *Data {
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	return &Data{
+	return withDurations(&Data{
 		Job: Job{Name: `job "&" <b>`, Result: "failure", Start: start, End: start.Add(time.Minute), Host: `<i>h</i>`, Service: "s'"},
 		Phases: []Phase{
 			{Name: evil, Start: start, End: start.Add(time.Second), Result: `<x>`, Failed: true},
 			{Name: "ctl\x01\x1b[0m", Start: start, End: start.Add(time.Second)},
 		},
 		Rows: []runmodel.Row{{Time: start}, {Time: start.Add(time.Second)}},
+	})
+}
+
+// withDurations gives the job and each phase of d the duration of its
+// span, as the model gives them (runmodel.Span's Usage.Duration).
+func withDurations(d *Data) *Data {
+	d.Job.Duration = usage.SpanDuration(d.Job.Start, d.Job.End)
+	for i := range d.Phases {
+		p := &d.Phases[i]
+		p.Duration = usage.SpanDuration(p.Start, p.End)
 	}
+	return d
 }
 
 func TestEscaping(t *testing.T) {
@@ -473,7 +486,7 @@ func TestJobIsRedOnlyWhenItFailed(t *testing.T) {
 		{"cancellation", false}, {"skip", false}, {"", false}, {"success", false},
 		{"failure", true}, {"error", true}, {"timeout", true},
 	} {
-		d := &Data{Job: Job{Name: "job", Result: c.result, Start: start, End: start.Add(time.Minute)}}
+		d := withDurations(&Data{Job: Job{Name: "job", Result: c.result, Start: start, End: start.Add(time.Minute)}})
 		p, err := pageOf(d, drawCharts(d, newAxis(d.Job.Start, d.Job.End)))
 		if err != nil {
 			t.Fatal(err)
@@ -798,6 +811,7 @@ func variedData(seed uint64) *Data {
 		}
 		d.Rows = append(d.Rows, row)
 	}
+	withDurations(d)
 	d.fillTimes()
 	return d
 }

@@ -72,11 +72,12 @@ func ganttSVG(d *Data, a axis) string {
 	b = appendSVGHead(b, "gantt", "phases", 0, h)
 	b = timeAxis(b, a, ganttAxis-6, float64(h), ganttAxis-10)
 	var tip []byte
-	row := func(i int, name, class string, depth int, start, end time.Time, p *Phase) {
+	// A bar runs for the span's duration, the job's to its exit.
+	row := func(i int, name, class string, depth int, p *Phase) {
 		y := float64(ganttAxis + i*ganttRow)
 		indent := min(depth, maxIndent) * 12
 		chars := (plotLeft - 12 - indent) / 7
-		x0, x1 := a.x(start), a.x(end)
+		x0, x1 := a.x(p.Start), a.x(p.Start.Add(p.Duration))
 		w := max(x1-x0, 1.5)
 		tip = appendSpanTip(tip[:0], p, d.Job.Start)
 		b = append(b, `<g><title>`...)
@@ -103,7 +104,7 @@ func ganttSVG(d *Data, a axis) string {
 	}
 	job := d.Job
 	jp := jobPhase(job)
-	row(0, job.Name, "job", 0, job.Start, job.End, &jp)
+	row(0, job.Name, "job", 0, &jp)
 	for i := range phases {
 		p := &phases[i]
 		class := depthClass[p.Depth%3]
@@ -113,7 +114,7 @@ func ganttSVG(d *Data, a axis) string {
 		if p.Failed {
 			class = "fail"
 		}
-		row(i+1, p.Name, class, p.Depth+1, p.Start, p.End, p)
+		row(i+1, p.Name, class, p.Depth+1, p)
 	}
 	// The markers come after every bar, so that no bar hides one.
 	for _, e := range evs.shown {
@@ -231,7 +232,7 @@ func appendEventTip(b []byte, e placedEvent, jobStart time.Time) []byte {
 // jobPhase is the job as a row of the timeline and the table: failed by its
 // result (wire.Failed), as its span's status is set.
 func jobPhase(j Job) Phase {
-	return Phase{Name: j.Name, Start: j.Start, End: j.End, Result: j.Result, Failed: wire.Failed(j.Result), Usage: j.Usage, Verdict: j.Verdict}
+	return Phase{Name: j.Name, Start: j.Start, End: j.End, Duration: j.Duration, Result: j.Result, Failed: wire.Failed(j.Result), Usage: j.Usage, Verdict: j.Verdict}
 }
 
 // appendSpanTip appends the hover text of a timeline bar.
@@ -241,7 +242,7 @@ func appendSpanTip(b []byte, p *Phase, jobStart time.Time) []byte {
 	b = append(b, "\nstart +"...)
 	b = figure.AppendDuration(b, p.Start.Sub(jobStart))
 	b = append(b, ", duration "...)
-	b = figure.AppendDuration(b, p.End.Sub(p.Start))
+	b = figure.AppendDuration(b, p.Duration)
 	if p.Result != "" {
 		b = append(b, "\nresult "...)
 		b = append(b, p.Result...)
@@ -407,7 +408,7 @@ func (c charts) appendStandaloneSVG(b []byte, d *Data) []byte {
 		b = append(b, " · started "...)
 		b = d.Job.Start.UTC().AppendFormat(b, "2006-01-02 15:04:05 UTC")
 		b = append(b, " · "...)
-		b = figure.AppendDuration(b, d.Job.End.Sub(d.Job.Start))
+		b = figure.AppendDuration(b, d.Job.Duration)
 	}
 	b = append(b, "</text>\n"...)
 	b = append(b, c.body...)

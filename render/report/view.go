@@ -44,8 +44,13 @@ type Job struct {
 	Name     string
 	Result   string // cicd.pipeline.task.run.result; empty when unknown
 	ExitCode string // process.exit.code; empty when unknown
-	Start    time.Time
-	End      time.Time
+	// Start and End are the job span's; the timeline's axis runs from
+	// one to the other, jobtrace's shutdown work included.
+	Start time.Time
+	End   time.Time
+	// Duration is the job's, from its start to its exit (the model's
+	// Usage.Duration): what the report shows, and its bar's length.
+	Duration time.Duration
 	Host     string // resource host.name
 	Service  string // resource service.name
 	Usage    Usage
@@ -62,7 +67,10 @@ type Phase struct {
 	Parent int
 	Start  time.Time
 	End    time.Time
-	Result string
+	// Duration is the span's, as the model has it (its Usage.Duration):
+	// what the report shows, and its bar's length.
+	Duration time.Duration
+	Result   string
 	// Failed is true when the span's status is Error, whatever its result:
 	// jobtrace sets it by wire.Failed (failure, error, timeout), so a
 	// skipped or cancelled phase is not failed.
@@ -119,7 +127,7 @@ func dataOf(run *runmodel.Run) *Data {
 	d.Job.Service = resourceText(run, semconv.ServiceNameKey)
 	if run.HasJob {
 		j := &run.Job
-		d.Job.Name, d.Job.Start, d.Job.End = j.Name, j.Start, j.End
+		d.Job.Name, d.Job.Start, d.Job.End, d.Job.Duration = j.Name, j.Start, j.End, j.Usage.Duration
 		d.Job.Result, d.Job.ExitCode = j.Text(runmodel.AttrResult), j.Text(runmodel.AttrExitCode)
 		d.Job.Usage = usageOf(&j.Usage)
 		d.Job.Verdict = j.Verdict
@@ -131,7 +139,7 @@ func dataOf(run *runmodel.Run) *Data {
 		result := s.Text(runmodel.AttrResult)
 		d.Phases[i] = Phase{
 			Name: s.Name, Depth: s.Depth, Parent: s.ParentIndex, Start: s.Start, End: s.End,
-			Result: result, Failed: s.Failed,
+			Duration: s.Usage.Duration, Result: result, Failed: s.Failed,
 			Usage: usageOf(&s.Usage), Verdict: s.Verdict, Events: s.Events,
 		}
 	}
@@ -159,8 +167,8 @@ func pointSpans(run *runmodel.Run) []int {
 	return out
 }
 
-// fillTimes gives the job a start and end from the rows or the phases when
-// there was no job span.
+// fillTimes gives the job a start, an end and a duration from the rows or
+// the phases when there was no job span (or it had no times).
 func (d *Data) fillTimes() {
 	extend := func(t time.Time) {
 		if t.IsZero() {
@@ -183,4 +191,5 @@ func (d *Data) fillTimes() {
 	for _, r := range d.Rows {
 		extend(r.Time)
 	}
+	d.Job.Duration = usage.SpanDuration(d.Job.Start, d.Job.End)
 }

@@ -18,7 +18,10 @@ type JobInfo struct {
 	// Result is the job's cicd.pipeline.task.run.result: success,
 	// failure, error, timeout, cancellation; empty is success
 	// (wire.NormalResult).
-	Result   string
+	Result string
+	// Duration is the job's, from its start to its exit, for a run
+	// without the job's span: the model's (runmodel.Run.Job's
+	// Usage.Duration) is shown when it has one.
 	Duration time.Duration
 	// NumCPU is the machine's CPU count, which utilisation is a share of;
 	// when 0 it is taken from the samples (runmodel.Run.Stats).
@@ -92,15 +95,15 @@ func Build(run *runmodel.Run, job JobInfo) Summary {
 	}
 	r.Result = wire.NormalResult(r.Result)
 
-	// The job's own span gives its usage and what JobInfo leaves out.
+	// The job's own span gives its duration, its usage and what JobInfo
+	// leaves out.
 	r.Total = Row{Name: job.Name, Duration: job.Duration}
 	if run.HasJob {
 		r.Total.Figures = FiguresOf(&run.Job.Usage)
 		r.Total.Verdict = run.Job.Verdict
-	}
-	if r.Total.Duration <= 0 && run.HasJob {
-		r.Total.Duration = run.Job.End.Sub(run.Job.Start)
-		r.Duration = r.Total.Duration
+		if d := run.Job.Usage.Duration; d > 0 {
+			r.Duration, r.Total.Duration = d, d
+		}
 	}
 	if r.NumCPU <= 0 {
 		r.NumCPU = stats.NumCPU
@@ -111,7 +114,7 @@ func Build(run *runmodel.Run, job JobInfo) Summary {
 	for i := range run.Phases {
 		p := &run.Phases[i]
 		rows[i] = Row{
-			Name: p.Name, Depth: min(p.Depth, MaxDepth), Duration: p.End.Sub(p.Start),
+			Name: p.Name, Depth: min(p.Depth, MaxDepth), Duration: p.Usage.Duration,
 			Failed: p.Failed, Status: p.Status, Verdict: p.Verdict, Figures: FiguresOf(&p.Usage),
 		}
 		parent[i] = p.ParentIndex
