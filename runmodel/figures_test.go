@@ -2,10 +2,12 @@ package runmodel_test
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/jobtrace/jobtrace/insight/verdict"
 	"github.com/jobtrace/jobtrace/internal/figure"
 	"github.com/jobtrace/jobtrace/render/profile"
 	"github.com/jobtrace/jobtrace/render/report"
@@ -20,7 +22,9 @@ import (
 // advice's peak memory is the job's as a size. The job's duration, from
 // its start to its exit (its span ends later, after jobtrace's shutdown
 // span), is one figure too: the summary's, report.html's and usage.svg's,
-// the length of profile.json's marker, the diff's and the advice's.
+// the length of profile.json's marker, the diff's and the advice's. A
+// phase's CPU average is its CPUs busy (the diff's, the verdict's) over the
+// machine's CPUs.
 func TestRenderersWriteFiguresAlike(t *testing.T) {
 	run := goldenFromFiles(t)
 	art := artifacts(t, t.TempDir(), run)
@@ -38,6 +42,11 @@ func TestRenderersWriteFiguresAlike(t *testing.T) {
 			cpu, avg := figure.Duration(u.CPU()), figure.Percent(min(u.CPUAvg, 1)*100)
 			figs, tips = append(figs, cpu, avg), append(tips, "CPU "+cpu+", avg "+avg)
 			marker, cells = append(marker, "CPU "+cpu+" ("+avg+" of all CPUs)"), append(cells, " | "+cpu+" | ")
+			busy := verdict.FiguresOf(u).Busy
+			if n := float64(u.NumCPU); math.Abs(u.CPUAvg*n-busy) > 1e-3 {
+				t.Errorf("%s: an average of %s of %v CPUs is not its %s CPUs busy", s.Name, avg, n, figure.Count(busy))
+			}
+			cells = append(cells, " | "+figure.Count(busy)+" | ")
 		}
 		if u.HasMemory {
 			mem := figure.Bytes(float64(u.MemoryPeak))

@@ -110,6 +110,9 @@ func goldenRun(t *testing.T, dir string) *runmodel.Recorder {
 		u := usage.Usage{NumCPU: 4, HasCPU: true, CPUUser: time.Duration(i+1) * 900 * time.Millisecond, CPUSystem: 200 * time.Millisecond,
 			CPUAvg: 0.1 * float64(i%5+1), CPUPeak: 0.2 * float64(i%5+1), HasMemory: true, MemoryPeak: uint64(i+1) * (300 << 20),
 			HasIO: true, ReadBytes: uint64(i) << 20, WriteBytes: uint64(i) << 21, Samples: 3}
+		// Its average is its CPUs busy over its span, as a session
+		// sets it: a window's is over its samples.
+		u.SetSpan(at(from), at(to))
 		p.SetAttributes(u.Attributes()...)
 		p.SetAttributes(verdict.Verdict{Kind: kinds[i%len(kinds)], Reason: fmt.Sprintf("reason of phase %d", i)}.Attributes()...)
 		if i == 6 {

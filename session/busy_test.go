@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"math"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jobtrace/jobtrace/hostmetrics"
+	"github.com/jobtrace/jobtrace/insight/verdict"
 	"github.com/jobtrace/jobtrace/internal/figure"
 	"github.com/jobtrace/jobtrace/rundiff"
 	"github.com/jobtrace/jobtrace/runmodel"
@@ -37,14 +39,12 @@ func (c *tenSecondSource) Read(s *hostmetrics.Sample) error {
 	return nil
 }
 
-// A phase's CPUs busy and its stall share are one figure in its verdict
-// and in jobtrace diff (verdict.FiguresOf): a phase added after it ended,
-// 3 s long, whose usage spans the 10 s between the samples around it (2.5 s
-// of CPU, 1 s of the machine's tasks waiting), kept 0.83 CPUs busy in
-// both, and waited 33 % of its time in both. Before, the verdict took the
-// 10 s window (0.25 CPUs busy) where the diff took the span, and the diff
-// had no stall share without the job's own.
-func TestVerdictAndDiffAgreeOnBusy(t *testing.T) {
+// addedPhaseRun is the model, read back from its artifacts, of a run
+// whose phase "tests", added after it ended, is 3 s long while its usage
+// spans the 10 s between the samples around it (tenSecondSource: 2.5 s of
+// CPU, 1 s of the machine's tasks waiting); and the phase in it.
+func addedPhaseRun(t *testing.T) (*runmodel.Run, *runmodel.Span) {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), "out")
 	t0 := time.Now().Add(-time.Minute)
 	var log syncBuffer
@@ -68,11 +68,27 @@ func TestVerdictAndDiffAgreeOnBusy(t *testing.T) {
 	if _, err := s.Shutdown(context.Background(), Outcome{}); err != nil {
 		t.Fatal(err)
 	}
-
 	run, warn, err := runmodel.ReadDir(dir)
 	if err != nil || warn != nil {
 		t.Fatal(err, warn)
 	}
+	for i := range run.Phases {
+		if run.Phases[i].Name == "tests" {
+			return run, &run.Phases[i]
+		}
+	}
+	t.Fatalf("no phase tests in %+v", run.Phases)
+	return nil, nil
+}
+
+// A phase's CPUs busy and its stall share are one figure in its verdict
+// and in jobtrace diff (verdict.FiguresOf): the phase added after it
+// ended of addedPhaseRun kept 0.83 CPUs busy in both, and waited 33 % of
+// its time in both. Before, the verdict took the 10 s window (0.25 CPUs
+// busy) where the diff took the span, and the diff had no stall share
+// without the job's own.
+func TestVerdictAndDiffAgreeOnBusy(t *testing.T) {
+	run, _ := addedPhaseRun(t)
 	var row *rundiff.Row
 	d := rundiff.Compare([]*runmodel.Run{run}, run)
 	for i := range d.Phases {
@@ -92,5 +108,23 @@ func TestVerdictAndDiffAgreeOnBusy(t *testing.T) {
 	}
 	if stall, ok := row.Cur.Get(rundiff.CPUStall); !ok || stall < 1.0/3-1e-6 || stall > 1.0/3+1e-6 {
 		t.Errorf("the diff's CPU stall share %v %v, want the machine's 1 s over the 3 s", stall, ok)
+	}
+}
+
+// A phase's average share of the CPUs (the summary's, report.html's and
+// profile.json's avg) is its CPUs busy (the verdict's and the diff's) over
+// the machine's CPUs, whatever the window of samples its usage spans: the
+// phase added after it ended of addedPhaseRun, 0.83 CPUs busy, used 42 %
+// of two. Before, its average was over the 10 s window, 12.5 %, beside a
+// verdict that said 0.83 of 2 CPUs.
+func TestAverageIsBusyOverTheCPUs(t *testing.T) {
+	_, p := addedPhaseRun(t)
+	f := verdict.FiguresOf(&p.Usage)
+	busy, ok := f.Busy, f.HasBusy
+	if want := 2.5 / 3; !ok || math.Abs(busy-want) > 1e-6 {
+		t.Fatalf("CPUs busy %v %v, want %v", busy, ok, want)
+	}
+	if avg := p.Usage.CPUAvg; math.Abs(avg-busy/2) > 1e-4 || !strings.Contains(p.Verdict.Reason, figure.Count(avg*2)+" of 2 CPUs") {
+		t.Errorf("an average of %v of 2 CPUs beside %v CPUs busy and the verdict %q", avg, busy, p.Verdict.Reason)
 	}
 }

@@ -231,7 +231,7 @@ func (r *resources) finish(log Logger, result string, took time.Duration) {
 		// The job's peak memory is its cgroup's memory.peak when higher
 		// than sampled, as in the statistics of its samples.
 		u := r.phases.rootWin.EndJob(s)
-		u.Duration = took
+		u.SetDuration(took)
 		v := setUsage(r.phases.root, &u)
 		if r.rec != nil {
 			// The sinks, the Recorder's statistics among them, had this

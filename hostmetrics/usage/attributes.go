@@ -16,11 +16,15 @@ type Usage struct {
 	// (SetSpan), or the job's, from its start to its exit (its span ends
 	// later, once jobtrace's own shutdown work, a span of its own, is
 	// done): the one duration every artifact shows and the verdict and the
-	// advice judge by. The window of samples the other
-	// figures were taken over may be longer (a phase added after it
-	// ended) or shorter; only the rates (CPUAvg, the peaks, the machine's
-	// CPU) are taken over it, as they need its samples. A Window does not
-	// know the span: its End leaves Duration zero.
+	// advice judge by. The window of samples the other figures were taken
+	// over may be longer (a phase added after it ended) or shorter. The
+	// job's average share of the CPUs (CPUAvg) is its CPU time over
+	// Duration × NumCPU, at most 1: its CPUs busy (CPUsBusy) over the
+	// machine's CPUs, one figure wherever either shows. Only the peaks
+	// (CPUPeak at least CPUAvg) and the machine's CPU are rates over the
+	// window, as they need its samples. A Window does not know the span:
+	// its End leaves Duration zero, and CPUAvg over the window, until
+	// SetSpan or SetDuration.
 	Duration time.Duration
 	Samples  int // samples in the window, both boundaries included
 	NumCPU   int
@@ -29,7 +33,7 @@ type Usage struct {
 	// tree.
 	HasCPU             bool
 	CPUUser, CPUSystem time.Duration
-	CPUAvg, CPUPeak    float64 // share of all CPUs, 0 to 1
+	CPUAvg, CPUPeak    float64 // share of all CPUs, 0 to 1 (CPUAvg: see Duration)
 	HasMemory          bool
 	MemoryPeak         uint64 // bytes
 	HasIO              bool
@@ -71,9 +75,40 @@ func (s Stalls) Has() bool {
 // CPU returns user + system CPU time.
 func (u *Usage) CPU() time.Duration { return u.CPUUser + u.CPUSystem }
 
-// SetSpan sets Duration to the span's, from start to end (SpanDuration).
+// SetSpan sets the duration to the span's, from start to end
+// (SpanDuration), by SetDuration.
 func (u *Usage) SetSpan(start, end time.Time) {
-	u.Duration = SpanDuration(start, end)
+	u.SetDuration(SpanDuration(start, end))
+}
+
+// SetDuration sets Duration to d, and the job's average share of the CPUs
+// to its CPUs busy over it (CPUsBusy) over the machine's CPUs, the peak at
+// least as high: the window's average, taken over its samples, may be over
+// a longer time (a phase added after it ended, its samples 10 s apart) or
+// a shorter one. Without a duration or the machine's CPUs, the window's
+// average stays.
+func (u *Usage) SetDuration(d time.Duration) {
+	u.Duration = d
+	if busy, ok := u.CPUsBusy(); ok && u.NumCPU > 0 {
+		u.CPUAvg = busy / float64(u.NumCPU)
+		u.CPUPeak = max(u.CPUPeak, u.CPUAvg)
+	}
+}
+
+// CPUsBusy is the CPUs the job kept busy: its CPU time over Duration, at
+// most NumCPU when that is known (CPU time taken over a window wider than
+// the span would otherwise say more). false without the job's CPU time or
+// a duration. The verdict's busy (verdict.Figures.Busy), jobtrace diff's
+// CPUs busy and CPUAvg are this one figure.
+func (u *Usage) CPUsBusy() (float64, bool) {
+	if !u.HasCPU || u.Duration <= 0 {
+		return 0, false
+	}
+	busy := u.CPU().Seconds() / u.Duration.Seconds()
+	if u.NumCPU > 0 {
+		busy = min(busy, float64(u.NumCPU))
+	}
+	return busy, true
 }
 
 // SpanDuration is the duration of a span from start to end: none when

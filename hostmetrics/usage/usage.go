@@ -10,7 +10,9 @@
 // highest rates over the spans between the samples inside the window,
 // joined by the rule of PeakSpans, which the statistics of a run share:
 // they are as fine as the sampling interval, and a phase shorter than
-// MinPeakSpan has its average as its peak.
+// MinPeakSpan has its average as its peak. The job's average share of the
+// CPUs is its CPU time over the span's duration, once the span is known
+// (Usage.SetSpan): its CPUs busy over the machine's CPUs.
 package usage
 
 import (
@@ -246,7 +248,8 @@ func (w *Window) gauges(p point) {
 }
 
 // End closes the window at sample s and returns the usage over it; its
-// Duration is the span's, which the caller sets (Usage.SetSpan).
+// Duration is the span's, which the caller sets (Usage.SetSpan), and with
+// it CPUAvg.
 func (w *Window) End(s *hostmetrics.Sample) Usage {
 	if !w.started {
 		return Usage{}

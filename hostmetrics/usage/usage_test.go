@@ -278,3 +278,35 @@ func TestMemoryOfAnEarlierWalkIsNotThePhases(t *testing.T) {
 		t.Errorf("memory peak %d (has %v), want the walks' 200 MiB, not the 1 GiB of the walk before the phase", u.MemoryPeak, u.HasMemory)
 	}
 }
+
+// A phase's average share of the CPUs is its CPUs busy over the machine's,
+// over its span's duration (SetSpan): a phase of 3 s whose window is the
+// 10 s between the samples around it (2.5 s of CPU, two CPUs) kept 0.83
+// CPUs busy, 42 % of two, not the window's 12.5 %; its peak is at least
+// that. Without a duration the window's average stays.
+func TestAverageIsBusyOverTheSpan(t *testing.T) {
+	var w Window
+	w.Begin(sample(0, 0, 0, 0, 0, 0))
+	u := w.End(sample(10*time.Second, 2500*time.Millisecond, 0, 0, 4, 16))
+	if !near(u.CPUAvg, 2.5/20) {
+		t.Fatalf("the window's average %v, want %v", u.CPUAvg, 2.5/20)
+	}
+	windows := u
+	u.SetSpan(t0.Add(4*time.Second), t0.Add(7*time.Second))
+	busy, ok := u.CPUsBusy()
+	if !ok || !near(busy, 2.5/3) || !near(u.CPUAvg, busy/2) || u.CPUPeak < u.CPUAvg {
+		t.Errorf("busy %v %v, average %v, peak %v; want %v CPUs busy, %v of two, the peak at least that",
+			busy, ok, u.CPUAvg, u.CPUPeak, 2.5/3, 2.5/6)
+	}
+	none := windows
+	none.SetSpan(t0.Add(7*time.Second), t0.Add(4*time.Second))
+	if _, ok := none.CPUsBusy(); ok || none.CPUAvg != windows.CPUAvg {
+		t.Errorf("a span out of order: busy %v, average %v; want none, the window's %v", ok, none.CPUAvg, windows.CPUAvg)
+	}
+	// More CPU time than the span had CPUs for (a window wider than the
+	// span) is all of them.
+	u.SetDuration(time.Second)
+	if busy, _ := u.CPUsBusy(); busy != 2 || u.CPUAvg != 1 {
+		t.Errorf("2.5 s of CPU over 1 s of two CPUs: busy %v, average %v; want 2 and 1", busy, u.CPUAvg)
+	}
+}

@@ -225,18 +225,18 @@ func waitingReason(f *figures) string {
 // jobtrace diff compares the same figures (package rundiff), so that a
 // phase's CPUs busy, the share its neighbours took and its stall shares are
 // one figure wherever they show. Shares of time are over the phase's
-// duration, its span's (usage.Usage.Duration); the machine's CPU is a rate
-// over the samples of the phase's window, as the job's share of it
-// (usage.Usage.CPUAvg) is.
+// duration, its span's (usage.Usage.Duration), as the job's share of the
+// CPUs is (usage.Usage.CPUAvg, Busy over NumCPU); the machine's CPU is a
+// rate over the samples of the phase's window.
 type Figures struct {
 	// Seconds is the duration in seconds, 0 when unknown; NumCPU the
 	// machine's CPUs, 0 when unknown.
 	Seconds float64
 	NumCPU  int
 	// Busy is the CPUs the job kept busy: its CPU time over the duration,
-	// at most NumCPU when that is known (CPU time taken over a window wider
-	// than the phase would otherwise say more). HasBusy is false without
-	// the job's CPU time or a duration.
+	// at most NumCPU when that is known (usage.Usage.CPUsBusy, the job's
+	// average share of the CPUs, CPUAvg, times NumCPU). HasBusy is false
+	// without the job's CPU time or a duration.
 	Busy    float64
 	HasBusy bool
 	// Machine is the share of all the machine's CPUs not idle (0–1), and
@@ -288,12 +288,7 @@ func figuresOf(u *usage.Usage) figures { return figures{FiguresOf(u), u} }
 func FiguresOf(u *usage.Usage) Figures {
 	f := Figures{Seconds: u.Duration.Seconds(), NumCPU: u.NumCPU}
 	n := float64(f.NumCPU)
-	if f.Seconds > 0 && u.HasCPU {
-		f.Busy, f.HasBusy = u.CPU().Seconds()/f.Seconds, true
-		if n > 0 {
-			f.Busy = min(f.Busy, n)
-		}
-	}
+	f.Busy, f.HasBusy = u.CPUsBusy()
 	if u.HasSystemCPU {
 		f.Machine, f.HasMachine = usage.BoundShare(u.SystemCPUAvg), true
 		if f.HasBusy && n > 0 {
