@@ -10,6 +10,7 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -45,9 +46,27 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "building jobtrace:", err)
 		os.Exit(1)
 	}
+	startWithDefaultSignals()
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// startWithDefaultSignals has the commands these tests start begin with
+// SIGHUP and SIGINT at their default action, whatever this test binary was
+// started with. A binary started by nohup, or by a shell in the background
+// (&), has them ignored, and a child inherits an ignored signal: jobtrace
+// then keeps them ignored, for itself and the job, as it must
+// (TestIgnoredSignalsStayIgnoredForTheJob), and a test that sends them
+// would wait for a job that never gets them. A signal this binary catches
+// is set back to its default in the children it starts; one it was not
+// started with ignored is left alone, so that ^C still stops the tests.
+func startWithDefaultSignals() {
+	for _, sig := range []os.Signal{syscall.SIGHUP, syscall.SIGINT} {
+		if signal.Ignored(sig) {
+			signal.Notify(make(chan os.Signal, 1), sig)
+		}
+	}
 }
 
 type result struct {
@@ -517,6 +536,10 @@ func TestSignalsReachTheJobThroughJobtrace(t *testing.T) {
 				time.Sleep(10 * time.Millisecond)
 			}
 			cmd.Process.Signal(sig)
+			// A job that never gets the signal fails the test rather
+			// than hang it.
+			stuck := time.AfterFunc(timingtest.Patience, func() { cmd.Process.Kill() })
+			defer stuck.Stop()
 			err := cmd.Wait()
 			var ee *exec.ExitError
 			if !errors.As(err, &ee) || ee.ExitCode() != 42 || !strings.Contains(so.String(), "got-signal") {
