@@ -3,9 +3,10 @@
 
     python3 bench/cpusplit.py [-n N] 'COMMAND 1' 'COMMAND 2' ...
 
-runs each command line N times (default 200; OUT in it stands for a fresh
-directory on /dev/shm, removed before each run) under `perf record -g`
-and prints, per run and per command, the CPU its process spent (its own
+runs the command lines in turn, N rounds (default 200; OUT stands for a
+fresh directory on /dev/shm, removed before each run), under one `perf
+record -g`, so that the machine's pace changes alike for all of them, and
+prints, per run and per command, the CPU its process spent (its own
 name: `perf record` samples of other processes, the shell, `rm`, the job,
 are left out) split by what it was doing: user code, page faults, and each
 system call; then the user code by Go package (the first frame that is
@@ -26,20 +27,28 @@ HZ = 20000
 RUNTIME = ("runtime.", "internal/", "sync.", "gcWriteBarrier", "indexbyte", "memeqbody", "aeshash", "cmpbody")
 
 
-def record(cmd, n, work, i):
-    out = os.path.join(work, f"out{i}")
-    script = os.path.join(work, f"loop{i}.sh")
-    data = os.path.join(work, f"perf{i}.data")
+def record(cmds, n, work):
+    """Runs the commands in turn, n rounds, under one perf record, and
+    returns each command's samples (by its process's name)."""
+    script = os.path.join(work, "loop.sh")
+    data = os.path.join(work, "perf.data")
     with open(script, "w") as f:
         f.write("#!/bin/sh\n")
-        f.write(f"for i in $(seq {n}); do rm -rf {shlex.quote(out)}; {cmd.replace('OUT', shlex.quote(out))} >/dev/null 2>&1; done\n")
+        f.write(f"for i in $(seq {n}); do\n")
+        for i, cmd in enumerate(cmds):
+            out = shlex.quote(os.path.join(work, f"out{i}"))
+            f.write(f"  rm -rf {out}; {cmd.replace('OUT', out)} >/dev/null 2>&1\n")
+        f.write("done\n")
     os.chmod(script, 0o755)
     subprocess.run(["perf", "record", "-q", "-F", str(HZ), "-g", "-o", data, script], check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    comm = os.path.basename(shlex.split(cmd)[0])[:15]
-    text = subprocess.run(["perf", "script", "-i", data, "--comm", comm, "-F", "comm,ip,sym"],
-                          capture_output=True, text=True, check=True).stdout
-    return split(text)
+    res = []
+    for cmd in cmds:
+        comm = os.path.basename(shlex.split(cmd)[0])[:15]
+        text = subprocess.run(["perf", "script", "-i", data, "--comm", comm, "-F", "comm,ip,sym"],
+                              capture_output=True, text=True, check=True).stdout
+        res.append(split(text))
+    return res
 
 
 def split(text):
@@ -83,7 +92,10 @@ def main():
         sys.exit("cpusplit.py: perf is missing (apt-get install linux-perf)")
     work = tempfile.mkdtemp(prefix="jobtrace-cpusplit.", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
     try:
-        res = [record(c, n, work, i) for i, c in enumerate(args)]
+        names = [os.path.basename(shlex.split(c)[0])[:15] for c in args]
+        if len(set(names)) != len(names):
+            sys.exit("cpusplit.py: the commands' programs must have different names (perf tells their samples apart by them)")
+        res = record(args, n, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     ms = lambda v: v / HZ * 1000 / n
