@@ -82,6 +82,37 @@ func (j *job) start(env []string, args ...string) []string {
 
 func (j *job) out() string { return filepath.Join(j.wd, "jobtrace-out") }
 
+// stepThenKill runs the step name (`jobtrace exec name -- true`) in env,
+// waits until the agent has written its span to the spool (a moment after
+// the step returns: its end sample, then the spool's queue), kills the
+// agent with SIGKILL and waits until it is gone. It returns the agent's
+// state as it was.
+func (j *job) stepThenKill(env []string, name string) background.State {
+	j.t.Helper()
+	if r := j.run(env, "exec", name, "--", "true"); r.code != 0 {
+		j.t.Fatalf("step: %d\n%s", r.code, r.stderr)
+	}
+	st, err := background.ReadState(j.out())
+	if err != nil {
+		j.t.Fatal(err)
+	}
+	for deadline := time.Now().Add(agentEndWait); ; time.Sleep(10 * time.Millisecond) {
+		if data, _ := os.ReadFile(filepath.Join(j.out(), "spans.otlp.jsonl")); bytes.Contains(data, []byte(name)) {
+			break
+		}
+		if time.Now().After(deadline) {
+			j.t.Fatal("the step's span never reached the spool")
+		}
+	}
+	if err := syscall.Kill(st.Pid, syscall.SIGKILL); err != nil {
+		j.t.Fatal(err)
+	}
+	for background.Alive(j.out()) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	return st
+}
+
 // waitEnd waits until the agent has ended by itself and returns its state.
 func (j *job) waitEnd() background.State {
 	j.t.Helper()
@@ -275,30 +306,7 @@ func TestStartConfiguration(t *testing.T) {
 func TestStopAfterAgentKilled(t *testing.T) {
 	j := newJob(t)
 	env := j.start(nil, "--interval", "100ms")
-	if r := j.run(env, "exec", "before-the-crash", "--", "true"); r.code != 0 {
-		t.Fatalf("step: %d\n%s", r.code, r.stderr)
-	}
-	st, err := background.ReadState(j.out())
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The step's span is written by the agent's spool a moment after the
-	// step returns (its end sample, then the spool's queue): the kill
-	// comes once it is there.
-	for deadline := time.Now().Add(agentEndWait); ; time.Sleep(10 * time.Millisecond) {
-		if data, _ := os.ReadFile(filepath.Join(j.out(), "spans.otlp.jsonl")); bytes.Contains(data, []byte("before-the-crash")) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the step's span never reached the spool")
-		}
-	}
-	if err := syscall.Kill(st.Pid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	for background.Alive(j.out()) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	st := j.stepThenKill(env, "before-the-crash")
 	r := j.run(nil, "stop")
 	for _, want := range []string{fmt.Sprintf("pid %d", st.Pid), "is gone", "jobtrace report " + j.out(), "spans.otlp.jsonl"} {
 		if !strings.Contains(r.stderr, want) {
@@ -329,27 +337,7 @@ func TestStopAfterAgentKilled(t *testing.T) {
 func TestStopSendsWhatAKilledAgentHadNotDelivered(t *testing.T) {
 	j := newJob(t)
 	env := j.start([]string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://" + otlptest.Refused(t)}, "--interval", "100ms")
-	if r := j.run(env, "exec", "before-the-crash", "--", "true"); r.code != 0 {
-		t.Fatalf("step: %d\n%s", r.code, r.stderr)
-	}
-	st, err := background.ReadState(j.out())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for deadline := time.Now().Add(agentEndWait); ; time.Sleep(10 * time.Millisecond) {
-		if data, _ := os.ReadFile(filepath.Join(j.out(), "spans.otlp.jsonl")); bytes.Contains(data, []byte("before-the-crash")) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the step's span never reached the spool")
-		}
-	}
-	if err := syscall.Kill(st.Pid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	for background.Alive(j.out()) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	j.stepThenKill(env, "before-the-crash")
 	c := &otlptest.Collector{}
 	h := otlptest.StartHTTP(t, "127.0.0.1:0", c)
 	r := j.run([]string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://" + h.Addr}, "stop")
