@@ -82,7 +82,12 @@ type Options struct {
 	// Stdin, Stdout and Stderr are jobtrace's own standard files. The job
 	// reads Stdin directly; its output passes through jobtrace to Stdout
 	// and Stderr, byte for byte. When Stdout is a terminal the job gets a
-	// pseudo-terminal, so it behaves as it would on that terminal.
+	// pseudo-terminal, so it behaves as it would on that terminal. When
+	// jobtrace runs in the foreground of a terminal, that pseudo-terminal
+	// is the job's controlling terminal (its /dev/tty), what is typed on
+	// jobtrace's terminal is passed to it, and it is the job's stdin where
+	// Stdin is that terminal; with Stdout not a terminal, the job is given
+	// one all the same for its stdin (openInputPTY).
 	Stdin, Stdout, Stderr *os.File
 	// OutStdout and OutStderr, when set, see a copy of every chunk of the
 	// job's output after it was written to Stdout or Stderr. A Tap sees
@@ -122,7 +127,10 @@ type Job struct {
 	// stdout and stderr are the job's ends of its output: the write end of
 	// a pipe, or a pseudo-terminal (the same file when both go to one).
 	stdout, stderr *os.File
-	pid            int // the job's process id, once started
+	// stdin, when set, is the job's pseudo-terminal, given as its stdin in
+	// place of Options.Stdin, jobtrace's terminal, whose keys it is passed.
+	stdin *os.File
+	pid   int // the job's process id, once started
 
 	copies  sync.WaitGroup // the copies of the output streams
 	taps    sync.WaitGroup // their taps
@@ -242,6 +250,7 @@ func (j *Job) setupOutput() error {
 		}
 		o.Warn("no pseudo-terminal for the job (" + err.Error() + "): its output goes through a pipe")
 	}
+	j.openInputPTY()
 	if SameFile(o.Stdout, o.Stderr) {
 		if err := j.pipe("stdout and stderr", &j.stdout, j.outW(), o.OutStdout); err != nil {
 			return err
@@ -253,6 +262,14 @@ func (j *Job) setupOutput() error {
 		return err
 	}
 	return j.pipe("stderr", &j.stderr, j.errW(), o.OutStderr)
+}
+
+// stdinFile is the job's stdin.
+func (j *Job) stdinFile() *os.File {
+	if j.stdin != nil {
+		return j.stdin
+	}
+	return j.opts.Stdin
 }
 
 func (j *Job) outW() io.Writer {
@@ -597,6 +614,7 @@ const syncPause = 20 * time.Microsecond
 // for a job killed by signal N.
 func (j *Job) Wait() int {
 	code, usage := j.wait()
+	j.plat.jobEnded()
 	if j.opts.OnExit != nil {
 		j.opts.OnExit(usage)
 	}

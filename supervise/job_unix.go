@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
 	"golang.org/x/term"
 
 	"github.com/jobtrace/jobtrace/hostmetrics"
@@ -78,7 +79,12 @@ func raise(sig os.Signal) {
 }
 
 type platformJob struct {
-	ptm   *os.File
+	ptm *os.File
+	// ctty is the job's descriptor that is its pseudo-terminal, made its
+	// controlling terminal: 1 (stdout), or 0 (stdin) for a terminal only
+	// typed on.
+	ctty  int
+	keys  *keyboard // jobtrace's terminal, passed on to ptm; nil if not
 	winch chan os.Signal
 	// watched is closed when the goroutine that follows the size of
 	// jobtrace's terminal has ended.
@@ -88,23 +94,15 @@ type platformJob struct {
 func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 
 // openPTY makes a pseudo-terminal of the size of jobtrace's own terminal,
-// starts forwarding its output, and returns the job's side.
+// starts forwarding its output, and what is typed on jobtrace's terminal
+// to it (passKeyboard), and returns the job's side.
 func (j *Job) openPTY() (*os.File, error) {
-	ptm, pts, err := pty.Open()
+	ptm, pts, err := openPollablePTY()
 	if err != nil {
 		return nil, err
 	}
-	_ = pty.InheritSize(j.opts.Stdout, ptm)
-	j.plat.ptm = ptm
-	j.plat.winch = make(chan os.Signal, 1)
-	j.plat.watched = make(chan struct{})
-	signal.Notify(j.plat.winch, syscall.SIGWINCH)
-	go func(c chan os.Signal, out *os.File) {
-		defer close(j.plat.watched)
-		for range c {
-			_ = pty.InheritSize(out, ptm)
-		}
-	}(j.plat.winch, j.opts.Stdout)
+	j.plat.ptm, j.plat.ctty = ptm, 1
+	j.followSize(j.opts.Stdout)
 	j.closers = append(j.closers, pts)
 	j.readers = append(j.readers, ptm)
 	st := j.newStream(ptm, j.opts.OutStdout)
@@ -114,17 +112,139 @@ func (j *Job) openPTY() (*os.File, error) {
 	}
 	j.copies.Add(1)
 	go j.copy(name, ptm, j.outW(), st, true)
+	if k := j.passKeyboard(ptm); k != nil && isControllingTerminal(j.opts.Stdin) {
+		j.stdin = pts
+	}
 	return pts, nil
 }
 
+// openInputPTY gives the job a pseudo-terminal as its stdin and controlling
+// terminal when jobtrace's stdin is its controlling terminal and its stdout
+// is not a terminal (`jobtrace run -- JOB > log`): what is typed is passed
+// on to it, and what it shows (echo, prompts on /dev/tty) is written to
+// jobtrace's terminal. Where that cannot be done, the job reads jobtrace's
+// stdin itself, with no controlling terminal.
+func (j *Job) openInputPTY() {
+	if j.plat.ptm != nil || j.opts.Direct {
+		return
+	}
+	if !isControllingTerminal(j.opts.Stdin) {
+		return
+	}
+	ptm, pts, err := openPollablePTY()
+	if err != nil {
+		return
+	}
+	k := j.passKeyboard(ptm)
+	if k == nil {
+		ptm.Close()
+		pts.Close()
+		return
+	}
+	j.plat.ptm, j.plat.ctty = ptm, 0
+	j.followSize(k.tty)
+	j.stdin = pts
+	j.closers = append(j.closers, pts)
+	j.readers = append(j.readers, ptm)
+	j.copies.Add(1)
+	go j.copy("terminal", ptm, k.tty, nil, true)
+}
+
+// passKeyboard passes what is typed on jobtrace's controlling terminal to
+// ptm while the job runs (keyboard), and returns that terminal; nil where
+// it cannot be.
+func (j *Job) passKeyboard(ptm *os.File) *keyboard {
+	k := openKeyboard()
+	if k == nil {
+		return nil
+	}
+	if !k.forward(ptm) {
+		k.stop(ptm)
+		k.close()
+		return nil
+	}
+	j.plat.keys = k
+	return k
+}
+
+// followSize gives the pseudo-terminal the size of term, now and whenever
+// it changes.
+func (j *Job) followSize(term *os.File) {
+	ptm := j.plat.ptm
+	copySize(term, ptm)
+	j.plat.winch = make(chan os.Signal, 1)
+	j.plat.watched = make(chan struct{})
+	signal.Notify(j.plat.winch, syscall.SIGWINCH)
+	go func(c chan os.Signal) {
+		defer close(j.plat.watched)
+		for range c {
+			copySize(term, ptm)
+		}
+	}(j.plat.winch)
+}
+
+// openPollablePTY opens a pseudo-terminal whose side jobtrace holds is
+// read and written through the runtime's poller, where a deadline or
+// Close ends a read or write in progress: pty.Open leaves it in blocking
+// mode, in which a write the job never reads would wait for ever.
+func openPollablePTY() (ptm, pts *os.File, err error) {
+	m, pts, err := pty.Open()
+	if err != nil {
+		return nil, nil, err
+	}
+	fd, err := unix.FcntlInt(m.Fd(), unix.F_DUPFD_CLOEXEC, 0)
+	if err == nil {
+		err = unix.SetNonblock(fd, true)
+		if err != nil {
+			unix.Close(fd)
+		}
+	}
+	m.Close()
+	if err != nil {
+		pts.Close()
+		return nil, nil, err
+	}
+	return os.NewFile(uintptr(fd), m.Name()), pts, nil
+}
+
+// copySize gives the terminal to the size of the terminal from, without
+// putting either file in blocking mode (as File.Fd would).
+func copySize(from, to *os.File) {
+	var ws *unix.Winsize
+	control(from, func(fd int) { ws, _ = unix.IoctlGetWinsize(fd, unix.TIOCGWINSZ) })
+	if ws != nil {
+		control(to, func(fd int) { _ = unix.IoctlSetWinsize(fd, unix.TIOCSWINSZ, ws) })
+	}
+}
+
+// control calls f with f's descriptor, as File.SyscallConn's Control does.
+func control(file *os.File, f func(fd int)) {
+	if rc, err := file.SyscallConn(); err == nil {
+		_ = rc.Control(func(fd uintptr) { f(int(fd)) })
+	}
+}
+
+// jobEnded sets jobtrace's terminal back as it found it, once the job has
+// ended: what is typed from then on is the shell's.
+func (p *platformJob) jobEnded() {
+	if p.keys != nil {
+		p.keys.stop(p.ptm)
+	}
+}
+
 // close stops following the size of jobtrace's terminal, and waits for the
-// goroutine that did.
+// goroutine that did; sets the terminal back and closes it.
 func (p *platformJob) close() {
 	if p.winch != nil {
 		signal.Stop(p.winch)
 		close(p.winch)
 		<-p.watched
 		p.winch = nil
+	}
+	if p.keys != nil {
+		p.keys.stop(p.ptm)
+		p.keys.close()
+		p.keys = nil
 	}
 }
 
@@ -135,7 +255,7 @@ func (j *Job) sysProcAttr() *syscall.SysProcAttr {
 	a := &syscall.SysProcAttr{Setsid: true}
 	if j.plat.ptm != nil {
 		a.Setctty = true
-		a.Ctty = 1 // the job's stdout is the terminal
+		a.Ctty = j.plat.ctty
 	}
 	setParentDeathSignal(a)
 	return a
@@ -156,7 +276,7 @@ func (j *Job) start() error {
 	// Fd puts a file in blocking mode, as os.StartProcess does; a nil
 	// Stdin is a closed stdin, as it is for exec.Cmd given a nil *os.File.
 	attr := &syscall.ProcAttr{Dir: j.opts.Dir, Env: env,
-		Files: []uintptr{j.opts.Stdin.Fd(), j.stdout.Fd(), j.stderr.Fd()}}
+		Files: []uintptr{j.stdinFile().Fd(), j.stdout.Fd(), j.stderr.Fd()}}
 	j.pid, err = j.startProcess(attr)
 	return err
 }

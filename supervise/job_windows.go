@@ -31,6 +31,11 @@ type platformJob struct {
 
 func (platformJob) close() {}
 
+func (platformJob) jobEnded() {}
+
+// openInputPTY does nothing on windows, which has no pseudo-terminals.
+func (j *Job) openInputPTY() {}
+
 func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 
 func (j *Job) openPTY() (*os.File, error) {
@@ -39,7 +44,7 @@ func (j *Job) openPTY() (*os.File, error) {
 
 func (j *Job) start() error {
 	cmd := &exec.Cmd{Path: j.path, Args: j.opts.Args, Env: j.opts.Env, Dir: j.opts.Dir,
-		Stdin: j.opts.Stdin, Stdout: j.stdout, Stderr: j.stderr,
+		Stdin: j.stdinFile(), Stdout: j.stdout, Stderr: j.stderr,
 		SysProcAttr: &syscall.SysProcAttr{CreationFlags: syscall.CREATE_NEW_PROCESS_GROUP}}
 	if err := cmd.Start(); err != nil {
 		return err

@@ -29,6 +29,9 @@ var allowed = map[string]string{
 	// Control files of cgroup v2 under /sys/fs/cgroup, made by the kernel
 	// in a file system only root writes to: no link can be planted there.
 	"hostmetrics/cgroup/group_linux.go": "cgroupfs control files",
+	// /dev/tty, the kernel's name for the controlling terminal, opened to
+	// read the keys typed on it and to show the job's echo and prompts.
+	"supervise/keyboard_unix.go": "the controlling terminal",
 	// A workload program for tests, and a developer tool writing fixtures.
 	"internal/workload/main.go":         "test workload",
 	"kstat/internal/mkfixtures/main.go": "fixture generator",
