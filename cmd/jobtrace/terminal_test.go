@@ -225,3 +225,29 @@ func TestInTheBackgroundTheTerminalIsLeftAlone(t *testing.T) {
 		t.Errorf("the terminal's mode after jobtrace %+v, before %+v", after, before)
 	}
 }
+
+// Keys typed that the job never reads (a paste larger than its terminal
+// holds, which in raw mode keeps it all) do not hold up the end of the run
+// once the job has exited.
+func TestKeysTheJobNeverReadsDoNotHoldItsEnd(t *testing.T) {
+	tm := newTerminal(t)
+	before := tm.mode(t)
+	cmd := tm.command(t, "run", "--out", filepath.Join(t.TempDir(), "o"), "--", "sh", "-c",
+		`stty raw -echo; echo ready; sleep 0.5; stty sane; echo done-sleeping`)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	tm.waitFor(t, "ready")
+	// Written from a goroutine of its own: once the terminal's buffer is
+	// full, the rest waits for a reader that may never come.
+	go tm.ptm.Write(bytes.Repeat([]byte("x"), 256<<10))
+	if code := finish(t, cmd); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if !strings.Contains(tm.text(), "done-sleeping") {
+		t.Errorf("the terminal shows %q", tm.text())
+	}
+	if after := tm.mode(t); after != before {
+		t.Errorf("the terminal's mode after jobtrace %+v, before %+v", after, before)
+	}
+}
