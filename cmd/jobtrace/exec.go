@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"go.opentelemetry.io/otel/attribute"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
@@ -50,6 +51,11 @@ func parseExec(args []string) (execLine, error) {
 	if len(rest) == 0 {
 		return l, usagef("exec: NAME is missing (usage: jobtrace exec NAME -- CMD [ARGS...])")
 	}
+	if flagsEndedAtDash(args, rest) && !slices.Contains(rest, "--") {
+		// `jobtrace exec --name compile -- make`: the first word of the
+		// command would be taken for the phase's name.
+		return l, usagef("exec: NAME is missing before -- (usage: jobtrace exec NAME -- CMD [ARGS...]; --name is the job's name)")
+	}
 	l.name, l.argv = rest[0], rest[1:]
 	if len(l.argv) > 0 && l.argv[0] == "--" {
 		l.argv = l.argv[1:]
@@ -58,6 +64,13 @@ func parseExec(args []string) (execLine, error) {
 		return l, usagef("exec: no command given (usage: jobtrace exec NAME -- CMD [ARGS...])")
 	}
 	return l, nil
+}
+
+// flagsEndedAtDash reports whether the flags of args, of which rest was
+// left once they were parsed, ended with "--".
+func flagsEndedAtDash(args, rest []string) bool {
+	n := len(args) - len(rest)
+	return n > 0 && args[n-1] == "--"
 }
 
 func (c *cli) cmdExec(args []string) error {

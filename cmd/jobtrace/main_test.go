@@ -169,6 +169,8 @@ func TestUsageErrorsExitTwoWithOneLine(t *testing.T) {
 		{nil, []string{"phase", "start", "x"}, "unknown action"},
 		{nil, []string{"phase", "end", "x", "--result", "meh"}, "--result"},
 		{nil, []string{"exec", "name"}, "no command given"},
+		{nil, []string{"exec", "--name", "compile", "--", "sh", "-c", "true"}, "NAME is missing before --"},
+		{nil, []string{"exec", "--", "make"}, "NAME is missing before --"},
 		{nil, []string{"replay"}, "want one DIR"},
 	}
 	for _, c := range cases {
