@@ -149,7 +149,7 @@ func runChild(o Options, out *output, s *session.Session, grd *guard.Guard, sigs
 	}
 	if s != nil {
 		guardSession(grd, s)
-		opts.Env = s.JobEnv(opts.Env)
+		opts.Env, opts.BaseEnv = s.JobEnv(opts.Env), opts.Env
 		opts.OutStdout, opts.OutStderr = s.Output()
 		opts.CgroupFD, opts.OnExit = s.CgroupFD(), s.JobExited
 		opts.BeforeFork = s.JobStarting

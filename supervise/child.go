@@ -6,17 +6,18 @@ import (
 	"time"
 )
 
-// Run runs one command with jobtrace's standard files, forwarding
+// Run runs one command with jobtrace's standard files and env (baseEnv
+// when env is too large: see Options.BaseEnv), forwarding
 // signals and applying the grace period, as 'jobtrace exec' does. spare
 // (nil for none) is freed for a start made again on jobtrace's own output
 // (RetryDirect), and once the command has started. It returns the exit code
 // as a shell reports it; a *StartError for a command that cannot be
 // started.
-func Run(args, env []string, grace time.Duration, log *Logger, spare *Spare) (int, error) {
+func Run(args, env, baseEnv []string, grace time.Duration, log *Logger, spare *Spare) (int, error) {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, ForwardedSignals()...)
 	defer signal.Stop(sigs)
-	opts := Options{Args: args, Env: env, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+	opts := Options{Args: args, Env: env, BaseEnv: baseEnv, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 		GracePeriod: grace, Warn: log.Warn}
 	job, err := Start(opts)
 	if RetryDirect(err) {

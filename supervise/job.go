@@ -78,7 +78,14 @@ var errNoCommand = errors.New("no command given")
 type Options struct {
 	Args []string
 	Env  []string
-	Dir  string
+	// BaseEnv, when set, is Env without the variables jobtrace added to
+	// it (its trace context, socket, marker dir, PATH's addition): the
+	// job is started with it when Env is too large for the system (E2BIG:
+	// the environment near ARG_MAX, PATH near the longest string a
+	// program is given), with a warning, as it would have run without
+	// jobtrace.
+	BaseEnv []string
+	Dir     string
 	// Stdin, Stdout and Stderr are jobtrace's own standard files. The job
 	// reads Stdin directly; its output passes through jobtrace to Stdout
 	// and Stderr, byte for byte. When Stdout is a terminal the job gets a
@@ -188,7 +195,14 @@ func Start(o Options) (*Job, error) {
 	if o.BeforeFork != nil {
 		o.BeforeFork()
 	}
-	if err := j.start(); err != nil {
+	err = j.start()
+	if errors.Is(err, syscall.E2BIG) && o.BaseEnv != nil {
+		o.Warn(fmt.Sprintf("%s: %v with the variables jobtrace adds to its environment: started without them, so its markers and steps cannot reach jobtrace",
+			o.Args[0], errText(err)))
+		j.opts.Env = o.BaseEnv
+		err = j.start()
+	}
+	if err != nil {
 		j.closeAll()
 		return nil, execFailed(o.Args[0], err)
 	}

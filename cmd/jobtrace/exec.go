@@ -138,7 +138,7 @@ func (c *cli) execInRun(path string, l execLine, s settings, log *supervise.Logg
 	} else if reply.Traceparent != "" {
 		env = spans.MergeEnv(env, map[string]string{"TRACEPARENT": reply.Traceparent})
 	}
-	code, startErr := supervise.Run(argv, env, s.cfg.GracePeriod, log, spare)
+	code, startErr := supervise.Run(argv, env, os.Environ(), s.cfg.GracePeriod, log, spare)
 	code = startCode(code, startErr, log)
 	if err == nil {
 		result, status := session.CommandEnd(argv[0], code, startErr)
@@ -172,13 +172,13 @@ func (c *cli) execStandalone(l execLine, s settings, log *supervise.Logger, spar
 	}
 	if err != nil {
 		log.Warn(err.Error() + ": running without a span")
-		code, startErr := supervise.Run(argv, os.Environ(), s.cfg.GracePeriod, log, spare)
+		code, startErr := supervise.Run(argv, os.Environ(), nil, s.cfg.GracePeriod, log, spare)
 		return exitWith(startCode(code, startErr, log))
 	}
 	tracer := sa.pipe.TracerProvider.Tracer("jobtrace")
 	ctx, sp := tracer.Start(s.parent(), begin.Name, trace.WithAttributes(begin.Attrs...))
 	env := spans.MergeEnv(os.Environ(), spans.InjectEnv(ctx), spans.EnvKeys...)
-	code, startErr := supervise.Run(argv, env, s.cfg.GracePeriod, log, spare)
+	code, startErr := supervise.Run(argv, env, os.Environ(), s.cfg.GracePeriod, log, spare)
 	sa.forgetSignals()
 	code = startCode(code, startErr, log)
 	result, status := session.CommandEnd(argv[0], code, startErr)
