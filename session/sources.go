@@ -233,6 +233,7 @@ func (s *sources) statsAttrs(out, errs *scan.Scanner, t *spans.Tracker, lostOutp
 		st := s.reader.Stats()
 		add("jobtrace.dropped.marker_messages", st.Rejected+st.TooLong, "marker-dir lines were malformed or too long and were dropped", "marker-dir lines malformed or too long")
 		add("jobtrace.dropped.marker_files", st.IgnoredFiles, "files in the marker dir were ignored", "marker-dir files ignored")
+		add("jobtrace.dropped.marker_bytes", st.UnreadBytes, fmt.Sprintf("bytes of the marker dir were not read: the end of the job reads it for at most %v", markerdir.DefaultFinalTimeout), "marker-dir bytes not read at the end")
 	}
 	ts := t.Stats()
 	add("jobtrace.dropped.messages", ts.Refused, "phase messages were refused at a limit", "messages refused at a limit")

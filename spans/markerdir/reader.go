@@ -36,6 +36,13 @@ const (
 	// on. Reading 64 MiB takes a tenth of a second, and markers are a few
 	// hundred bytes a line: no job drops that much by mistake.
 	DefaultMaxDroppedBytes = 64 << 20
+	// DefaultFinalTimeout bounds how long Final reads: the end of the job
+	// waits for the marker dir at most this long. A process of the job
+	// writing markers faster than they are read (`yes MARKER >> file`,
+	// a gigabyte a second) leaves a backlog that would take a minute;
+	// what is not read by then is counted (Stats.UnreadBytes) and said.
+	// Markers a job writes by the thousand take milliseconds.
+	DefaultFinalTimeout = time.Second
 )
 
 // Suffix is the file name ending the Reader reads.
@@ -51,6 +58,7 @@ type Options struct {
 	MaxFiles        int
 	MaxMessageBytes int
 	MaxDroppedBytes int64
+	FinalTimeout    time.Duration
 	Warn            func(string) // nil: warnings are only counted
 }
 
@@ -61,6 +69,7 @@ type Stats struct {
 	Rejected     uint64 // malformed lines dropped
 	TooLong      uint64 // lines over MaxMessageBytes dropped
 	IgnoredFiles uint64 // entries not followed: wrong name, not a regular file, over MaxFiles, given up (over MaxDroppedBytes)
+	UnreadBytes  uint64 // bytes left unread by Final at FinalTimeout
 }
 
 // file is what the Reader knows of one followed file.
@@ -87,28 +96,35 @@ type Reader struct {
 	maxDropped int64
 	dropped    int64 // bytes read that were not messages
 
+	finalTimeout time.Duration
+	// stop, when it returns true, ends the read in progress: the context
+	// of Run is done, or Final's time is up.
+	stop func() bool
+
 	files   map[string]*file
 	ignored map[string]uint64 // name → poll generation that last listed it
 	gen     uint64
 	buf     []byte
 	dirErr  bool // the directory could not be read at the last poll
 
-	nFiles, messages, rejected, tooLong, nIgnored atomic.Uint64
+	nFiles, messages, rejected, tooLong, nIgnored, unread atomic.Uint64
 }
 
 // New returns a Reader of dir that passes each message to h. Run, Final
 // and h all run on the caller's goroutine, one at a time.
 func New(dir string, h func(m protocol.Msg), opts Options) *Reader {
 	r := &Reader{
-		dir:        dir,
-		h:          h,
-		interval:   opts.Interval,
-		maxFiles:   opts.MaxFiles,
-		maxMsg:     opts.MaxMessageBytes,
-		maxDropped: opts.MaxDroppedBytes,
-		warn:       warnlimit.New("marker dir: ", opts.Warn, warnlimit.DefaultVerbatim),
-		files:      make(map[string]*file),
-		ignored:    make(map[string]uint64),
+		dir:          dir,
+		h:            h,
+		interval:     opts.Interval,
+		maxFiles:     opts.MaxFiles,
+		maxMsg:       opts.MaxMessageBytes,
+		maxDropped:   opts.MaxDroppedBytes,
+		finalTimeout: opts.FinalTimeout,
+		stop:         func() bool { return false },
+		warn:         warnlimit.New("marker dir: ", opts.Warn, warnlimit.DefaultVerbatim),
+		files:        make(map[string]*file),
+		ignored:      make(map[string]uint64),
 	}
 	if r.interval <= 0 {
 		r.interval = DefaultInterval
@@ -119,6 +135,9 @@ func New(dir string, h func(m protocol.Msg), opts Options) *Reader {
 	if r.maxMsg <= 0 {
 		r.maxMsg = protocol.DefaultMaxMessageBytes
 	}
+	if r.finalTimeout <= 0 {
+		r.finalTimeout = DefaultFinalTimeout
+	}
 	if r.maxDropped <= 0 {
 		r.maxDropped = DefaultMaxDroppedBytes
 	}
@@ -127,10 +146,14 @@ func New(dir string, h func(m protocol.Msg), opts Options) *Reader {
 	return r
 }
 
-// Run polls the directory every Interval until ctx is done.
+// Run polls the directory every Interval until ctx is done; a read in
+// progress then stops at the end of the chunk it is in, the rest left for
+// Final.
 func (r *Reader) Run(ctx context.Context) {
 	t := time.NewTicker(r.interval)
 	defer t.Stop()
+	r.stop = func() bool { return ctx.Err() != nil }
+	defer func() { r.stop = func() bool { return false } }()
 	for {
 		r.poll(false)
 		select {
@@ -142,9 +165,18 @@ func (r *Reader) Run(ctx context.Context) {
 }
 
 // Final reads everything once more, last lines without a newline included,
-// and reports suppressed warnings. Call it after Run has returned.
+// for at most FinalTimeout, and reports suppressed warnings. What it has
+// not read by then is counted in Stats.UnreadBytes and said. Call it after
+// Run has returned.
 func (r *Reader) Final() {
+	deadline := time.Now().Add(r.finalTimeout)
+	r.stop = func() bool { return time.Now().After(deadline) }
+	before := r.unread.Load()
 	r.poll(true)
+	r.stop = func() bool { return false }
+	if n := r.unread.Load() - before; n > 0 {
+		r.warn.Warnf("%d bytes of markers were not read: the end of the job reads the marker dir for at most %v (a process writes markers faster than they are read)", n, r.finalTimeout)
+	}
 	r.warn.Flush()
 }
 
@@ -156,6 +188,7 @@ func (r *Reader) Stats() Stats {
 		Rejected:     r.rejected.Load(),
 		TooLong:      r.tooLong.Load(),
 		IgnoredFiles: r.nIgnored.Load(),
+		UnreadBytes:  r.unread.Load(),
 	}
 }
 
@@ -239,6 +272,12 @@ func (r *Reader) ignore(name, why string) {
 
 // follow reads what was appended to one file since the last poll.
 func (r *Reader) follow(name string, e fs.DirEntry, f *file, final bool) {
+	if r.stop() {
+		if li, err := e.Info(); final && err == nil && li.Size() > f.off {
+			r.unread.Add(uint64(li.Size() - f.off))
+		}
+		return
+	}
 	if !final && f.info != nil {
 		// Unchanged size: nothing to read. The listing's information is
 		// cheap (lstat, or none at all on Windows) next to an open.
@@ -284,9 +323,16 @@ func (r *Reader) follow(name string, e fs.DirEntry, f *file, final bool) {
 // read: a writer as fast as the reader, or one that goes on after the job
 // (a daemon of the job's), cannot keep one read going, nor the end of the
 // job waiting on Final. Once the Reader has dropped maxDropped bytes, a
-// file that yields more is no longer read (giveUp).
+// file that yields more is no longer read (giveUp). When stop says so, the
+// read ends where it is, at the end of a line; Final counts what is left.
 func (r *Reader) read(name string, fh *os.File, f *file, final bool) {
 	for {
+		if r.stop() {
+			if final && f.size > f.off {
+				r.unread.Add(uint64(f.size - f.off))
+			}
+			return
+		}
 		buf := r.buf
 		if left := f.size - f.off; left < int64(len(buf)) {
 			buf = buf[:max(left, 0)]

@@ -429,3 +429,66 @@ func TestWriterAsFastAsTheReaderCannotKeepItReading(t *testing.T) {
 		t.Errorf("%d messages read, want the %d written during the first read too", n, 2*lines)
 	}
 }
+
+// A backlog of markers larger than Final can read in FinalTimeout (a
+// process writing them faster than they are read) does not hold up the end
+// of the job: Final stops at the bound, what it did not read is counted in
+// bytes and said, and what it read is every line up to there. It read to
+// the end: 55 s after a one-second job whose daemon ran `yes MARKER >>`.
+func TestFinalReadsForAtMostFinalTimeout(t *testing.T) {
+	dir := t.TempDir()
+	const lines = 4000 // 4 s at a millisecond each
+	line := ev("e")
+	appendFile(t, filepath.Join(dir, "1.jsonl"), strings.Repeat(line, lines))
+	var warns []string
+	n := 0
+	r := New(dir, func(protocol.Msg) { n++; time.Sleep(time.Millisecond) },
+		Options{MaxMessageBytes: 100, FinalTimeout: 50 * time.Millisecond, Warn: func(s string) { warns = append(warns, s) }})
+	start := time.Now()
+	finishes(t, "Final", r.Final)
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("Final took %v, bound 50ms", took)
+	}
+	st := r.Stats()
+	if n == 0 || n == lines || uint64(n) != st.Messages {
+		t.Errorf("%d messages read of %d (stats %d)", n, lines, st.Messages)
+	}
+	if want := uint64((lines - n) * len(line)); st.UnreadBytes != want {
+		t.Errorf("%d bytes unread counted, want %d (%d lines)", st.UnreadBytes, want, lines-n)
+	}
+	if w := strings.Join(warns, "\n"); !strings.Contains(w, fmt.Sprintf("%d bytes of markers were not read", st.UnreadBytes)) {
+		t.Errorf("warnings %q", w)
+	}
+}
+
+// Run stops a read in progress when its context is done, at a line's end,
+// so that the session's end does not wait for it; Final reads on from
+// there, every line once, in order.
+func TestRunStopsItsReadWhenCancelled(t *testing.T) {
+	dir := t.TempDir()
+	const lines = 20000 // several reads' worth
+	var b strings.Builder
+	for i := range lines {
+		b.WriteString(ev(fmt.Sprint(i)))
+	}
+	appendFile(t, filepath.Join(dir, "1.jsonl"), b.String())
+	ctx, cancel := context.WithCancel(context.Background())
+	var names []string
+	r := New(dir, func(m protocol.Msg) { names = append(names, m.Name); cancel() }, Options{MaxMessageBytes: 100})
+	finishes(t, "Run", func() { r.Run(ctx) })
+	if len(names) == 0 || len(names) >= lines {
+		t.Fatalf("Run read %d of %d lines before it stopped", len(names), lines)
+	}
+	finishes(t, "Final", r.Final)
+	if len(names) != lines {
+		t.Fatalf("%d lines read in all, want %d", len(names), lines)
+	}
+	for i, n := range names {
+		if n != fmt.Sprint(i) {
+			t.Fatalf("line %d read as %q", i, n)
+		}
+	}
+	if st := r.Stats(); st.UnreadBytes != 0 {
+		t.Errorf("%d bytes unread", st.UnreadBytes)
+	}
+}
