@@ -167,10 +167,18 @@ func TestTypedKeysReachTheJob(t *testing.T) {
 				t.Fatal(err)
 			}
 			code := finish(t, cmd)
-			got := tm.text()
+			var got string
 			if c.logOut {
 				b, _ := os.ReadFile(log)
 				got = string(b)
+			} else {
+				// What jobtrace wrote before it exited may not have
+				// been read from the terminal yet.
+				tm.waitFor(t, "got:s3cret")
+				if c.fileIn {
+					tm.waitFor(t, "from-the-file")
+				}
+				got = tm.text()
 			}
 			if c.fileIn && !strings.Contains(got, "from-the-file") {
 				t.Errorf("the job's output %q: its stdin was not the file", got)
@@ -218,9 +226,7 @@ func TestInTheBackgroundTheTerminalIsLeftAlone(t *testing.T) {
 		t.Fatalf("exit %d; the terminal shows %q", code, tm.text())
 	}
 	tm.waitFor(t, "exit:0")
-	if !strings.Contains(tm.text(), "job-ran") {
-		t.Errorf("the terminal shows %q", tm.text())
-	}
+	tm.waitFor(t, "job-ran")
 	if after := tm.mode(t); after != before {
 		t.Errorf("the terminal's mode after jobtrace %+v, before %+v", after, before)
 	}
@@ -244,9 +250,7 @@ func TestKeysTheJobNeverReadsDoNotHoldItsEnd(t *testing.T) {
 	if code := finish(t, cmd); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	if !strings.Contains(tm.text(), "done-sleeping") {
-		t.Errorf("the terminal shows %q", tm.text())
-	}
+	tm.waitFor(t, "done-sleeping")
 	if after := tm.mode(t); after != before {
 		t.Errorf("the terminal's mode after jobtrace %+v, before %+v", after, before)
 	}
