@@ -20,6 +20,7 @@ import (
 
 	"github.com/jobtrace/jobtrace/hostmetrics"
 	"github.com/jobtrace/jobtrace/internal/cleantext"
+	"github.com/jobtrace/jobtrace/internal/readback"
 	"github.com/jobtrace/jobtrace/internal/redact"
 	"github.com/jobtrace/jobtrace/runmodel"
 	"github.com/jobtrace/jobtrace/spans"
@@ -471,7 +472,7 @@ func (s *Session) jobDone(j Job) {
 			s.startup.AddEvent(st.name, trace.WithTimestamp(st.at))
 		}
 		if s.res != nil {
-			s.root.SetAttributes(runmodel.AttrSamplingInterval.Float64(s.set.Sampling.Interval.Seconds()))
+			s.root.SetAttributes(runmodel.AttrSamplingInterval.Float64(readback.SecondsOf(s.set.Sampling.Interval)))
 			// One name for every note, the note as an attribute: a name
 			// holds no path, pid or error text.
 			for _, n := range s.res.notes {

@@ -19,6 +19,7 @@ import (
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
 	"github.com/jobtrace/jobtrace/internal/cleantext"
 	"github.com/jobtrace/jobtrace/internal/figure"
+	"github.com/jobtrace/jobtrace/internal/readback"
 	"github.com/jobtrace/jobtrace/internal/stackhint"
 	"github.com/jobtrace/jobtrace/runmodel"
 	"github.com/jobtrace/jobtrace/spans"
@@ -258,7 +259,7 @@ func (s *Session) stopSources(result string, lostOutput uint64) (notes []string)
 // its duration, took, which the model of the run reads back from it
 // (runmodel.AttrJobDuration).
 func (s *Session) endJobSpan(o Outcome, result string, took time.Duration) {
-	s.root.SetAttributes(runmodel.AttrJobDuration.Float64(took.Seconds()))
+	s.root.SetAttributes(runmodel.AttrJobDuration.Float64(readback.SecondsOf(took)))
 	desc := DescribeExit("job", o.Code, o.Err)
 	if o.Result != "" && o.Err == nil {
 		desc = "job ended with result " + result

@@ -185,8 +185,8 @@ func (u *Usage) Attributes() []attribute.KeyValue {
 	a := make([]attribute.KeyValue, 0, len(AttributeKeys))
 	if u.HasCPU {
 		a = append(a,
-			AttrCPUUser.Float64(u.CPUUser.Seconds()),
-			AttrCPUSystem.Float64(u.CPUSystem.Seconds()),
+			AttrCPUUser.Float64(readback.SecondsOf(u.CPUUser)),
+			AttrCPUSystem.Float64(readback.SecondsOf(u.CPUSystem)),
 			AttrCPUAvg.Float64(round4(u.CPUAvg)),
 			AttrCPUPeak.Float64(round4(u.CPUPeak)))
 	}
@@ -209,8 +209,8 @@ func (u *Usage) Attributes() []attribute.KeyValue {
 		a = append(a,
 			AttrSysCPUAvg.Float64(round4(u.SystemCPUAvg)),
 			AttrSysCPUPeak.Float64(round4(u.SystemCPUPeak)),
-			AttrSysCPUIOWait.Float64(u.SystemCPUIOWait.Seconds()),
-			AttrSysCPUSteal.Float64(u.SystemCPUSteal.Seconds()))
+			AttrSysCPUIOWait.Float64(readback.SecondsOf(u.SystemCPUIOWait)),
+			AttrSysCPUSteal.Float64(readback.SecondsOf(u.SystemCPUSteal)))
 	}
 	if u.HasSystemMemory {
 		a = append(a, AttrSysMemoryPeak.Int64(int64(u.SystemMemoryPeak)))
@@ -316,7 +316,7 @@ func stallsOf(get func(attribute.Key) (time.Duration, bool), cpu, mem, memFull, 
 func stallAttrs(a []attribute.KeyValue, s Stalls, cpu, mem, memFull, io, ioFull attribute.Key) []attribute.KeyValue {
 	add := func(k attribute.Key, d time.Duration, ok bool) {
 		if ok && k != "" {
-			a = append(a, k.Float64(d.Seconds()))
+			a = append(a, k.Float64(readback.SecondsOf(d)))
 		}
 	}
 	add(cpu, s.CPUSome, s.HasCPUSome)

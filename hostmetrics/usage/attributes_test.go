@@ -3,6 +3,7 @@ package usage
 import (
 	"math"
 	"reflect"
+	"strconv"
 	"testing"
 	"time"
 
@@ -110,5 +111,26 @@ func TestFromAttributesReadsByReadback(t *testing.T) {
 				t.Errorf("%s = %s: read %v, readback reads %v", k, v.Emit(), got, want)
 			}
 		}
+	}
+}
+
+// A span's figures in seconds show as their decimals in Jaeger and the
+// Firefox Profiler, which print an attribute's float as it is: CPU time
+// 1.234567891 s was 1.2345678909999999.
+func TestAttributesShowSecondsAsTheirDecimals(t *testing.T) {
+	want := map[attribute.Key]string{AttrCPUUser: "1.234567891", AttrSysCPUIOWait: "0.25"}
+	u := full()
+	u.Pressure.IOSome = 2446931156
+	want[AttrStallIO] = "2.446931156"
+	for _, kv := range u.Attributes() {
+		if w, ok := want[kv.Key]; ok {
+			if got := strconv.FormatFloat(kv.Value.AsFloat64(), 'g', -1, 64); got != w {
+				t.Errorf("%s = %s, want %s", kv.Key, got, w)
+			}
+			delete(want, kv.Key)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("not written: %v", want)
 	}
 }

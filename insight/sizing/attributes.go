@@ -46,13 +46,13 @@ func (a *Advice) Attributes() []attribute.KeyValue {
 	}
 	if a.HasCPU {
 		kv = append(kv, AttrCPUBusyP95.Float64(round3(a.CPUBusyP95)), AttrCPUBusyPeak.Float64(round3(a.CPUBusyPeak)),
-			AttrAboveOneCPU.Float64(a.AboveOneCPU.Seconds()))
+			AttrAboveOneCPU.Float64(readback.SecondsOf(a.AboveOneCPU)))
 	}
 	if a.HasMemory {
 		kv = append(kv, AttrMemoryPeak.Int64(int64(a.MemoryPeak)))
 	}
 	if a.HasMemoryStall {
-		kv = append(kv, AttrMemoryStall.Float64(a.MemoryStall.Seconds()))
+		kv = append(kv, AttrMemoryStall.Float64(readback.SecondsOf(a.MemoryStall)))
 	}
 	if a.HasSwap {
 		kv = append(kv, AttrSwapped.Int64(int64(a.Swapped)))

@@ -74,8 +74,16 @@ func Count(v float64) uint64 {
 	return math.MaxUint64
 }
 
+// SecondsOf is a duration written as a figure in seconds: the float64
+// nearest its exact value, which shows as its decimal (2.446931156) and
+// reads back as itself (Seconds). Duration.Seconds adds the whole and the
+// fractional seconds, each rounded, and is off by a unit in the last
+// place for most durations over a second: 2.4469311559999998, as a
+// span's attribute shows in Jaeger or the Firefox Profiler.
+func SecondsOf(d time.Duration) float64 { return float64(d) / 1e9 }
+
 // Seconds is a figure in seconds as a duration: the nearest nanosecond,
-// so that a duration written as seconds (Duration.Seconds) reads back as
+// so that a duration written as seconds (SecondsOf) reads back as
 // itself; beyond what a Duration holds, the largest one.
 func Seconds(v float64) time.Duration {
 	ns := math.Round(v * 1e9)

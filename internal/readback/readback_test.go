@@ -2,6 +2,7 @@ package readback
 
 import (
 	"math"
+	"strconv"
 	"testing"
 	"time"
 
@@ -65,5 +66,31 @@ func TestCountAndSeconds(t *testing.T) {
 	}
 	if got := Seconds(MaxFigure); got != math.MaxInt64 {
 		t.Errorf("Seconds(MaxFigure) = %v, want the largest duration", got)
+	}
+}
+
+// A duration written by SecondsOf shows as its exact decimal (the shortest
+// form that reads back) and reads back as itself; Duration.Seconds gave
+// 2.4469311559999998 for the first.
+func TestSecondsOfShowsTheDecimal(t *testing.T) {
+	for _, c := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{2446931156, "2.446931156"},
+		{1516482 * time.Microsecond, "1.516482"},
+		{1234567891, "1.234567891"},
+		{time.Second, "1"},
+		{7 * time.Microsecond, "7e-06"},
+		{36*time.Hour + 1, "129600.000000001"},
+		{0, "0"},
+	} {
+		v := SecondsOf(c.d)
+		if got := strconv.FormatFloat(v, 'g', -1, 64); got != c.want {
+			t.Errorf("SecondsOf(%d ns) shows %s, want %s", int64(c.d), got, c.want)
+		}
+		if back := Seconds(v); back != c.d {
+			t.Errorf("SecondsOf(%d ns) reads back as %d ns", int64(c.d), int64(back))
+		}
 	}
 }
