@@ -444,13 +444,12 @@ func TestFinalReadsForAtMostFinalTimeout(t *testing.T) {
 	n := 0
 	r := New(dir, func(protocol.Msg) { n++; time.Sleep(time.Millisecond) },
 		Options{MaxMessageBytes: 100, FinalTimeout: 50 * time.Millisecond, Warn: func(s string) { warns = append(warns, s) }})
-	start := time.Now()
 	finishes(t, "Final", r.Final)
-	if took := time.Since(start); took > 2*time.Second {
-		t.Errorf("Final took %v, bound 50ms", took)
-	}
+	// No bound on the wall time here (a busy machine stretches it): the
+	// lines take a millisecond each, so a Final that stopped at its bound
+	// read fewer than all of them.
 	st := r.Stats()
-	if n == 0 || n == lines || uint64(n) != st.Messages {
+	if n == lines || uint64(n) != st.Messages {
 		t.Errorf("%d messages read of %d (stats %d)", n, lines, st.Messages)
 	}
 	if want := uint64((lines - n) * len(line)); st.UnreadBytes != want {
