@@ -15,14 +15,14 @@ type Selector struct {
 	Name     string
 }
 
-// SelectAll is the Selector that matches every kstat.
-var SelectAll = Selector{Instance: -1}
+// SelectAll returns the Selector that matches every kstat.
+func SelectAll() Selector { return Selector{Instance: -1} }
 
 // ParseSelector parses "module[:instance[:name]]". A missing or empty part,
 // or "*", matches anything; the name is everything after the second colon,
 // so it may hold colons of its own. "" is SelectAll.
 func ParseSelector(s string) (Selector, error) {
-	sel := SelectAll
+	sel := SelectAll()
 	parts := strings.SplitN(s, ":", 3)
 	if p := parts[0]; p != "*" {
 		sel.Module = p

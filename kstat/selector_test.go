@@ -8,13 +8,13 @@ func TestParseSelector(t *testing.T) {
 		want Selector
 		str  string
 	}{
-		{"", SelectAll, "*:*:*"},
+		{"", SelectAll(), "*:*:*"},
 		{"unix", Selector{"unix", -1, ""}, "unix:*:*"},
 		{"unix:0", Selector{"unix", 0, ""}, "unix:0:*"},
 		{"unix:0:system_misc", Selector{"unix", 0, "system_misc"}, "unix:0:system_misc"},
 		{"cpu::sys", Selector{"cpu", -1, "sys"}, "cpu:*:sys"},
 		{"cpu:*:sys", Selector{"cpu", -1, "sys"}, "cpu:*:sys"},
-		{"*:*:*", SelectAll, "*:*:*"},
+		{"*:*:*", SelectAll(), "*:*:*"},
 		{":0:", Selector{"", 0, ""}, "*:0:*"},
 		{"mod:1:a:b", Selector{"mod", 1, "a:b"}, "mod:1:a:b"},
 		{"sderr:0:sd0,err", Selector{"sderr", 0, "sd0,err"}, "sderr:0:sd0,err"},
@@ -37,7 +37,7 @@ func TestSelectorMatch(t *testing.T) {
 		sel  Selector
 		want bool
 	}{
-		{SelectAll, true},
+		{SelectAll(), true},
 		{Selector{"cpu", -1, ""}, true},
 		{Selector{"cpu", 1, "sys"}, true},
 		{Selector{"", 1, ""}, true},

@@ -11,7 +11,7 @@ import (
 // from the Writer's Tee.
 type rowDecoder struct {
 	dec *usagecsv.Decoder
-	col [numCols]int // position in usagecsv.Columns
+	col [numCols]int // position in usagecsv's columns
 }
 
 func newRowDecoder(r io.Reader) (*rowDecoder, error) {

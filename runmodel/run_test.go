@@ -333,11 +333,11 @@ func TestRecorderConcurrentEnds(t *testing.T) {
 	}
 }
 
-// Every figure of a Row is a column of usagecsv.Columns.
+// Every figure of a Row is a column of usagecsv's columns.
 func TestRowColumnsExist(t *testing.T) {
 	for c := range numCols {
 		if usagecsv.Index(c.Name()) < 0 {
-			t.Errorf("column %s is not in usagecsv.Columns", c.Name())
+			t.Errorf("column %s is not in usagecsv's columns", c.Name())
 		}
 	}
 }

@@ -320,7 +320,7 @@ func (s *Session) Output() (stdout, stderr io.Writer) { return s.outTap, s.errTa
 // (TRACEPARENT, TRACESTATE, BAGGAGE), the socket and the marker dir, and,
 // when this binary is named jobtrace, its directory at the end of PATH.
 func (s *Session) JobEnv(base []string) []string {
-	env := spans.MergeEnv(base, s.env, append(spans.EnvKeys, EnvSocket, EnvMarkerDir)...)
+	env := spans.MergeEnv(base, s.env, append(spans.EnvKeys(), EnvSocket, EnvMarkerDir)...)
 	if s.srcs.bin == "" {
 		return env
 	}
@@ -338,7 +338,7 @@ func (s *Session) JobEnv(base []string) []string {
 // context, the socket and the marker dir.
 func (s *Session) StepEnv() []string {
 	var out []string
-	for _, k := range slices.Concat(spans.EnvKeys, []string{EnvSocket, EnvMarkerDir}) {
+	for _, k := range slices.Concat(spans.EnvKeys(), []string{EnvSocket, EnvMarkerDir}) {
 		if v := s.env[k]; v != "" {
 			out = append(out, k+"="+v)
 		}

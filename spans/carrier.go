@@ -9,12 +9,13 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 )
 
-// Propagator is the propagator jobtrace uses for environment carriers: W3C
+// propagator is the propagator jobtrace uses for environment carriers: W3C
 // trace context and W3C baggage.
-var Propagator = propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
+var propagator = propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
 
-// EnvKeys are the environment variables that carry context to and from a job.
-var EnvKeys = []string{"TRACEPARENT", "TRACESTATE", "BAGGAGE"}
+// EnvKeys returns the environment variables that carry context to and
+// from a job.
+func EnvKeys() []string { return []string{"TRACEPARENT", "TRACESTATE", "BAGGAGE"} }
 
 // envGetter adapts a getenv function to a propagation.TextMapCarrier, so
 // tests can fake the environment. Keys are normalized as the specification
@@ -23,13 +24,13 @@ type envGetter func(string) string
 
 func (g envGetter) Get(key string) string { return g(strings.ToUpper(key)) }
 func (envGetter) Set(string, string)      {}
-func (g envGetter) Keys() []string        { return EnvKeys }
+func (g envGetter) Keys() []string        { return EnvKeys() }
 
 // ExtractEnv returns ctx carrying the span context and baggage found in
 // TRACEPARENT, TRACESTATE and BAGGAGE as read by getenv. Invalid values are
 // ignored, as the W3C specification requires.
 func ExtractEnv(ctx context.Context, getenv func(string) string) context.Context {
-	return Propagator.Extract(ctx, envGetter(getenv))
+	return propagator.Extract(ctx, envGetter(getenv))
 }
 
 // InjectEnv returns the context of ctx as environment variables
@@ -37,7 +38,7 @@ func ExtractEnv(ctx context.Context, getenv func(string) string) context.Context
 func InjectEnv(ctx context.Context) map[string]string {
 	out := map[string]string{}
 	c := envcar.Carrier{SetEnvFunc: func(k, v string) { out[k] = v }}
-	Propagator.Inject(ctx, &c)
+	propagator.Inject(ctx, &c)
 	return out
 }
 

@@ -45,10 +45,6 @@ const (
 	MaxJobAttributes = 32
 )
 
-// usageWindowKeys are the attributes of the window a phase added after it
-// ended was measured over, or why it has none (usage.WindowKeys).
-var usageWindowKeys = len(usage.WindowKeys)
-
 // ownPhaseKeys are the attributes the Tracker sets on a phase's span.
 var ownPhaseKeys = []attribute.Key{AttrPhaseSource, AttrPhaseTitle, semconv.CICDPipelineTaskRunResultKey}
 
@@ -57,11 +53,12 @@ var ownEventKeys = []attribute.Key{AttrEventSource}
 
 // OwnAttributes is how many attributes jobtrace itself may set on one span:
 // a span's usage (usage.AttributeKeys), its verdict (verdict.AttributeKeys)
-// and the window it was measured over, the Tracker's own on a phase, the
-// job's right-sizing advice (sizing.AttributeKeys) and the job's span's
+// and the window it was measured over or why it has none
+// (usage.WindowKeys), the Tracker's own on a phase, the job's right-sizing
+// advice (sizing.AttributeKeys) and the job's span's
 // other attributes (MaxJobAttributes).
 func OwnAttributes() int {
-	return len(usage.AttributeKeys) + len(verdict.AttributeKeys) + usageWindowKeys + len(ownPhaseKeys) + len(sizing.AttributeKeys) + MaxJobAttributes
+	return usage.NumAttributeKeys + verdict.NumAttributeKeys + usage.NumWindowKeys + len(ownPhaseKeys) + sizing.NumAttributeKeys + MaxJobAttributes
 }
 
 // MaxSpanAttributes bounds the attributes of one span: MaxUserAttributes

@@ -138,7 +138,7 @@ func TestFloodedSpansKeepJobtracesAttributes(t *testing.T) {
 		if s.DroppedAttributes != 0 {
 			t.Errorf("%s: the SDK dropped %d attributes", name, s.DroppedAttributes)
 		}
-		for _, k := range append(usage.AttributeKeys[:len(usage.AttributeKeys):len(usage.AttributeKeys)], verdict.AttributeKeys...) {
+		for _, k := range append(usage.AttributeKeys(), verdict.AttributeKeys()...) {
 			if _, ok := attr(s, string(k)); !ok {
 				t.Errorf("%s: %s lost", name, k)
 			}
@@ -225,7 +225,7 @@ func TestUserEventsBound(t *testing.T) {
 
 // What jobtrace sets on a span fits the room SpanLimits keeps for it.
 func TestOwnAttributesFitTheRoom(t *testing.T) {
-	own := len(fullUsage()) + usageWindowKeys + len(ownPhaseKeys) + len(fullAdvice()) + MaxJobAttributes
+	own := len(fullUsage()) + usage.NumWindowKeys + len(ownPhaseKeys) + len(fullAdvice()) + MaxJobAttributes
 	if own > OwnAttributes() {
 		t.Errorf("jobtrace sets %d attributes on a span, the room is %d", own, OwnAttributes())
 	}

@@ -59,7 +59,7 @@ func (c *cli) cmdDebugKstat(args []string) error {
 	if len(selectors) > 1 {
 		return usagef("debug kstat: one selector at most, got %q", selectors)
 	}
-	sel := kstat.SelectAll
+	sel := kstat.SelectAll()
 	if len(selectors) == 1 {
 		var err error
 		if sel, err = kstat.ParseSelector(selectors[0]); err != nil {

@@ -249,7 +249,7 @@ func TestDiffHoldsBaseRunsSlimmed(t *testing.T) {
 			t.Errorf("a base run holds %d usage rows and %d resource attributes", len(r.Rows), len(r.Resource))
 		}
 		for _, s := range append([]runmodel.Span{r.Job}, r.Phases...) {
-			if len(s.Events) != 0 || len(s.Attributes) > len(verdict.AttributeKeys) {
+			if len(s.Events) != 0 || len(s.Attributes) > verdict.NumAttributeKeys {
 				t.Errorf("base span %q holds %d events and %d attributes", s.Name, len(s.Events), len(s.Attributes))
 			}
 		}

@@ -177,7 +177,7 @@ func (c *cli) execStandalone(l execLine, s settings, log *supervise.Logger, spar
 	}
 	tracer := sa.pipe.TracerProvider.Tracer("jobtrace")
 	ctx, sp := tracer.Start(s.parent(), begin.Name, trace.WithAttributes(begin.Attrs...))
-	env := spans.MergeEnv(os.Environ(), spans.InjectEnv(ctx), spans.EnvKeys...)
+	env := spans.MergeEnv(os.Environ(), spans.InjectEnv(ctx), spans.EnvKeys()...)
 	code, startErr := supervise.Run(argv, env, os.Environ(), s.cfg.GracePeriod, log, spare)
 	sa.forgetSignals()
 	code = startCode(code, startErr, log)

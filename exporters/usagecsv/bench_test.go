@@ -37,11 +37,11 @@ func BenchmarkFormat(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		buf = buf[:0]
-		for i := range Columns {
+		for i := range columns {
 			if i > 0 {
 				buf = append(buf, ',')
 			}
-			buf = Columns[i].cell(buf, &r)
+			buf = columns[i].cell(buf, &r)
 		}
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/jobtrace/jobtrace/hostmetrics/usage"
 )
 
-// Column is one column of the file. Columns is the only list of them: the
+// Column is one column of the file. columns is the only list of them: the
 // header, the rows and docs/csv.md all follow it.
 type Column struct {
 	// Name is the header, in snake_case, with the unit as suffix for
@@ -69,8 +69,8 @@ func (m *mark) readFrom(from hostmetrics.From) {
 	}
 }
 
-// Columns lists the columns in file order. New columns are only appended.
-var Columns = []Column{
+// columns lists the columns in file order. New columns are only appended.
+var columns = []Column{
 	{Name: "time_utc", Unit: "RFC 3339",
 		Help:   "When the sample was taken, in UTC, with milliseconds.",
 		Source: "agent clock",

@@ -56,20 +56,20 @@ func docColumns(t *testing.T) [][4]string {
 	return rows
 }
 
-// TestDocsListColumns keeps docs/csv.md in step with Columns: the same
+// TestDocsListColumns keeps docs/csv.md in step with columns: the same
 // columns in the same order, with the same unit, meaning and source.
 func TestDocsListColumns(t *testing.T) {
 	rows := docColumns(t)
-	for i := range max(len(rows), len(Columns)) {
+	for i := range max(len(rows), len(columns)) {
 		switch {
 		case i >= len(rows):
-			t.Errorf("docs/csv.md does not list column %d, %s", i+1, Columns[i].Name)
+			t.Errorf("docs/csv.md does not list column %d, %s", i+1, columns[i].Name)
 			continue
-		case i >= len(Columns):
+		case i >= len(columns):
 			t.Errorf("docs/csv.md lists column %d, %s, which the code does not write", i+1, rows[i][0])
 			continue
 		}
-		c, d := Columns[i], rows[i]
+		c, d := columns[i], rows[i]
 		if d[0] != c.Name {
 			t.Errorf("docs/csv.md column %d is %s, the code's is %s", i+1, d[0], c.Name)
 			continue
@@ -93,7 +93,7 @@ func TestColumnNames(t *testing.T) {
 	suffix := map[string]string{"s": "_s", "bytes": "_bytes", "%": "_pct", "count": "_count"}
 	unsuffixed := map[string]bool{"time_utc": true, "reason": true, "phase": true, "host_load1": true, "phase_depth": true, "phase_span_id": true}
 	seen := map[string]bool{}
-	for _, c := range Columns {
+	for _, c := range columns {
 		if seen[c.Name] {
 			t.Errorf("column %s appears twice", c.Name)
 		}

@@ -21,7 +21,7 @@
 // row but the one being written. Rows are formatted into one reused buffer,
 // so writing a row does not allocate.
 //
-// The columns are declared once, in Columns; docs/csv.md documents them and
+// The columns are declared once, in columns (columns.go); docs/csv.md documents them and
 // a test keeps the two in step. New columns are only ever appended, so a
 // reader that picks columns by position keeps working. Decoder reads the
 // file back through the same table, by the columns' names; a Writer's Tee

@@ -160,11 +160,11 @@ func readCSV(t *testing.T, data string) [][]string {
 // cells maps each column name to its value in rec.
 func cells(t *testing.T, rec []string) map[string]string {
 	t.Helper()
-	if len(rec) != len(Columns) {
-		t.Fatalf("row has %d fields, want %d", len(rec), len(Columns))
+	if len(rec) != len(columns) {
+		t.Fatalf("row has %d fields, want %d", len(rec), len(columns))
 	}
 	m := make(map[string]string, len(rec))
-	for i, c := range Columns {
+	for i, c := range columns {
 		m[c.Name] = rec[i]
 	}
 	return m
@@ -173,7 +173,7 @@ func cells(t *testing.T, rec []string) map[string]string {
 // checkCells compares a row with want, which must name every column.
 func checkCells(t *testing.T, what string, got, want map[string]string) {
 	t.Helper()
-	for _, c := range Columns {
+	for _, c := range columns {
 		w, ok := want[c.Name]
 		if !ok {
 			t.Errorf("%s: the test does not say what %s should be", what, c.Name)

@@ -17,9 +17,9 @@ import (
 // one row.
 var ErrParse = errors.New("usagecsv: malformed file")
 
-// Index returns the position in Columns of the column named name, or -1.
+// Index returns the position in columns of the column named name, or -1.
 func Index(name string) int {
-	return slices.IndexFunc(Columns, func(c Column) bool { return c.Name == name })
+	return slices.IndexFunc(columns, func(c Column) bool { return c.Name == name })
 }
 
 // Decoder reads the file back, through the same column table the Writer
@@ -28,7 +28,7 @@ func Index(name string) int {
 // fewer, still reads (a column the file lacks is absent in every row).
 type Decoder struct {
 	cr     *csv.Reader
-	field  []int // by position in Columns: the field in the file, -1 when absent
+	field  []int // by position in columns: the field in the file, -1 when absent
 	fields int   // fields in the header
 	line   int   // of the last record read, counting records as lines
 	rec    []string
@@ -45,7 +45,7 @@ func NewDecoder(r io.Reader) (*Decoder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s header: %v", ErrParse, FileName, err)
 	}
-	d := &Decoder{cr: cr, field: make([]int, len(Columns)), fields: len(header), line: 1}
+	d := &Decoder{cr: cr, field: make([]int, len(columns)), fields: len(header), line: 1}
 	for i := range d.field {
 		d.field[i] = -1
 	}
@@ -55,7 +55,7 @@ func NewDecoder(r io.Reader) (*Decoder, error) {
 		}
 	}
 	if d.field[0] < 0 {
-		return nil, fmt.Errorf("%w: %s has no column %s", ErrParse, FileName, Columns[0].Name)
+		return nil, fmt.Errorf("%w: %s has no column %s", ErrParse, FileName, columns[0].Name)
 	}
 	return d, nil
 }
@@ -87,7 +87,7 @@ func (d *Decoder) Next() error {
 // Time is the row's time_utc, in UTC.
 func (d *Decoder) Time() time.Time { return d.time.UTC() }
 
-// Text is the field of Columns[col] as written; "" when the file lacks the
+// Text is the field of columns[col] as written; "" when the file lacks the
 // column (or col is -1, the Index of no column).
 func (d *Decoder) Text(col int) string {
 	if col < 0 || col >= len(d.field) || d.rec == nil {
@@ -99,7 +99,7 @@ func (d *Decoder) Text(col int) string {
 	return ""
 }
 
-// Number is the figure in the field of Columns[col]: absent (ok false)
+// Number is the figure in the field of columns[col]: absent (ok false)
 // when the cell is empty or the file lacks the column, and an error
 // wrapping ErrParse when the cell is no figure by readback's rule, a
 // finite number from 0 to readback.MaxFigure (no column holds one
@@ -118,7 +118,7 @@ func (d *Decoder) Number(col int) (v float64, ok bool, err error) {
 		err = fmt.Errorf("%s is out of range (from 0 to %g)", s, float64(readback.MaxFigure))
 	}
 	if err != nil {
-		return 0, false, fmt.Errorf("%w: %s line %d: %s: %v", ErrParse, FileName, d.line, Columns[col].Name, err)
+		return 0, false, fmt.Errorf("%w: %s line %d: %s: %v", ErrParse, FileName, d.line, columns[col].Name, err)
 	}
 	return v, true, nil
 }

@@ -61,7 +61,7 @@ func TestDecoderReadsTheWritersRows(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i, c := range Columns {
+		for i, c := range columns {
 			if got := d.Text(i); got != recs[n][i] {
 				t.Errorf("row %d %s: %q, want %q", n, c.Name, got, recs[n][i])
 			}

@@ -117,13 +117,13 @@ func newWriter(f file, path string, opts Options) (*Writer, error) {
 		opts.MaxBytes = DefaultMaxBytes
 	}
 	w := &Writer{path: path, opts: opts, f: f, buf: make([]byte, 0, 1024),
-		marks: make([]mark, len(Columns)), next: make([]mark, len(Columns))}
+		marks: make([]mark, len(columns)), next: make([]mark, len(columns))}
 	h := w.buf
-	for i := range Columns {
+	for i := range columns {
 		if i > 0 {
 			h = append(h, ',')
 		}
-		h = append(h, Columns[i].Name...)
+		h = append(h, columns[i].Name...)
 	}
 	h = append(h, '\n')
 	n, err := f.Write(h)
@@ -176,12 +176,12 @@ func (w *Writer) write(s *hostmetrics.Sample, phase Phase) string {
 	w.hostCPUNext, w.jobCPUNext = w.hostCPU, w.jobCPU
 	r.hostCPU, r.jobCPU = &w.hostCPUNext, &w.jobCPUNext
 	b := w.buf[:0]
-	for i := range Columns {
+	for i := range columns {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		r.mark = &w.next[i]
-		b = Columns[i].cell(b, r)
+		b = columns[i].cell(b, r)
 	}
 	b = append(b, '\n')
 	w.buf = b

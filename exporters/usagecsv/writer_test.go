@@ -38,8 +38,8 @@ func TestHeaderWrittenAtCreate(t *testing.T) {
 	if !strings.HasPrefix(got, "time_utc,elapsed_s,reason,phase,job_cpu_user_s,") || !strings.HasSuffix(got, ",fs_free_bytes,phase_depth,phase_span_id\n") {
 		t.Errorf("header = %q", got)
 	}
-	if strings.Count(got, "\n") != 1 || strings.Count(got, ",") != len(Columns)-1 {
-		t.Errorf("header is not one line of %d names: %q", len(Columns), got)
+	if strings.Count(got, "\n") != 1 || strings.Count(got, ",") != len(columns)-1 {
+		t.Errorf("header is not one line of %d names: %q", len(columns), got)
 	}
 }
 
@@ -140,7 +140,7 @@ func TestGroupsAbsent(t *testing.T) {
 	}
 	for i, rec := range recs[1:] {
 		got := cells(t, rec)
-		for _, c := range Columns[4:] {
+		for _, c := range columns[4:] {
 			if got[c.Name] != "" {
 				t.Errorf("row %d: %s = %q with nothing read, want empty", i+1, c.Name, got[c.Name])
 			}
@@ -323,8 +323,8 @@ func TestReadBack(t *testing.T) {
 		t.Fatalf("%d records, want 21", len(recs))
 	}
 	for j, name := range recs[0] {
-		if name != Columns[j].Name {
-			t.Errorf("header field %d = %q, want %q", j, name, Columns[j].Name)
+		if name != columns[j].Name {
+			t.Errorf("header field %d = %q, want %q", j, name, columns[j].Name)
 		}
 	}
 	for j, rec := range recs[1:] {

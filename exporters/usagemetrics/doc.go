@@ -1,7 +1,7 @@
 // Package usagemetrics records hostmetrics samples and per-phase usage as
 // OpenTelemetry metrics, on a metric.Meter the agent gives it.
 //
-// Every metric is declared once, in Table: name, unit, kind, attributes,
+// Every metric is declared once, in table: name, unit, kind, attributes,
 // description and whether it is enabled. docs/metrics.md lists the same
 // table, and a test keeps the two equal.
 //

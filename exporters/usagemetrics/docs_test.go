@@ -41,29 +41,29 @@ func docRows(t *testing.T) [][]string {
 	return rows
 }
 
-// TestDocsListTable checks that docs/metrics.md lists exactly Table's
+// TestDocsListTable checks that docs/metrics.md lists exactly table's
 // metrics, in order, with the same kind, unit, attributes and description.
 func TestDocsListTable(t *testing.T) {
 	rows := docRows(t)
-	for i := range max(len(rows), len(Table)) {
+	for i := range max(len(rows), len(table)) {
 		switch {
 		case i >= len(rows):
-			t.Errorf("docs/metrics.md does not list %s", Table[i].Name)
+			t.Errorf("docs/metrics.md does not list %s", table[i].Name)
 			continue
-		case i >= len(Table):
+		case i >= len(table):
 			t.Errorf("docs/metrics.md lists %s, which the code does not record", rows[i][0])
 			continue
 		}
-		m, d := Table[i], rows[i]
+		m, d := table[i], rows[i]
 		if d[0] != m.Name {
-			t.Errorf("docs/metrics.md row %d is %s, Table's is %s", i+1, d[0], m.Name)
+			t.Errorf("docs/metrics.md row %d is %s, table's is %s", i+1, d[0], m.Name)
 			continue
 		}
 		if d[1] != m.Kind.String() {
-			t.Errorf("docs/metrics.md: %s is a %s, in Table a %s", m.Name, d[1], m.Kind)
+			t.Errorf("docs/metrics.md: %s is a %s, in table a %s", m.Name, d[1], m.Kind)
 		}
 		if d[2] != m.Unit {
-			t.Errorf("docs/metrics.md: %s has unit %q, Table %q", m.Name, d[2], m.Unit)
+			t.Errorf("docs/metrics.md: %s has unit %q, table %q", m.Name, d[2], m.Unit)
 		}
 		var keys []string
 		for _, k := range m.Attributes {
@@ -74,10 +74,10 @@ func TestDocsListTable(t *testing.T) {
 			want = "–"
 		}
 		if d[3] != want {
-			t.Errorf("docs/metrics.md: %s has attributes %q, Table %q", m.Name, d[3], want)
+			t.Errorf("docs/metrics.md: %s has attributes %q, table %q", m.Name, d[3], want)
 		}
 		if d[4] != m.Description {
-			t.Errorf("docs/metrics.md: %s is described as\n\t%q\nand in Table as\n\t%q", m.Name, d[4], m.Description)
+			t.Errorf("docs/metrics.md: %s is described as\n\t%q\nand in table as\n\t%q", m.Name, d[4], m.Description)
 		}
 	}
 }
@@ -98,7 +98,7 @@ func TestDocsBounds(t *testing.T) {
 			t.Errorf("docs/metrics.md does not say %q", s)
 		}
 	}
-	for _, m := range Table {
+	for _, m := range table {
 		if strings.Contains(m.Description, "|") {
 			t.Errorf("%s: a | in the description would break the docs table", m.Name)
 		}

@@ -49,16 +49,16 @@ type Recorder struct {
 
 var _ hostmetrics.Sink = (*Recorder)(nil)
 
-// New creates the instruments of the enabled metrics of Table on meter.
+// New creates the instruments of the enabled metrics of table on meter.
 func New(meter metric.Meter, opts Options) (*Recorder, error) {
-	if len(Table) != numMetrics {
-		return nil, fmt.Errorf("usagemetrics: Table has %d metrics, want %d", len(Table), numMetrics)
+	if len(table) != numMetrics {
+		return nil, fmt.Errorf("usagemetrics: table has %d metrics, want %d", len(table), numMetrics)
 	}
 	r := &Recorder{opts: opts}
 	var errs []error
-	for i := range Table {
-		if err := r.create(meter, i, &Table[i]); err != nil {
-			errs = append(errs, fmt.Errorf("usagemetrics: %s: %w", Table[i].Name, err))
+	for i := range table {
+		if err := r.create(meter, i, &table[i]); err != nil {
+			errs = append(errs, fmt.Errorf("usagemetrics: %s: %w", table[i].Name, err))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {

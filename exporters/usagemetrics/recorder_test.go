@@ -17,13 +17,13 @@ import (
 )
 
 func TestTableIsComplete(t *testing.T) {
-	if len(Table) != numMetrics {
-		t.Fatalf("Table has %d metrics, the constants %d", len(Table), numMetrics)
+	if len(table) != numMetrics {
+		t.Fatalf("table has %d metrics, the constants %d", len(table), numMetrics)
 	}
 	seen := map[string]bool{}
-	for i, m := range Table {
+	for i, m := range table {
 		if m.Name == "" || m.Unit == "" || m.Kind == 0 || m.Description == "" {
-			t.Errorf("Table[%d] (%q) is incomplete: %+v", i, m.Name, m)
+			t.Errorf("table[%d] (%q) is incomplete: %+v", i, m.Name, m)
 		}
 		if seen[m.Name] {
 			t.Errorf("%s is declared twice", m.Name)
@@ -162,16 +162,16 @@ func TestFirstSampleIsBaseline(t *testing.T) {
 
 func lookup(t *testing.T, name string) Metric {
 	t.Helper()
-	for _, m := range Table {
+	for _, m := range table {
 		if m.Name == name {
 			return m
 		}
 	}
-	t.Fatalf("%s is not in Table", name)
+	t.Fatalf("%s is not in table", name)
 	return Metric{}
 }
 
-// TestKindsUnitsAttributes checks every collected metric against its Table
+// TestKindsUnitsAttributes checks every collected metric against its table
 // entry: unit, description, data type, monotonicity, attribute keys, and
 // that every data point has an exemplar of the active span.
 func TestKindsUnitsAttributes(t *testing.T) {
@@ -187,7 +187,7 @@ func TestKindsUnitsAttributes(t *testing.T) {
 	dropped.Add(r.ctx, 3, metric.WithAttributes(AttrDroppedWhat.String("socket_messages")))
 	ms := r.collect()
 
-	for _, m := range Table {
+	for _, m := range table {
 		if _, ok := ms[m.Name]; !ok {
 			t.Errorf("%s: not recorded from a full sample and a phase", m.Name)
 		}
@@ -385,8 +385,8 @@ func TestMaxDevices(t *testing.T) {
 
 // TestDisabled: a disabled metric has no instrument and no data.
 func TestDisabled(t *testing.T) {
-	Table[mSysCPUTime].Enabled = false
-	defer func() { Table[mSysCPUTime].Enabled = true }()
+	table[mSysCPUTime].Enabled = false
+	defer func() { table[mSysCPUTime].Enabled = true }()
 	r := newRig(t)
 	r.rec.Sample(fullSample(0))
 	r.rec.Sample(fullSample(1))

@@ -31,7 +31,7 @@ func TestSemconvNamesAndUnits(t *testing.T) {
 		mContDiskIO: containerconv.DiskIO{},
 	}
 	for id, in := range want {
-		if m := Table[id]; m.Name != in.Name() || m.Unit != in.Unit() {
+		if m := table[id]; m.Name != in.Name() || m.Unit != in.Unit() {
 			t.Errorf("Table[%d] is %s in %s, semconv's %s in %s", id, m.Name, m.Unit, in.Name(), in.Unit())
 		}
 	}

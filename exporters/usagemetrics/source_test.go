@@ -9,7 +9,7 @@ import (
 )
 
 // TestRealSource records samples from this system's own source, with a
-// child process as the job. Whatever the system gives must match Table; on
+// child process as the job. Whatever the system gives must match table; on
 // Linux the host's and the tree's figures must be there.
 func TestRealSource(t *testing.T) {
 	r := newRig(t)

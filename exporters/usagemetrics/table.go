@@ -81,7 +81,7 @@ const (
 	AttrDroppedWhat = attribute.Key("jobtrace.dropped.what")
 )
 
-// Indices of Table. The table is written with these as keys, so a metric's
+// Indices of table. The table is written with these as keys, so a metric's
 // place in it and the constant that names it cannot drift apart.
 const (
 	mSysCPUTime = iota
@@ -143,13 +143,13 @@ var jobAttrs = []attribute.Key{semconv.CICDPipelineTaskRunResultKey}
 
 var phaseAttrs = []attribute.Key{AttrPhaseName, semconv.CICDPipelineTaskRunResultKey}
 
-// Table declares every metric this package records, in the order of
+// table declares every metric this package records, in the order of
 // docs/metrics.md. The names and units of the semantic conventions are
 // written out, checked against semconv's systemconv, processconv and
 // containerconv by TestSemconvNamesAndUnits: those packages build their
 // instruments' options in their package inits, which every jobtrace
 // process would run.
-var Table = []Metric{
+var table = []Metric{
 	mSysCPUTime: {
 		Name: "system.cpu.time", Unit: "s", Kind: Counter, Number: Float64,
 		Attributes:  []attribute.Key{semconv.CPUModeKey},
@@ -359,6 +359,6 @@ var Table = []Metric{
 // NewDropped makes the jobtrace.dropped counter on meter. The agent adds to
 // it at the end of the job, whether resources are sampled or not.
 func NewDropped(meter metric.Meter) (metric.Int64Counter, error) {
-	m := &Table[mDropped]
+	m := &table[mDropped]
 	return meter.Int64Counter(m.Name, metric.WithDescription(m.Description), metric.WithUnit(m.Unit))
 }

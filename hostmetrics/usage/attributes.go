@@ -2,6 +2,7 @@ package usage
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -163,13 +164,24 @@ const (
 	AttrNone        = attribute.Key("jobtrace.usage.none")
 )
 
-// WindowKeys lists the keys of a phase added after it ended, which the
-// room kept on its span for jobtrace's own attributes counts.
-var WindowKeys = []attribute.Key{AttrWindowStart, AttrWindowEnd, AttrNone}
+// windowKeys are the keys of a phase added after it ended (WindowKeys).
+var windowKeys = [...]attribute.Key{AttrWindowStart, AttrWindowEnd, AttrNone}
 
-// AttributeKeys lists every key Attributes can set, in order, for the test
-// that checks docs/attributes.md.
-var AttributeKeys = []attribute.Key{
+// WindowKeys returns the keys of a phase added after it ended, which the
+// room kept on its span for jobtrace's own attributes counts.
+func WindowKeys() []attribute.Key { return slices.Clone(windowKeys[:]) }
+
+// NumWindowKeys is len(WindowKeys()).
+const NumWindowKeys = len(windowKeys)
+
+// AttributeKeys returns every key Attributes can set, in order, for the
+// test that checks docs/attributes.md.
+func AttributeKeys() []attribute.Key { return slices.Clone(attributeKeys[:]) }
+
+// NumAttributeKeys is len(AttributeKeys()).
+const NumAttributeKeys = len(attributeKeys)
+
+var attributeKeys = [...]attribute.Key{
 	AttrCPUUser, AttrCPUSystem, AttrCPUAvg, AttrCPUPeak, AttrMemoryPeak,
 	AttrDiskRead, AttrDiskWrite, AttrStallCPU, AttrStallMemory, AttrStallMemFull,
 	AttrStallIO, AttrStallIOFull, AttrOOMKills, AttrSamples,
@@ -182,7 +194,7 @@ var AttributeKeys = []attribute.Key{
 // (double), sizes in bytes (int), utilisations as a share of all CPUs
 // (double, 0 to 1). Absent figures are left out.
 func (u *Usage) Attributes() []attribute.KeyValue {
-	a := make([]attribute.KeyValue, 0, len(AttributeKeys))
+	a := make([]attribute.KeyValue, 0, len(attributeKeys))
 	if u.HasCPU {
 		a = append(a,
 			AttrCPUUser.Float64(readback.SecondsOf(u.CPUUser)),
@@ -241,8 +253,8 @@ const MaxFigure = readback.MaxFigure
 // network) is present when all its keys are. Duration and NumCPU are not
 // attributes and stay zero: the span's times give Duration (SetSpan).
 func FromAttributes(attrs []attribute.KeyValue) Usage {
-	nums := make(map[attribute.Key]float64, len(AttributeKeys))
-	for _, k := range AttributeKeys {
+	nums := make(map[attribute.Key]float64, len(attributeKeys))
+	for _, k := range attributeKeys {
 		if f, ok := readback.Number(attrs, k); ok {
 			nums[k] = f
 		}

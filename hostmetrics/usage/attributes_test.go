@@ -94,7 +94,7 @@ func TestFromAttributesReadsByReadback(t *testing.T) {
 		attribute.Float64Value(math.Inf(1)), attribute.Float64Value(math.NaN()),
 		attribute.StringValue("1"), attribute.BoolValue(true),
 	}
-	for _, k := range AttributeKeys {
+	for _, k := range AttributeKeys() {
 		for _, v := range values {
 			u := full()
 			attrs := append(u.Attributes(), attribute.KeyValue{Key: k, Value: v})

@@ -2,6 +2,7 @@ package sizing
 
 import (
 	"math"
+	"slices"
 
 	"go.opentelemetry.io/otel/attribute"
 
@@ -24,9 +25,14 @@ const (
 	AttrSwapped     = attribute.Key("jobtrace.job.advice.swap")
 )
 
-// AttributeKeys lists every key Attributes can set, for the test that
+// AttributeKeys returns every key Attributes can set, for the test that
 // checks docs/attributes.md.
-var AttributeKeys = []attribute.Key{
+func AttributeKeys() []attribute.Key { return slices.Clone(attributeKeys[:]) }
+
+// NumAttributeKeys is len(AttributeKeys()), for the span limits.
+const NumAttributeKeys = len(attributeKeys)
+
+var attributeKeys = [...]attribute.Key{
 	AttrKind, AttrText, AttrCPUs, AttrMemory, AttrCPUBusyP95, AttrCPUBusyPeak,
 	AttrAboveOneCPU, AttrMemoryPeak, AttrMemoryStall, AttrSwapped,
 }
@@ -36,7 +42,7 @@ var AttributeKeys = []attribute.Key{
 // in seconds (double), memory in bytes (int). Absent figures and
 // suggestions are left out.
 func (a *Advice) Attributes() []attribute.KeyValue {
-	kv := make([]attribute.KeyValue, 0, len(AttributeKeys))
+	kv := make([]attribute.KeyValue, 0, len(attributeKeys))
 	kv = append(kv, AttrKind.String(string(a.Kind)), AttrText.String(a.Text))
 	if a.CPUs > 0 {
 		kv = append(kv, AttrCPUs.Int(a.CPUs))

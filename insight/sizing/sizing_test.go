@@ -127,7 +127,7 @@ func TestAdviceAttributes(t *testing.T) {
 		"jobtrace.job.advice.cpu.above_one": "41", "jobtrace.job.advice.memory.peak": "3328599654",
 		"jobtrace.job.advice.memory.pressure": "0.2", "jobtrace.job.advice.swap": "1048576",
 	}
-	if len(got) != len(want) || len(got) != len(AttributeKeys) {
+	if len(got) != len(want) || len(got) != len(AttributeKeys()) {
 		t.Errorf("%d attributes %v, want %d", len(got), got, len(want))
 	}
 	for k, v := range want {

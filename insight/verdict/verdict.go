@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -41,13 +42,16 @@ const (
 	Unknown Kind = "unknown"
 )
 
-// Kinds lists every kind, in the order of the rules that give them; a
+// kinds are every kind, in the order of the rules that give them (Kinds).
+var kinds = [...]Kind{Unknown, TooShort, MemoryPressured, Starved, CPUBound, SingleThread, IOBound, Waiting}
+
+// Kinds returns every kind, in the order of the rules that give them; a
 // metric's attribute takes only these values.
-var Kinds = []Kind{Unknown, TooShort, MemoryPressured, Starved, CPUBound, SingleThread, IOBound, Waiting}
+func Kinds() []Kind { return slices.Clone(kinds[:]) }
 
 // Known reports whether k is one of Kinds.
 func (k Kind) Known() bool {
-	for _, c := range Kinds {
+	for _, c := range kinds {
 		if c == k {
 			return true
 		}
@@ -362,9 +366,12 @@ const (
 	AttrReason = attribute.Key("jobtrace.phase.verdict.reason")
 )
 
-// AttributeKeys lists every key Attributes sets, for the test that checks
-// docs/attributes.md and for the span limits.
-var AttributeKeys = []attribute.Key{AttrKind, AttrReason}
+// AttributeKeys returns every key Attributes sets, for the test that checks
+// docs/attributes.md.
+func AttributeKeys() []attribute.Key { return []attribute.Key{AttrKind, AttrReason} }
+
+// NumAttributeKeys is len(AttributeKeys()), for the span limits.
+const NumAttributeKeys = 2
 
 // Attributes returns the verdict as span attributes; none for the zero
 // Verdict.
