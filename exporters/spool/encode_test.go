@@ -182,7 +182,7 @@ func BenchmarkEncodeSpans(b *testing.B) {
 // proto structs a test compares field by field.
 func decodeLine(t testing.TB, line []byte) (*coltracepb.ExportTraceServiceRequest, int, error) {
 	var dec ptrace.JSONUnmarshaler
-	td, err := dec.UnmarshalTraces(line)
+	td, err := unmarshalLine(&dec, line)
 	if err != nil {
 		return nil, 0, err
 	}

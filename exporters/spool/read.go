@@ -3,6 +3,7 @@ package spool
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -75,12 +76,26 @@ func (e *LineError) Unwrap() []error {
 func ReadLines(path string, from int64, fn func(td ptrace.Traces, spans int, end int64) error) error {
 	var dec ptrace.JSONUnmarshaler
 	return readRaw(path, from, func(body []byte, n int, start, end int64) (error, error) {
-		td, err := dec.UnmarshalTraces(body)
+		td, err := unmarshalLine(&dec, body)
 		if err != nil {
 			return &LineError{Path: path, Line: n, Offset: start, Kind: ErrParse, Err: err}, nil
 		}
 		return nil, fn(td, td.SpanCount(), end)
 	})
+}
+
+// errNotObject is the parse error of a line that is not one JSON object.
+var errNotObject = errors.New("not one JSON object")
+
+// unmarshalLine decodes one line of the spool, a JSON object, from OTLP/JSON
+// to pdata. The OTLP decoder alone is lenient: it reads keys outside any
+// object, values left out and what follows the object's end as spans, so a
+// line is first checked to be one JSON object.
+func unmarshalLine(dec *ptrace.JSONUnmarshaler, body []byte) (ptrace.Traces, error) {
+	if len(body) == 0 || body[0] != '{' || !json.Valid(body) {
+		return ptrace.Traces{}, errNotObject
+	}
+	return dec.UnmarshalTraces(body)
 }
 
 // readRaw reads the spool at path from byte offset from and calls fn with

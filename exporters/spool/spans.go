@@ -35,7 +35,7 @@ func ReadSpans(path string, max int, fn func(res pcommon.Resource, s ptrace.Span
 				return nil, nil
 			}
 		}
-		td, err := dec.UnmarshalTraces(body)
+		td, err := unmarshalLine(&dec, body)
 		if err != nil {
 			return &LineError{Path: path, Line: n, Offset: start, Kind: ErrParse, Err: err}, nil
 		}

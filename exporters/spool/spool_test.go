@@ -301,6 +301,32 @@ func TestMalformedLine(t *testing.T) {
 	}
 }
 
+// A line that is not one JSON object is malformed, whatever the OTLP
+// decoder makes of it: it reads keys without their object's braces, values
+// left out and trailing garbage as spans.
+func TestLineNotJSONObjectIsMalformed(t *testing.T) {
+	path := filepath.Join(t.TempDir(), TracesFile)
+	data := writeSpans(t, path, "a")
+	span := `{"traceId":"0102030405060708090a0b0c0d0e0f10","spanId":"0102030405060708","name":"x"}`
+	for _, line := range []string{
+		`,"resourceSpans":,,"scopeSpans":,,"spans":,,"0000000":"00000000000000000000000000000000"}]}]}]}`,
+		`"resourceSpans":[{"scopeSpans":[{"spans":[` + span + `]}]}]}`,
+		`{"resourceSpans":[{"scopeSpans":[{"spans":[` + span + `]}]}]}]]]`,
+		`{"resourceSpans":[{"scopeSpans":[{"spans":[` + span + `]}]}]} {}`,
+		`[{"resourceSpans":[{"scopeSpans":[{"spans":[` + span + `]}]}]}]`,
+		`{"resourceSpans":[{"scopeSpans":[{"spans":[` + span + `,]}]}]}`,
+	} {
+		if err := os.WriteFile(path, append(append([]byte(nil), data...), line+"\n"...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := names(t, path, 0)
+		les := LineErrors(err)
+		if strings.Join(got, ",") != "a" || !errors.Is(err, ErrParse) || len(les) != 1 || les[0].Line != 2 {
+			t.Errorf("%s: read %v, err %v; want [a] and one ErrParse on line 2", line, got, err)
+		}
+	}
+}
+
 func TestReadLinesStopsOnCallbackError(t *testing.T) {
 	path := filepath.Join(t.TempDir(), TracesFile)
 	writeSpans(t, path, "a", "b")
