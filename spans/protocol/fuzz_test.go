@@ -45,9 +45,6 @@ func FuzzParse(f *testing.F) {
 		}
 		m.Time, m2.Time = time.Time{}, time.Time{}
 		m.Start, m2.Start, m.End, m2.End = time.Time{}, time.Time{}, time.Time{}, time.Time{}
-		if m.Type == protocol.TypeCounter && m.Value == 0 {
-			m.Value = 1 // a zero increment is written as the default
-		}
 		if !reflect.DeepEqual(m, m2) {
 			t.Fatalf("round trip of %q via %s:\n%#v\n%#v", line, b, m, m2)
 		}
