@@ -5,6 +5,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -268,6 +269,12 @@ func TestArtifactWarningCounts(t *testing.T) {
 		{errors.Join(errors.New("resource-usage.csv: not a regular file (a FIFO)")), "could not read part of the artifacts, skipped it: resource-usage.csv: not a regular file (a FIFO)"},
 		{errors.New("line 1\nline 2"), "could not read part of the artifacts, skipped it: line 1"},
 		{errors.Join(errors.New("spool: torn last line"), row), "could not read 3 parts of the artifacts, skipped them (first: spool: torn last line)"},
+		// An error of its own that wraps more than one (a spool line's:
+		// what is wrong and the decoder's error) is one part, said whole.
+		{errors.Join(&spool.LineError{Path: "o/spans.otlp.jsonl", Line: 3, Offset: 120, Kind: spool.ErrParse, Err: errors.New("not one JSON object")}),
+			"could not read part of the artifacts, skipped it: spool: malformed line: spans.otlp.jsonl line 3 (byte 120): not one JSON object"},
+		{errors.Join(fmt.Errorf("row 2: %w, %w", errors.New("a"), errors.New("b")), errors.New("c")),
+			"could not read 2 parts of the artifacts, skipped them (first: row 2: a, b)"},
 	} {
 		if got := artifactWarning(c.warn); got != c.want {
 			t.Errorf("artifactWarning(%q) = %q, want %q", c.warn, got, c.want)

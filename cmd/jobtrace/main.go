@@ -165,12 +165,15 @@ func exitCode(err error) int {
 
 // artifactWarning says what ReadDir could not read of a run's artifacts
 // and skipped (its warn, errors joined, some joined in turn: a row's bad
-// figures): how many, each leaf counted once, and the first.
+// figures): how many, each leaf counted once, and the first. Only joins
+// (errors.Join) are taken apart: an error with a message of its own that
+// wraps several (a spool line's: what is wrong, where, and the decoder's
+// error) is one part, said whole.
 func artifactWarning(warn error) string {
 	var leaves []error
 	var walk func(error)
 	walk = func(err error) {
-		if j, ok := err.(interface{ Unwrap() []error }); ok {
+		if j, ok := err.(interface{ Unwrap() []error }); ok && isJoin(err, j.Unwrap()) {
 			for _, e := range j.Unwrap() {
 				walk(e)
 			}
@@ -187,6 +190,19 @@ func artifactWarning(warn error) string {
 		return "could not read part of the artifacts, skipped it: " + first
 	}
 	return fmt.Sprintf("could not read %d parts of the artifacts, skipped them (first: %s)", len(leaves), first)
+}
+
+// isJoin reports whether err is parts joined as errors.Join joins them:
+// its message is theirs, one a line.
+func isJoin(err error, parts []error) bool {
+	var b strings.Builder
+	for i, e := range parts {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(e.Error())
+	}
+	return err.Error() == b.String()
 }
 
 func firstLine(s string) string {
