@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jobtrace/jobtrace/internal/readback"
@@ -36,7 +37,9 @@ type Decoder struct {
 }
 
 // NewDecoder reads the header from r. A header that cannot be read, or
-// one without time_utc, is an error wrapping ErrParse.
+// one without time_utc, is an error wrapping ErrParse. A byte order mark
+// before the header (the file saved again by a spreadsheet as UTF-8 CSV)
+// is passed over.
 func NewDecoder(r io.Reader) (*Decoder, error) {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
@@ -50,6 +53,9 @@ func NewDecoder(r io.Reader) (*Decoder, error) {
 		d.field[i] = -1
 	}
 	for f, h := range header {
+		if f == 0 {
+			h = strings.TrimPrefix(h, "\ufeff")
+		}
 		if i := Index(h); i >= 0 && d.field[i] < 0 {
 			d.field[i] = f
 		}

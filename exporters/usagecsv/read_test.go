@@ -130,3 +130,35 @@ func TestDecoderOtherFiles(t *testing.T) {
 		t.Errorf("Index of no column")
 	}
 }
+
+// A file saved again by a spreadsheet as UTF-8 CSV starts with a byte
+// order mark: its header is read all the same, also with CRLF line ends.
+func TestDecoderPassesOverAByteOrderMark(t *testing.T) {
+	for _, data := range []string{
+		"\ufefftime_utc,host_cpus_count\n2026-01-01T00:00:00.000Z,2\n",
+		"\ufefftime_utc,host_cpus_count\r\n2026-01-01T00:00:00.000Z,2\r\n",
+		"\ufeffhost_cpus_count,time_utc\n2,2026-01-01T00:00:00.000Z\n",
+	} {
+		d, err := NewDecoder(strings.NewReader(data))
+		if err != nil {
+			t.Errorf("%q: %v", data, err)
+			continue
+		}
+		if err := d.Next(); err != nil {
+			t.Errorf("%q: %v", data, err)
+			continue
+		}
+		if v, ok, err := d.Number(Index("host_cpus_count")); v != 2 || !ok || err != nil {
+			t.Errorf("%q: cpus %v %v %v", data, v, ok, err)
+		}
+		if tm := d.Time(); tm.Year() != 2026 {
+			t.Errorf("%q: time %v", data, tm)
+		}
+	}
+	// Only at the very start: a mark inside a header is not passed over.
+	if d, err := NewDecoder(strings.NewReader("time_utc,\ufeffhost_cpus_count\n2026-01-01T00:00:00.000Z,2\n")); err != nil || d.Next() != nil {
+		t.Fatalf("mark inside: %v", err)
+	} else if _, ok, _ := d.Number(Index("host_cpus_count")); ok {
+		t.Errorf("a column named with a mark inside the header was read")
+	}
+}
