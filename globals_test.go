@@ -2,12 +2,11 @@ package jobtrace_test
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/jobtrace/jobtrace/internal/gosource"
 )
 
 // TestNoExportedVariables checks the source tree: no package exports a
@@ -17,27 +16,7 @@ import (
 // importer, for every other one; it is exported as a function or a
 // constant instead.
 func TestNoExportedVariables(t *testing.T) {
-	fset := token.NewFileSet()
-	checked := 0
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			switch name := d.Name(); {
-			case path == "e2e", path == "bench", path != "." && strings.HasPrefix(name, "."), name == "testdata":
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		checked++
+	gosource.Files(t, ".", func(_ string, fset *token.FileSet, f *ast.File) {
 		for _, decl := range f.Decls {
 			g, ok := decl.(*ast.GenDecl)
 			if !ok || g.Tok != token.VAR {
@@ -53,14 +32,7 @@ func TestNoExportedVariables(t *testing.T) {
 				}
 			}
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if checked < 100 {
-		t.Fatalf("checked %d files: the walk did not reach the source tree", checked)
-	}
 }
 
 // isSentinel reports whether e is a call of errors.New or one of package

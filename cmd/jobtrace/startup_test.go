@@ -7,7 +7,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/jobtrace/jobtrace/internal/gosource"
 )
 
 // notLinked are modules the Linux and illumos binaries must not link:
@@ -84,37 +85,11 @@ var initWork = map[string][]string{
 // (sync.OnceValue). A function literal in an initializer runs later, so
 // it may.
 func TestNoWorkAtPackageInit(t *testing.T) {
-	root := "../.."
-	fset := token.NewFileSet()
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, path)
-		if d.IsDir() {
-			switch {
-			case rel == "e2e" || rel == "bench" || d.Name() == "testdata" || strings.HasPrefix(d.Name(), "."):
-				if rel != "." {
-					return filepath.SkipDir // modules of their own, fixtures, caches
-				}
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
+	gosource.Files(t, filepath.Join("..", ".."), func(_ string, fset *token.FileSet, f *ast.File) {
 		for _, where := range initCalls(f) {
 			t.Errorf("%s: %s at package init", fset.Position(where.pos), where.call)
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 type initCall struct {

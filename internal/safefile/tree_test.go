@@ -2,12 +2,12 @@ package safefile
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/jobtrace/jobtrace/internal/gosource"
 )
 
 // writers are the calls that create, truncate, append to or replace a file
@@ -40,30 +40,10 @@ var allowed = map[string]string{
 // TestNoWriterBypassesSafefile checks the source tree: no package but this
 // one opens a file for writing or replaces one by name.
 func TestNoWriterBypassesSafefile(t *testing.T) {
-	root := filepath.Join("..", "..")
-	fset := token.NewFileSet()
-	checked := 0
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+	gosource.Files(t, filepath.Join("..", ".."), func(rel string, fset *token.FileSet, f *ast.File) {
+		if strings.HasPrefix(rel, "internal/safefile/") {
+			return
 		}
-		rel, _ := filepath.Rel(root, path)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			switch {
-			case rel == "internal/safefile", rel == "e2e", rel == "bench", rel != "." && strings.HasPrefix(d.Name(), "."), d.Name() == "testdata":
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		checked++
 		ast.Inspect(f, func(n ast.Node) bool {
 			sel, ok := n.(*ast.SelectorExpr)
 			if !ok {
@@ -84,14 +64,7 @@ func TestNoWriterBypassesSafefile(t *testing.T) {
 			}
 			return true
 		})
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if checked < 100 {
-		t.Fatalf("only %d files checked: is the tree there?", checked)
-	}
 }
 
 // writeFlags are the open flags that make an open a writer.
