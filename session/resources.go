@@ -355,7 +355,7 @@ func (p *phaseUsage) PhaseEnded(b spans.Boundary) func() {
 }
 
 // Attribute keys of a phase added after it ended (docs/attributes.md), as
-// usage.WindowKeys lists them.
+// usage.NumWindowKeys counts them.
 const (
 	// AttrUsageFrom and AttrUsageTo are the times of the samples its
 	// usage was computed between (usage.History.Over).

@@ -54,7 +54,7 @@ var ownEventKeys = []attribute.Key{AttrEventSource}
 // OwnAttributes is how many attributes jobtrace itself may set on one span:
 // a span's usage (usage.AttributeKeys), its verdict (verdict.AttributeKeys)
 // and the window it was measured over or why it has none
-// (usage.WindowKeys), the Tracker's own on a phase, the job's right-sizing
+// (usage.NumWindowKeys), the Tracker's own on a phase, the job's right-sizing
 // advice (sizing.AttributeKeys) and the job's span's
 // other attributes (MaxJobAttributes).
 func OwnAttributes() int {

@@ -164,14 +164,13 @@ const (
 	AttrNone        = attribute.Key("jobtrace.usage.none")
 )
 
-// windowKeys are the keys of a phase added after it ended (WindowKeys).
+// windowKeys are the keys of a phase added after it ended: the window its
+// usage was measured over, or why it has none.
 var windowKeys = [...]attribute.Key{AttrWindowStart, AttrWindowEnd, AttrNone}
 
-// WindowKeys returns the keys of a phase added after it ended, which the
-// room kept on its span for jobtrace's own attributes counts.
-func WindowKeys() []attribute.Key { return slices.Clone(windowKeys[:]) }
-
-// NumWindowKeys is len(WindowKeys()).
+// NumWindowKeys is how many keys a phase added after it ended has for its
+// window, which the room kept on its span for jobtrace's own attributes
+// counts.
 const NumWindowKeys = len(windowKeys)
 
 // AttributeKeys returns every key Attributes can set, in order, for the

@@ -368,10 +368,12 @@ const (
 
 // AttributeKeys returns every key Attributes sets, for the test that checks
 // docs/attributes.md.
-func AttributeKeys() []attribute.Key { return []attribute.Key{AttrKind, AttrReason} }
+func AttributeKeys() []attribute.Key { return slices.Clone(attributeKeys[:]) }
 
 // NumAttributeKeys is len(AttributeKeys()), for the span limits.
-const NumAttributeKeys = 2
+const NumAttributeKeys = len(attributeKeys)
+
+var attributeKeys = [...]attribute.Key{AttrKind, AttrReason}
 
 // Attributes returns the verdict as span attributes; none for the zero
 // Verdict.
