@@ -1,7 +1,6 @@
 package session
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/jobtrace/jobtrace/hostmetrics/cgroup"
+	"github.com/jobtrace/jobtrace/internal/cgrouptree"
 )
 
 // subreaperSupported: Linux has PR_SET_CHILD_SUBREAPER.
@@ -21,6 +21,10 @@ const subreaperSupported = true
 // the processes the job left in its cgroup to exit by themselves before it
 // kills them so the cgroup can be removed.
 const CgroupRemoveWait = 100 * time.Millisecond
+
+// CgroupKillWait bounds how long jobtrace waits, once it has killed them,
+// for the processes left in the job's cgroup to leave it.
+const CgroupKillWait = 2 * time.Second
 
 // jobCgroup is the cgroup made for the job, and a descriptor of its
 // directory to start the job in.
@@ -91,11 +95,8 @@ func (c *jobCgroup) remove() string {
 	if err := c.g.Remove(CgroupRemoveWait); err == nil {
 		return ""
 	}
-	n := countProcs(c.g.Dir)
-	if err := c.g.Kill(); err != nil && !errors.Is(err, cgroup.ErrNotSupported) {
-		return fmt.Sprintf("could not kill the processes left in %s: %v", c.g.Dir, err)
-	}
-	err := c.g.Remove(2 * time.Second)
+	n := len(cgrouptree.Procs(c.g.Dir))
+	err := c.g.End(CgroupKillWait)
 	reapAll()
 	if err != nil {
 		return err.Error()
@@ -105,14 +106,6 @@ func (c *jobCgroup) remove() string {
 		what = "process"
 	}
 	return fmt.Sprintf("killed %d %s the job left running (its cgroup %s is removed at the end)", n, what, c.g.Dir)
-}
-
-func countProcs(dir string) int {
-	data, err := os.ReadFile(dir + "/cgroup.procs")
-	if err != nil {
-		return 0
-	}
-	return strings.Count(string(data), "\n")
 }
 
 func (c *jobCgroup) addProc(pid int) error { return c.g.AddProc(pid) }
@@ -178,14 +171,8 @@ func removeStaleCgroup(dir string, pid int) string {
 	if unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) != nil {
 		return ""
 	}
-	g := cgroup.Open(dir)
-	n := countProcs(dir)
-	if n > 0 {
-		if err := g.Kill(); err != nil && !errors.Is(err, cgroup.ErrNotSupported) {
-			return fmt.Sprintf("could not kill the processes left in %s by a jobtrace run (pid %d) that was killed: %v", dir, pid, err)
-		}
-	}
-	err = g.Remove(StaleCgroupWait)
+	n := len(cgrouptree.Procs(dir))
+	err = cgroup.Open(dir).End(StaleCgroupWait)
 	reapAll()
 	switch {
 	case err != nil:

@@ -64,9 +64,7 @@ func newPlace(t *testing.T) place {
 	p.cgroupFD = fd
 	t.Cleanup(func() {
 		syscall.Close(fd)
-		g := cgroup.Open(dir)
-		g.Kill()
-		if err := g.Remove(killWait); err != nil {
+		if err := cgroup.Open(dir).End(killWait); err != nil {
 			t.Errorf("the test's cgroup: %v", err)
 		}
 	})

@@ -3,19 +3,17 @@
 package cgroup
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/jobtrace/jobtrace/internal/cgrouptree"
 	"github.com/jobtrace/jobtrace/internal/rawfile"
 )
 
@@ -136,88 +134,28 @@ func (g *Group) AddProc(pid int) error {
 	return nil
 }
 
-// Kill sends SIGKILL to every process in the group and its descendants at
-// once, by writing 1 to cgroup.kill, which Linux has since 5.14. On older
-// kernels the file is absent and Kill returns an error wrapping
-// ErrNotSupported; the caller then signals the processes itself.
-func (g *Group) Kill() error {
-	p := filepath.Join(g.Dir, "cgroup.kill")
-	err := writeFile(p, "1")
-	if errors.Is(err, fs.ErrNotExist) {
-		if _, serr := os.Stat(g.Dir); serr == nil {
-			return fmt.Errorf("%w: %s is absent (cgroup.kill needs Linux 5.14 or later)", ErrNotSupported, p)
-		}
-	}
-	if err != nil {
-		return fmt.Errorf("cgroup: kill %s: %w", g.Dir, err)
+// End kills every process in the group and below it and removes the
+// groups, deepest first, giving up after timeout with an error saying what
+// is left: cgroup.kill kills them all at once (Linux 5.14 and later), and
+// each process still listed is sent SIGKILL until none is (the only way on
+// older kernels). Ending a group that is already gone is not an error.
+func (g *Group) End(timeout time.Duration) error {
+	g.r.Close()
+	if err := cgrouptree.Remove(g.Dir, time.Now().Add(timeout), true); err != nil {
+		return fmt.Errorf("cgroup: end %s after %v: %w", g.Dir, timeout, err)
 	}
 	return nil
 }
 
-// removePoll is how often Remove looks again at a group that still holds
-// processes; exiting processes leave it within a few milliseconds.
-const removePoll = 5 * time.Millisecond
-
 // Remove waits until no process is left in the group or below it, then
 // removes any child cgroups (the job may have made some) and the group's
-// directory. It gives up after timeout with an error saying what is left; the
-// caller may Kill and Remove again. Removing a group that is already gone is
-// not an error.
+// directory. It gives up after timeout with an error saying what is left.
+// Removing a group that is already gone is not an error. Ending a job's
+// cgroup, its processes killed, is package cgrouptree's Remove.
 func (g *Group) Remove(timeout time.Duration) error {
 	g.r.Close()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := removeTree(g.Dir)
-		if err == nil || errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("cgroup: remove %s after %v: %w", g.Dir, timeout, err)
-		}
-		time.Sleep(removePoll)
+	if err := cgrouptree.Remove(g.Dir, time.Now().Add(timeout), false); err != nil {
+		return fmt.Errorf("cgroup: remove %s after %v: %w", g.Dir, timeout, err)
 	}
-}
-
-var errPopulated = errors.New("processes still in the cgroup")
-
-// removeTree removes dir and its child cgroups, deepest first, if no process
-// is in any of them. A group without processes nor child groups goes with
-// one rmdir, which the kernel refuses (EBUSY) for any other.
-func removeTree(dir string) error {
-	if err := syscall.Rmdir(dir); err == nil {
-		return nil
-	} else if errors.Is(err, fs.ErrNotExist) {
-		return &fs.PathError{Op: "rmdir", Path: dir, Err: err}
-	}
-	if populated(dir) {
-		return errPopulated
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		if e.IsDir() {
-			if err := removeTree(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return err
-			}
-		}
-	}
-	// rmdir can still say EBUSY for a moment after the last process left
-	// (it is being reaped); the caller retries.
-	return os.Remove(dir)
-}
-
-// populated reports whether processes are in dir or below it. It reads
-// "populated" from cgroup.events (every non-root cgroup has it), and falls
-// back to a non-empty cgroup.procs.
-func populated(dir string) bool {
-	data, err := os.ReadFile(filepath.Join(dir, "cgroup.events"))
-	if err == nil {
-		if p, ok := parsePopulated(data); ok {
-			return p
-		}
-	}
-	procs, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
-	return err == nil && len(bytes.TrimSpace(procs)) > 0
+	return nil
 }

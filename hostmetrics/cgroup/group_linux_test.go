@@ -38,8 +38,7 @@ func createTestGroup(t *testing.T) (*Group, Mount) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_ = g.Kill()
-		if err := g.Remove(timingtest.Patience); err != nil {
+		if err := g.End(timingtest.Patience); err != nil {
 			t.Errorf("cleanup: %v", err)
 		}
 	})
@@ -113,24 +112,18 @@ func TestGroupOnThisHost(t *testing.T) {
 	if err := g.Remove(20 * time.Millisecond); err == nil || !strings.Contains(err.Error(), "processes still in the cgroup") {
 		t.Errorf("Remove with a process inside: %v", err)
 	}
-	// ...Kill ends it...
-	if err := g.Kill(); err != nil {
-		if errors.Is(err, ErrNotSupported) {
-			t.Skipf("kernel without cgroup.kill: %v", err)
-		}
+	// ...End kills it and removes the group, with a child cgroup the job
+	// made.
+	if err := os.Mkdir(filepath.Join(g.Dir, "nested"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.End(timingtest.Patience); err != nil {
 		t.Fatal(err)
 	}
 	err = sleep.Wait()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
 		t.Errorf("sleep ended with %v, want SIGKILL", err)
-	}
-	// ...and then it goes, with a child cgroup the job made.
-	if err := os.Mkdir(filepath.Join(g.Dir, "nested"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Remove(timingtest.Patience); err != nil {
-		t.Fatal(err)
 	}
 	if _, err := os.Stat(g.Dir); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("%s still there: %v", g.Dir, err)
@@ -163,13 +156,6 @@ func TestCreateRejectsBadNames(t *testing.T) {
 		if _, err := Create(t.TempDir(), "", name); err == nil {
 			t.Errorf("Create(%q) succeeded", name)
 		}
-	}
-}
-
-func TestKillWithoutCgroupKill(t *testing.T) {
-	err := Open(t.TempDir()).Kill()
-	if !errors.Is(err, ErrNotSupported) || !strings.Contains(err.Error(), "5.14") {
-		t.Errorf("err = %v", err)
 	}
 }
 

@@ -23,8 +23,9 @@ func Descendants(dir string) (uint64, error) { return 0, notSupported("count cgr
 
 func (g *Group) AddProc(pid int) error { return notSupported("move process to cgroup") }
 
-// Kill kills every process in the group; it is supported only on Linux.
-func (g *Group) Kill() error { return notSupported("kill cgroup") }
+// End kills every process in the group and removes it; it is supported
+// only on Linux.
+func (g *Group) End(timeout time.Duration) error { return notSupported("end cgroup") }
 
 // Remove removes the group; it is supported only on Linux.
 func (g *Group) Remove(timeout time.Duration) error { return notSupported("remove cgroup") }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
 	"github.com/jobtrace/jobtrace/hostmetrics/procfs"
+	"github.com/jobtrace/jobtrace/internal/cgrouptree"
 )
 
 // The files a Reader reads, in order. Each one that does not exist leaves
@@ -194,22 +195,7 @@ func (r *Reader) Populated() (populated, ok bool) {
 	if err != nil {
 		return false, false
 	}
-	return parsePopulated(data)
-}
-
-// parsePopulated reads the "populated" line of a cgroup.events file: 1
-// when a process is in the cgroup or below it, 0 when none is; ok is false
-// when there is no such line.
-func parsePopulated(events []byte) (populated, ok bool) {
-	for len(events) > 0 {
-		var line []byte
-		line, events = kernfmt.NextLine(events)
-		if k, rest := kernfmt.NextField(line); string(k) == "populated" {
-			v, _ := kernfmt.NextField(rest)
-			return string(v) != "0", true
-		}
-	}
-	return false, false
+	return cgrouptree.ParsePopulated(data)
 }
 
 func (r *Reader) parse(i int, data []byte, s *Stats) error {

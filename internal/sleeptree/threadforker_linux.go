@@ -128,8 +128,7 @@ func Cgroup(tb testing.TB) (*cgroup.Group, int) {
 	}
 	tb.Cleanup(func() {
 		unix.Close(fd)
-		_ = g.Kill()
-		if err := g.Remove(timingtest.Patience); err != nil {
+		if err := g.End(timingtest.Patience); err != nil {
 			tb.Errorf("cleanup: %v", err)
 		}
 	})

@@ -113,14 +113,16 @@ func TestMembers(t *testing.T) {
 }
 
 // The guard runs in an init function before the rest of jobtrace is
-// initialized, which works only while this package imports nothing but
-// the standard library.
+// initialized, which works only while this package imports nothing but the
+// standard library and internal/cgrouptree, which imports only the standard
+// library.
 func TestOnlyTheStandardLibrary(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", ".").Output()
 	if err != nil {
 		t.Skipf("go list: %v", err)
 	}
-	if deps := strings.Fields(string(out)); len(deps) != 1 || !strings.HasSuffix(deps[0], "/supervise/guard") {
+	deps := strings.Fields(string(out))
+	if len(deps) != 2 || !strings.HasSuffix(deps[0], "/internal/cgrouptree") || !strings.HasSuffix(deps[1], "/supervise/guard") {
 		t.Errorf("non-standard dependencies: %v", deps)
 	}
 }

@@ -3,16 +3,15 @@
 package guard
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
+
+	"github.com/jobtrace/jobtrace/internal/cgrouptree"
 )
 
 const procRoot = "/proc"
@@ -48,16 +47,17 @@ func (t *target) end(root string, self int) result {
 	var r result
 	killed := map[int]bool{}
 	if t.cgroup != "" {
-		for _, pid := range cgroupProcs(t.cgroup) {
+		for _, pid := range cgrouptree.Procs(t.cgroup) {
 			killed[pid] = true
 		}
-		// cgroup.kill kills the whole sub-tree at once; where it is
-		// absent, removeCgroup kills what is listed until it is empty.
-		_ = writeFile(filepath.Join(t.cgroup, "cgroup.kill"), "1")
 	}
 	r.survivors = t.killTree(root, t.since, self, deadline, killed)
 	if t.cgroup != "" {
-		r.cgroupErr = removeCgroup(t.cgroup, deadline, killed)
+		// Killed by cgroup.kill at once, or one by one where the kernel
+		// has none.
+		if err := cgrouptree.Remove(t.cgroup, deadline, true); err != nil {
+			r.cgroupErr = fmt.Errorf("its cgroup %s could not be removed: %v", t.cgroup, err)
+		}
 	}
 	for _, d := range t.dirs {
 		os.RemoveAll(d)
@@ -177,75 +177,4 @@ func readEnviron(root string, pid int) []byte {
 	defer f.Close()
 	data, _ := io.ReadAll(io.LimitReader(f, MaxEnvironBytes))
 	return data
-}
-
-// cgroupProcs lists the processes in dir and its child cgroups.
-func cgroupProcs(dir string) []int {
-	var out []int
-	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || !d.IsDir() {
-			return nil
-		}
-		data, err := os.ReadFile(filepath.Join(path, "cgroup.procs"))
-		if err != nil {
-			return nil
-		}
-		for _, f := range strings.Fields(string(data)) {
-			if pid, err := strconv.Atoi(f); err == nil && pid > 0 {
-				out = append(out, pid)
-			}
-		}
-		return nil
-	})
-	return out
-}
-
-// removeCgroup removes dir and its child cgroups, deepest first, once no
-// process is left in them, killing what is still listed (for kernels
-// without cgroup.kill), until deadline.
-func removeCgroup(dir string, deadline time.Time, killed map[int]bool) error {
-	for {
-		err := removeTree(dir)
-		if err == nil || errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		for _, pid := range cgroupProcs(dir) {
-			if syscall.Kill(pid, syscall.SIGKILL) == nil {
-				killed[pid] = true
-			}
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("its cgroup %s could not be removed: %v", dir, err)
-		}
-		time.Sleep(pollInterval)
-	}
-}
-
-func removeTree(dir string) error {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		if e.IsDir() {
-			if err := removeTree(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return err
-			}
-		}
-	}
-	return syscall.Rmdir(dir)
-}
-
-// writeFile writes s to an existing kernel file (a cgroup's control file)
-// in one write(2), never through a symbolic link.
-func writeFile(path, s string) error {
-	fd, err := syscall.Open(path, syscall.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return &os.PathError{Op: "open", Path: path, Err: err}
-	}
-	_, err = syscall.Write(fd, []byte(s))
-	if cerr := syscall.Close(fd); err == nil {
-		err = cerr
-	}
-	return err
 }
