@@ -239,8 +239,7 @@ type floor struct {
 
 // cgroupFiles are the files of a cgroup v2 directory that jobtrace reads.
 var cgroupFiles = []string{
-	"cpu.stat", "memory.current", "memory.peak", "memory.max", "memory.events",
-	"memory.stat", "io.stat", "pids.current", "pids.max",
+	"cpu.stat", "memory.current", "memory.peak", "memory.events", "io.stat",
 	"cpu.pressure", "memory.pressure", "io.pressure",
 }
 

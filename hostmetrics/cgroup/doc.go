@@ -18,26 +18,26 @@
 //     /sys/fs/cgroup is the cgroup2 mount and has controllers (cpu, io,
 //     memory, pids, ...). A cgroup whose parent enabled the controllers in
 //     cgroup.subtree_control has every file Stats reads: cpu.stat with
-//     throttling counts, memory.current, memory.peak, memory.max,
-//     memory.events, memory.stat, io.stat, pids.current, pids.max and the
-//     three pressure files.
+//     throttling counts, memory.current, memory.peak, memory.events,
+//     io.stat and the three pressure files.
 //   - Hybrid: the controllers are mounted as cgroup v1 under
 //     /sys/fs/cgroup/<controller>, and /sys/fs/cgroup/unified is a cgroup2
 //     mount with no controller. Its cgroups still have cpu.stat (usage_usec,
 //     user_usec, system_usec only) and cpu.pressure, memory.pressure and
 //     io.pressure; every other field of Stats is absent.
 //
-// The root cgroup of either shape has no memory.*, pids.* or limit files.
+// The root cgroup of either shape has no memory.* files.
 //
 // # The job's cgroup
 //
 // Create makes <mount>/<parent>/<name>, enabling the controllers the parent
 // offers; the agent then starts the job in it (AddProc, or
 // syscall.SysProcAttr.UseCgroupFD with a descriptor of Group.Dir), reads it
-// with Read, ends it with Kill (cgroup.kill, Linux ≥ 5.14) and removes it
-// with Remove. Creating needs root or a delegated sub-tree; when it is not
+// with Read, and ends it with End (its processes killed, then the cgroups
+// removed: package internal/cgrouptree), or removes it with Remove once it
+// is empty. Creating needs root or a delegated sub-tree; when it is not
 // permitted, the agent reads the cgroup it is in (SelfDir and ReadDir), which
-// also counts processes that are not the job's. Create, AddProc, Kill and
+// also counts processes that are not the job's. Create, AddProc, End and
 // Remove work only on Linux and return an error wrapping ErrNotSupported
 // elsewhere; the parsers and readers build and run everywhere.
 //
@@ -47,8 +47,7 @@
 // exist (no controller, older kernel, root cgroup, the pressure files of a
 // cgroup whose cgroup.pressure is 0) leaves its fields absent and is not an
 // error, nor is a pressure file that fails to read with EOPNOTSUPP, as it
-// does when PSI is disabled at boot before Linux 6.1 (rawfile.Absent);
-// "max" in a limit file is Limit.Unlimited. A file that cannot be read or
+// does when PSI is disabled at boot before Linux 6.1 (rawfile.Absent). A file that cannot be read or
 // parsed is reported in the error Read returns (the errors of several files
 // joined), and Read still fills in all the others. A Reader keeps its buffer
 // and paths, so reading again allocates nothing.

@@ -31,7 +31,7 @@ func FuzzRead(f *testing.F) {
 	}
 	f.Add([]byte("8:0 rbytes=1 wbytes=2 rios=3 wios=4 dbytes=5\n8:16 rbytes=x\n"), uint8(fileIOStat))
 	f.Add([]byte("usage_usec 18446744073709551616\nuser_usec\n"), uint8(fileCPUStat))
-	f.Add([]byte("max\n\n"), uint8(fileMemoryMax))
+	f.Add([]byte("max\n\n"), uint8(fileMemoryCurrent))
 	f.Add([]byte("some avg10=0.00 avg60=0.00 avg300=0.00 total=1\nfull avg10=1"), uint8(fileIOPressure))
 	f.Fuzz(func(t *testing.T, data []byte, which uint8) {
 		defer fuzzcheck.NoHang(data, which)()

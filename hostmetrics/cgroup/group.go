@@ -34,7 +34,7 @@ func (g *Group) HasController(name string) bool {
 
 // wantedControllers are the controllers whose files Stats reads. Create asks
 // the parent to enable those it offers for its children.
-var wantedControllers = []string{"cpu", "io", "memory", "pids"}
+var wantedControllers = []string{"cpu", "io", "memory"}
 
 // checkName refuses names that would not make exactly one new directory.
 func checkName(name string) error {

@@ -11,16 +11,3 @@ func parseMemoryEvents(path string, data []byte, s *MemoryEvents) error {
 		}
 	})
 }
-
-// parseMemoryStat parses memory.stat (flat-keyed, bytes or counts), keeping
-// anon and file.
-func parseMemoryStat(path string, data []byte, s *MemoryStat) error {
-	return flatKeyed(path, data, func(key []byte, v uint64) {
-		switch string(key) {
-		case "anon":
-			s.Anon = some(v)
-		case "file":
-			s.File = some(v)
-		}
-	})
-}

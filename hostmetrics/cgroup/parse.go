@@ -27,21 +27,8 @@ func parseSingle(path string, data []byte) (Opt[uint64], error) {
 	return some(v), nil
 }
 
-// parseLimit parses a limit file: a number, or "max" for no limit.
-func parseLimit(path string, data []byte) (Limit, error) {
-	b := trimSpace(data)
-	if string(b) == "max" {
-		return Limit{Unlimited: true, Present: true}, nil
-	}
-	v, ok := kernfmt.ParseUint(b)
-	if !ok {
-		return Limit{}, parseErr(path, 1, "neither a number nor max")
-	}
-	return Limit{Value: v, Present: true}, nil
-}
-
 // flatKeyed calls fn for each "key value" line of a flat-keyed file
-// (cpu.stat, memory.events, memory.stat). Keys are matched by name, never by
+// (cpu.stat, memory.events). Keys are matched by name, never by
 // position: the kernel documentation says new keys may appear anywhere.
 func flatKeyed(path string, data []byte, fn func(key []byte, v uint64)) error {
 	for n := 1; len(data) > 0; n++ {

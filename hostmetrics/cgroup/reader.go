@@ -18,12 +18,8 @@ const (
 	fileCPUStat = iota
 	fileMemoryCurrent
 	fileMemoryPeak
-	fileMemoryMax
 	fileMemoryEvents
-	fileMemoryStat
 	fileIOStat
-	filePidsCurrent
-	filePidsMax
 	fileCPUPressure
 	fileMemoryPressure
 	fileIOPressure
@@ -40,12 +36,8 @@ var fileNames = [numFiles]string{
 	fileCPUStat:        "cpu.stat",
 	fileMemoryCurrent:  "memory.current",
 	fileMemoryPeak:     "memory.peak",
-	fileMemoryMax:      "memory.max",
 	fileMemoryEvents:   "memory.events",
-	fileMemoryStat:     "memory.stat",
 	fileIOStat:         "io.stat",
-	filePidsCurrent:    "pids.current",
-	filePidsMax:        "pids.max",
 	fileCPUPressure:    "cpu.pressure",
 	fileMemoryPressure: "memory.pressure",
 	fileIOPressure:     "io.pressure",
@@ -59,10 +51,9 @@ type controllers uint8
 const (
 	ctlMemory controllers = 1 << iota
 	ctlIO
-	ctlPids
 	// anyController is every one: what is assumed of a directory whose
 	// cgroup.controllers cannot be read.
-	anyController = ctlMemory | ctlIO | ctlPids
+	anyController = ctlMemory | ctlIO
 )
 
 // fileController is the controller that makes each file; 0 for the files
@@ -71,12 +62,8 @@ const (
 var fileController = [numStatFiles]controllers{
 	fileMemoryCurrent: ctlMemory,
 	fileMemoryPeak:    ctlMemory,
-	fileMemoryMax:     ctlMemory,
 	fileMemoryEvents:  ctlMemory,
-	fileMemoryStat:    ctlMemory,
 	fileIOStat:        ctlIO,
-	filePidsCurrent:   ctlPids,
-	filePidsMax:       ctlPids,
 }
 
 // parseControllers reads cgroup.controllers: the names of the controllers
@@ -95,8 +82,6 @@ func parseControllers(data []byte) controllers {
 			c |= ctlMemory
 		case "io":
 			c |= ctlIO
-		case "pids":
-			c |= ctlPids
 		}
 	}
 }
@@ -208,18 +193,10 @@ func (r *Reader) parse(i int, data []byte, s *Stats) error {
 		s.MemoryCurrent, err = parseSingle(p, data)
 	case fileMemoryPeak:
 		s.MemoryPeak, err = parseSingle(p, data)
-	case fileMemoryMax:
-		s.MemoryMax, err = parseLimit(p, data)
 	case fileMemoryEvents:
 		err = parseMemoryEvents(p, data, &s.MemoryEvents)
-	case fileMemoryStat:
-		err = parseMemoryStat(p, data, &s.MemoryStat)
 	case fileIOStat:
 		err = parseIOStat(p, data, &s.IO)
-	case filePidsCurrent:
-		s.PidsCurrent, err = parseSingle(p, data)
-	case filePidsMax:
-		s.PidsMax, err = parseLimit(p, data)
 	case fileCPUPressure:
 		err = readPressure(p, data, &s.CPUPressure)
 	case fileMemoryPressure:

@@ -54,12 +54,8 @@ func TestReadPureV2(t *testing.T) {
 		CPU:           CPUStat{u(20000000), u(15000000), u(5000000), u(0), u(0), u(0)},
 		MemoryCurrent: u(104857600),
 		MemoryPeak:    u(209715200),
-		MemoryMax:     Limit{Value: 2147483648, Present: true},
 		MemoryEvents:  MemoryEvents{OOM: u(0), OOMKill: u(0)},
-		MemoryStat:    MemoryStat{Anon: u(73400320), File: u(20971520)},
 		IO:            IOStat{u(0), u(0), u(0), u(0), 0},
-		PidsCurrent:   u(12),
-		PidsMax:       Limit{Value: 4915, Present: true},
 		CPUPressure:   zeroPressure(), MemoryPressure: zeroPressure(), IOPressure: zeroPressure(),
 	}
 	if s != want {
@@ -74,12 +70,8 @@ func TestReadPureV2(t *testing.T) {
 		CPU:           CPUStat{u(4567890), u(3456789), u(1111101), u(1200), u(37), u(812345)},
 		MemoryCurrent: u(536870912),
 		MemoryPeak:    u(1073741824),
-		MemoryMax:     Limit{Unlimited: true, Present: true},
 		MemoryEvents:  MemoryEvents{OOM: u(2), OOMKill: u(1)},
-		MemoryStat:    MemoryStat{Anon: u(402653184), File: u(125829120)},
 		IO:            IOStat{u(1459200 + 90430464), u(314773504 + 299008000), u(192 + 8950), u(353 + 1252), 2},
-		PidsCurrent:   u(57),
-		PidsMax:       Limit{Unlimited: true, Present: true},
 		CPUPressure: Pressure{
 			Some:    pl(12.5, 8.33, 2.1, 3456789),
 			HasSome: true, HasFull: true,
@@ -99,12 +91,11 @@ func TestReadPureV2(t *testing.T) {
 		t.Errorf("job-42:\n got %+v\nwant %+v", s, want)
 	}
 
-	// The root cgroup has no memory.*, pids.* files: absent, not zero.
+	// The root cgroup has no memory.* files: absent, not zero.
 	if err := ReadDir("testdata/v2/sys/fs/cgroup", &s); err != nil {
 		t.Fatal(err)
 	}
-	if s.MemoryCurrent.Present || s.MemoryPeak.Present || s.MemoryMax.Present || s.MemoryEvents.OOM.Present ||
-		s.MemoryStat.Anon.Present || s.PidsCurrent.Present || s.PidsMax.Present || s.CPU.NrPeriods.Present {
+	if s.MemoryCurrent.Present || s.MemoryPeak.Present || s.MemoryEvents.OOM.Present || s.CPU.NrPeriods.Present {
 		t.Errorf("root: absent files read as present: %+v", s)
 	}
 	if s.CPU.UsageUsec != u(9132451230) || s.IO.ReadBytes != u(1073741824) || s.IOPressure.Full.Total != 88776655*time.Microsecond {
@@ -183,9 +174,8 @@ func TestReadDegrades(t *testing.T) {
 		t.Fatalf("err = %v, want ErrParse", err)
 	}
 	want := Stats{
-		CPU:         CPUStat{UsageUsec: u(5), UserUsec: u(3), SystemUsec: u(2)},
-		PidsCurrent: u(3),
-		IOPressure:  Pressure{Some: pl(0, 0, 0, 9), HasSome: true},
+		CPU:        CPUStat{UsageUsec: u(5), UserUsec: u(3), SystemUsec: u(2)},
+		IOPressure: Pressure{Some: pl(0, 0, 0, 9), HasSome: true},
 	}
 	if s != want {
 		t.Errorf("got %+v\nwant %+v", s, want)
@@ -215,22 +205,22 @@ func TestReadDegrades(t *testing.T) {
 // at every Read: a controller enabled since is read. Without
 // cgroup.controllers every file is read.
 func TestReadOnlyEnabledControllers(t *testing.T) {
-	// Every file of the three controllers is made, whatever the list says.
-	files := map[string]string{"cpu.stat": "usage_usec 5\nuser_usec 3\nsystem_usec 2\n", "pids.current": "3\n"}
+	// Every file of the two controllers is made, whatever the list says.
+	files := map[string]string{"cpu.stat": "usage_usec 5\nuser_usec 3\nsystem_usec 2\n"}
 	files["memory.current"], files["io.stat"] = "4096\n", "8:0 rbytes=1 wbytes=2 rios=3 wios=4 dbytes=0 dios=0\n"
 	dir := fixtureCgroup(t, files)
 	r := NewReader(dir)
 	defer func() { r.Close() }()
 	var s Stats
 	for _, c := range []struct {
-		controllers      string // "-": no cgroup.controllers
-		memory, io, pids bool
+		controllers string // "-": no cgroup.controllers
+		memory, io  bool
 	}{
-		{"cpu\n", false, false, false},
-		{"cpu memory\n", true, false, false},
-		{"io pids cpuset", false, true, true},
-		{"\n", false, false, false},
-		{"-", true, true, true},
+		{"cpu\n", false, false},
+		{"cpu memory\n", true, false},
+		{"io pids cpuset", false, true},
+		{"\n", false, false},
+		{"-", true, true},
 	} {
 		if c.controllers == "-" {
 			// A Reader keeps the file open: a new one sees it gone.
@@ -243,11 +233,10 @@ func TestReadOnlyEnabledControllers(t *testing.T) {
 		if err := r.Read(&s); err != nil {
 			t.Fatal(err)
 		}
-		if !s.CPU.UsageUsec.Present || s.MemoryCurrent.Present != c.memory || s.IO.ReadBytes.Present != c.io ||
-			s.PidsCurrent.Present != c.pids {
-			t.Errorf("cgroup.controllers %q: cpu.stat read %v, memory.current %v, io.stat %v, pids.current %v; want true, %v, %v, %v",
-				c.controllers, s.CPU.UsageUsec.Present, s.MemoryCurrent.Present, s.IO.ReadBytes.Present, s.PidsCurrent.Present,
-				c.memory, c.io, c.pids)
+		if !s.CPU.UsageUsec.Present || s.MemoryCurrent.Present != c.memory || s.IO.ReadBytes.Present != c.io {
+			t.Errorf("cgroup.controllers %q: cpu.stat read %v, memory.current %v, io.stat %v; want true, %v, %v",
+				c.controllers, s.CPU.UsageUsec.Present, s.MemoryCurrent.Present, s.IO.ReadBytes.Present,
+				c.memory, c.io)
 		}
 	}
 }
@@ -279,6 +268,20 @@ func TestPopulated(t *testing.T) {
 
 func BenchmarkReadFixture(b *testing.B) {
 	r := NewReader("testdata/v2/sys/fs/cgroup/ci.slice/job-42")
+	var s Stats
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := r.Read(&s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkReadPureV2Fixture reads the job cgroup of the pure cgroup v2
+// fixture, which has the files of every controller Stats reads.
+func BenchmarkReadPureV2Fixture(b *testing.B) {
+	r := NewReader("testdata/v2/sys/fs/cgroup/ci.slice/job-42")
+	defer r.Close()
 	var s Stats
 	b.ReportAllocs()
 	for b.Loop() {

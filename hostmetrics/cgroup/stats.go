@@ -32,14 +32,6 @@ func (o Opt[T]) Get() (T, bool) { return o.Value, o.Present }
 
 func some[T any](v T) Opt[T] { return Opt[T]{Value: v, Present: true} }
 
-// Limit is the content of a limit file such as memory.max or pids.max, where
-// the word "max" means that no limit is set.
-type Limit struct {
-	Value     uint64 // the limit, when Present and not Unlimited
-	Unlimited bool   // the file says "max"
-	Present   bool   // the file exists
-}
-
 // CPUStat is cpu.stat. usage, user and system exist on every cgroup v2
 // directory, with or without the cpu controller; the throttling keys exist
 // only when the cpu controller is enabled for the cgroup.
@@ -57,12 +49,6 @@ type CPUStat struct {
 type MemoryEvents struct {
 	OOM     Opt[uint64] // oom: times the cgroup hit its limit and the OOM killer was invoked
 	OOMKill Opt[uint64] // oom_kill: processes killed by the OOM killer
-}
-
-// MemoryStat is the part of memory.stat that splits memory.current.
-type MemoryStat struct {
-	Anon Opt[uint64] // anon, bytes
-	File Opt[uint64] // file (page cache, tmpfs), bytes
 }
 
 // IOStat is io.stat summed over every device (MAJ:MIN line). When the file
@@ -90,14 +76,9 @@ type Stats struct {
 
 	MemoryCurrent Opt[uint64] // memory.current, bytes
 	MemoryPeak    Opt[uint64] // memory.peak, bytes (Linux ≥ 5.19)
-	MemoryMax     Limit       // memory.max, bytes
 	MemoryEvents  MemoryEvents
-	MemoryStat    MemoryStat
 
 	IO IOStat
-
-	PidsCurrent Opt[uint64] // pids.current
-	PidsMax     Limit       // pids.max
 
 	CPUPressure    Pressure
 	MemoryPressure Pressure
