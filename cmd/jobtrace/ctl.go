@@ -13,7 +13,6 @@ import (
 	"github.com/jobtrace/jobtrace/session"
 	"github.com/jobtrace/jobtrace/spans/protocol"
 	"github.com/jobtrace/jobtrace/spans/socket"
-	"github.com/jobtrace/jobtrace/spans/wire"
 	"github.com/jobtrace/jobtrace/supervise"
 )
 
@@ -116,14 +115,11 @@ func (c *cli) marker(cmd, usage, of string, args []string) error {
 	case err != nil:
 		return usagef("%v", err)
 	}
-	m := protocol.Msg{V: protocol.Version, Type: protocol.Type(r.Type), Name: r.Name, Parent: r.Parent,
-		Result: r.Result, Value: r.Value, Start: r.Start, End: r.End, Syntax: protocol.SyntaxSocket}
+	// The message the fast path sends (Request.AppendLine).
+	m := protocol.FromWire(r.Msg(time.Now(), c.getenv("TRACEPARENT")))
+	m.Syntax = protocol.SyntaxSocket
 	for _, kv := range r.Attrs {
 		m.Attrs = append(m.Attrs, attribute.String(kv[0], kv[1]))
-	}
-	if r.Type != string(protocol.TypeCounter) {
-		// The scope as the fast path sends it (Request.AppendLine).
-		m.Time, m.Scope = time.Now(), wire.ScopeOf(c.getenv("TRACEPARENT"))
 	}
 	return c.deliver(m, r.What())
 }

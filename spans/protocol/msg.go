@@ -92,6 +92,17 @@ type Msg struct {
 	Title  string               // not in JSON: display title (GitLab section header, GitHub group title)
 }
 
+// FromWire is the message whose fields but the attributes w holds, its
+// type and version as they are on the wire (0: Version).
+func FromWire(w wire.Msg) Msg {
+	v := w.V
+	if v == 0 {
+		v = Version
+	}
+	return Msg{V: v, Type: Type(w.Type), Name: w.Name, Parent: w.Parent, Span: w.Span, Scope: w.Scope,
+		Result: w.Result, Status: w.Status, Time: w.Time, Start: w.Start, End: w.End, Value: w.Value, Ack: w.Ack}
+}
+
 // Clean replaces invalid UTF-8 and control characters in every text field
 // of m (name, parent, span, scope, status, title, attribute keys and string
 // values) with U+FFFD, by cleantext.String. Parse does so for what it decodes; sources that

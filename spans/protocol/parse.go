@@ -76,11 +76,8 @@ func Validate(m *Msg) error {
 		return perr("unknown result %q", excerpt(m.Result))
 	}
 	if m.Type == TypeAdd {
-		switch {
-		case m.Start.IsZero() || m.End.IsZero():
-			return perr("add without start and end")
-		case m.End.Before(m.Start):
-			return perr("add: end before start")
+		if err := wire.CheckAdd(m.Start, m.End); err != nil {
+			return perr("add: %v", err)
 		}
 	}
 	if m.Type == TypeAttr && len(m.Attrs) == 0 {

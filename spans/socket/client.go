@@ -12,10 +12,9 @@ import (
 	"github.com/jobtrace/jobtrace/spans/wire"
 )
 
-// RequestTimeout bounds how long Request waits for its reply. The agent
-// answers in microseconds; an agent that does not answer in 2 s is stuck,
-// and the job must not be.
-const RequestTimeout = 2 * time.Second
+// RequestTimeout bounds how long Request waits for its reply: that of
+// every sender (wire.ReplyTimeout).
+const RequestTimeout = wire.ReplyTimeout
 
 // Client sends messages to a Server. It is safe for concurrent use.
 type Client struct {

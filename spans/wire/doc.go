@@ -4,7 +4,8 @@
 //
 // It writes a message's fields and reads JSON values; what the fields mean,
 // their limits and the typed attributes are package protocol's. It depends
-// on the standard library only, and not on os, fmt or reflect, so that
+// on the standard library and internal/jsonstring only (which depends on
+// unicode/utf8), and not on os, fmt or reflect, so that
 // `jobtrace phase` can use it before the rest of jobtrace (the OpenTelemetry
 // SDK, gRPC) is initialized: see cmd/jobtrace/internal/fastpath.
 package wire

@@ -13,8 +13,9 @@
 // Go initializes a package once every package it imports is initialized;
 // among those that are ready, it takes them in the order of their import
 // paths (the Go specification, "Package initialization", since Go 1.21).
-// This package imports only syscall, time, strconv, errors, unicode/utf8
-// and spans/wire (which imports no more): nothing that imports os or
+// This package imports only syscall, time, strconv, errors, spans/wire
+// (which adds internal/jsonstring and unicode/utf8) and internal/stackhint
+// (which imports nothing): nothing that imports os or
 // strings, which every package outside the standard library imports. So it
 // is ready as soon as time is, before any OpenTelemetry, gRPC or other
 // module's package can be, whatever their import paths. It reads its

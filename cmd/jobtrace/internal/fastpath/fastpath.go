@@ -138,10 +138,10 @@ func Parse(args []string) (Request, error) {
 		r.Value = 1
 	}
 	if r.Type == "add" {
-		switch {
-		case r.Start.IsZero() || r.End.IsZero():
+		switch err := wire.CheckAdd(r.Start, r.End); err {
+		case wire.ErrAddWithoutTimes:
 			return r, UsageError(what + ": --start and --end are required")
-		case r.End.Before(r.Start):
+		case wire.ErrAddEndBeforeStart:
 			return r, UsageError(what + ": --end is before --start")
 		}
 	}
@@ -189,16 +189,22 @@ func cut(s string, sep byte) (before, after string, found bool) {
 	return s, "", false
 }
 
-// AppendLine appends r as one protocol line asking for a reply, stamped
-// now, in the scope of traceparent (the TRACEPARENT the command was
-// started with, wire.ScopeOf); ts and scope are left out for counters,
-// which have no time and belong to the job.
-func (r *Request) AppendLine(b []byte, now time.Time, traceparent string) []byte {
+// Msg is r's message but its attributes, asking for a reply, stamped now,
+// in the scope of traceparent (the TRACEPARENT the command was started
+// with, wire.ScopeOf); a counter has neither time nor scope: it belongs to
+// the job.
+func (r *Request) Msg(now time.Time, traceparent string) wire.Msg {
 	m := wire.Msg{Type: r.Type, Name: r.Name, Parent: r.Parent, Result: r.Result, Value: r.Value,
 		Start: r.Start, End: r.End, Ack: true}
 	if r.Type != wire.TypeCounter {
 		m.Time, m.Scope = now, wire.ScopeOf(traceparent)
 	}
+	return m
+}
+
+// AppendLine appends r as one protocol line: its Msg, then its attributes.
+func (r *Request) AppendLine(b []byte, now time.Time, traceparent string) []byte {
+	m := r.Msg(now, traceparent)
 	b = m.AppendHead(b)
 	for i, kv := range r.Attrs {
 		b = wire.AppendAttrKey(b, i, kv[0])

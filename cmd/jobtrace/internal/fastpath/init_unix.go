@@ -10,9 +10,6 @@ import (
 	"github.com/jobtrace/jobtrace/spans/wire"
 )
 
-// replyTimeout matches the full client's wait for a reply.
-const replyTimeout = 2 * time.Second
-
 func init() {
 	serve()
 	// Not a marker command: the whole program follows, whose packages'
@@ -81,7 +78,7 @@ func dial(path string) (int, error) {
 	syscall.CloseOnExec(fd)
 	// A listener whose queue is full (an agent that no longer accepts)
 	// would hold connect, and a full socket buffer the write, for ever.
-	tv := syscall.NsecToTimeval(int64(replyTimeout))
+	tv := syscall.NsecToTimeval(int64(wire.ReplyTimeout))
 	syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_SNDTIMEO, &tv)
 	if err := syscall.Connect(fd, &syscall.SockaddrUnix{Name: path}); err != nil {
 		syscall.Close(fd)
