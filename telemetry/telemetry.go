@@ -351,8 +351,13 @@ func (p *Pipeline) Shutdown(ctx context.Context, timeout time.Duration, export b
 			if fr.Err != nil {
 				r.Err = errors.Join(r.Err, interrupted(ctx, fr.Err))
 			}
-		} else if fi, err := os.Stat(p.spoolPath); err == nil {
-			_ = spool.WriteSent(p.spoolPath, fi.Size())
+		} else {
+			// Nothing of the forwarder's may write after the .sent
+			// file below.
+			p.fwd.Stop(ctx)
+			if fi, err := os.Stat(p.spoolPath); err == nil {
+				_ = spool.WriteSent(p.spoolPath, fi.Size())
+			}
 		}
 	}
 	wg.Wait()

@@ -280,6 +280,22 @@ func (f *Forwarder) Finish(ctx context.Context) Result {
 	return r
 }
 
+// Stop ends f without a last pass, in Finish's place, for a run that
+// exports nothing: it cuts short an upload Run still has in flight, waits
+// for it to return, and stops the client, so that nothing of f's runs or
+// writes after it. Call it after cancelling Run's context.
+func (f *Forwarder) Stop(ctx context.Context) {
+	f.abort()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.finished {
+		return
+	}
+	f.finished = true
+	close(f.done)
+	f.stopClient(ctx)
+}
+
 // Replay uploads the spool in dir (the file spool.TracesFile) with client:
 // the lines past the .sent offset, or every line when all is true. It starts
 // and stops client. Lines the collector rejects as invalid are set aside

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -793,4 +794,54 @@ func spoolWithBadLines(t *testing.T, dir string, n int) string {
 	fh.WriteString(strings.Repeat("garbage\n", n))
 	fh.Close()
 	return path
+}
+
+// slowClient's upload blocks until its context ends, then takes a moment
+// more to return, as a real client unwinding its request does.
+type slowClient struct {
+	entered  chan struct{}
+	returned atomic.Bool
+	stopped  atomic.Bool
+}
+
+func (c *slowClient) Upload(ctx context.Context, _ ptrace.Traces) error {
+	select {
+	case c.entered <- struct{}{}:
+	default:
+	}
+	<-ctx.Done()
+	time.Sleep(100 * time.Millisecond)
+	c.returned.Store(true)
+	return ctx.Err()
+}
+
+func (c *slowClient) Stop(context.Context) error {
+	c.stopped.Store(true)
+	return nil
+}
+
+// A run that exports nothing stops the forwarder in Finish's place: the
+// upload Run left in flight is cut short and has returned when Stop does,
+// so that nothing of the forwarder's runs or writes after the run's end.
+func TestStopWaitsForTheUploadInFlight(t *testing.T) {
+	dir := t.TempDir()
+	c := &slowClient{entered: make(chan struct{}, 1)}
+	f := New(filepath.Join(dir, spool.TracesFile), c, Options{Timeout: time.Hour})
+	j := newJob(t, dir, f.Notify)
+	j.spans("s1")
+	j.end()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { f.Run(ctx); close(done) }()
+	<-c.entered
+	cancel()
+	<-done
+	f.Stop(context.Background())
+	if !c.returned.Load() {
+		t.Error("Stop returned before the upload in flight")
+	}
+	if !c.stopped.Load() {
+		t.Error("the client was not stopped")
+	}
+	f.Stop(context.Background()) // a second Stop does nothing
 }
