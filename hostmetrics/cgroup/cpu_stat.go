@@ -11,10 +11,6 @@ func parseCPUStat(path string, data []byte, s *CPUStat) error {
 			s.UserUsec = some(v)
 		case "system_usec":
 			s.SystemUsec = some(v)
-		case "nr_periods":
-			s.NrPeriods = some(v)
-		case "nr_throttled":
-			s.NrThrottled = some(v)
 		case "throttled_usec":
 			s.ThrottledUsec = some(v)
 		}

@@ -10,12 +10,11 @@ import (
 //
 //	8:16 rbytes=1459200 wbytes=314773504 rios=192 wios=353 dbytes=0 dios=0
 //
-// and sums the byte and operation counts over the devices. A device line may
+// and sums the byte counts over the devices. A device line may
 // lack keys (the kernel omits the d* keys on older versions); unknown keys are
 // skipped.
 func parseIOStat(path string, data []byte, s *IOStat) error {
-	var r, w, ri, wi uint64
-	devices := 0
+	var r, w uint64
 	for n := 1; len(data) > 0; n++ {
 		var line []byte
 		line, data = kernfmt.NextLine(data)
@@ -45,14 +44,9 @@ func parseIOStat(path string, data []byte, s *IOStat) error {
 				r += v
 			case "wbytes":
 				w += v
-			case "rios":
-				ri += v
-			case "wios":
-				wi += v
 			}
 		}
-		devices++
 	}
-	*s = IOStat{ReadBytes: some(r), WriteBytes: some(w), ReadOps: some(ri), WriteOps: some(wi), Devices: devices}
+	*s = IOStat{ReadBytes: some(r), WriteBytes: some(w)}
 	return nil
 }

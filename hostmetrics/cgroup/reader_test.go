@@ -51,11 +51,11 @@ func TestReadPureV2(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Stats{
-		CPU:           CPUStat{u(20000000), u(15000000), u(5000000), u(0), u(0), u(0)},
+		CPU:           CPUStat{u(20000000), u(15000000), u(5000000), u(0)},
 		MemoryCurrent: u(104857600),
 		MemoryPeak:    u(209715200),
 		MemoryEvents:  MemoryEvents{OOM: u(0), OOMKill: u(0)},
-		IO:            IOStat{u(0), u(0), u(0), u(0), 0},
+		IO:            IOStat{u(0), u(0)},
 		CPUPressure:   zeroPressure(), MemoryPressure: zeroPressure(), IOPressure: zeroPressure(),
 	}
 	if s != want {
@@ -67,11 +67,11 @@ func TestReadPureV2(t *testing.T) {
 		t.Fatal(err)
 	}
 	want = Stats{
-		CPU:           CPUStat{u(4567890), u(3456789), u(1111101), u(1200), u(37), u(812345)},
+		CPU:           CPUStat{u(4567890), u(3456789), u(1111101), u(812345)},
 		MemoryCurrent: u(536870912),
 		MemoryPeak:    u(1073741824),
 		MemoryEvents:  MemoryEvents{OOM: u(2), OOMKill: u(1)},
-		IO:            IOStat{u(1459200 + 90430464), u(314773504 + 299008000), u(192 + 8950), u(353 + 1252), 2},
+		IO:            IOStat{u(1459200 + 90430464), u(314773504 + 299008000)},
 		CPUPressure: Pressure{
 			Some:    pl(12.5, 8.33, 2.1, 3456789),
 			HasSome: true, HasFull: true,
@@ -95,7 +95,7 @@ func TestReadPureV2(t *testing.T) {
 	if err := ReadDir("testdata/v2/sys/fs/cgroup", &s); err != nil {
 		t.Fatal(err)
 	}
-	if s.MemoryCurrent.Present || s.MemoryPeak.Present || s.MemoryEvents.OOM.Present || s.CPU.NrPeriods.Present {
+	if s.MemoryCurrent.Present || s.MemoryPeak.Present || s.MemoryEvents.OOM.Present || s.CPU.ThrottledUsec.Present {
 		t.Errorf("root: absent files read as present: %+v", s)
 	}
 	if s.CPU.UsageUsec != u(9132451230) || s.IO.ReadBytes != u(1073741824) || s.IOPressure.Full.Total != 88776655*time.Microsecond {
@@ -135,7 +135,7 @@ func TestReadHybrid(t *testing.T) {
 	if err := ReadDir(dir, &s); err != nil {
 		t.Fatal(err)
 	}
-	if !s.CPU.UsageUsec.Present || s.CPU.NrPeriods.Present || s.MemoryCurrent.Present || s.IO.ReadBytes.Present ||
+	if !s.CPU.UsageUsec.Present || s.CPU.ThrottledUsec.Present || s.MemoryCurrent.Present || s.IO.ReadBytes.Present ||
 		!s.CPUPressure.HasSome || s.CPUPressure.Some.Avg10 != 2.95 {
 		t.Errorf("hybrid root: %+v", s)
 	}
@@ -188,7 +188,7 @@ func TestReadDegrades(t *testing.T) {
 	}
 	writeFixture(t, dir, "io.stat", string(long))
 	_ = r.Read(&s)
-	if s.IO.Devices != 2000 || s.IO.WriteOps != u(8000) {
+	if s.IO.ReadBytes != u(2000) || s.IO.WriteBytes != u(4000) {
 		t.Errorf("long io.stat: %+v", s.IO)
 	}
 

@@ -39,8 +39,6 @@ type CPUStat struct {
 	UsageUsec     Opt[uint64] // usage_usec, µs
 	UserUsec      Opt[uint64] // user_usec, µs
 	SystemUsec    Opt[uint64] // system_usec, µs
-	NrPeriods     Opt[uint64] // nr_periods
-	NrThrottled   Opt[uint64] // nr_throttled
 	ThrottledUsec Opt[uint64] // throttled_usec, µs
 }
 
@@ -56,9 +54,6 @@ type MemoryEvents struct {
 type IOStat struct {
 	ReadBytes  Opt[uint64] // rbytes
 	WriteBytes Opt[uint64] // wbytes
-	ReadOps    Opt[uint64] // rios
-	WriteOps   Opt[uint64] // wios
-	Devices    int         // number of device lines summed
 }
 
 // Pressure is a cpu.pressure, memory.pressure or io.pressure file, in the

@@ -12,10 +12,9 @@ import (
 // concurrent use: give each goroutine its own FS. Copies of an FS share that
 // state, so they are not safe to use concurrently either.
 type FS struct {
-	proc, sys string
-	paths     *paths
-	r         *reader
-	disks     *diskCache
+	paths *paths
+	r     *reader
+	disks *diskCache
 }
 
 // paths holds the file names, joined once so that reads do not build strings.
@@ -44,8 +43,6 @@ func NewFS(procRoot, sysRoot string) FS {
 		p.sysBlock = filepath.Join(sysRoot, "block")
 	}
 	return FS{
-		proc:  procRoot,
-		sys:   sysRoot,
 		paths: p,
 		r:     &reader{},
 		disks: &diskCache{whole: map[string]bool{}},
@@ -59,12 +56,6 @@ func (f FS) Close() error {
 	f.r.close()
 	return nil
 }
-
-// ProcRoot returns the proc root the FS reads under.
-func (f FS) ProcRoot() string { return f.proc }
-
-// SysRoot returns the sys root the FS reads under ("" for none).
-func (f FS) SysRoot() string { return f.sys }
 
 // How the kernel writes a file, which tells how it is read to its end. A
 // file of oneShow (single_open: stat, meminfo, loadavg, pressure) is

@@ -32,12 +32,6 @@ type CPUStat struct {
 type Stat struct {
 	Total CPUTimes  // the "cpu" line: all CPUs together
 	CPUs  []CPUStat // the "cpuN" lines, in file order; reused between reads
-
-	ContextSwitches uint64 // "ctxt", since boot
-	Forks           uint64 // "processes": processes and threads created since boot
-	ProcsRunning    uint64 // "procs_running": runnable threads now
-	ProcsBlocked    uint64 // "procs_blocked": threads blocked on IO now
-	BootTime        uint64 // "btime", Unix seconds
 }
 
 // Stat reads <proc>/stat into out, reusing out.CPUs.
@@ -79,27 +73,13 @@ func parseStat(data []byte, out *Stat) error {
 			cpus = append(cpus, CPUStat{CPU: int(id), CPUTimes: times})
 			continue
 		}
-		var dst *uint64
-		switch string(key) {
-		case "ctxt":
-			dst = &out.ContextSwitches
-		case "processes":
-			dst = &out.Forks
-		case "procs_running":
-			dst = &out.ProcsRunning
-		case "procs_blocked":
-			dst = &out.ProcsBlocked
-		case "btime":
-			dst = &out.BootTime
-		default:
-			continue // intr, softirq and future lines
+		if sawTotal {
+			// The kernel writes the cpu lines first; what follows
+			// (intr, a line of thousands of numbers, ctxt, btime,
+			// processes, procs_running, procs_blocked, softirq) is not
+			// read.
+			break
 		}
-		v, _ := kernfmt.NextField(rest)
-		n, ok := kernfmt.ParseUint(v)
-		if !ok {
-			return parseErr(lineNo, "bad value for "+string(key))
-		}
-		*dst = n
 	}
 	out.CPUs = cpus
 	if !sawTotal {

@@ -14,9 +14,6 @@ func TestStatFixture(t *testing.T) {
 	if len(s.CPUs) != 2 || s.CPUs[0].CPU != 0 || s.CPUs[1].CPU != 1 || !near(s.CPUs[1].User, 2770.22) {
 		t.Errorf("CPUs = %+v", s.CPUs)
 	}
-	if s.ContextSwitches != 47045348 || s.Forks != 222429 || s.ProcsRunning != 1 || s.ProcsBlocked != 0 || s.BootTime != 1795980131 {
-		t.Errorf("counters = %+v", s)
-	}
 }
 
 func TestParseStat(t *testing.T) {
@@ -31,8 +28,13 @@ func TestParseStat(t *testing.T) {
 	if err := parseStat([]byte("cpu 1 2 3 4 5 6 7 8 9 10\nctxt 5\n"), &s); err != nil {
 		t.Fatal(err)
 	}
-	if len(s.CPUs) != 0 || s.ContextSwitches != 5 || !near(s.Total.Steal, 0.08) {
+	if len(s.CPUs) != 0 || !near(s.Total.Steal, 0.08) {
 		t.Errorf("reparse: %+v", s)
+	}
+	// What follows the cpu lines is not read: a line there that does not
+	// parse is no error.
+	if err := parseStat([]byte("cpu 1 2 3 4\ncpu0 1 2 3 4\nintr x\nctxt\ncpu1 x\n"), &s); err != nil || len(s.CPUs) != 1 {
+		t.Errorf("after the cpu lines: %+v, %v", s, err)
 	}
 
 	for _, tc := range []struct {
@@ -44,8 +46,6 @@ func TestParseStat(t *testing.T) {
 		{"cpu 1 2 3 4\ncpu0 1 2 x 4\n", 2},
 		{"cpu 1 2 3\n", 1},
 		{"cpu 1 2 3 4\ncpuX 1 2 3 4\n", 2},
-		{"cpu 1 2 3 4\nintr 1\nctxt\n", 3},
-		{"cpu 1 2 3 4\nprocesses 99999999999999999999999\n", 2},
 	} {
 		wantParseErr(t, parseStat([]byte(tc.in), &s), tc.line)
 	}

@@ -20,3 +20,11 @@ func TestParseVmstat(t *testing.T) {
 	wantParseErr(t, parseVmstat([]byte("nr_free_pages 1\n"), &v), 1)
 	wantParseErr(t, parseVmstat([]byte("nr_free_pages 1\npgfault -1\n"), &v), 2)
 }
+
+// Once both counters are read, the rest of the file is not.
+func TestParseVmstatStopsAtItsTwoCounters(t *testing.T) {
+	var v Vmstat
+	if err := parseVmstat([]byte("pgmajfault 2\npgfault 3\npgfault y\n"), &v); err != nil || v != (Vmstat{PgFault: 3, PgMajFault: 2}) {
+		t.Errorf("got %+v, %v", v, err)
+	}
+}

@@ -51,7 +51,7 @@ func FuzzParseFiles(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		defer fuzzcheck.NoHang(data)()
 		if p, ok := parseIO(data); ok {
-			again := fmt.Appendf(nil, "rchar: %d\nwchar: %d\nread_bytes: %d\nwrite_bytes: %d\n", p.rchar, p.wchar, p.readBytes, p.writeBytes)
+			again := fmt.Appendf(nil, "read_bytes: %d\nwrite_bytes: %d\n", p.readBytes, p.writeBytes)
 			if q, ok := parseIO(again); !ok || q != p {
 				t.Fatalf("parseIO(%q) = %+v; printed again %+v, %v", data, p, q, ok)
 			}

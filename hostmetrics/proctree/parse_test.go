@@ -64,7 +64,7 @@ func TestParseIO(t *testing.T) {
 	const in = "rchar: 1888111\nwchar: 91274\nsyscr: 8911\nsyscw: 346\n" +
 		"read_bytes: 14417920\nwrite_bytes: 237568\ncancelled_write_bytes: 86016\n"
 	got, ok := parseIO([]byte(in))
-	want := procIO{rchar: 1888111, wchar: 91274, readBytes: 14417920, writeBytes: 237568}
+	want := procIO{readBytes: 14417920, writeBytes: 237568}
 	if !ok || got != want {
 		t.Errorf("parseIO = %+v, %v; want %+v", got, ok, want)
 	}

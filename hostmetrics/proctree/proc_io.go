@@ -7,18 +7,17 @@ import (
 )
 
 // procIO holds the fields used from /proc/<pid>/io, described in
-// https://docs.kernel.org/filesystems/proc.html (section 3.3).
-//
-// rchar and wchar count the bytes passed to read- and write-like system
-// calls, page cache hits and pipes included; read_bytes and write_bytes count
-// what the process caused to be fetched from or sent to the storage layer.
+// https://docs.kernel.org/filesystems/proc.html (section 3.3): read_bytes
+// and write_bytes count what the process caused to be fetched from or sent
+// to the storage layer (rchar and wchar, the bytes through read- and
+// write-like calls, page cache and pipes included, are not used).
 type procIO struct {
-	rchar, wchar          uint64
 	readBytes, writeBytes uint64
 }
 
 // parseIO parses the content of /proc/<pid>/io: lines of "name: value".
-// Lines it does not know are skipped, so new fields do not break it.
+// Lines it does not know are skipped, so new fields do not break it; it
+// stops once it has both of its fields.
 func parseIO(data []byte) (procIO, bool) {
 	var p procIO
 	var seen int
@@ -38,10 +37,6 @@ func parseIO(data []byte) (procIO, bool) {
 		}
 		var dst *uint64
 		switch string(line[:colon]) {
-		case "rchar":
-			dst = &p.rchar
-		case "wchar":
-			dst = &p.wchar
 		case "read_bytes":
 			dst = &p.readBytes
 		case "write_bytes":
@@ -55,7 +50,9 @@ func parseIO(data []byte) (procIO, bool) {
 			return p, false
 		}
 		*dst = v
-		seen++
+		if seen++; seen == 2 {
+			break
+		}
 	}
-	return p, seen == 4
+	return p, seen == 2
 }

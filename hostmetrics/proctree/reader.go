@@ -70,10 +70,8 @@ type Counts struct {
 	// exceed the memory it really holds.
 	RSS uint64
 	// ReadBytes and WriteBytes are read_bytes and write_bytes of io
-	// (storage traffic), RChar and WChar are rchar and wchar (bytes
-	// through read and write calls, cache and pipes included).
+	// (storage traffic).
 	ReadBytes, WriteBytes uint64
-	RChar, WChar          uint64
 	// IOAbsent is set when the io file could not be read.
 	IOAbsent bool
 }
@@ -99,7 +97,6 @@ type Exited struct {
 	Processes             int
 	CPUUser, CPUSystem    time.Duration
 	ReadBytes, WriteBytes uint64
-	RChar, WChar          uint64
 }
 
 // Reader samples process trees under a proc root. A Reader is not safe for
@@ -181,8 +178,6 @@ func (u *Usage) add(p *Proc) {
 	c.RSS += p.RSS
 	c.ReadBytes += p.ReadBytes
 	c.WriteBytes += p.WriteBytes
-	c.RChar += p.RChar
-	c.WChar += p.WChar
 	c.IOAbsent = c.IOAbsent || p.IOAbsent
 }
 
@@ -192,6 +187,4 @@ func (e *Exited) add(p *Proc) {
 	e.CPUSystem += p.CPUSystem
 	e.ReadBytes += p.ReadBytes
 	e.WriteBytes += p.WriteBytes
-	e.RChar += p.RChar
-	e.WChar += p.WChar
 }

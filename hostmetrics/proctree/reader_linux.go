@@ -463,7 +463,6 @@ func (r *Reader) readIO(p *Proc, s *seen) (gone bool) {
 		return false
 	}
 	p.ReadBytes, p.WriteBytes = io.readBytes, io.writeBytes
-	p.RChar, p.WChar = io.rchar, io.wchar
 	return false
 }
 

@@ -47,8 +47,6 @@ func TestSampleFixture(t *testing.T) {
 			RSS:        3160 * 4096,
 			ReadBytes:  4096 + 40960,
 			WriteBytes: 8192 + 12288 + 81920,
-			RChar:      1000 + 10 + 5 + 11,
-			WChar:      2000 + 20 + 6 + 12,
 			IOAbsent:   true,
 		},
 	}
@@ -96,8 +94,6 @@ func TestSampleFixture(t *testing.T) {
 		CPUSystem:  (2 + 50 + 4) * tick,
 		ReadBytes:  40960,
 		WriteBytes: 81920,
-		RChar:      5 + 11,
-		WChar:      6 + 12,
 	}
 	if e := r.Exited(); e != wantExited {
 		t.Errorf("Exited = %+v, want %+v", e, wantExited)

@@ -36,9 +36,6 @@ func NewDecoder(line []byte) Decoder { return Decoder{b: line} }
 // Err returns the first syntax error met, nil when none.
 func (d *Decoder) Err() error { return d.err }
 
-// Offset returns where the Decoder is in the line.
-func (d *Decoder) Offset() int { return d.i }
-
 // Fail records a syntax error at the current offset, unless one is
 // recorded already.
 func (d *Decoder) Fail(msg string) { d.failAt(msg, d.i) }
