@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -324,13 +323,7 @@ func (s *Session) JobEnv(base []string) []string {
 	if s.srcs.bin == "" {
 		return env
 	}
-	path := ""
-	for _, kv := range base {
-		if strings.HasPrefix(kv, "PATH=") {
-			path = kv[len("PATH="):]
-		}
-	}
-	return spans.MergeEnv(env, map[string]string{"PATH": appendPath(path, s.srcs.bin)})
+	return spans.MergeEnv(env, map[string]string{"PATH": appendPath(envValue(base, "PATH"), s.srcs.bin)})
 }
 
 // StepEnv are the entries of JobEnv that a step started apart from the

@@ -6,7 +6,8 @@ import (
 	"github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
 )
 
-// userHZ is the unit of the CPU times in /proc/stat: ticks of 1/USER_HZ
+// UserHZ is the unit of the CPU times in /proc/stat, and of the clock-tick
+// fields of /proc/<pid>/stat: ticks of 1/USER_HZ
 // second. The kernel converts its internal clock (CONFIG_HZ, which varies
 // between 100 and 1000 by build) to USER_HZ before printing, precisely so that
 // user space sees one fixed unit. USER_HZ is 100 on every architecture Go
@@ -14,7 +15,7 @@ import (
 // sysconf(_SC_CLK_TCK) reports the same number from the AT_CLKTCK auxiliary
 // vector entry; reading that from Go would need cgo or the auxv, for a value
 // that cannot change, so it is a constant here.
-const userHZ = 100
+const UserHZ = 100
 
 // CPUTimes is time spent by CPUs in each mode, in seconds. Guest time is
 // already counted in User and Nice by the kernel, so it is not listed apart.
@@ -103,7 +104,7 @@ func parseCPUTimes(rest []byte, t *CPUTimes, lineNo int) error {
 		if !ok {
 			return parseErr(lineNo, "bad CPU time")
 		}
-		*dst[i] = float64(n) / userHZ
+		*dst[i] = float64(n) / UserHZ
 	}
 	if i < 4 {
 		return parseErr(lineNo, "too few CPU times")

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/jobtrace/jobtrace/hostmetrics/procfs"
 )
 
 // ErrParse is wrapped, with the path, in the errors about a /proc file whose
@@ -20,14 +22,8 @@ var ErrNoMembers = errors.New("proctree: cannot list the cgroup's processes")
 // /proc.
 var ErrUnsupported = errors.New("proctree: process tree sampling needs Linux /proc")
 
-// userHZ is the unit of the clock-tick fields of /proc/<pid>/stat. The kernel
-// converts its internal jiffies to USER_HZ for every value it shows to user
-// space, and USER_HZ is 100 on every architecture Go supports (it is part of
-// the ABI; sysconf(_SC_CLK_TCK) returns it), whatever CONFIG_HZ the kernel was
-// built with. Hard-coding it avoids cgo for sysconf.
-const userHZ = 100
-
-const tick = time.Second / userHZ
+// tick is the unit of the clock-tick fields of /proc/<pid>/stat.
+const tick = time.Second / procfs.UserHZ
 
 // Usage sums the processes of the tree at one sample: Counts holds the
 // sums of their figures.
