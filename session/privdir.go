@@ -9,9 +9,11 @@ import (
 	"time"
 )
 
-// privateDirPrefix starts the name of every private directory of a run:
-// jobtrace-<pid>-<random>, pid being the run's jobtrace.
-const privateDirPrefix = "jobtrace-"
+// runPrefix starts the name of what a run makes for itself and a later
+// run may sweep when it is gone (forDeadRuns): its private directory,
+// jobtrace-<pid>-<random>, and its job's cgroup, jobtrace-<pid>, pid being
+// the run's jobtrace.
+const runPrefix = "jobtrace-"
 
 // StalePrivateDirAge is how long a private directory must have been left
 // unmodified before a later run takes it for a dead run's and removes it:
@@ -25,7 +27,7 @@ const StalePrivateDirAge = 10 * time.Second
 // Closer. Private directories of dead runs in parent are removed first.
 func newPrivateDir(parent string) (dir string, lock io.Closer, removed int, err error) {
 	removed = sweepPrivateDirs(parent, time.Now())
-	dir, err = os.MkdirTemp(parent, fmt.Sprintf("%s%d-", privateDirPrefix, os.Getpid()))
+	dir, err = os.MkdirTemp(parent, fmt.Sprintf("%s%d-", runPrefix, os.Getpid()))
 	if err != nil {
 		return "", nil, removed, err
 	}
@@ -47,7 +49,7 @@ func IsPrivateDirName(name string) bool {
 // parsePrivateDirName returns the pid in the name of a run's private
 // directory, jobtrace-<pid>-<digits>.
 func parsePrivateDirName(name string) (pid int, ok bool) {
-	rest, ok := strings.CutPrefix(name, privateDirPrefix)
+	rest, ok := strings.CutPrefix(name, runPrefix)
 	if !ok {
 		return 0, false
 	}

@@ -38,21 +38,30 @@ func (d dirLock) Close() error { return syscall.Close(int(d)) }
 // symbolic link) owned by this user, its pid not running, not modified for
 // StalePrivateDirAge, and its lock free. It returns how many it removed.
 func sweepPrivateDirs(parent string, now time.Time) int {
+	n := 0
+	forDeadRuns(parent, parsePrivateDirName, func(path string, _ int) {
+		if removeStalePrivateDir(path, now) {
+			n++
+		}
+	})
+	return n
+}
+
+// forDeadRuns calls fn with each directory in parent named after a run of
+// jobtrace (parse gives the run's pid from the name) whose process is gone:
+// the private directories and the cgroups a killed run left behind.
+func forDeadRuns(parent string, parse func(name string) (pid int, ok bool), fn func(path string, pid int)) {
 	entries, err := os.ReadDir(parent)
 	if err != nil {
-		return 0
+		return
 	}
-	n := 0
 	for _, e := range entries {
-		pid, ok := parsePrivateDirName(e.Name())
+		pid, ok := parse(e.Name())
 		if !ok || !e.IsDir() || pid == os.Getpid() || syscall.Kill(pid, 0) != syscall.ESRCH {
 			continue
 		}
-		if removeStalePrivateDir(filepath.Join(parent, e.Name()), now) {
-			n++
-		}
+		fn(filepath.Join(parent, e.Name()), pid)
 	}
-	return n
 }
 
 func removeStalePrivateDir(path string, now time.Time) bool {

@@ -3,7 +3,6 @@ package session
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -49,7 +48,7 @@ func setupCgroup(procRoot string, log Logger, makeOwn bool) (dir string, own *jo
 	for _, msg := range sweepCgroups(selfDir) {
 		log.Printf("%s", msg)
 	}
-	g, err := cgroup.Create(m.Point, parent, fmt.Sprintf("%s%d", cgroupPrefix, os.Getpid()))
+	g, err := cgroup.Create(m.Point, parent, fmt.Sprintf("%s%d", runPrefix, os.Getpid()))
 	if err != nil {
 		return selfDir, nil, "reading jobtrace's own cgroup " + selfDir + ": no cgroup of the job's own (" + err.Error() + ")"
 	}
@@ -127,10 +126,6 @@ func reapAll() {
 	}
 }
 
-// cgroupPrefix starts the name of the cgroup made for a job,
-// jobtrace-<pid>, pid being the run's jobtrace.
-const cgroupPrefix = "jobtrace-"
-
 // StaleCgroupWait bounds how long a run waits for the processes of a dead
 // run's cgroup to die once it has killed them.
 const StaleCgroupWait = 2 * time.Second
@@ -145,20 +140,12 @@ func sweepCgroups(parent string) []string {
 	if n, err := cgroup.Descendants(parent); err == nil && n == 0 {
 		return nil // no cgroup below: nothing to list
 	}
-	entries, err := os.ReadDir(parent)
-	if err != nil {
-		return nil
-	}
 	var out []string
-	for _, e := range entries {
-		pid, ok := parseCgroupName(e.Name())
-		if !ok || !e.IsDir() || pid == os.Getpid() || unix.Kill(pid, 0) != unix.ESRCH {
-			continue
-		}
-		if msg := removeStaleCgroup(filepath.Join(parent, e.Name()), pid); msg != "" {
+	forDeadRuns(parent, parseCgroupName, func(path string, pid int) {
+		if msg := removeStaleCgroup(path, pid); msg != "" {
 			out = append(out, msg)
 		}
-	}
+	})
 	return out
 }
 
@@ -186,7 +173,7 @@ func removeStaleCgroup(dir string, pid int) string {
 // parseCgroupName returns the pid in the name of a job's cgroup,
 // jobtrace-<pid>.
 func parseCgroupName(name string) (int, bool) {
-	p, ok := strings.CutPrefix(name, cgroupPrefix)
+	p, ok := strings.CutPrefix(name, runPrefix)
 	if !ok || !allDigits(p) {
 		return 0, false
 	}

@@ -45,7 +45,7 @@ func TestSweepListsOnlyWhenThereAreChildren(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		stale := filepath.Join(parent, cgroupPrefix+strconv.Itoa(dead))
+		stale := filepath.Join(parent, runPrefix+strconv.Itoa(dead))
 		if err := os.Mkdir(stale, 0o755); err != nil {
 			t.Fatal(err)
 		}
