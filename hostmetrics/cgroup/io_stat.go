@@ -3,7 +3,7 @@ package cgroup
 import (
 	"bytes"
 
-	"github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
+	"github.com/jobtrace/jobtrace/internal/kernfmt"
 )
 
 // parseIOStat parses io.stat, a nested-keyed file with one line per device:

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
+	"github.com/jobtrace/jobtrace/internal/kernfmt"
 	"github.com/jobtrace/jobtrace/internal/rawfile"
 )
 

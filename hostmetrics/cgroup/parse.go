@@ -3,7 +3,7 @@ package cgroup
 import (
 	"fmt"
 
-	"github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
+	"github.com/jobtrace/jobtrace/internal/kernfmt"
 )
 
 // trimSpace removes trailing newlines and spaces.

@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
 	"github.com/jobtrace/jobtrace/hostmetrics/procfs"
 	"github.com/jobtrace/jobtrace/internal/cgrouptree"
+	"github.com/jobtrace/jobtrace/internal/kernfmt"
 )
 
 // The files a Reader reads, in order. Each one that does not exist leaves

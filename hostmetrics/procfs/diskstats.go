@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
+	"github.com/jobtrace/jobtrace/internal/kernfmt"
 )
 
 // sectorSize is the unit of the sector counts in /proc/diskstats. It is 512

@@ -1,6 +1,6 @@
 package procfs
 
-import "github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
+import "github.com/jobtrace/jobtrace/internal/kernfmt"
 
 // Loadavg is the content of /proc/loadavg.
 type Loadavg struct {

@@ -3,7 +3,7 @@ package procfs
 import (
 	"bytes"
 
-	"github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
+	"github.com/jobtrace/jobtrace/internal/kernfmt"
 )
 
 // Meminfo holds the figures of /proc/meminfo that jobtrace uses, in bytes.

@@ -1,6 +1,6 @@
 package procfs
 
-import "github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
+import "github.com/jobtrace/jobtrace/internal/kernfmt"
 
 // NetDevStat holds the counters of one interface in /proc/net/dev, since the
 // interface appeared.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
+	"github.com/jobtrace/jobtrace/internal/kernfmt"
 )
 
 // PressureResource names a host-wide pressure file under <proc>/pressure.

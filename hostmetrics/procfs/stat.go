@@ -3,7 +3,7 @@ package procfs
 import (
 	"bytes"
 
-	"github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
+	"github.com/jobtrace/jobtrace/internal/kernfmt"
 )
 
 // UserHZ is the unit of the CPU times in /proc/stat, and of the clock-tick

@@ -1,6 +1,6 @@
 package procfs
 
-import "github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
+import "github.com/jobtrace/jobtrace/internal/kernfmt"
 
 // Vmstat holds the paging counters of /proc/vmstat that jobtrace uses,
 // counted since boot.

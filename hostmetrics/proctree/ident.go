@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/jobtrace/jobtrace/internal/procstat"
 )
 
 // Ident is who a process is, from /proc/<pid>/stat: enough to walk up to
@@ -26,10 +28,9 @@ func Lookup(procRoot string, pid int) (Ident, error) {
 	if err != nil {
 		return Ident{}, err
 	}
-	st, ok := parseStat(data)
+	st, ok := procstat.Parse(data)
 	if !ok {
 		return Ident{}, fmt.Errorf("%w: /proc/%d/stat", ErrParse, pid)
 	}
-	return Ident{Pid: pid, PPid: st.ppid, Comm: string(st.comm), Start: st.starttime,
-		Exited: st.state == 'Z' || st.state == 'X'}, nil
+	return Ident{Pid: pid, PPid: st.PPID, Comm: string(st.Comm), Start: st.StartTime, Exited: st.Exited()}, nil
 }

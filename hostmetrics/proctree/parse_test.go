@@ -6,49 +6,6 @@ import (
 	"testing"
 )
 
-func TestParseStat(t *testing.T) {
-	// A line from a real process, with its name changed to one holding
-	// spaces and parentheses.
-	line := "4242 (my (weird) prog) S 4241 4242 4200 0 -1 4194304 100 0 0 0 " +
-		"1234 567 89 10 20 0 3 0 579509 3133440 356 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0\n"
-	got, ok := parseStat([]byte(line))
-	if !ok {
-		t.Fatal("parseStat failed")
-	}
-	want := procStat{comm: []byte("my (weird) prog"), state: 'S', ppid: 4241, utime: 1234, stime: 567,
-		cutime: 89, cstime: 10, threads: 3, starttime: 579509}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("parseStat = %+v, want %+v", got, want)
-	}
-}
-
-func TestParseStatComm(t *testing.T) {
-	for _, comm := range []string{"sh", "", "a b", ")", "((", ") S 1 2 3 (", "x) R 9 ("} {
-		line := "7 (" + comm + ") R 1 7 7 0 -1 0 0 0 0 0 5 6 -1 0 20 0 1 0 99 0 0\n"
-		got, ok := parseStat([]byte(line))
-		if !ok || string(got.comm) != comm || got.utime != 5 || got.stime != 6 || got.ppid != 1 || got.starttime != 99 || got.cutime != 0 {
-			t.Errorf("comm %q: parseStat = %+v, %v", comm, got, ok)
-		}
-	}
-}
-
-func TestParseStatBad(t *testing.T) {
-	for _, line := range []string{
-		"",
-		"1 sh S 1",
-		"1 (sh S 1 1 1",
-		"1 (sh) S 1 1 1 0 -1 0 0 0 0 0 5 6 0 0 20 0 1 0",                        // ends before starttime
-		"1 (sh) S 1 1 1 0 -1 0 0 0 0 0 x 6 0 0 20 0 1 0 99 0 0",                 // utime
-		"1 (sh) SS 1 1 1 0 -1 0 0 0 0 0 5 6 0 0 20 0 1 0 99 0 0",                // state
-		"1 (sh) S 1 1 1 0 -1 0 0 0 0 0 5 6 0 0 20 0 1 0 -99 0 0",                // starttime
-		"1 (sh) S 1 1 1 0 -1 0 0 0 0 0 99999999999999999999 6 0 0 20 0 1 0 9 0", // overflow
-	} {
-		if got, ok := parseStat([]byte(line)); ok {
-			t.Errorf("parseStat(%q) = %+v, want failure", line, got)
-		}
-	}
-}
-
 func TestParseStatm(t *testing.T) {
 	if got, ok := parseStatm([]byte("765 401 372 5 0 123 0\n")); !ok || got != 401 {
 		t.Errorf("parseStatm = %d, %v", got, ok)

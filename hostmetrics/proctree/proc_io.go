@@ -3,7 +3,7 @@ package proctree
 import (
 	"bytes"
 
-	"github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
+	"github.com/jobtrace/jobtrace/internal/kernfmt"
 )
 
 // procIO holds the fields used from /proc/<pid>/io, described in

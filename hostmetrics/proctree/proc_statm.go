@@ -1,6 +1,6 @@
 package proctree
 
-import "github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
+import "github.com/jobtrace/jobtrace/internal/kernfmt"
 
 // parseStatm parses /proc/<pid>/statm and returns its second field,
 // resident, in pages. The fields are described in proc_pid_statm(5):

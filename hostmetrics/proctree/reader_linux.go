@@ -11,7 +11,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/jobtrace/jobtrace/hostmetrics/cgroup"
-	"github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
+	"github.com/jobtrace/jobtrace/internal/kernfmt"
+	"github.com/jobtrace/jobtrace/internal/procstat"
 	"github.com/jobtrace/jobtrace/internal/rawfile"
 )
 
@@ -370,33 +371,33 @@ func (r *Reader) visit(pid int, walk bool) {
 		r.fail(errno)
 		return
 	}
-	st, ok := parseStat(data)
+	st, ok := procstat.Parse(data)
 	if !ok {
 		r.leave(pid, &s, had)
 		r.failParse()
 		return
 	}
-	if had && s.startTime != st.starttime {
+	if had && s.startTime != st.StartTime {
 		// The pid now names another process: the one seen before is gone.
 		r.exited.add(&s.last)
 		delete(r.known, pid)
 		had = false
 	}
-	if !had || s.comm != string(st.comm) {
-		s.comm = string(st.comm)
+	if !had || s.comm != string(st.Comm) {
+		s.comm = string(st.Comm)
 	}
 	p := Proc{
 		PID:       pid,
-		PPID:      st.ppid,
+		PPID:      st.PPID,
 		Comm:      s.comm,
-		State:     st.state,
-		StartTime: st.starttime,
+		State:     st.State,
+		StartTime: st.StartTime,
 		Counts: Counts{
-			Threads:     st.threads,
-			CPUUser:     time.Duration(st.utime) * tick,
-			CPUSystem:   time.Duration(st.stime) * tick,
-			ChildUser:   time.Duration(st.cutime) * tick,
-			ChildSystem: time.Duration(st.cstime) * tick,
+			Threads:     st.Threads,
+			CPUUser:     time.Duration(st.UTime) * tick,
+			CPUSystem:   time.Duration(st.STime) * tick,
+			ChildUser:   time.Duration(st.CUTime) * tick,
+			ChildSystem: time.Duration(st.CSTime) * tick,
 		},
 	}
 	if r.readMemory(&p, &s) || r.readIO(&p, &s) {
@@ -408,9 +409,9 @@ func (r *Reader) visit(pid int, walk bool) {
 		return
 	}
 	if walk {
-		r.queueChildren(pid, st.threads, &s)
+		r.queueChildren(pid, st.Threads, &s)
 	}
-	s.gen, s.startTime, s.last = r.gen, st.starttime, p
+	s.gen, s.startTime, s.last = r.gen, st.StartTime, p
 	r.known[pid] = s
 	r.procs = append(r.procs, p)
 }

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
+	"github.com/jobtrace/jobtrace/internal/kernfmt"
 )
 
 // fixtureReader returns a Reader of testdata/proc-a whose page size is 4 KiB

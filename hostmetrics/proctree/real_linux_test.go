@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jobtrace/jobtrace/internal/procstat"
 	"github.com/jobtrace/jobtrace/internal/sleeptree"
 	"github.com/jobtrace/jobtrace/internal/timingtest"
 )
@@ -187,8 +188,8 @@ func TestOwnChildren(t *testing.T) {
 	defer func() { running.Process.Kill(); running.Wait() }()
 	timingtest.Eventually(t, "sh exited, not yet waited for", func() bool {
 		data, err := os.ReadFile("/proc/" + strconv.Itoa(zombie.Process.Pid) + "/stat")
-		st, ok := parseStat(data)
-		return err == nil && ok && st.state == 'Z'
+		st, ok := procstat.Parse(data)
+		return err == nil && ok && st.State == 'Z'
 	})
 	own := "/proc/" + strconv.Itoa(os.Getpid()) + "/task/" + strconv.Itoa(os.Getpid()) + "/children"
 	for _, job := range []*exec.Cmd{running, zombie} {

@@ -3,7 +3,7 @@ package proctree
 import (
 	"encoding/binary"
 
-	"github.com/jobtrace/jobtrace/hostmetrics/internal/kernfmt"
+	"github.com/jobtrace/jobtrace/internal/kernfmt"
 )
 
 // appendChildren appends to dst the pids listed in

@@ -16,7 +16,9 @@
 // group do not reach it), with an empty environment, /dev/null as stdin and
 // stdout, jobtrace's stderr (or its --log file) as stderr, and the read end
 // of a pipe as descriptor 3. The binary calls Main from an init function of
-// a package that depends only on the standard library, so the guard runs
+// a package that depends only on the standard library (and on jobtrace's
+// internal/cgrouptree, procstat and kernfmt, which depend on nothing
+// else: TestOnlyTheStandardLibrary), so the guard runs
 // before the rest of jobtrace (the OpenTelemetry SDK, gRPC) is initialized:
 // its start costs a few milliseconds of CPU (the exec of the binary, the Go
 // runtime's start), on the other core, while the job runs.

@@ -3,6 +3,7 @@ package guard
 import (
 	"bufio"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -114,15 +115,17 @@ func TestMembers(t *testing.T) {
 
 // The guard runs in an init function before the rest of jobtrace is
 // initialized, which works only while this package imports nothing but the
-// standard library and internal/cgrouptree, which imports only the standard
-// library.
+// standard library and these packages of jobtrace's, which import only the
+// standard library and each other.
 func TestOnlyTheStandardLibrary(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", ".").Output()
 	if err != nil {
 		t.Skipf("go list: %v", err)
 	}
-	deps := strings.Fields(string(out))
-	if len(deps) != 2 || !strings.HasSuffix(deps[0], "/internal/cgrouptree") || !strings.HasSuffix(deps[1], "/supervise/guard") {
-		t.Errorf("non-standard dependencies: %v", deps)
+	allowed := []string{"/internal/cgrouptree", "/internal/kernfmt", "/internal/procstat", "/supervise/guard"}
+	for _, dep := range strings.Fields(string(out)) {
+		if !slices.ContainsFunc(allowed, func(a string) bool { return dep == "github.com/jobtrace/jobtrace"+a }) {
+			t.Errorf("non-standard dependency: %s", dep)
+		}
 	}
 }

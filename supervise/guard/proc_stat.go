@@ -2,7 +2,8 @@ package guard
 
 import (
 	"bytes"
-	"strconv"
+
+	"github.com/jobtrace/jobtrace/internal/procstat"
 )
 
 // procStat holds the fields of /proc/<pid>/stat the guard uses (see
@@ -16,38 +17,10 @@ type procStat struct {
 	zombie bool   // field 3 is Z or X: it has exited
 }
 
-// parseStat parses /proc/<pid>/stat. The command name (field 2) is in
-// parentheses and may hold spaces and parentheses itself: the numeric
-// fields follow the last ')'.
+// parseStat parses /proc/<pid>/stat (package procstat).
 func parseStat(data []byte) (procStat, bool) {
-	var s procStat
-	open := bytes.IndexByte(data, '(')
-	end := bytes.LastIndexByte(data, ')')
-	if open < 1 || end < open {
-		return s, false
-	}
-	pid, err := strconv.Atoi(string(bytes.TrimSpace(data[:open])))
-	if err != nil {
-		return s, false
-	}
-	s.pid = pid
-	f := bytes.Fields(data[end+1:])
-	// f[0] is field 3 (the state).
-	if len(f) < 20 {
-		return s, false
-	}
-	s.zombie = string(f[0]) == "Z" || string(f[0]) == "X"
-	ints := [3]int{}
-	for i := range ints {
-		v, err := strconv.Atoi(string(f[1+i]))
-		if err != nil {
-			return s, false
-		}
-		ints[i] = v
-	}
-	s.ppid, s.pgrp, s.sid = ints[0], ints[1], ints[2]
-	s.start, err = strconv.ParseUint(string(f[19]), 10, 64)
-	return s, err == nil
+	st, ok := procstat.Parse(data)
+	return procStat{pid: st.PID, ppid: st.PPID, pgrp: st.PGRP, sid: st.Session, start: st.StartTime, zombie: st.Exited()}, ok
 }
 
 // environHas reports whether the NUL-separated environment env holds one

@@ -1,7 +1,8 @@
 // Package guardmain makes the jobtrace binary the guard process of a
 // `jobtrace run` (see package supervise/guard) when its only argument is
 // guard.Arg. It runs in an init function and depends only on the standard
-// library and the guard package, which depends on nothing else, so the guard
+// library and the guard package, which depends on nothing but the standard
+// library and three small packages of its own kind, so the guard
 // starts before the OpenTelemetry SDK, gRPC and the exporters are
 // initialized: that is most of what starting jobtrace costs.
 package guardmain
