@@ -168,7 +168,7 @@ func Default() Config {
 		MetricsExporter: otlp.ExporterOTLP,
 		OTLP:            otlp.DefaultSettings(),
 		Summary:         SummaryText,
-		Sampling:        Sampling{Interval: hostmetrics.DefaultInterval, Cgroup: CgroupAuto, ProcRoot: "/proc", SysRoot: "/sys"},
+		Sampling:        Sampling{Interval: hostmetrics.DefaultInterval, Cgroup: CgroupAuto, ProcRoot: hostmetrics.DefaultProcRoot, SysRoot: hostmetrics.DefaultSysRoot},
 		Markers:         Markers{Phase: true, GitHub: true, GitLab: true, Socket: true, MarkerDir: true},
 		// Each bound is the default of the package that keeps it.
 		Limits: Limits{

@@ -1,10 +1,17 @@
 package hostmetrics
 
+// DefaultProcRoot and DefaultSysRoot are where /proc and /sys are
+// mounted, unless the host's are mounted elsewhere (a container with
+// /host/proc).
+const (
+	DefaultProcRoot = "/proc"
+	DefaultSysRoot  = "/sys"
+)
+
 // Config says where a Source reads.
 type Config struct {
-	// ProcRoot and SysRoot are where /proc and /sys are mounted: "/proc"
-	// and "/sys" unless the host's are mounted elsewhere (a container
-	// with /host/proc).
+	// ProcRoot and SysRoot are where /proc and /sys are mounted: "" for
+	// DefaultProcRoot and DefaultSysRoot.
 	ProcRoot, SysRoot string
 	// CgroupDir is the cgroup v2 directory to read, "" for none. CgroupOwn
 	// says it was made for the job alone.
@@ -30,9 +37,9 @@ type Config struct {
 
 func (c *Config) defaults() {
 	if c.ProcRoot == "" {
-		c.ProcRoot = "/proc"
+		c.ProcRoot = DefaultProcRoot
 	}
 	if c.SysRoot == "" {
-		c.SysRoot = "/sys"
+		c.SysRoot = DefaultSysRoot
 	}
 }

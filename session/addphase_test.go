@@ -130,8 +130,8 @@ func TestAddPhaseUsageFromHeldSamples(t *testing.T) {
 		t.Errorf("tests: parent %q, want the job's span", sp.Parent)
 	}
 	a := sp.Attrs
-	if a[string(AttrUsageFrom)] != begin.UTC().Format(time.RFC3339Nano) || a[string(AttrUsageTo)] != end.UTC().Format(time.RFC3339Nano) {
-		t.Errorf("usage window %v to %v, want %v to %v", a[string(AttrUsageFrom)], a[string(AttrUsageTo)],
+	if a[string(usage.AttrWindowStart)] != begin.UTC().Format(time.RFC3339Nano) || a[string(usage.AttrWindowEnd)] != end.UTC().Format(time.RFC3339Nano) {
+		t.Errorf("usage window %v to %v, want %v to %v", a[string(usage.AttrWindowStart)], a[string(usage.AttrWindowEnd)],
 			begin.UTC().Format(time.RFC3339Nano), end.UTC().Format(time.RFC3339Nano))
 	}
 	wantCPU := end.Sub(jobStart)/2 - begin.Sub(jobStart)/2
@@ -150,7 +150,7 @@ func TestAddPhaseUsageFromHeldSamples(t *testing.T) {
 	if a["cicd.pipeline.task.run.result"] != "failure" || fmt.Sprint(a["github.step.number"]) != "4" {
 		t.Errorf("attributes %v", a)
 	}
-	if a := got["set up"].Attrs; a[string(AttrNoUsage)] == nil || a[string(usage.AttrCPUUser)] != nil {
+	if a := got["set up"].Attrs; a[string(usage.AttrNone)] == nil || a[string(usage.AttrCPUUser)] != nil {
 		t.Errorf("a phase before the first sample: attributes %v", a)
 	}
 	// Every span with usage has a verdict judged from it (the source gives

@@ -354,17 +354,6 @@ func (p *phaseUsage) PhaseEnded(b spans.Boundary) func() {
 	})
 }
 
-// Attribute keys of a phase added after it ended (docs/attributes.md), as
-// usage.NumWindowKeys counts them.
-const (
-	// AttrUsageFrom and AttrUsageTo are the times of the samples its
-	// usage was computed between (usage.History.Over).
-	AttrUsageFrom = usage.AttrWindowStart
-	AttrUsageTo   = usage.AttrWindowEnd
-	// AttrNoUsage says why it has no usage.
-	AttrNoUsage = usage.AttrNone
-)
-
 // PhaseAdded implements spans.PhaseObserver: the phase's usage is computed
 // from the samples held (usage.History.Over), once a sample is taken after
 // the message, so that a phase that ended a moment ago has a sample after
@@ -375,13 +364,13 @@ func (p *phaseUsage) PhaseAdded(b spans.Boundary) func() {
 		if ok {
 			u.SetSpan(b.Start, b.Time)
 			v := setUsage(b.Span, &u)
-			b.Span.SetAttributes(AttrUsageFrom.String(covered.From.UTC().Format(time.RFC3339Nano)),
-				AttrUsageTo.String(covered.To.UTC().Format(time.RFC3339Nano)))
+			b.Span.SetAttributes(usage.AttrWindowStart.String(covered.From.UTC().Format(time.RFC3339Nano)),
+				usage.AttrWindowEnd.String(covered.To.UTC().Format(time.RFC3339Nano)))
 			if p.onEnd != nil {
 				p.onEnd(b.Ctx, b.Name, b.Result, &u, v)
 			}
 		} else {
-			b.Span.SetAttributes(AttrNoUsage.String("no sample at or before its end: it ended before sampling began"))
+			b.Span.SetAttributes(usage.AttrNone.String("no sample at or before its end: it ended before sampling began"))
 		}
 		b.Span.End(trace.WithTimestamp(b.Time))
 	})

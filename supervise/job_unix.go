@@ -75,7 +75,7 @@ func raise(sig os.Signal) {
 	signal.Reset(sig)
 	_ = syscall.Kill(syscall.Getpid(), n)
 	time.Sleep(100 * time.Millisecond)
-	os.Exit(128 + int(n))
+	os.Exit(ExitSignalBase + int(n))
 }
 
 type platformJob struct {

@@ -19,8 +19,7 @@ import (
 const MaxPhaseNames = 1000
 
 // OtherPhase is the phase name recorded once MaxPhaseNames distinct names
-// have been seen, and the result recorded for a result outside the
-// convention's values.
+// have been seen.
 const OtherPhase = "other"
 
 type phaseKey struct{ name, result string }

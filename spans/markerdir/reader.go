@@ -439,7 +439,7 @@ func (r *Reader) message(name string, n int, line []byte) bool {
 	m, err := protocol.Parse(line)
 	if err != nil {
 		r.rejected.Add(1)
-		r.warn.Warnf("%s line %d: %v: %s", name, n, err, protocol.Excerpt(line, 120))
+		r.warn.Warnf("%s line %d: %v: %s", name, n, err, protocol.Excerpt(line))
 		return false
 	}
 	m.Syntax = protocol.SyntaxMarkerDir

@@ -2,18 +2,18 @@ package protocol
 
 import "fmt"
 
-// Excerpt quotes at most n bytes of line for a warning, so that a warning
-// about a 1 MiB line stays one short line.
-func Excerpt(line []byte, n int) string {
-	if len(line) <= n {
+// ExcerptBytes is how much of a line or message that was refused a warning
+// quotes; the readers keep that much of the head of an over-long one.
+const ExcerptBytes = 80
+
+// Excerpt quotes at most ExcerptBytes of line for a warning, so that a
+// warning about a 1 MiB line stays one short line.
+func Excerpt(line []byte) string {
+	if len(line) <= ExcerptBytes {
 		return fmt.Sprintf("%q", line)
 	}
-	return fmt.Sprintf("%q… (%d bytes)", line[:n], len(line))
+	return LongExcerpt(line, int64(len(line)))
 }
-
-// ExcerptBytes is how much of an over-long line or message a warning
-// quotes (LongExcerpt); the readers keep that much of its head.
-const ExcerptBytes = 80
 
 // LongExcerpt quotes a line of size bytes that was too long to keep, from
 // its head: at most ExcerptBytes of it, then the size.

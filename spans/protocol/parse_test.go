@@ -268,8 +268,11 @@ func TestAppendJSONOddValues(t *testing.T) {
 }
 
 func TestExcerpt(t *testing.T) {
-	if got := Excerpt([]byte(strings.Repeat("a", 10)), 4); got != `"aaaa"… (10 bytes)` {
-		t.Errorf("Excerpt = %s", got)
+	if got := Excerpt([]byte(strings.Repeat("a", ExcerptBytes))); got != `"`+strings.Repeat("a", ExcerptBytes)+`"` {
+		t.Errorf("Excerpt of ExcerptBytes = %s", got)
+	}
+	if got := Excerpt([]byte(strings.Repeat("a", ExcerptBytes+1))); got != `"`+strings.Repeat("a", ExcerptBytes)+`"… (81 bytes)` {
+		t.Errorf("Excerpt of one more = %s", got)
 	}
 }
 

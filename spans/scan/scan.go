@@ -482,7 +482,7 @@ func (s *Scanner) phase(l []byte) {
 	}
 	if err := protocol.Validate(&m); err != nil {
 		s.st.Refused++
-		s.warn.Warnf("%v: %s", err, protocol.Excerpt(l, 120))
+		s.warn.Warnf("%v: %s", err, protocol.Excerpt(l))
 		return
 	}
 	s.marker(m)

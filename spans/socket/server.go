@@ -403,7 +403,7 @@ func (s *Server) message(line []byte, out *bufio.Writer) {
 	m, err := protocol.Parse(line)
 	if err != nil {
 		s.rejected.Add(1)
-		s.warn.Warnf("%v: %s", err, protocol.Excerpt(line, 120))
+		s.warn.Warnf("%v: %s", err, protocol.Excerpt(line))
 		if m.Ack {
 			writeReply(out, protocol.Reply{Error: err.Error()})
 		}
