@@ -23,17 +23,18 @@ func (f FS) Vmstat(out *Vmstat) error {
 
 func parseVmstat(data []byte, out *Vmstat) error {
 	*out = Vmstat{}
-	seen := 0
+	var seen uint8 // a bit per counter read
 	for lineNo := 1; len(data) > 0; lineNo++ {
 		var line []byte
 		line, data = kernfmt.NextLine(data)
 		key, rest := kernfmt.NextField(line)
 		var dst *uint64
+		var bit uint8
 		switch string(key) {
 		case "pgfault":
-			dst = &out.PgFault
+			dst, bit = &out.PgFault, 1
 		case "pgmajfault":
-			dst = &out.PgMajFault
+			dst, bit = &out.PgMajFault, 2
 		default:
 			continue
 		}
@@ -43,7 +44,7 @@ func parseVmstat(data []byte, out *Vmstat) error {
 			return parseErr(lineNo, "bad value")
 		}
 		*dst = n
-		if seen++; seen == 2 {
+		if seen |= bit; seen == 3 {
 			break // the rest of the file's 170 or so lines
 		}
 	}

@@ -28,3 +28,11 @@ func TestParseVmstatStopsAtItsTwoCounters(t *testing.T) {
 		t.Errorf("got %+v, %v", v, err)
 	}
 }
+
+// A counter written twice is not the other one: the file is read on to it.
+func TestParseVmstatCounterTwice(t *testing.T) {
+	var v Vmstat
+	if err := parseVmstat([]byte("pgfault 1\npgfault 3\nnr_x 5\npgmajfault 2\n"), &v); err != nil || v != (Vmstat{PgFault: 3, PgMajFault: 2}) {
+		t.Errorf("got %+v, %v", v, err)
+	}
+}

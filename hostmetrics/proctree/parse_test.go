@@ -25,7 +25,7 @@ func TestParseIO(t *testing.T) {
 	if !ok || got != want {
 		t.Errorf("parseIO = %+v, %v; want %+v", got, ok, want)
 	}
-	for _, bad := range []string{"", "rchar: 1\nwchar: 2\n", "rchar 1\n",
+	for _, bad := range []string{"", "rchar: 1\nwchar: 2\n", "rchar 1\n", "read_bytes: 1\nread_bytes: 2\n",
 		"rchar: 1\nwchar: 2\nread_bytes: x\nwrite_bytes: 4\n"} {
 		if got, ok := parseIO([]byte(bad)); ok {
 			t.Errorf("parseIO(%q) = %+v, want failure", bad, got)

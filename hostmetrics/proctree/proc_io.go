@@ -20,7 +20,7 @@ type procIO struct {
 // stops once it has both of its fields.
 func parseIO(data []byte) (procIO, bool) {
 	var p procIO
-	var seen int
+	var seen uint8 // a bit per field read
 	for len(data) > 0 {
 		line := data
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
@@ -36,11 +36,12 @@ func parseIO(data []byte) (procIO, bool) {
 			return p, false
 		}
 		var dst *uint64
+		var bit uint8
 		switch string(line[:colon]) {
 		case "read_bytes":
-			dst = &p.readBytes
+			dst, bit = &p.readBytes, 1
 		case "write_bytes":
-			dst = &p.writeBytes
+			dst, bit = &p.writeBytes, 2
 		default:
 			continue
 		}
@@ -50,9 +51,9 @@ func parseIO(data []byte) (procIO, bool) {
 			return p, false
 		}
 		*dst = v
-		if seen++; seen == 2 {
+		if seen |= bit; seen == 3 {
 			break
 		}
 	}
-	return p, seen == 2
+	return p, seen == 3
 }
