@@ -47,10 +47,11 @@
 // exist (no controller, older kernel, root cgroup, the pressure files of a
 // cgroup whose cgroup.pressure is 0) leaves its fields absent and is not an
 // error, nor is a pressure file that fails to read with EOPNOTSUPP, as it
-// does when PSI is disabled at boot before Linux 6.1 (rawfile.Absent). A file that cannot be read or
-// parsed is reported in the error Read returns (the errors of several files
-// joined), and Read still fills in all the others. A Reader keeps its buffer
-// and paths, so reading again allocates nothing.
+// does when PSI is disabled at boot before Linux 6.1 (rawfile.Absent). A
+// file that cannot be read or parsed is reported in the error Read returns
+// (the errors of several files joined), and Read still fills in all the
+// others. A Reader keeps its buffer and paths, so reading again allocates
+// nothing.
 //
 // # References
 //

@@ -41,31 +41,48 @@ func Procs(dir string) []int {
 	return out
 }
 
+// Kill kills the processes in dir and in the cgroups below it: all at once
+// by cgroup.kill (Linux 5.14 and later), and each one listed by SIGKILL
+// (the way on a kernel without cgroup.kill). It returns those listed.
+func Kill(dir string) []int {
+	return kill(dir, true)
+}
+
+// kill is Kill, with cgroup.kill written only when killFile is set.
+func kill(dir string, killFile bool) []int {
+	if killFile {
+		_ = writeFile(filepath.Join(dir, "cgroup.kill"), "1")
+	}
+	procs := Procs(dir)
+	for _, pid := range procs {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	return procs
+}
+
 // Remove removes dir and the cgroups below it, deepest first, once no
 // process is left in any of them, looking again every Poll until deadline;
 // then it returns the last error, ErrPopulated when processes were left.
-// With kill, it kills those processes: it writes cgroup.kill first, and
-// sends SIGKILL to each process still listed at every look (the way on a
-// kernel without cgroup.kill). A cgroup that is gone is removed.
-func Remove(dir string, deadline time.Time, kill bool) error {
-	return remove(dir, deadline, kill, kill)
+// With killing, it kills those processes first (Kill), and again at every
+// look: a process may fork between the listing and its signal. A cgroup
+// that is gone is removed.
+func Remove(dir string, deadline time.Time, killing bool) error {
+	return remove(dir, deadline, killing, killing)
 }
 
 // remove is Remove, with cgroup.kill written only when killFile is set:
 // tests take the path of a kernel without it.
-func remove(dir string, deadline time.Time, killFile, kill bool) error {
-	if killFile {
-		_ = writeFile(filepath.Join(dir, "cgroup.kill"), "1")
+func remove(dir string, deadline time.Time, killFile, killing bool) error {
+	if killing {
+		kill(dir, killFile)
 	}
 	for {
 		err := removeTree(dir)
 		if err == nil || errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
-		if kill {
-			for _, pid := range Procs(dir) {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
-			}
+		if killing {
+			kill(dir, false)
 		}
 		if time.Now().After(deadline) {
 			return err

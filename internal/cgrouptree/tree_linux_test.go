@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -157,5 +158,25 @@ func alive(pid int) bool {
 			return true
 		}
 		time.Sleep(Poll)
+	}
+}
+
+// Kill, without cgroup.kill, signals every process listed in the cgroup
+// and below it, and says which; the cgroups are left for Remove.
+func TestKillSignalsEachListed(t *testing.T) {
+	dir, sh, procs := testGroup(t)
+	got := kill(dir, false)
+	if !slices.Contains(got, sh.Process.Pid) || len(got) < len(procs) {
+		t.Errorf("kill listed %v, want at least %v", got, procs)
+	}
+	var ee *exec.ExitError
+	if err := sh.Wait(); !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Errorf("the shell ended with %v, want SIGKILL", err)
+	}
+	if _, err := os.Stat(dir); err != nil {
+		t.Errorf("kill removed the cgroup: %v", err)
+	}
+	if err := Remove(dir, time.Now().Add(patience), false); err != nil {
+		t.Errorf("the emptied cgroup: %v", err)
 	}
 }

@@ -47,14 +47,14 @@ func (t *target) end(root string, self int) result {
 	var r result
 	killed := map[int]bool{}
 	if t.cgroup != "" {
-		for _, pid := range cgrouptree.Procs(t.cgroup) {
+		// The cgroup's processes first, at once, before any of them can
+		// fork or (as root) leave the cgroup while the rest are found.
+		for _, pid := range cgrouptree.Kill(t.cgroup) {
 			killed[pid] = true
 		}
 	}
 	r.survivors = t.killTree(root, t.since, self, deadline, killed)
 	if t.cgroup != "" {
-		// Killed by cgroup.kill at once, or one by one where the kernel
-		// has none.
 		if err := cgrouptree.Remove(t.cgroup, deadline, true); err != nil {
 			r.cgroupErr = fmt.Errorf("its cgroup %s could not be removed: %v", t.cgroup, err)
 		}
