@@ -48,12 +48,13 @@ func Kill(dir string) []int {
 	return kill(dir, true)
 }
 
-// kill is Kill, with cgroup.kill written only when killFile is set.
+// kill is Kill, with cgroup.kill written only when killFile is set. The
+// processes are listed first: killed by cgroup.kill, they leave the list.
 func kill(dir string, killFile bool) []int {
+	procs := Procs(dir)
 	if killFile {
 		_ = writeFile(filepath.Join(dir, "cgroup.kill"), "1")
 	}
-	procs := Procs(dir)
 	for _, pid := range procs {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}

@@ -180,3 +180,19 @@ func TestKillSignalsEachListed(t *testing.T) {
 		t.Errorf("the emptied cgroup: %v", err)
 	}
 }
+
+// Kill says every process it killed, those cgroup.kill killed at once
+// included: they are listed before the kernel takes them out of the list.
+func TestKillSaysWhatCgroupKillKilled(t *testing.T) {
+	dir, sh, procs := testGroup(t)
+	if _, err := os.Stat(filepath.Join(dir, "cgroup.kill")); err != nil {
+		t.Skipf("kernel without cgroup.kill: %v", err)
+	}
+	got := Kill(dir)
+	for _, pid := range procs {
+		if !slices.Contains(got, pid) {
+			t.Errorf("Kill said %v, without %d (listed before it: %v)", got, pid, procs)
+		}
+	}
+	sh.Wait()
+}
